@@ -1,0 +1,275 @@
+//! The Age-Partitioned Bloom filter (Shtul, Baquero, Almeida 2020).
+//!
+//! k + l slices of m = ⌈k g / ln 2⌉ bits in a circular buffer; every g
+//! insertions the oldest slice is zeroed and becomes the newest (a *shift*); an
+//! insertion sets one bit in each of the k newest slices; a query looks for k
+//! consecutive matching slices with the paper's backwards-jumping Algorithm 1.
+//!
+//! **Guarantee given here**: no false negatives for the last **w = l g**
+//! insertions, and slack **s = k g** (after w + s insertions an element is
+//! reported no more often than a never-inserted one). The guarantee actually
+//! oscillates between l g + 1 and (l + 1) g insertions with the phase; some
+//! public implementations promise (l + 1) g, which fails just after each shift
+//! (tested in this crate's conformance suite). See [`theory`] for the
+//! derivations of FPR, age profile, NPWS and query cost.
+//!
+//! Each physical slice of the buffer keeps one hash function for its lifetime
+//! (position b uses index `hash::index(key, b, m)`), so a key finds its bits
+//! after they have shifted.
+
+pub mod theory;
+
+use crate::bits::BitArray;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::index;
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// Largest l that [`Apbf::with_fpr`] considers.
+pub const DEFAULT_MAX_L: u32 = 32;
+
+/// Algorithm 1 of the paper over abstract slice probes `bit(i)` (logical slice
+/// i matches): start at slice l, count consecutive matches c moving right; on a
+/// miss at slice i, keep p = c and restart at i - k; yes when p + c = k, no when
+/// the index falls below 0. Returns the answer and the number of probes.
+#[inline]
+pub(crate) fn algorithm1(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> (bool, u32) {
+    let k_i = k as isize;
+    let (mut i, mut p, mut c, mut probes) = (l as isize, 0u32, 0u32, 0u32);
+    while i >= 0 {
+        probes += 1;
+        if bit(i as usize) {
+            c += 1;
+            if p + c == k {
+                return (true, probes);
+            }
+            i += 1;
+        } else {
+            p = c;
+            c = 0;
+            i -= k_i;
+        }
+    }
+    (false, probes)
+}
+
+/// An Age-Partitioned Bloom filter over a count-based sliding window.
+#[derive(Debug, Clone)]
+pub struct Apbf {
+    k: u32,
+    l: u32,
+    g: u64,
+    m: u64,
+    bits: BitArray,
+    /// Physical position of logical slice s_0.
+    base: u32,
+    /// Insertions in the current generation, 0..=g.
+    count: u64,
+    inserted: u64,
+}
+
+impl Apbf {
+    /// An APBF with k slices written per insertion, l extra slices and
+    /// generation size g. Window l g, slack k g.
+    pub fn new(k: u32, l: u32, g: u64) -> Result<Self, ParamError> {
+        check_nonzero("k", k as u64)?;
+        check_nonzero("l", l as u64)?;
+        check_nonzero("g", g)?;
+        let slices = k.checked_add(l).ok_or(ParamError::TooLarge {
+            what: "k + l",
+            limit: "2^32 - 1".into(),
+        })?;
+        let m = check_bits(theory::slice_bits(k, g))?;
+        let total = check_bits((slices as u64).checked_mul(m))?;
+        Ok(Apbf {
+            k,
+            l,
+            g,
+            m,
+            bits: BitArray::new(total),
+            base: 0,
+            count: 0,
+            inserted: 0,
+        })
+    }
+
+    /// Sized for a window of at least `window` insertions at worst-phase FPR <=
+    /// `fpr`: (k, l) from [`theory::choose_kl`] (fewest bits per element with
+    /// l <= [`DEFAULT_MAX_L`]), g = ⌈window / l⌉.
+    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        check_nonzero("window", window)?;
+        check_probability("fpr", fpr)?;
+        let (k, l) =
+            theory::choose_kl(fpr, DEFAULT_MAX_L).ok_or_else(|| ParamError::Unreachable {
+                target: format!("fpr {fpr} with k <= {}", theory::MAX_K),
+            })?;
+        Self::new(k, l, window.div_ceil(l as u64))
+    }
+
+    /// As [`with_fpr`](Self::with_fpr) with l fixed: k is the smallest with
+    /// F(k, l) <= `fpr`.
+    pub fn with_fpr_and_l(window: u64, fpr: f64, l: u32) -> Result<Self, ParamError> {
+        check_nonzero("window", window)?;
+        check_nonzero("l", l as u64)?;
+        check_probability("fpr", fpr)?;
+        let k = theory::choose_k(fpr, l).ok_or_else(|| ParamError::Unreachable {
+            target: format!("fpr {fpr} with l = {l} and k <= {}", theory::MAX_K),
+        })?;
+        Self::new(k, l, window.div_ceil(l as u64))
+    }
+
+    /// k: slices written per insertion.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// l: extra slices (window l g).
+    pub fn l(&self) -> u32 {
+        self.l
+    }
+
+    /// g: generation size.
+    pub fn g(&self) -> u64 {
+        self.g
+    }
+
+    /// m: bits per slice.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> theory::ApbfTheory {
+        theory::ApbfTheory {
+            k: self.k,
+            l: self.l,
+            g: self.g,
+            m: self.m,
+        }
+    }
+
+    /// Number of slices k + l.
+    fn slices(&self) -> u32 {
+        self.k + self.l
+    }
+
+    /// Physical buffer position of logical slice i.
+    #[inline]
+    fn position(&self, i: usize) -> u64 {
+        let h = self.slices() as usize;
+        ((self.base as usize + i) % h) as u64
+    }
+
+    #[inline]
+    fn probe(&self, key: u64, i: usize) -> bool {
+        let b = self.position(i);
+        self.bits.get(b * self.m + index(key, b, self.m))
+    }
+
+    /// Ages the filter by one generation: zero s_{k+l-1} and make it s_0.
+    fn shift(&mut self) {
+        let h = self.slices();
+        self.base = (self.base + h - 1) % h;
+        let start = self.base as u64 * self.m;
+        self.bits.clear_range(start, start + self.m);
+        self.count = 0;
+    }
+}
+
+impl Filter for Apbf {
+    fn insert(&mut self, key: u64) {
+        if self.count == self.g {
+            self.shift();
+        }
+        self.count += 1;
+        self.inserted += 1;
+        for i in 0..self.k as usize {
+            let b = self.position(i);
+            self.bits.set(b * self.m + index(key, b, self.m));
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.contains_probes(key).0
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        algorithm1(self.k, self.l, |i| self.probe(key, i))
+    }
+
+    /// (k + l) m bits of slices, plus 64 bits each for the base index and the
+    /// generation counter.
+    fn memory_bits(&self) -> u64 {
+        self.bits.len() + 2 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "apbf"
+    }
+}
+
+impl SlidingFilter for Apbf {
+    fn window(&self) -> u64 {
+        self.l as u64 * self.g
+    }
+
+    fn slack(&self) -> u64 {
+        self.k as u64 * self.g
+    }
+
+    fn period(&self) -> u64 {
+        self.g
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    #[test]
+    fn bad_parameters_are_rejected() {
+        assert_eq!(Apbf::new(0, 1, 1).unwrap_err(), ParamError::Zero { name: "k" });
+        assert_eq!(Apbf::new(1, 0, 1).unwrap_err(), ParamError::Zero { name: "l" });
+        assert_eq!(Apbf::new(1, 1, 0).unwrap_err(), ParamError::Zero { name: "g" });
+        assert!(Apbf::new(u32::MAX, 1, 1).is_err());
+        assert!(Apbf::new(10, 10, u64::MAX).is_err());
+        assert!(Apbf::new(10, 10, 1 << 40).is_err());
+        assert!(Apbf::with_fpr(1000, 0.0).is_err());
+        assert!(Apbf::with_fpr(1000, 1.5).is_err());
+        assert!(Apbf::with_fpr(0, 0.1).is_err());
+        assert!(Apbf::with_fpr(1000, 1e-300).is_err());
+    }
+
+    #[test]
+    fn memory_is_exact() {
+        let f = Apbf::new(10, 7, 1000).unwrap();
+        assert_eq!(f.m(), 14427);
+        assert_eq!(f.memory_bits(), 17 * 14427 + 128);
+    }
+
+    #[test]
+    fn query_agrees_with_the_definition() {
+        // After every insertion, Algorithm 1 must answer exactly "some j in 0..=l
+        // has s_j .. s_{j+k-1} all matching".
+        let mut f = Apbf::new(3, 4, 5).unwrap();
+        for t in 0..500u64 {
+            f.insert(mix64(t));
+            for q in 0..60u64 {
+                let key = mix64(q * 7 + 3);
+                let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(|i| f.probe(key, i)));
+                assert_eq!(f.contains(key), spec);
+            }
+        }
+    }
+
+    #[test]
+    fn with_fpr_meets_its_target_in_theory() {
+        let f = Apbf::with_fpr(10_000, 1e-3).unwrap();
+        assert!(f.window() >= 10_000);
+        assert!(f.theory().fpr() <= 1e-3 * 1.01);
+    }
+}

@@ -1,0 +1,533 @@
+//! Theory of the Age-Partitioned Bloom filter, re-derived from the paper's
+//! definitions (its displayed formulas were lost in extraction).
+//!
+//! # Set-up
+//!
+//! k + l slices s_0 .. s_{k+l-1} of m bits; each generation is g insertions; an
+//! insertion sets one bit in each of s_0 .. s_{k-1}; after every g insertions the
+//! slices shift (s_i becomes s_{i+1}, s_{k+l-1} is zeroed and becomes s_0).
+//! Slice sizing: a slice takes insertions for k generations and should then be
+//! half full, so m = ⌈k g / ln 2⌉ (from 1 - e^(-kg/m) = 1/2).
+//!
+//! # Phase and fill ratios
+//!
+//! Write φ ∈ 1..=g for the number of insertions in the current generation (the
+//! *phase*); φ = g is "just before a shift". In steady state (after k + l
+//! generations) slice s_i has received min(i g + φ, k g) distinct keys, so its
+//! expected fill ratio is
+//!
+//! r_i(φ) = 1 - (1 - 1/m)^min(i g + φ, k g)
+//!
+//! which, with m = k g / ln 2, is 1 - 2^(-min(i + φ/g, k)/k) (the *asymptotic*
+//! model). The paper draws the first k slices as a *linear* gradient up to 1/2
+//! (r_i = (i+1)/(2k) just before a shift; the CrowdStrike implementation uses
+//! exactly this); the true fills are concave in i and above that line, so the
+//! linear model underestimates the FPR. Both are here ([`FillModel`]); the
+//! harness reports the paper's as `*_paper_formula` and tests the exact one.
+//!
+//! # FPR: the recursion F
+//!
+//! A query answers yes iff some k consecutive slices s_j .. s_{j+k-1}, 0 <= j <= l,
+//! all have the key's bit set. For a key never inserted, slice i matches with
+//! probability q_i = r_i, independently across slices (each slice is filled by
+//! its own hash function). With a = the number of consecutive matches just
+//! before slice i:
+//!
+//! F(i, a) = 1 if a = k;  0 if i = k + l;  q_i F(i+1, a+1) + (1 - q_i) F(i+1, 0)
+//!
+//! and FPR = F(0, 0) ([`match_probability`]). Because F is multilinear in the
+//! q_i and the slices are independent, E[F(actual fills)] = F(expected fills):
+//! the formula is exact in expectation, not an approximation, given uniform
+//! hashing.
+//!
+//! # Age profile, slack and (N)PWS
+//!
+//! A key of age a (a = 1 is the most recent insertion) seen at phase φ has been
+//! shifted j = 0 times if a <= φ, else j = ⌈(a - φ)/g⌉ times, and was written to
+//! s_j .. s_{j+k-1}; those of its slices with index < k + l still exist and match
+//! with probability 1. Its presence probability is F with q_i = 1 on those
+//! slices ([`presence_probability`]). All k slices exist while j <= l, i.e.
+//! a <= l g + φ: the guaranteed window is **w = l g** (reached at φ → 0;
+//! the true guarantee oscillates between l g + 1 and (l + 1) g, so an
+//! implementation promising (l + 1) g, as some do, breaks its promise just after
+//! every shift). No slice exists once j >= k + l, i.e. beyond age (k + l) g at
+//! φ = g, so the **slack is s = k g**.
+//!
+//! PWS(φ) = Σ_{a = w+1}^{w+s} P(yes | a, φ) and NPWS = PWS / w. The paper's
+//! estimate of the peak at φ = g counts generation j = l + i as reported with
+//! probability 2^-i for i = 0..k-1, giving NPWS ≈ (2 - 2^(1-k)) / l
+//! ([`npws_peak_paper`]); it ignores other windows that may match, so the exact
+//! value from the age profile is slightly higher.
+//!
+//! # Negative-query cost
+//!
+//! Algorithm 1 starts at slice l, counts consecutive matches c moving right, and
+//! on a miss at slice i jumps to i - k, keeping p = c (the matches just left of
+//! i are contiguous with the new candidate window [i-k, i-1]); it answers yes
+//! when p + c = k and no when i < 0. The state is (i, p, c); the paper's
+//! A(k, l, a, p, c, i) also carries the accumulated count a, which we factor out
+//! by computing, per state, P(no), E[probes · 1{no}] and E[probes · 1{yes}]
+//! ([`query_cost`]), memoised on all of (i, p, c). Expected probes of a negative
+//! query = E[probes · 1{no}] / P(no); P(no) must equal 1 - F, a check that the
+//! algorithm implements the specification.
+
+use std::f64::consts::LN_2;
+
+/// How slice fill ratios are modelled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FillModel {
+    /// 1 - (1 - 1/m)^(keys in slice) for the actual g and m: exact in expectation.
+    Exact {
+        /// Generation size.
+        g: u64,
+        /// Bits per slice.
+        m: u64,
+    },
+    /// m = k g / ln 2 with g → ∞: r_i = 1 - 2^(-min(i + x, k)/k), x = φ/g.
+    Asymptotic,
+    /// The paper's linear gradient r_i = min((i + x)/(2k), 1/2).
+    PaperLinear,
+}
+
+/// Bits per slice for k and g: ⌈k g / ln 2⌉ (the slice is half full after k
+/// generations). `None` on overflow.
+pub fn slice_bits(k: u32, g: u64) -> Option<u64> {
+    let n = (k as u64).checked_mul(g)?;
+    let m = (n as f64 / LN_2).ceil();
+    (m < u64::MAX as f64).then_some(m as u64)
+}
+
+/// Expected fill ratios of s_0 .. s_{k+l-1} at phase fraction `x` = φ/g in (0, 1]
+/// (x = 1 is just before a shift). For [`FillModel::Exact`] x·g is rounded to
+/// the nearest whole phase.
+pub fn fill_ratios(k: u32, l: u32, x: f64, model: FillModel) -> Vec<f64> {
+    let k_f = k as f64;
+    (0..(k + l))
+        .map(|i| {
+            let gens = (i as f64 + x).min(k_f);
+            match model {
+                FillModel::Exact { g, m } => {
+                    let phase = (x * g as f64).round() as u64;
+                    let keys = (i as u64 * g + phase).min(k as u64 * g);
+                    crate::bloom::fill_ratio(keys as f64, m as f64)
+                }
+                FillModel::Asymptotic => 1.0 - (-gens / k_f * LN_2).exp(),
+                FillModel::PaperLinear => gens / (2.0 * k_f),
+            }
+        })
+        .collect()
+}
+
+/// Probability that a sequence of independent slices, slice i matching with
+/// probability `q[i]`, contains k consecutive matches: the paper's F(k, l, 0, 0)
+/// when `q` holds fill ratios.
+pub fn match_probability(q: &[f64], k: u32) -> f64 {
+    let k = k as usize;
+    // f[a] = F(i+1, a) while sweeping i downwards; F(n, a) = [a == k].
+    let mut next = vec![0.0; k + 1];
+    next[k] = 1.0;
+    let mut cur = vec![0.0; k + 1];
+    for &qi in q.iter().rev() {
+        cur[k] = 1.0;
+        for a in 0..k {
+            cur[a] = qi * next[a + 1] + (1.0 - qi) * next[0];
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    next[0]
+}
+
+/// Cost of Algorithm 1 on slices matching with probabilities `q` (length k + l).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryCost {
+    /// P(the query answers no). Equals 1 - [`match_probability`].
+    pub p_no: f64,
+    /// E[probes | no].
+    pub probes_no: f64,
+    /// E[probes | yes]; NaN when P(yes) = 0.
+    pub probes_yes: f64,
+}
+
+/// Expected probes of Algorithm 1 (start at slice l, move right on matches,
+/// jump back k on a miss), memoised on every state variable (i, p, c).
+pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
+    let (k, l) = (k as usize, l as usize);
+    assert_eq!(q.len(), k + l, "one probability per slice");
+    // memo[(i * k + p) * k + c] = (P(no), E[probes 1{no}], E[probes 1{yes}])
+    let mut memo: Vec<Option<(f64, f64, f64)>> = vec![None; (k + l) * k * k];
+    fn go(
+        i: isize,
+        p: usize,
+        c: usize,
+        q: &[f64],
+        k: usize,
+        memo: &mut Vec<Option<(f64, f64, f64)>>,
+    ) -> (f64, f64, f64) {
+        if i < 0 {
+            return (1.0, 0.0, 0.0);
+        }
+        let iu = i as usize;
+        let slot = (iu * k + p) * k + c;
+        if let Some(v) = memo[slot] {
+            return v;
+        }
+        // One probe of slice i, then either branch.
+        let add_probe = |(pn, gn, gy): (f64, f64, f64)| (pn, gn + pn, gy + (1.0 - pn));
+        let hit = if p + c + 1 == k {
+            (0.0, 0.0, 1.0)
+        } else {
+            add_probe(go(i + 1, p, c + 1, q, k, memo))
+        };
+        let miss = add_probe(go(i - k as isize, c, 0, q, k, memo));
+        let qi = q[iu];
+        let v = (
+            qi * hit.0 + (1.0 - qi) * miss.0,
+            qi * hit.1 + (1.0 - qi) * miss.1,
+            qi * hit.2 + (1.0 - qi) * miss.2,
+        );
+        memo[slot] = Some(v);
+        v
+    }
+    let (p_no, g_no, g_yes) = go(l as isize, 0, 0, q, k, &mut memo);
+    QueryCost {
+        p_no,
+        probes_no: g_no / p_no,
+        probes_yes: if p_no < 1.0 {
+            g_yes / (1.0 - p_no)
+        } else {
+            f64::NAN
+        },
+    }
+}
+
+/// Number of shifts j a key of age `age` (1 = newest) has seen at phase φ.
+pub fn shifts_at_age(age: u64, phase: u64, g: u64) -> u64 {
+    if age <= phase {
+        0
+    } else {
+        (age - phase).div_ceil(g)
+    }
+}
+
+/// P(yes) for a key shifted j times, given the slices' fill ratios: F with the
+/// key's surviving slices s_j .. s_{j+k-1} forced to match.
+pub fn presence_probability(fills: &[f64], k: u32, j: u64) -> f64 {
+    let n = fills.len() as u64;
+    if j >= n {
+        return match_probability(fills, k);
+    }
+    let mut q = fills.to_vec();
+    for qi in &mut q[j as usize..(j + k as u64).min(n) as usize] {
+        *qi = 1.0;
+    }
+    match_probability(&q, k)
+}
+
+/// Asymptotic FPR F(k, l) just before a shift (exact fills, m = kg/ln 2, g → ∞).
+pub fn fpr(k: u32, l: u32) -> f64 {
+    match_probability(&fill_ratios(k, l, 1.0, FillModel::Asymptotic), k)
+}
+
+/// The paper's F(k, l) with its linear fill gradient (what the CrowdStrike
+/// implementation computes); below the true FPR.
+pub fn fpr_paper(k: u32, l: u32) -> f64 {
+    match_probability(&fill_ratios(k, l, 1.0, FillModel::PaperLinear), k)
+}
+
+/// The paper's peak NPWS estimate (2 - 2^(1-k)) / l.
+pub fn npws_peak_paper(k: u32, l: u32) -> f64 {
+    (2.0 - 2f64.powi(1 - k as i32)) / l as f64
+}
+
+/// Asymptotic payload bits per window element, (k + l) k / (l ln 2).
+pub fn bits_per_element(k: u32, l: u32) -> f64 {
+    (k + l) as f64 * k as f64 / (l as f64 * LN_2)
+}
+
+/// Space efficiency against a partitioned Bloom filter of the same FPR and with
+/// capacity equal to the window: that filter needs log2(1/F) / ln 2 bits per
+/// element (k_b = log2(1/F) slices, real-valued, at fill 1/2), the APBF
+/// (k + l) k / (l ln 2); the ratio is log2(1/F) l / ((k + l) k).
+pub fn efficiency_vs_bloom(k: u32, l: u32) -> f64 {
+    (1.0 / fpr(k, l)).log2() * l as f64 / ((k + l) as f64 * k as f64)
+}
+
+/// Largest k [`choose_k`] and [`choose_kl`] consider.
+pub const MAX_K: u32 = 64;
+
+/// Smallest k with asymptotic F(k, l) <= `target`, if any k <= [`MAX_K`] does.
+pub fn choose_k(target: f64, l: u32) -> Option<u32> {
+    (1..=MAX_K).find(|&k| fpr(k, l) <= target)
+}
+
+/// The (k, l) with l <= `max_l` that reaches F <= `target` with the fewest bits
+/// per window element (ties: the smaller l, for lower NPWS).
+pub fn choose_kl(target: f64, max_l: u32) -> Option<(u32, u32)> {
+    (1..=max_l)
+        .filter_map(|l| choose_k(target, l).map(|k| (k, l)))
+        .min_by(|a, b| {
+            bits_per_element(a.0, a.1)
+                .partial_cmp(&bits_per_element(b.0, b.1))
+                .unwrap()
+                .then(a.1.cmp(&b.1))
+        })
+}
+
+/// Every figure of one APBF configuration (k, l, g) with m = ⌈kg / ln 2⌉,
+/// computed with the exact fill model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApbfTheory {
+    /// Slices written per insertion.
+    pub k: u32,
+    /// Extra slices that set the window.
+    pub l: u32,
+    /// Generation size.
+    pub g: u64,
+    /// Bits per slice.
+    pub m: u64,
+}
+
+/// Phases at which phase-averaged figures are evaluated: every phase 1..=g when
+/// g <= 1024, else 1024 evenly spaced midpoints (always including φ = g).
+fn phase_grid(g: u64) -> Vec<u64> {
+    if g <= 1024 {
+        (1..=g).collect()
+    } else {
+        (1..=1024u64).map(|j| (j * g).div_ceil(1024)).collect()
+    }
+}
+
+impl ApbfTheory {
+    /// Theory for (k, l, g); `None` if the sizes overflow.
+    pub fn new(k: u32, l: u32, g: u64) -> Option<Self> {
+        Some(ApbfTheory {
+            k,
+            l,
+            g,
+            m: slice_bits(k, g)?,
+        })
+    }
+
+    /// w = l g.
+    pub fn window(&self) -> u64 {
+        self.l as u64 * self.g
+    }
+
+    /// s = k g.
+    pub fn slack(&self) -> u64 {
+        self.k as u64 * self.g
+    }
+
+    /// Expected fill ratios at phase φ ∈ 1..=g (steady state).
+    pub fn fills(&self, phase: u64) -> Vec<f64> {
+        fill_ratios(
+            self.k,
+            self.l,
+            phase as f64 / self.g as f64,
+            FillModel::Exact {
+                g: self.g,
+                m: self.m,
+            },
+        )
+    }
+
+    /// FPR at phase φ.
+    pub fn fpr_at(&self, phase: u64) -> f64 {
+        match_probability(&self.fills(phase), self.k)
+    }
+
+    /// FPR at the worst phase, just before a shift (φ = g): the paper's F.
+    pub fn fpr(&self) -> f64 {
+        self.fpr_at(self.g)
+    }
+
+    /// FPR averaged over phases (uniform φ).
+    pub fn fpr_avg(&self) -> f64 {
+        let grid = phase_grid(self.g);
+        grid.iter().map(|&p| self.fpr_at(p)).sum::<f64>() / grid.len() as f64
+    }
+
+    /// P(yes | age, φ).
+    pub fn presence(&self, age: u64, phase: u64) -> f64 {
+        let j = shifts_at_age(age, phase, self.g);
+        presence_probability(&self.fills(phase), self.k, j)
+    }
+
+    /// P(yes | j shifts) for j = 0..=k+l at phase φ (j = k + l: fully expired).
+    pub fn presence_by_shift(&self, phase: u64) -> Vec<f64> {
+        let fills = self.fills(phase);
+        (0..=(self.k + self.l) as u64)
+            .map(|j| presence_probability(&fills, self.k, j))
+            .collect()
+    }
+
+    /// PWS at phase φ: expected number of keys of age w+1 ..= w+s reported.
+    pub fn pws_at(&self, phase: u64) -> f64 {
+        let by_j = self.presence_by_shift(phase);
+        let (lo, hi) = (self.window() + 1, self.window() + self.slack());
+        // Ages with j shifts: j = 0 -> 1..=φ; j >= 1 -> φ+(j-1)g+1 ..= φ+jg.
+        by_j.iter()
+            .enumerate()
+            .map(|(j, &p)| {
+                let j = j as u64;
+                let (a0, a1) = if j == 0 {
+                    (1, phase)
+                } else {
+                    (phase + (j - 1) * self.g + 1, phase + j * self.g)
+                };
+                let (a0, a1) = (a0.max(lo), a1.min(hi));
+                if a1 >= a0 {
+                    (a1 - a0 + 1) as f64 * p
+                } else {
+                    0.0
+                }
+            })
+            .sum()
+    }
+
+    /// Peak NPWS: max over phases of PWS / w (attained at φ = g).
+    pub fn npws_peak(&self) -> f64 {
+        phase_grid(self.g)
+            .iter()
+            .map(|&p| self.pws_at(p))
+            .fold(0.0, f64::max)
+            / self.window() as f64
+    }
+
+    /// NPWS averaged over phases.
+    pub fn npws_avg(&self) -> f64 {
+        let grid = phase_grid(self.g);
+        grid.iter().map(|&p| self.pws_at(p)).sum::<f64>()
+            / grid.len() as f64
+            / self.window() as f64
+    }
+
+    /// Algorithm 1's cost at the worst phase.
+    pub fn query_cost(&self) -> QueryCost {
+        query_cost(&self.fills(self.g), self.k, self.l)
+    }
+
+    /// Expected slice probes of a negative query (answering no) at φ = g.
+    pub fn expected_probes_negative(&self) -> f64 {
+        self.query_cost().probes_no
+    }
+
+    /// Payload bits (k + l) m.
+    pub fn payload_bits(&self) -> u64 {
+        (self.k + self.l) as u64 * self.m
+    }
+
+    /// Payload bits per window element.
+    pub fn bits_per_element(&self) -> f64 {
+        self.payload_bits() as f64 / self.window() as f64
+    }
+
+    /// Space efficiency against the optimal partitioned Bloom filter with the
+    /// same worst-phase FPR and capacity w: (log2(1/F) / ln 2) / bits per element.
+    pub fn efficiency_vs_bloom(&self) -> f64 {
+        (1.0 / self.fpr()).log2() / LN_2 / self.bits_per_element()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_probability_small_cases() {
+        // k = 1: P(any match) = 1 - prod(1 - q).
+        let q = [0.1, 0.2, 0.3];
+        assert!((match_probability(&q, 1) - (1.0 - 0.9 * 0.8 * 0.7)).abs() < 1e-15);
+        // k = n: all match.
+        assert!((match_probability(&q, 3) - 0.1 * 0.2 * 0.3).abs() < 1e-15);
+        // k = 2 on 3 slices: q0q1 + (1-q0)q1q2.
+        let e = 0.1 * 0.2 + 0.9 * 0.2 * 0.3;
+        assert!((match_probability(&q, 2) - e).abs() < 1e-15);
+    }
+
+    /// Exhaustive enumeration of all match patterns: checks F and Algorithm 1's
+    /// cost recursion against brute force on small (k, l).
+    #[test]
+    fn recursions_match_brute_force() {
+        for k in 1..=4u32 {
+            for l in 1..=4u32 {
+                let n = (k + l) as usize;
+                let q: Vec<f64> = (0..n).map(|i| 0.15 + 0.7 * (i as f64 / n as f64)).collect();
+                let (mut p_yes, mut g_no, mut g_yes) = (0.0, 0.0, 0.0);
+                for pat in 0u32..(1 << n) {
+                    let bit = |i: usize| pat >> i & 1 == 1;
+                    let pr: f64 = (0..n)
+                        .map(|i| if bit(i) { q[i] } else { 1.0 - q[i] })
+                        .product();
+                    let yes = (0..=l as usize).any(|j| (j..j + k as usize).all(bit));
+                    let (ans, probes) = super::super::algorithm1(k, l, bit);
+                    assert_eq!(ans, yes, "algorithm 1 disagrees with the specification");
+                    if yes {
+                        p_yes += pr;
+                        g_yes += pr * probes as f64;
+                    } else {
+                        g_no += pr * probes as f64;
+                    }
+                }
+                assert!((match_probability(&q, k) - p_yes).abs() < 1e-12);
+                let c = query_cost(&q, k, l);
+                assert!((c.p_no - (1.0 - p_yes)).abs() < 1e-12);
+                assert!((c.probes_no - g_no / (1.0 - p_yes)).abs() < 1e-9);
+                assert!((c.probes_yes - g_yes / p_yes).abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn linear_model_underestimates_the_exact_one() {
+        for k in 2..12 {
+            for l in [1, 4, 14] {
+                assert!(fpr_paper(k, l) < fpr(k, l));
+            }
+        }
+    }
+
+    #[test]
+    fn exact_model_converges_to_asymptotic() {
+        let t = ApbfTheory::new(8, 10, 1 << 20).unwrap();
+        let rel = (t.fpr() - fpr(8, 10)).abs() / fpr(8, 10);
+        assert!(rel < 1e-4, "rel = {rel}");
+    }
+
+    #[test]
+    fn peak_npws_is_at_the_last_phase_and_above_the_paper_estimate() {
+        let t = ApbfTheory::new(6, 14, 64).unwrap();
+        let peak_last = t.pws_at(t.g) / t.window() as f64;
+        assert!((t.npws_peak() - peak_last).abs() < 1e-12);
+        assert!(t.npws_peak() > npws_peak_paper(6, 14));
+        assert!(t.npws_peak() < npws_peak_paper(6, 14) * 1.2);
+        assert!(t.npws_avg() < t.npws_peak());
+    }
+
+    #[test]
+    fn window_and_presence() {
+        let t = ApbfTheory::new(3, 2, 10).unwrap();
+        for phase in 1..=10 {
+            for age in 1..=t.window() {
+                assert_eq!(t.presence(age, phase), 1.0);
+            }
+            // beyond (k + l) generations a key is like a never-inserted one
+            let far = (t.k + t.l) as u64 * t.g + phase + 1;
+            assert!((t.presence(far, phase) - t.fpr_at(phase)).abs() < 1e-15);
+        }
+        // just after a shift (phase 1) age w + 2 has lost a slice
+        assert!(t.presence(t.window() + 2, 1) < 1.0);
+        // just before a shift ages up to (l + 1) g are still whole
+        assert_eq!(t.presence((t.l as u64 + 1) * t.g, t.g), 1.0);
+    }
+
+    #[test]
+    fn choose_kl_reaches_target() {
+        for target in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5] {
+            let (k, l) = choose_kl(target, 32).unwrap();
+            assert!(fpr(k, l) <= target);
+            assert!(k > 1 && l >= 1);
+        }
+        assert_eq!(choose_k(1e-60, 4), None);
+    }
+}

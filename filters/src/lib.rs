@@ -1,0 +1,85 @@
+//! # bloomlab-filters
+//!
+//! Sliding-window approximate-membership filters, the baselines their papers
+//! compare against, and next to each design its theory: the closed forms and
+//! recursions for false-positive rate, slack, probability-weighted slack, memory
+//! and query cost, derived from the papers and tested against simulation.
+//!
+//! Every design implements [`Filter`]; designs that forget implement
+//! [`SlidingFilter`] and say which window they guarantee. Capability traits for
+//! frequency, distinct-count and entropy estimation and for adaptive filters join
+//! this crate together with the designs that implement them (SWAMP, sliding
+//! HyperLogLog, the broom filter), so that no trait exists without an implementor.
+//!
+//! Keys reach a filter as a 64-bit hash ([`hash::KeyHasher`]):
+//!
+//! ```
+//! use bloomlab_filters::{Apbf, Filter, SlidingFilter, hash::KeyHasher};
+//! let h = KeyHasher::new(7);
+//! let mut f = Apbf::new(10, 7, 1000).unwrap();
+//! f.insert(h.hash("alice"));
+//! assert!(f.contains(h.hash("alice")));
+//! assert_eq!(f.window(), 7000); // l * g, guaranteed with no false negatives
+//! ```
+//!
+//! The crate knows nothing of the harness: it has no dependency beyond a hash.
+
+#![warn(missing_docs)]
+
+pub mod apbf;
+pub mod bits;
+pub mod bloom;
+mod error;
+pub mod hash;
+
+pub use apbf::Apbf;
+pub use bloom::{BloomFilter, PartitionedBloomFilter};
+pub use error::{ParamError, MAX_BITS};
+
+/// An approximate-membership filter over 64-bit key hashes.
+pub trait Filter {
+    /// Records one arrival of `key`.
+    fn insert(&mut self, key: u64);
+
+    /// Whether `key` is reported present. Never changes the filter.
+    fn contains(&self, key: u64) -> bool;
+
+    /// Exact bits of the state a faithful implementation needs: payload plus
+    /// mutable metadata (counters, indices), each metadata word counted at
+    /// 64 bits. Fixed parameters (k, l, g, m) are code, not state, and are not
+    /// counted; neither is `Vec` capacity slack.
+    fn memory_bits(&self) -> u64;
+
+    /// Short name of the design (`"apbf"`, `"bloom"`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Number of memory probes (bit or cell reads) a query for `key` makes,
+    /// together with its answer. The default reports one probe.
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        (self.contains(key), 1)
+    }
+}
+
+/// A filter over a count-based sliding window, in the sense of the APBF paper:
+/// an element among the last [`window`](SlidingFilter::window) insertions is
+/// always reported; one inserted more than `window + slack` insertions ago is
+/// reported no more often than a never-inserted element.
+pub trait SlidingFilter: Filter {
+    /// w: the number of most recent insertions guaranteed to be reported.
+    fn window(&self) -> u64;
+
+    /// s: how many insertions beyond the window an element may still be
+    /// remembered.
+    fn slack(&self) -> u64;
+
+    /// Insertions after which the filter's expected state repeats: the
+    /// generation size of segmented designs, 1 for designs that slide smoothly.
+    /// Harnesses sample phases modulo this; phase `period` (a full generation,
+    /// just before the next shift) is where the segmented designs' FPR peaks.
+    fn period(&self) -> u64 {
+        1
+    }
+
+    /// Total insertions so far.
+    fn inserted(&self) -> u64;
+}
