@@ -35,7 +35,9 @@ pub fn fill_ratio(n: f64, m: f64) -> f64 {
 
 /// Expected probes of a negative query that answers "no" on k slices of fill `r`.
 pub fn negative_query_probes(r: f64, k: u32) -> f64 {
-    let num: f64 = (1..=k).map(|i| i as f64 * r.powi(i as i32 - 1) * (1.0 - r)).sum();
+    let num: f64 = (1..=k)
+        .map(|i| i as f64 * r.powi(i as i32 - 1) * (1.0 - r))
+        .sum();
     num / (1.0 - r.powi(k as i32))
 }
 
@@ -236,7 +238,10 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_rejected() {
-        assert_eq!(BloomFilter::new(0, 3).unwrap_err(), ParamError::Zero { name: "m" });
+        assert_eq!(
+            BloomFilter::new(0, 3).unwrap_err(),
+            ParamError::Zero { name: "m" }
+        );
         assert!(BloomFilter::new(10, 0).is_err());
         assert!(BloomFilter::with_fpr(10, 1.0).is_err());
         assert!(BloomFilter::with_fpr(10, f64::NAN).is_err());

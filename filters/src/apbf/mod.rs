@@ -232,9 +232,18 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_rejected() {
-        assert_eq!(Apbf::new(0, 1, 1).unwrap_err(), ParamError::Zero { name: "k" });
-        assert_eq!(Apbf::new(1, 0, 1).unwrap_err(), ParamError::Zero { name: "l" });
-        assert_eq!(Apbf::new(1, 1, 0).unwrap_err(), ParamError::Zero { name: "g" });
+        assert_eq!(
+            Apbf::new(0, 1, 1).unwrap_err(),
+            ParamError::Zero { name: "k" }
+        );
+        assert_eq!(
+            Apbf::new(1, 0, 1).unwrap_err(),
+            ParamError::Zero { name: "l" }
+        );
+        assert_eq!(
+            Apbf::new(1, 1, 0).unwrap_err(),
+            ParamError::Zero { name: "g" }
+        );
         assert!(Apbf::new(u32::MAX, 1, 1).is_err());
         assert!(Apbf::new(10, 10, u64::MAX).is_err());
         assert!(Apbf::new(10, 10, 1 << 40).is_err());
@@ -260,7 +269,8 @@ mod tests {
             f.insert(mix64(t));
             for q in 0..60u64 {
                 let key = mix64(q * 7 + 3);
-                let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(|i| f.probe(key, i)));
+                let spec =
+                    (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(|i| f.probe(key, i)));
                 assert_eq!(f.contains(key), spec);
             }
         }

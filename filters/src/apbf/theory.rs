@@ -56,8 +56,11 @@
 //! PWS(φ) = Σ_{a = w+1}^{w+s} P(yes | a, φ) and NPWS = PWS / w. The paper's
 //! estimate of the peak at φ = g counts generation j = l + i as reported with
 //! probability 2^-i for i = 0..k-1, giving NPWS ≈ (2 - 2^(1-k)) / l
-//! ([`npws_peak_paper`]); it ignores other windows that may match, so the exact
-//! value from the age profile is slightly higher.
+//! ([`npws_peak_paper`]). That estimate assumes every other slice is half
+//! full and ignores other windows that may match: when l >= k the exact value
+//! from the age profile is slightly higher (other windows), when l < k it is
+//! lower (the slice that must complete an expiring key's window is one of the
+//! partially filled s_0 .. s_{k-1}).
 //!
 //! # Negative-query cost
 //!
@@ -397,9 +400,7 @@ impl ApbfTheory {
     /// NPWS averaged over phases.
     pub fn npws_avg(&self) -> f64 {
         let grid = phase_grid(self.g);
-        grid.iter().map(|&p| self.pws_at(p)).sum::<f64>()
-            / grid.len() as f64
-            / self.window() as f64
+        grid.iter().map(|&p| self.pws_at(p)).sum::<f64>() / grid.len() as f64 / self.window() as f64
     }
 
     /// Algorithm 1's cost at the worst phase.
@@ -492,6 +493,12 @@ mod tests {
         let t = ApbfTheory::new(8, 10, 1 << 20).unwrap();
         let rel = (t.fpr() - fpr(8, 10)).abs() / fpr(8, 10);
         assert!(rel < 1e-4, "rel = {rel}");
+    }
+
+    #[test]
+    fn paper_npws_estimate_is_low_for_l_ge_k_and_high_for_l_lt_k() {
+        let t = ApbfTheory::new(10, 7, 64).unwrap();
+        assert!(t.npws_peak() < npws_peak_paper(10, 7));
     }
 
     #[test]

@@ -1,0 +1,170 @@
+//! One conformance suite, instantiated for every design by a macro, checking
+//! what that design promises:
+//!
+//! | promise | checks |
+//! |---|---|
+//! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
+//! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
+//!
+//! A design joins by adding one macro invocation; it must say which promise
+//! it makes, so no check is skipped silently.
+
+mod common;
+
+use bloomlab_filters::{Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter};
+use common::{assert_rate_at_most, Keys, Rng};
+
+/// Inserts `inserts` distinct keys; after each, checks the keys of age 1 and
+/// age w and one random age in the window; every 9973 insertions (a prime, so
+/// every phase is visited) checks the whole window.
+fn no_false_negatives_in_window<F: SlidingFilter>(mut f: F, inserts: u64) {
+    let keys = Keys::new(0xC0FFEE);
+    let mut rng = Rng(1);
+    let w = f.window();
+    assert!(w >= 1);
+    for t in 1..=inserts {
+        f.insert(keys.stream(t));
+        let oldest = w.min(t);
+        for age in [1, oldest, rng.range(1, oldest)] {
+            assert!(
+                f.contains(keys.stream(t + 1 - age)),
+                "{}: false negative at age {age} <= w = {w} after {t} insertions",
+                f.name()
+            );
+        }
+        if t % 9973 == 0 {
+            for age in 1..=oldest {
+                assert!(f.contains(keys.stream(t + 1 - age)), "age {age}, t {t}");
+            }
+        }
+    }
+}
+
+/// Worst-phase FPR (just before a shift) over 200 filter states, on
+/// never-inserted keys and on keys older than w + s.
+fn fpr_within_bound<F: SlidingFilter>(mut f: F, bound: f64) {
+    let keys = Keys::new(0xBEEF);
+    let (w, s, period) = (f.window(), f.slack(), f.period());
+    let mut t = 0u64;
+    let mut insert = |f: &mut F, n: u64, t: &mut u64| {
+        for _ in 0..n {
+            *t += 1;
+            f.insert(keys.stream(*t));
+        }
+    };
+    insert(&mut f, (w + s + period).div_ceil(period) * period, &mut t);
+    let per_state = ((2000.0 / bound) as u64 / 200).clamp(50, 50_000);
+    let (mut fp, mut n, mut efp, mut en, mut neg) = (0, 0, 0, 0, 0);
+    let mut rng = Rng(2);
+    for _ in 0..200 {
+        for _ in 0..per_state {
+            neg += 1;
+            fp += f.contains(keys.negative(neg)) as u64;
+            n += 1;
+        }
+        // expired: older than w + s, and inserted (t - age + 1 >= 1)
+        for _ in 0..50 {
+            let age = rng.range(w + s + 1, (w + s + period).min(t));
+            efp += f.contains(keys.stream(t + 1 - age)) as u64;
+            en += 1;
+        }
+        insert(&mut f, period, &mut t);
+    }
+    assert_rate_at_most(&format!("{} FPR", f.name()), fp, n, bound);
+    assert_rate_at_most(&format!("{} expired-key FPR", f.name()), efp, en, bound);
+}
+
+/// Inserts `capacity` keys, checks each is reported, then measures the FPR.
+fn set_promise<F: Filter>(mut f: F, capacity: u64, bound: f64) {
+    let keys = Keys::new(0xFEED);
+    for t in 1..=capacity {
+        f.insert(keys.stream(t));
+    }
+    for t in 1..=capacity {
+        assert!(f.contains(keys.stream(t)), "{}: false negative", f.name());
+    }
+    let n = ((4000.0 / bound) as u64).clamp(100_000, 5_000_000);
+    let fp = (1..=n).filter(|&j| f.contains(keys.negative(j))).count() as u64;
+    assert_rate_at_most(&format!("{} FPR", f.name()), fp, n, bound);
+}
+
+macro_rules! conformance {
+    (sliding $name:ident: $build:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn no_false_negatives_over_a_million_insertions() {
+                no_false_negatives_in_window($build, 1_000_000);
+            }
+            #[test]
+            fn fpr_within_its_bound() {
+                let f = $build;
+                let bound = f.theory().fpr();
+                fpr_within_bound(f, bound);
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                let expected: u64 = ($mem)(&f);
+                assert_eq!(f.memory_bits(), expected);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
+    (set $name:ident: $build:expr, capacity = $cap:expr, bound = $bound:expr,
+     memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn no_false_negatives_and_fpr_within_bound() {
+                let f = $build;
+                let bound: f64 = ($bound)(&f);
+                set_promise(f, $cap, bound);
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                let expected: u64 = ($mem)(&f);
+                assert_eq!(f.memory_bits(), expected);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
+}
+
+fn apbf_memory(f: &Apbf) -> u64 {
+    (f.k() + f.l()) as u64 * f.m() + 128
+}
+
+conformance!(sliding apbf_k4_l3: Apbf::new(4, 3, 500).unwrap(),
+    memory = apbf_memory,
+    bad = [Apbf::new(0, 3, 5), Apbf::new(4, 0, 5), Apbf::new(4, 3, 0),
+           Apbf::new(4, 3, u64::MAX), Apbf::with_fpr(100, 0.0), Apbf::with_fpr(100, 1.0)]);
+conformance!(sliding apbf_k10_l7: Apbf::new(10, 7, 1000).unwrap(),
+    memory = apbf_memory,
+    bad = [Apbf::new(u32::MAX, 2, 5), Apbf::with_fpr(0, 0.1), Apbf::with_fpr_and_l(100, 0.1, 0)]);
+conformance!(sliding apbf_k6_l14: Apbf::new(6, 14, 300).unwrap(),
+    memory = apbf_memory,
+    bad = [Apbf::with_fpr(100, f64::NAN), Apbf::with_fpr(100, -0.5)]);
+conformance!(sliding apbf_k1_l1: Apbf::new(1, 1, 64).unwrap(),
+    memory = apbf_memory,
+    bad = [Apbf::new(1, 1, 0)]);
+conformance!(sliding apbf_from_fpr: Apbf::with_fpr(5000, 1e-3).unwrap(),
+    memory = apbf_memory,
+    bad = [Apbf::with_fpr(5000, 1e-300)]);
+
+conformance!(set bloom: BloomFilter::with_fpr(20_000, 0.01).unwrap(),
+    capacity = 20_000, bound = |f: &BloomFilter| f.theoretical_fpr(20_000),
+    memory = |f: &BloomFilter| f.m(),
+    bad = [BloomFilter::new(0, 3), BloomFilter::new(64, 0), BloomFilter::with_fpr(10, 2.0)]);
+conformance!(set partitioned_bloom: PartitionedBloomFilter::with_fpr(20_000, 0.001).unwrap(),
+    capacity = 20_000, bound = |f: &PartitionedBloomFilter| f.theoretical_fpr(20_000),
+    memory = |f: &PartitionedBloomFilter| f.k() as u64 * f.m(),
+    bad = [PartitionedBloomFilter::new(0, 3), PartitionedBloomFilter::new(3, 0),
+           PartitionedBloomFilter::with_fpr(10, 0.0)]);

@@ -1,0 +1,17 @@
+//! # bloomlab-harness
+//!
+//! The experiment harness behind the `bloomlab` binary. It reads as a
+//! pipeline: [`spec`] (TOML experiment) -> [`workload`] (key streams) ->
+//! [`sweep`] (grid expansion, seeding, parallel execution) -> [`metrics`]
+//! (what is measured, defined once) -> [`report`] (CSV, markdown, SVG).
+//! [`designs`] maps design names to filters and their theory.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod designs;
+pub mod metrics;
+pub mod report;
+pub mod spec;
+pub mod sweep;
+pub mod workload;

@@ -1,0 +1,501 @@
+//! Outputs: tidy CSV, a markdown table (paper formula vs theory vs measured),
+//! and SVG charts. Every file is written to a temporary name and renamed, so an
+//! interrupted run never leaves a half-written result in place of a good one.
+
+use crate::metrics::{Row, Value};
+use crate::spec::{PlotKind, Spec};
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` atomically (temporary file + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Column names in order of first appearance.
+fn columns(rows: &[Row]) -> Vec<String> {
+    let mut cols: Vec<String> = Vec::new();
+    for r in rows {
+        for (n, _) in &r.0 {
+            if !cols.contains(n) {
+                cols.push(n.clone());
+            }
+        }
+    }
+    cols
+}
+
+/// Renders rows as CSV, one column per name seen, blanks where a row lacks it.
+pub fn csv_string(rows: &[Row]) -> Result<String, String> {
+    let cols = columns(rows);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&cols).map_err(|e| e.to_string())?;
+    for r in rows {
+        let rec: Vec<String> = cols
+            .iter()
+            .map(|c| r.get(c).map(|v| v.to_string()).unwrap_or_default())
+            .collect();
+        w.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    String::from_utf8(w.into_inner().map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+}
+
+/// Four significant digits; scientific notation for small or large values.
+pub fn fmt_num(x: f64) -> String {
+    if x.is_nan() {
+        "".into()
+    } else if x == 0.0 {
+        "0".into()
+    } else if x.abs() < 1e-2 || x.abs() >= 1e5 {
+        format!("{x:.3e}")
+    } else if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    }
+}
+
+/// Default markdown columns (those present are shown; `x` with `x_ci_low` and
+/// `x_ci_high` is rendered as `x [lo, hi]`).
+const DEFAULT_TABLE: &[&str] = &[
+    "design",
+    "k",
+    "l",
+    "g",
+    "target_fpr",
+    "fpr_paper_formula",
+    "fpr_theory",
+    "fpr",
+    "fpr_theory_in_ci",
+    "fpr_avg_theory",
+    "fpr_avg",
+    "fnr",
+    "bits_per_element",
+    "efficiency_vs_bloom",
+    "probes_negative_theory",
+    "probes_negative",
+    "npws_peak_paper_formula",
+    "npws_peak_theory",
+    "npws_peak",
+    "npws_avg_theory",
+    "npws_avg",
+    "insert_ns",
+    "query_ns",
+];
+
+fn cell(row: &Row, col: &str) -> String {
+    let v = match row.get(col) {
+        None => return String::new(),
+        Some(v) => v,
+    };
+    let s = match v {
+        Value::Num(x) => fmt_num(*x),
+        Value::Bool(b) => if *b { "yes" } else { "**no**" }.to_string(),
+        other => other.to_string(),
+    };
+    match (
+        row.get_num(&format!("{col}_ci_low")),
+        row.get_num(&format!("{col}_ci_high")),
+    ) {
+        (Some(lo), Some(hi)) if !lo.is_nan() => format!("{s} [{}, {}]", fmt_num(lo), fmt_num(hi)),
+        _ => s,
+    }
+}
+
+/// The markdown report of a run.
+pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String {
+    let present = columns(rows);
+    let wanted: Vec<String> = match &spec.table_columns {
+        Some(c) => c.clone(),
+        None => DEFAULT_TABLE.iter().map(|s| s.to_string()).collect(),
+    };
+    let cols: Vec<&String> = wanted.iter().filter(|c| present.contains(c)).collect();
+    let mut md = format!("# {}\n\n", spec.name);
+    if !spec.description.is_empty() {
+        md += &format!("{}\n\n", spec.description.trim());
+    }
+    md += &format!(
+        "Produced by `{command}` (seed {}). Intervals are {}% (Clopper-Pearson for rates, \
+         normal for means). `*_theory` is this repository's derivation (exact fill model); \
+         `*_paper_formula` is the paper's own approximation (linear fill gradient, \
+         geometric NPWS). Timing columns depend on the machine.\n\n",
+        spec.seed,
+        level * 100.0
+    );
+    for flag in [
+        "fpr_theory_in_ci",
+        "fpr_paper_formula_in_ci",
+        "probes_negative_theory_in_ci",
+        "npws_peak_theory_in_ci",
+    ] {
+        let vals: Vec<bool> = rows
+            .iter()
+            .filter_map(|r| match r.get(flag) {
+                Some(Value::Bool(b)) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        if !vals.is_empty() {
+            md += &format!(
+                "- `{flag}`: {} of {} rows\n",
+                vals.iter().filter(|&&b| b).count(),
+                vals.len()
+            );
+        }
+    }
+    md += "\n| ";
+    md += &cols
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    md += " |\n|";
+    md += &"---|".repeat(cols.len());
+    md += "\n";
+    for r in rows {
+        md += "| ";
+        md += &cols
+            .iter()
+            .map(|c| cell(r, c))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        md += " |\n";
+    }
+    md
+}
+
+/// Output file of plot number `i` of `spec`.
+pub fn plot_path(spec: &Spec, plots_dir: &Path, i: usize, suffix: &str) -> PathBuf {
+    let p = &spec.plot[i];
+    let stem = match &p.file {
+        Some(f) => f.clone(),
+        None if spec.plot.len() == 1 => spec.name.clone(),
+        None => format!("{}_{}", spec.name, i + 1),
+    };
+    plots_dir.join(format!("{stem}{suffix}.svg"))
+}
+
+/// DejaVu Sans (Bitstream Vera licence, `harness/assets/DejaVuSans-LICENSE.txt`),
+/// embedded so that charts need no system fonts or fontconfig.
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+fn register_font() -> Result<(), String> {
+    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *ONCE.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT).is_ok()
+    });
+    ok.then_some(())
+        .ok_or_else(|| "plot: cannot load the embedded font".to_string())
+}
+
+/// Renders every plot of `spec`; returns the files written.
+pub fn render_plots(
+    spec: &Spec,
+    rows: &[Row],
+    profile: &[Row],
+    plots_dir: &Path,
+    suffix: &str,
+) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    if !spec.plot.is_empty() {
+        register_font()?;
+    }
+    for (i, p) in spec.plot.iter().enumerate() {
+        let path = plot_path(spec, plots_dir, i, suffix);
+        let size = (900, 650);
+        let draw = |kind: PlotKind, root: DrawingArea<_, _>| match kind {
+            PlotKind::FprVsTheory => fpr_vs_theory(root, spec, rows),
+            PlotKind::AgeProfile => age_profile(root, spec, profile),
+        };
+        let mut svg = String::new();
+        draw(
+            p.kind,
+            SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        )?;
+        write_atomic(&path, svg.as_bytes())?;
+        out.push(path.clone());
+        // PNG beside it, for viewers without SVG; written under a temporary name.
+        let png = path.with_extension("png");
+        let tmp = path.with_extension("tmp.png");
+        match p.kind {
+            PlotKind::FprVsTheory => fpr_vs_theory(
+                BitMapBackend::new(&tmp, size).into_drawing_area(),
+                spec,
+                rows,
+            )?,
+            PlotKind::AgeProfile => age_profile(
+                BitMapBackend::new(&tmp, size).into_drawing_area(),
+                spec,
+                profile,
+            )?,
+        }
+        std::fs::rename(&tmp, &png).map_err(|e| format!("cannot write {}: {e}", png.display()))?;
+        out.push(png);
+    }
+    Ok(out)
+}
+
+/// Distinguishable line colours (Okabe-Ito).
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+];
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("plot: {e}")
+}
+
+fn label(r: &Row) -> String {
+    let n = |c: &str| r.get_num(c).map(|x| x.to_string()).unwrap_or_default();
+    format!(
+        "{} k={} l={}",
+        r.get("design").map(|v| v.to_string()).unwrap_or_default(),
+        n("k"),
+        n("l")
+    )
+}
+
+/// Measured worst-phase FPR against theory (and against the paper's formula).
+fn fpr_vs_theory<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    spec: &Spec,
+    rows: &[Row],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let pts: Vec<(f64, f64, f64, f64, Option<f64>)> = rows
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.get_num("fpr_theory")?,
+                r.get_num("fpr")?,
+                r.get_num("fpr_ci_low")?,
+                r.get_num("fpr_ci_high")?,
+                r.get_num("fpr_paper_formula"),
+            ))
+        })
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .collect();
+    if pts.is_empty() {
+        return Err(
+            "plot fpr_vs_theory: no row has fpr and fpr_theory (add \"fpr\" to metrics)".into(),
+        );
+    }
+    let lo = pts
+        .iter()
+        .map(|p| p.0.min(p.2.max(p.1 / 10.0)))
+        .fold(f64::INFINITY, f64::min)
+        / 2.0;
+    let hi = pts.iter().map(|p| p.0.max(p.3)).fold(0.0, f64::max) * 2.0;
+    {
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("{}: measured vs theoretical FPR", spec.name),
+                ("sans-serif", 22),
+            )
+            .margin(15)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("predicted FPR (worst phase)")
+            .y_desc("measured FPR (worst phase)")
+            .x_label_formatter(&|x| format!("{x:.0e}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.mix(0.5)))
+            .map_err(err)?
+            .label("measured = predicted")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.5)));
+        chart
+            .draw_series(
+                pts.iter().map(|p| {
+                    PathElement::new([(p.0, p.2.max(lo)), (p.0, p.3)], BLUE.stroke_width(2))
+                }),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| Circle::new((p.0, p.1), 4, BLUE.filled())),
+            )
+            .map_err(err)?
+            .label("vs this repo's theory (99% CI bars)")
+            .legend(|(x, y)| Circle::new((x + 10, y), 4, BLUE.filled()));
+        let paper: Vec<_> = pts.iter().filter_map(|p| Some((p.4?, p.1))).collect();
+        if !paper.is_empty() {
+            chart
+                .draw_series(
+                    paper
+                        .iter()
+                        .map(|&(x, y)| Cross::new((x, y), 5, RED.stroke_width(2))),
+                )
+                .map_err(err)?
+                .label("vs the paper's formula (linear fill)")
+                .legend(|(x, y)| Cross::new((x + 10, y), 5, RED.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(())
+}
+
+/// P(yes | age) at the worst phase, theory lines and measured points.
+fn age_profile<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    spec: &Spec,
+    profile: &[Row],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let floor = profile
+        .iter()
+        .filter_map(|r| r.get_num("p_yes_theory"))
+        .filter(|&p| p > 0.0)
+        .fold(1.0, f64::min)
+        .clamp(1e-7, 1.0)
+        / 3.0;
+    // point -> (legend label, [(age / w, measured, theory)])
+    type Series = (String, Vec<(f64, f64, f64)>);
+    let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
+    for r in profile {
+        if r.get("phase").map(|v| v.to_string()).as_deref() != Some("worst") {
+            continue;
+        }
+        let (Some(point), Some(x), Some(p), Some(t)) = (
+            r.get_num("point"),
+            r.get_num("age_mid_over_w"),
+            r.get_num("p_yes"),
+            r.get_num("p_yes_theory"),
+        ) else {
+            continue;
+        };
+        groups
+            .entry(point as u64)
+            .or_insert_with(|| (label(r), Vec::new()))
+            .1
+            .push((x, p, t));
+    }
+    if groups.is_empty() {
+        return Err("plot age_profile: no profile rows (add \"profile\" to metrics)".into());
+    }
+    let xmax = groups
+        .values()
+        .flat_map(|g| g.1.iter().map(|p| p.0))
+        .fold(0.0, f64::max)
+        * 1.02;
+    {
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("{}: P(yes | age) just before a shift", spec.name),
+                ("sans-serif", 22),
+            )
+            .margin(15)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..xmax, (floor..1.5).log_scale())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("age / window (w = l g)")
+            .y_desc("P(reported present)")
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.5)], BLACK.mix(0.3)))
+            .map_err(err)?;
+        for (i, (_, (name, pts))) in groups.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.0, p.2.max(floor))),
+                    color.stroke_width(2),
+                ))
+                .map_err(err)?
+                .label(format!("{name} (line: theory, dots: measured)"))
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(
+                    pts.iter()
+                        .filter(|p| p.1 > 0.0)
+                        .map(|p| Circle::new((p.0, p.1), 2, color.filled())),
+                )
+                .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fills_missing_columns() {
+        let mut a = Row::default();
+        a.num("x", 1.0);
+        let mut b = Row::default();
+        b.num("y", 2.5);
+        b.push("x", Value::Int(3));
+        assert_eq!(csv_string(&[a, b]).unwrap(), "x,y\n1,\n3,2.5\n");
+    }
+
+    #[test]
+    fn numbers_are_formatted_readably() {
+        assert_eq!(fmt_num(0.000123456), "1.235e-4");
+        assert_eq!(fmt_num(12.3456), "12.35");
+        assert_eq!(fmt_num(14.0), "14");
+        assert_eq!(fmt_num(0.4567), "0.4567");
+    }
+
+    #[test]
+    fn atomic_write_replaces() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sub/x.csv");
+        write_atomic(&p, b"a").unwrap();
+        write_atomic(&p, b"b").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"b");
+        assert_eq!(std::fs::read_dir(p.parent().unwrap()).unwrap().count(), 1);
+    }
+}

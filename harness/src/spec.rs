@@ -1,0 +1,401 @@
+//! Experiment specs: one TOML file per reproduced table, figure or comparison.
+//!
+//! ```toml
+//! name = "apbf_table"              # outputs results/apbf_table.{csv,md}, plots/apbf_table.svg
+//! description = "..."
+//! seed = 1                         # every random choice derives from it and the point index
+//! repeats = 1                      # independent seeds per grid point
+//! metrics = ["fpr", "fnr", "accesses", "npws", "memory", "speed"]   # and "profile"
+//!
+//! [workload]                       # kind = "distinct" | "zipf" | "trace"
+//! kind = "distinct"
+//!
+//! [measure]                        # precision knobs, all optional
+//! rounds = 200
+//!
+//! [[sweep]]                        # one or more; points x grid (cartesian) per block
+//! design = "apbf"
+//! points = [{ k = 6, l = 14 }]
+//! grid = { g = [1000] }
+//!
+//! [[plot]]
+//! kind = "fpr_vs_theory"           # or "age_profile"
+//! ```
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A whole experiment.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Output base name: results/<name>.csv, plots/<name>.svg.
+    pub name: String,
+    /// What the experiment reproduces, in words.
+    #[serde(default)]
+    pub description: String,
+    /// Master seed.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Independent repetitions (seeds) of every grid point.
+    #[serde(default = "default_repeats")]
+    pub repeats: u32,
+    /// Which metrics to measure.
+    pub metrics: Vec<Metric>,
+    /// The key stream.
+    #[serde(default)]
+    pub workload: WorkloadSpec,
+    /// Precision knobs.
+    #[serde(default)]
+    pub measure: MeasureSpec,
+    /// Grid blocks.
+    pub sweep: Vec<SweepSpec>,
+    /// Charts to render.
+    #[serde(default)]
+    pub plot: Vec<PlotSpec>,
+    /// Columns of the markdown table (defaults to a standard selection).
+    #[serde(default)]
+    pub table_columns: Option<Vec<String>>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_repeats() -> u32 {
+    1
+}
+
+/// A measurable figure; see `metrics.rs` for the definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// FPR on never-inserted keys at the worst phase and over all phases, and
+    /// on keys older than w + s.
+    Fpr,
+    /// FNR on keys of age <= w.
+    Fnr,
+    /// Probes (slice accesses) of negative queries.
+    Accesses,
+    /// PWS / NPWS, peak and phase-averaged.
+    Npws,
+    /// memory_bits and bits per window element.
+    Memory,
+    /// ns/op for insert, positive and negative query.
+    Speed,
+    /// P(yes | age) over ages 1 ..= w + s + margin (written to <name>_profile.csv).
+    Profile,
+}
+
+/// The key stream of an experiment.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Every insertion a fresh key.
+    #[default]
+    Distinct,
+    /// Keys drawn i.i.d. from a Zipf law over `universe` ranks.
+    Zipf {
+        /// Number of distinct keys.
+        universe: u64,
+        /// Zipf exponent s >= 0 (0 = uniform).
+        exponent: f64,
+    },
+    /// One key per line of a text file, replayed cyclically if the experiment
+    /// needs more insertions than the file has lines. Relative paths resolve
+    /// against the current directory.
+    Trace {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Precision and cost knobs of the measurement.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasureSpec {
+    /// Measurement rounds; each round advances the filter by one period and
+    /// measures at the worst phase and at one uniformly random phase.
+    pub rounds: u64,
+    /// FPR queries are sized to expect this many false positives at the
+    /// theoretical rate, within [min_fpr_queries, max_fpr_queries].
+    pub fpr_positives: f64,
+    /// Lower bound on FPR queries per phase kind.
+    pub min_fpr_queries: u64,
+    /// Upper bound on FPR queries per phase kind.
+    pub max_fpr_queries: u64,
+    /// Random in-window (and expired) ages checked per round.
+    pub age_samples: u64,
+    /// Confidence level of every interval.
+    pub ci_level: f64,
+    /// Age-profile bucket width in insertions (0 = g/8 or 1).
+    pub bucket: u64,
+    /// Ages beyond w + s measured, as a fraction of w (at least one period).
+    pub margin: f64,
+    /// Operations timed per speed figure.
+    pub speed_ops: u64,
+}
+
+impl Default for MeasureSpec {
+    fn default() -> Self {
+        MeasureSpec {
+            rounds: 200,
+            fpr_positives: 4000.0,
+            min_fpr_queries: 100_000,
+            max_fpr_queries: 20_000_000,
+            age_samples: 256,
+            ci_level: 0.99,
+            bucket: 0,
+            margin: 0.25,
+            speed_ops: 200_000,
+        }
+    }
+}
+
+impl MeasureSpec {
+    /// The `--quick` variant: a fifth of the rounds, a tenth of the queries.
+    pub fn quick(&self) -> MeasureSpec {
+        MeasureSpec {
+            rounds: (self.rounds / 5).max(10),
+            fpr_positives: self.fpr_positives / 10.0,
+            min_fpr_queries: self.min_fpr_queries / 10,
+            max_fpr_queries: self.max_fpr_queries / 10,
+            speed_ops: self.speed_ops / 10,
+            ..self.clone()
+        }
+    }
+}
+
+/// One block of the grid: `points` (explicit parameter sets) crossed with the
+/// cartesian product of `grid`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Design name (`apbf`).
+    pub design: String,
+    /// Explicit parameter sets.
+    #[serde(default)]
+    pub points: Vec<BTreeMap<String, f64>>,
+    /// Parameter -> values, crossed.
+    #[serde(default)]
+    pub grid: BTreeMap<String, Vec<f64>>,
+}
+
+/// A chart to render.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// What to draw.
+    pub kind: PlotKind,
+    /// Output file stem (defaults to the experiment name, suffixed when there
+    /// are several plots).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+/// Chart kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlotKind {
+    /// Measured worst-phase FPR (with CI) against theory, log-log, with the
+    /// paper-formula values beside.
+    FprVsTheory,
+    /// P(yes | age) against age / w, theory lines and measured points.
+    AgeProfile,
+}
+
+/// One grid point, after expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Position in the expansion order; seeds derive from it.
+    pub index: usize,
+    /// Repetition number.
+    pub repeat: u32,
+    /// Design name.
+    pub design: String,
+    /// Parameters as given.
+    pub params: BTreeMap<String, f64>,
+}
+
+impl Spec {
+    /// Reads and validates a spec file. Errors are one line.
+    pub fn load(path: &Path) -> Result<Spec, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read spec {}: {e}", path.display()))?;
+        Spec::parse(&text).map_err(|e| format!("spec {}: {e}", path.display()))
+    }
+
+    /// Parses and validates spec text. Errors are one line.
+    pub fn parse(text: &str) -> Result<Spec, String> {
+        let spec: Spec = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| format!("line {}: ", text[..s.start].lines().count().max(1)))
+                .unwrap_or_default();
+            format!("{line}{}", e.message().trim().replace('\n', " "))
+        })?;
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(format!(
+                "name {:?} must be non-empty and use only letters, digits, _ and -",
+                self.name
+            ));
+        }
+        if self.metrics.is_empty() {
+            return Err("metrics is empty: name at least one".into());
+        }
+        if self.sweep.is_empty() {
+            return Err("no [[sweep]] block: nothing to run".into());
+        }
+        if self.repeats == 0 {
+            return Err("repeats must be at least 1".into());
+        }
+        let m = &self.measure;
+        if m.rounds == 0 {
+            return Err("measure.rounds must be at least 1".into());
+        }
+        if !(m.ci_level > 0.0 && m.ci_level < 1.0) {
+            return Err(format!(
+                "measure.ci_level = {} must be in (0, 1)",
+                m.ci_level
+            ));
+        }
+        if m.min_fpr_queries > m.max_fpr_queries {
+            return Err("measure.min_fpr_queries exceeds measure.max_fpr_queries".into());
+        }
+        if m.fpr_positives.is_nan() || m.fpr_positives <= 0.0 || m.margin.is_nan() || m.margin < 0.0
+        {
+            return Err("measure.fpr_positives must be > 0 and measure.margin >= 0".into());
+        }
+        if let WorkloadSpec::Zipf { universe, exponent } = self.workload {
+            if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
+                return Err(format!(
+                    "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
+                ));
+            }
+        }
+        for (i, s) in self.sweep.iter().enumerate() {
+            for (k, v) in &s.grid {
+                if v.is_empty() {
+                    return Err(format!("sweep {} ({}): grid {k} is empty", i + 1, s.design));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Expands every sweep block into points: for each repeat, for each block,
+    /// each explicit point (or one empty point) crossed with the grid in
+    /// lexicographic parameter order. The order is the seed order.
+    pub fn points(&self) -> Result<Vec<Point>, String> {
+        let mut out = Vec::new();
+        for repeat in 0..self.repeats {
+            for (bi, block) in self.sweep.iter().enumerate() {
+                let bases = if block.points.is_empty() {
+                    vec![BTreeMap::new()]
+                } else {
+                    block.points.clone()
+                };
+                for base in bases {
+                    let mut combos = vec![base];
+                    for (key, values) in &block.grid {
+                        let mut next = Vec::with_capacity(combos.len() * values.len());
+                        for c in &combos {
+                            if c.contains_key(key) {
+                                return Err(format!(
+                                    "sweep {} ({}): parameter {key} is both in points and in grid",
+                                    bi + 1,
+                                    block.design
+                                ));
+                            }
+                            for &v in values {
+                                let mut c = c.clone();
+                                c.insert(key.clone(), v);
+                                next.push(c);
+                            }
+                        }
+                        combos = next;
+                    }
+                    for params in combos {
+                        out.push(Point {
+                            index: out.len(),
+                            repeat,
+                            design: block.design.clone(),
+                            params,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = r#"
+name = "t"
+metrics = ["fpr"]
+[[sweep]]
+design = "apbf"
+points = [{ k = 3, l = 2 }, { k = 4, l = 3 }]
+grid = { g = [10, 20] }
+"#;
+
+    #[test]
+    fn expands_points_times_grid() {
+        let s = Spec::parse(OK).unwrap();
+        let p = s.points().unwrap();
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[1].params["g"], 20.0);
+        assert_eq!(p[3].params["k"], 4.0);
+        assert_eq!(p[3].index, 3);
+    }
+
+    #[test]
+    fn errors_are_one_line_and_name_the_problem() {
+        let cases = [
+            ("name = \"t\"\nmetrics = [\"fpr\"]\n", "sweep"),
+            (
+                &OK.replace("metrics = [\"fpr\"]", "metrics = [\"fpx\"]"),
+                "fpx",
+            ),
+            (
+                &OK.replace("name = \"t\"", "name = \"t\"\nbogus = 1"),
+                "bogus",
+            ),
+            (&OK.replace("name = \"t\"", "name = \"a b\""), "name"),
+            (
+                &(OK.to_string() + "[workload]\nkind = \"zipf\"\nuniverse = 0\nexponent = 1.0\n"),
+                "universe",
+            ),
+            (
+                &(OK.to_string() + "[measure]\nci_level = 1.5\n"),
+                "ci_level",
+            ),
+            ("name = [", "line 1"),
+        ];
+        for (text, needle) in cases {
+            let e = Spec::parse(text).unwrap_err();
+            assert!(!e.contains('\n'), "multi-line error: {e}");
+            assert!(e.contains(needle), "{e:?} should mention {needle}");
+        }
+    }
+
+    #[test]
+    fn point_and_grid_overlap_is_an_error() {
+        let s = Spec::parse(&OK.replace("g = [10, 20]", "k = [1]")).unwrap();
+        assert!(s.points().unwrap_err().contains("both"));
+    }
+}

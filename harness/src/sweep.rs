@@ -1,0 +1,341 @@
+//! Grid expansion, deterministic seeding, parallel execution, resumption.
+//!
+//! Every point's randomness comes from one PCG seeded by (spec seed, point
+//! index), and a point runs on one thread, so the numbers are identical
+//! whatever the thread count; only the `*_ns` columns differ. Finished points
+//! are appended to a checkpoint (`results/.<name>.partial.jsonl`) as they
+//! complete; an interrupted run started again with the same spec skips them.
+
+use crate::designs;
+use crate::metrics::{self, PointResult, ProfileRow, Row, Value};
+use crate::spec::{Metric, Point, Spec, WorkloadSpec};
+use crate::workload::{KeyStream, Trace};
+use bloomlab_filters::hash::mix64;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// How to run a spec.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Worker threads (None: rayon's default, one per core).
+    pub threads: Option<usize>,
+    /// Use the spec's quick precision and suffix outputs with `_quick`.
+    pub quick: bool,
+    /// Where the checkpoint lives (the results directory).
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Show a progress bar on stderr (if it is a terminal).
+    pub progress: bool,
+}
+
+/// The measured rows of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// One row per point (x repeat), in expansion order.
+    pub rows: Vec<Row>,
+    /// Age-profile rows, one per point x phase x bucket.
+    pub profile: Vec<Row>,
+}
+
+/// The seed of point `index`.
+pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
+    mix64(spec_seed ^ mix64(index as u64 + 1))
+}
+
+#[derive(Serialize, Deserialize)]
+struct Checkpoint {
+    key: u64,
+    index: usize,
+    row: Vec<(String, CellJson)>,
+    profile: Vec<Vec<(String, CellJson)>>,
+}
+
+#[derive(Serialize, Deserialize)]
+enum CellJson {
+    N(Option<f64>),
+    I(u64),
+    B(bool),
+    T(String),
+}
+
+fn to_json(row: &Row) -> Vec<(String, CellJson)> {
+    row.0
+        .iter()
+        .map(|(n, v)| {
+            let c = match v {
+                Value::Num(x) => CellJson::N(x.is_finite().then_some(*x)),
+                Value::Int(x) => CellJson::I(*x),
+                Value::Bool(b) => CellJson::B(*b),
+                Value::Text(s) => CellJson::T(s.clone()),
+            };
+            (n.clone(), c)
+        })
+        .collect()
+}
+
+fn from_json(cells: Vec<(String, CellJson)>) -> Row {
+    Row(cells
+        .into_iter()
+        .map(|(n, c)| {
+            let v = match c {
+                CellJson::N(x) => Value::Num(x.unwrap_or(f64::NAN)),
+                CellJson::I(x) => Value::Int(x),
+                CellJson::B(b) => Value::Bool(b),
+                CellJson::T(s) => Value::Text(s),
+            };
+            (n, v)
+        })
+        .collect())
+}
+
+/// Identifying columns of a point.
+fn id_row(p: &Point, built: &designs::Built) -> Row {
+    let mut row = Row::default();
+    row.push("point", Value::Int(p.index as u64));
+    row.push("repeat", Value::Int(p.repeat as u64));
+    row.push("design", Value::Text(p.design.clone()));
+    for (k, v) in &p.params {
+        if !built.resolved.iter().any(|(n, _)| n == k) {
+            row.num(format!("target_{k}"), *v);
+        }
+    }
+    for (k, v) in &built.resolved {
+        row.num(*k, *v);
+    }
+    row
+}
+
+fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
+    let mut row = Row(id
+        .0
+        .iter()
+        .filter(|(n, _)| n != "repeat")
+        .cloned()
+        .collect());
+    let (lo, hi) = metrics::binomial_ci(pr.yes, pr.n, level);
+    row.push("phase", Value::Text(pr.phase.to_string()));
+    row.push("age_lo", Value::Int(pr.age_lo));
+    row.push("age_hi", Value::Int(pr.age_hi));
+    row.num(
+        "age_mid_over_w",
+        (pr.age_lo + pr.age_hi) as f64 / 2.0 / window,
+    );
+    row.push("queries", Value::Int(pr.n));
+    row.num(
+        "p_yes",
+        if pr.n > 0 {
+            pr.yes as f64 / pr.n as f64
+        } else {
+            f64::NAN
+        },
+    );
+    row.num("p_yes_ci_low", lo);
+    row.num("p_yes_ci_high", hi);
+    row.num("p_yes_theory", pr.theory);
+    row
+}
+
+/// A spec checked and ready to run: its points and, for a trace workload,
+/// the loaded trace.
+pub struct Prepared {
+    /// The expanded points.
+    pub points: Vec<Point>,
+    trace: Option<Arc<Trace>>,
+}
+
+/// Checks every point's parameters and loads the trace before anything runs,
+/// so that a typo in the last block does not cost the first blocks' work.
+pub fn prepare(spec: &Spec) -> Result<Prepared, String> {
+    let points = spec.points()?;
+    for p in &points {
+        if p.repeat > 0 {
+            continue;
+        }
+        designs::build(&p.design, &p.params).map_err(|e| {
+            format!(
+                "point {} ({} {}): {e}",
+                p.index,
+                p.design,
+                p.params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        })?;
+    }
+    let trace = match &spec.workload {
+        WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        _ => None,
+    };
+    Ok(Prepared { points, trace })
+}
+
+/// Runs every point of `spec` and returns the rows in expansion order.
+pub fn run(
+    spec: &Spec,
+    spec_text: &str,
+    prepared: &Prepared,
+    opts: &RunOptions,
+) -> Result<Outcome, String> {
+    let Prepared { points, trace } = prepared;
+    let measure = if opts.quick {
+        spec.measure.quick()
+    } else {
+        spec.measure.clone()
+    };
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+
+    // Checkpoint: keyed by the spec text and the precision used.
+    let key = xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{}", opts.quick).as_bytes());
+    let ck_path = opts.checkpoint_dir.as_ref().map(|d| {
+        d.join(format!(
+            ".{}{}.partial.jsonl",
+            spec.name,
+            if opts.quick { "_quick" } else { "" }
+        ))
+    });
+    let mut done: BTreeMap<usize, PointResultRows> = BTreeMap::new();
+    if let Some(p) = &ck_path {
+        done = load_checkpoint(p, key);
+    }
+    let ck_file = match &ck_path {
+        Some(p) => {
+            std::fs::create_dir_all(p.parent().unwrap_or(Path::new(".")))
+                .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+            Some(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| format!("cannot open checkpoint {}: {e}", p.display()))?,
+            ))
+        }
+        None => None,
+    };
+
+    let todo: Vec<&Point> = points
+        .iter()
+        .filter(|p| !done.contains_key(&p.index))
+        .collect();
+    let bar = if opts.progress {
+        ProgressBar::new(points.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} elapsed, eta {eta}",
+        )
+        .unwrap()
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(spec.name.clone());
+    bar.set_position(done.len() as u64);
+
+    let work = || -> Result<Vec<(usize, PointResultRows)>, String> {
+        todo.par_iter()
+            .map(|p| {
+                let mut built = designs::build(&p.design, &p.params)?;
+                let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
+                let stream = KeyStream::new(&spec.workload, trace.clone(), &mut rng);
+                let window = built.filter.window() as f64;
+                let id = id_row(p, &built);
+                let PointResult { row, profile } =
+                    metrics::measure(&mut built, stream, rng, &metrics, &measure);
+                let mut full = id.clone();
+                full.0.extend(row.0);
+                let prof: Vec<Row> = profile
+                    .iter()
+                    .map(|pr| profile_row(&id, window, pr, measure.ci_level))
+                    .collect();
+                if let Some(f) = &ck_file {
+                    let line = serde_json::to_string(&Checkpoint {
+                        key,
+                        index: p.index,
+                        row: to_json(&full),
+                        profile: prof.iter().map(to_json).collect(),
+                    })
+                    .map_err(|e| e.to_string())?;
+                    let mut f = f.lock().unwrap();
+                    writeln!(f, "{line}").map_err(|e| format!("checkpoint write: {e}"))?;
+                    f.flush().map_err(|e| format!("checkpoint write: {e}"))?;
+                }
+                bar.inc(1);
+                Ok((p.index, (full, prof)))
+            })
+            .collect()
+    };
+    let fresh = match opts.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| format!("cannot start {n} threads: {e}"))?
+            .install(work),
+        None => work(),
+    }?;
+    bar.finish_and_clear();
+    done.extend(fresh);
+    let mut out = Outcome {
+        rows: Vec::new(),
+        profile: Vec::new(),
+    };
+    for (_, (row, prof)) in done {
+        out.rows.push(row);
+        out.profile.extend(prof);
+    }
+    Ok(out)
+}
+
+type PointResultRows = (Row, Vec<Row>);
+
+fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
+    let mut done = BTreeMap::new();
+    let Ok(f) = std::fs::File::open(path) else {
+        return done;
+    };
+    let mut stale = false;
+    for line in std::io::BufReader::new(f).lines().map_while(Result::ok) {
+        // A torn last line (interrupted write) is simply skipped.
+        match serde_json::from_str::<Checkpoint>(&line) {
+            Ok(c) if c.key == key => {
+                done.insert(
+                    c.index,
+                    (
+                        from_json(c.row),
+                        c.profile.into_iter().map(from_json).collect(),
+                    ),
+                );
+            }
+            Ok(_) => stale = true,
+            Err(_) => {}
+        }
+    }
+    if stale && done.is_empty() {
+        // A checkpoint of another version of the spec: start afresh.
+        let _ = std::fs::remove_file(path);
+    } else if !done.is_empty() {
+        eprintln!(
+            "resuming: {} finished point(s) from {}",
+            done.len(),
+            path.display()
+        );
+    }
+    done
+}
+
+/// Removes the checkpoint once the outputs are written.
+pub fn clear_checkpoint(results_dir: &Path, spec: &Spec, quick: bool) {
+    let p = results_dir.join(format!(
+        ".{}{}.partial.jsonl",
+        spec.name,
+        if quick { "_quick" } else { "" }
+    ));
+    let _ = std::fs::remove_file(p);
+}

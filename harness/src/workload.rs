@@ -1,0 +1,203 @@
+//! Key streams: distinct keys, Zipf over a universe, a user's trace file.
+//!
+//! Every stream also produces *negative* keys, guaranteed never inserted, for
+//! FPR measurement. Synthetic keys are `mix64(x ^ salt)`, a bijection of x, with
+//! x even for stream keys and odd for negatives, so the two sets are disjoint by
+//! construction. Trace negatives are random keys rejected if present in the
+//! trace.
+
+use crate::spec::WorkloadSpec;
+use bloomlab_filters::hash::{mix64, KeyHasher};
+use rand::{Rng, RngCore};
+use rand_distr::{Distribution, Zipf};
+use rand_pcg::Pcg64;
+use std::collections::HashSet;
+use std::io::BufRead;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The keys of a trace file, hashed once and shared by all points.
+#[derive(Debug)]
+pub struct Trace {
+    keys: Vec<u64>,
+    set: HashSet<u64>,
+}
+
+impl Trace {
+    /// Reads one key per line (trailing `\r` stripped; empty lines skipped),
+    /// hashing each with XXH3 under `seed`.
+    pub fn load(path: &Path, seed: u64) -> Result<Trace, String> {
+        let file =
+            std::fs::File::open(path).map_err(|e| format!("trace file {}: {e}", path.display()))?;
+        let hasher = KeyHasher::new(seed);
+        let mut keys = Vec::new();
+        for (n, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
+            let line =
+                line.map_err(|e| format!("trace file {} line {}: {e}", path.display(), n + 1))?;
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            if !line.is_empty() {
+                keys.push(hasher.hash_bytes(line));
+            }
+        }
+        if keys.is_empty() {
+            return Err(format!("trace file {} has no keys", path.display()));
+        }
+        let set = keys.iter().copied().collect();
+        Ok(Trace { keys, set })
+    }
+
+    /// Number of keys (lines).
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when there are no keys (never, after `load`).
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// A stream of keys to insert plus a source of never-inserted keys.
+pub enum KeyStream {
+    /// Fresh keys: mix64(2t ^ salt).
+    Distinct {
+        /// Salt.
+        salt: u64,
+        /// Next position.
+        t: u64,
+        /// Next negative.
+        neg: u64,
+    },
+    /// Zipf ranks mapped to mix64(2r ^ salt).
+    Zipf {
+        /// Salt.
+        salt: u64,
+        /// Rank sampler.
+        dist: Zipf<f64>,
+        /// Next negative.
+        neg: u64,
+    },
+    /// A trace, replayed from `pos`.
+    Trace {
+        /// The keys.
+        trace: Arc<Trace>,
+        /// Next position.
+        pos: usize,
+    },
+}
+
+impl KeyStream {
+    /// The stream for a workload; `rng` supplies the salt.
+    pub fn new(spec: &WorkloadSpec, trace: Option<Arc<Trace>>, rng: &mut Pcg64) -> KeyStream {
+        let salt = rng.next_u64();
+        match spec {
+            WorkloadSpec::Distinct => KeyStream::Distinct { salt, t: 0, neg: 0 },
+            WorkloadSpec::Zipf { universe, exponent } => KeyStream::Zipf {
+                salt,
+                // validated: universe >= 1, exponent >= 0 and finite
+                dist: Zipf::new(*universe as f64, *exponent).expect("validated zipf parameters"),
+                neg: 0,
+            },
+            WorkloadSpec::Trace { .. } => KeyStream::Trace {
+                trace: trace.expect("trace loaded for a trace workload"),
+                pos: 0,
+            },
+        }
+    }
+
+    /// Whether every key of the stream is distinct (no repeats).
+    pub fn is_distinct(&self) -> bool {
+        matches!(self, KeyStream::Distinct { .. })
+    }
+
+    /// The next key to insert.
+    pub fn next_key(&mut self, rng: &mut Pcg64) -> u64 {
+        match self {
+            KeyStream::Distinct { salt, t, .. } => {
+                *t += 1;
+                mix64((2 * *t) ^ *salt)
+            }
+            KeyStream::Zipf { salt, dist, .. } => {
+                let r = dist.sample(rng) as u64;
+                mix64((2 * r) ^ *salt)
+            }
+            KeyStream::Trace { trace, pos } => {
+                let k = trace.keys[*pos];
+                *pos = (*pos + 1) % trace.keys.len();
+                k
+            }
+        }
+    }
+
+    /// A key guaranteed never to be inserted by this stream.
+    pub fn negative(&mut self, rng: &mut Pcg64) -> u64 {
+        match self {
+            KeyStream::Distinct { salt, neg, .. } | KeyStream::Zipf { salt, neg, .. } => {
+                *neg += 1;
+                mix64((2 * *neg + 1) ^ *salt)
+            }
+            KeyStream::Trace { trace, .. } => loop {
+                let k: u64 = rng.random();
+                if !trace.set.contains(&k) {
+                    return k;
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn negatives_are_disjoint_from_stream() {
+        let mut rng = Pcg64::seed_from_u64(3);
+        for spec in [
+            WorkloadSpec::Distinct,
+            WorkloadSpec::Zipf {
+                universe: 100,
+                exponent: 1.1,
+            },
+        ] {
+            let mut s = KeyStream::new(&spec, None, &mut rng);
+            let ins: HashSet<u64> = (0..5000).map(|_| s.next_key(&mut rng)).collect();
+            for _ in 0..5000 {
+                assert!(!ins.contains(&s.negative(&mut rng)));
+            }
+        }
+    }
+
+    #[test]
+    fn zipf_stays_in_universe() {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let spec = WorkloadSpec::Zipf {
+            universe: 50,
+            exponent: 0.8,
+        };
+        let mut s = KeyStream::new(&spec, None, &mut rng);
+        let ins: HashSet<u64> = (0..20_000).map(|_| s.next_key(&mut rng)).collect();
+        assert!(ins.len() <= 50 && ins.len() > 40);
+    }
+
+    #[test]
+    fn trace_errors_and_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Trace::load(&dir.path().join("nope.txt"), 1).unwrap_err();
+        assert!(missing.contains("nope.txt") && !missing.contains('\n'));
+        let empty = dir.path().join("empty.txt");
+        std::fs::write(&empty, "\n\n").unwrap();
+        assert!(Trace::load(&empty, 1).unwrap_err().contains("no keys"));
+        let p = dir.path().join("t.txt");
+        std::fs::write(&p, "a\r\nb\nc\n").unwrap();
+        let t = Arc::new(Trace::load(&p, 1).unwrap());
+        assert_eq!(t.len(), 3);
+        let mut rng = Pcg64::seed_from_u64(3);
+        let mut s = KeyStream::new(&WorkloadSpec::Trace { path: p }, Some(t), &mut rng);
+        let first: Vec<u64> = (0..3).map(|_| s.next_key(&mut rng)).collect();
+        let again: Vec<u64> = (0..3).map(|_| s.next_key(&mut rng)).collect();
+        assert_eq!(first, again);
+        assert_eq!(first[0], KeyHasher::new(1).hash_bytes(b"a"));
+    }
+}
