@@ -5,13 +5,18 @@
 //! worst phase (insertions ≡ 0 mod period, just before a shift). Then each of
 //! `rounds` rounds measures at the worst phase, advances a uniformly random
 //! u ∈ 1..=period insertions and measures at that (random) phase, then advances
-//! the remaining period - u insertions back to the worst phase. So "worst" figures
-//! are at the phase the paper's F describes, and "avg" figures are unbiased
-//! averages over phases.
+//! to the worst phase ⌈(w + s)/period⌉ periods after the round began. So
+//! "worst" figures are at the phase the paper's F describes, "avg" figures are
+//! unbiased averages over phases, and consecutive rounds see filter states that
+//! share no inserted key: the per-round samples are independent, which the
+//! intervals over rounds (PWS, probes) assume. (Spacing rounds one period apart
+//! instead leaves k + l - 1 slices shared between rounds; the PWS intervals were
+//! then visibly too narrow.)
 //!
 //! * `fpr` — share of yes answers to never-inserted keys, worst phase, with a
 //!   Clopper-Pearson interval at `ci_level`; `fpr_avg` the same at random
-//!   phases; `fpr_expired` on inserted keys of age in (w + s, w + s + margin].
+//!   phases; `fpr_expired` on inserted keys of age in (w + s, w + s + margin],
+//!   worst phase.
 //!   Queries are spread evenly over rounds (filter states) so that the
 //!   state-to-state variation of the fill averages out; the binomial interval
 //!   ignores that variation, which is valid while the number of states is large
@@ -19,7 +24,9 @@
 //! * `fnr` — share of no answers on keys of age <= w (random ages and age w
 //!   itself each round, at both phases); its bound is 0.
 //! * `probes_negative` — mean probes (slice accesses) of negative queries that
-//!   answered no, worst phase, with a normal interval.
+//!   answered no, worst phase, with a normal interval over the per-round means
+//!   (queries within one filter state share its fill, so per-query intervals
+//!   would be too narrow at tens of millions of queries).
 //! * `npws_peak` / `npws_avg` — PWS = number of yes answers over the keys of
 //!   ages w+1 ..= w+s (the slack zone), per round, at the worst / random phase;
 //!   NPWS = PWS / w; normal interval over rounds. Ages whose key was inserted
@@ -311,6 +318,7 @@ impl Runner<'_> {
 #[derive(Default)]
 struct PhaseStats {
     fpr: Binomial,
+    expired: Binomial,
     probes: Welford,
     pws: Welford,
     profile: Vec<Binomial>,
@@ -365,62 +373,67 @@ pub fn measure(
         worst.profile = vec![Binomial::default(); n_buckets];
         avg.profile = vec![Binomial::default(); n_buckets];
     }
-    let (mut fnr, mut expired) = (Binomial::default(), Binomial::default());
+    let mut fnr = Binomial::default();
 
-    let measure_phase =
-        |r: &mut Runner, st: &mut PhaseStats, fnr: &mut Binomial, exp: &mut Binomial| {
-            if has(Metric::Fpr) || has(Metric::Accesses) {
-                for _ in 0..per_round {
-                    let key = r.stream.negative(&mut r.rng);
-                    let (yes, probes) = r.f.contains_probes(key);
-                    st.fpr.add(yes);
-                    if !yes {
-                        st.probes.add(probes as f64);
-                    }
+    let measure_phase = |r: &mut Runner, st: &mut PhaseStats, fnr: &mut Binomial| {
+        if has(Metric::Fpr) || has(Metric::Accesses) {
+            let (mut sum, mut n) = (0u64, 0u64);
+            for _ in 0..per_round {
+                let key = r.stream.negative(&mut r.rng);
+                let (yes, probes) = r.f.contains_probes(key);
+                st.fpr.add(yes);
+                if !yes {
+                    sum += probes as u64;
+                    n += 1;
                 }
             }
-            if has(Metric::Fnr) {
-                let mut check = |age: u64, r: &mut Runner| {
-                    if let Some(key) = r.hist.at_age(age) {
-                        fnr.add(!r.f.contains(key));
-                    }
-                };
-                check(w, r);
-                for _ in 0..spec.age_samples {
-                    let age = r.rng.random_range(1..=w);
-                    check(age, r);
+            if n > 0 {
+                st.probes.add(sum as f64 / n as f64);
+            }
+        }
+        if has(Metric::Fnr) {
+            let mut check = |age: u64, r: &mut Runner| {
+                if let Some(key) = r.hist.at_age(age) {
+                    fnr.add(!r.f.contains(key));
+                }
+            };
+            check(w, r);
+            for _ in 0..spec.age_samples {
+                let age = r.rng.random_range(1..=w);
+                check(age, r);
+            }
+        }
+        if has(Metric::Fpr) && margin > 0 {
+            for _ in 0..spec.age_samples {
+                let age = r.rng.random_range(w + s + 1..=horizon);
+                if let Some(key) = r.hist.at_age(age) {
+                    st.expired.add(r.f.contains(key));
                 }
             }
-            if has(Metric::Fpr) && margin > 0 {
-                for _ in 0..spec.age_samples {
-                    let age = r.rng.random_range(w + s + 1..=horizon);
-                    if let Some(key) = r.hist.at_age(age) {
-                        exp.add(r.f.contains(key));
-                    }
+        }
+        if has(Metric::Npws) {
+            let yes = (w + 1..=w + s)
+                .filter_map(|a| r.hist.at_age(a))
+                .filter(|&k| r.f.contains(k))
+                .count();
+            st.pws.add(yes as f64);
+        }
+        if has(Metric::Profile) {
+            for age in 1..=horizon {
+                if let Some(key) = r.hist.at_age(age) {
+                    st.profile[((age - 1) / bucket) as usize].add(r.f.contains(key));
                 }
             }
-            if has(Metric::Npws) {
-                let yes = (w + 1..=w + s)
-                    .filter_map(|a| r.hist.at_age(a))
-                    .filter(|&k| r.f.contains(k))
-                    .count();
-                st.pws.add(yes as f64);
-            }
-            if has(Metric::Profile) {
-                for age in 1..=horizon {
-                    if let Some(key) = r.hist.at_age(age) {
-                        st.profile[((age - 1) / bucket) as usize].add(r.f.contains(key));
-                    }
-                }
-            }
-        };
+        }
+    };
 
+    let spacing = (w + s).div_ceil(period).max(1) * period;
     for _ in 0..spec.rounds {
-        measure_phase(&mut r, &mut worst, &mut fnr, &mut expired);
+        measure_phase(&mut r, &mut worst, &mut fnr);
         let u = r.rng.random_range(1..=period);
         r.advance(u);
-        measure_phase(&mut r, &mut avg, &mut fnr, &mut expired);
-        r.advance(period - u);
+        measure_phase(&mut r, &mut avg, &mut fnr);
+        r.advance(spacing - u);
     }
 
     let mut row = Row::default();
@@ -463,6 +476,7 @@ pub fn measure(
             avg.fpr.rate(),
             binomial_ci(avg.fpr.x, avg.fpr.n, level),
         );
+        let expired = worst.expired;
         row.push("fpr_expired_queries", Value::Int(expired.n));
         with_theory(
             &mut row,

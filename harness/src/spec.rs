@@ -114,8 +114,9 @@ pub enum WorkloadSpec {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MeasureSpec {
-    /// Measurement rounds; each round advances the filter by one period and
-    /// measures at the worst phase and at one uniformly random phase.
+    /// Measurement rounds; each measures at the worst phase and at one
+    /// uniformly random phase, then advances the filter by w + s insertions
+    /// (rounded up to whole periods) so that rounds are independent.
     pub rounds: u64,
     /// FPR queries are sized to expect this many false positives at the
     /// theoretical rate, within [min_fpr_queries, max_fpr_queries].

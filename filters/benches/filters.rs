@@ -1,0 +1,59 @@
+//! Criterion benchmarks: insert, positive query and negative query, per design
+//! and size. Run with `cargo bench -p bloomlab-filters`. Compare designs as
+//! ratios within one run: absolute times depend on the machine and its load.
+
+use bloomlab_filters::hash::mix64;
+use bloomlab_filters::{Apbf, Filter, PartitionedBloomFilter};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+
+const OPS: u64 = 4096;
+
+fn bench_design<F: Filter>(c: &mut Criterion, name: &str, window: u64, mut f: F) {
+    // fill to steady state: the window plus a slack's worth
+    for t in 0..3 * window {
+        f.insert(mix64(t));
+    }
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(OPS));
+    let mut t = 3 * window;
+    g.bench_function(BenchmarkId::new("insert", window), |b| {
+        b.iter(|| {
+            for _ in 0..OPS {
+                t += 1;
+                f.insert(mix64(t));
+            }
+        })
+    });
+    let recent: Vec<u64> = (0..OPS).map(|i| mix64(t - (i * 7919) % window)).collect();
+    g.bench_function(BenchmarkId::new("query_positive", window), |b| {
+        b.iter(|| recent.iter().filter(|&&k| f.contains(black_box(k))).count())
+    });
+    let absent: Vec<u64> = (0..OPS).map(|i| mix64(u64::MAX - i)).collect();
+    g.bench_function(BenchmarkId::new("query_negative", window), |b| {
+        b.iter(|| absent.iter().filter(|&&k| f.contains(black_box(k))).count())
+    });
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    for log_w in [12u32, 16, 20] {
+        let w = 1u64 << log_w;
+        // APBF (10, 7) at FPR ~1.5e-3 beside a partitioned Bloom filter of the
+        // same k sized for the window.
+        bench_design(c, "apbf_k10_l7", w, Apbf::new(10, 7, w / 7 + 1).unwrap());
+        bench_design(
+            c,
+            "partitioned_bloom_k10",
+            w,
+            PartitionedBloomFilter::new(10, (w as f64 / std::f64::consts::LN_2) as u64).unwrap(),
+        );
+    }
+}
+
+criterion_group! {
+    name = group;
+    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(300)).measurement_time(std::time::Duration::from_secs(1));
+    targets = benches
+}
+criterion_main!(group);
