@@ -46,7 +46,7 @@ fn fpr_within_bound<F: SlidingFilter>(mut f: F, bound: f64) {
     let keys = Keys::new(0xBEEF);
     let (w, s, period) = (f.window(), f.slack(), f.period());
     let mut t = 0u64;
-    let mut insert = |f: &mut F, n: u64, t: &mut u64| {
+    let insert = |f: &mut F, n: u64, t: &mut u64| {
         for _ in 0..n {
             *t += 1;
             f.insert(keys.stream(*t));
