@@ -31,10 +31,12 @@ pub mod bits;
 pub mod bloom;
 mod error;
 pub mod hash;
+pub mod stable;
 
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use error::{ParamError, MAX_BITS};
+pub use stable::StableBloomFilter;
 
 /// An approximate-membership filter over 64-bit key hashes.
 pub trait Filter {
@@ -57,6 +59,13 @@ pub trait Filter {
     /// together with its answer. The default reports one probe.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), 1)
+    }
+
+    /// Fraction of cells (bits, counters) that are zero, for designs whose
+    /// theory predicts it (the Stable Bloom filter's stable point). Scans the
+    /// whole filter.
+    fn zero_fraction(&self) -> Option<f64> {
+        None
     }
 }
 

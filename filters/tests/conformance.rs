@@ -5,13 +5,16 @@
 //! |---|---|
 //! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
 //! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
+//! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! A design joins by adding one macro invocation; it must say which promise
 //! it makes, so no check is skipped silently.
 
 mod common;
 
-use bloomlab_filters::{Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter};
+use bloomlab_filters::{
+    Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter, StableBloomFilter,
+};
 use common::{assert_rate_at_most, Keys, Rng};
 
 /// Inserts `inserts` distinct keys; after each, checks the keys of age 1 and
@@ -88,7 +91,61 @@ fn set_promise<F: Filter>(mut f: F, capacity: u64, bound: f64) {
     assert_rate_at_most(&format!("{} FPR", f.name()), fp, n, bound);
 }
 
+/// What a Stable Bloom filter promises: keys of age <= Max are reported, and
+/// PROCESS answers yes for an immediate repeat; FPR at the stable point.
+fn stable_promise(mut f: StableBloomFilter, inserts: u64) {
+    let keys = Keys::new(0xD00D);
+    let max = f.max_value();
+    let t = f.theory();
+    for s in 1..=inserts {
+        f.insert(keys.stream(s));
+        for age in 1..=max.min(s) {
+            assert!(
+                f.contains(keys.stream(s + 1 - age)),
+                "age {age} <= Max lost"
+            );
+        }
+        if s % 1000 == 0 {
+            let key = keys.stream(s);
+            assert!(f.process(key), "an immediate repeat was not reported");
+        }
+    }
+    let (mut fp, mut n) = (0, 0);
+    let warm = 2 * t.steps_to_stable(1e-4);
+    let mut s = inserts;
+    for round in 0..100u64 {
+        let until = if round == 0 { s.max(warm) } else { s + 1000 };
+        while s < until {
+            s += 1;
+            f.insert(keys.stream(s));
+        }
+        for j in 0..2000 {
+            fp += f.contains(keys.negative(round * 2000 + j)) as u64;
+            n += 1;
+        }
+    }
+    assert_rate_at_most("stable FPR", fp, n, t.fpr());
+}
+
 macro_rules! conformance {
+    (stable $name:ident: $build:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn recent_keys_reported_and_fpr_within_stable_bound() {
+                stable_promise($build, 1_000_000);
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                assert_eq!(f.memory_bits(), f.m() * f.d() as u64 + 64);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
     (sliding $name:ident: $build:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
@@ -168,3 +225,13 @@ conformance!(set partitioned_bloom: PartitionedBloomFilter::with_fpr(20_000, 0.0
     memory = |f: &PartitionedBloomFilter| f.k() as u64 * f.m(),
     bad = [PartitionedBloomFilter::new(0, 3), PartitionedBloomFilter::new(3, 0),
            PartitionedBloomFilter::with_fpr(10, 0.0)]);
+
+conformance!(stable stable_d1: StableBloomFilter::with_fpr_for(10_000, 1, 7, 0.01).unwrap(),
+    bad = [StableBloomFilter::new(10, 1, 10, 1), StableBloomFilter::new(10, 0, 2, 1),
+           StableBloomFilter::new(10, 17, 2, 1), StableBloomFilter::new(10, 1, 2, 0),
+           StableBloomFilter::with_fpr(1000, 1.5)]);
+conformance!(stable stable_d3: StableBloomFilter::new(20_000, 3, 4, 30).unwrap(),
+    bad = [StableBloomFilter::new(0, 3, 4, 30), StableBloomFilter::with_fpr_for(100, 2, 3, 0.0)]);
+conformance!(stable stable_adjacent: StableBloomFilter::new(20_000, 2, 4, 20).unwrap()
+        .with_decrement(bloomlab_filters::stable::Decrement::Adjacent),
+    bad = [StableBloomFilter::new(100, 2, 4, 101)]);

@@ -6,6 +6,9 @@
 use bloomlab_filters::hash::mix64;
 
 /// Distinct stream keys (even) and never-inserted keys (odd) under a salt.
+/// Streams that must be independent of each other need unrelated salts
+/// (e.g. `mix64(i)`): salts that differ in a few low bits give overlapping
+/// key sets.
 pub struct Keys {
     salt: u64,
 }

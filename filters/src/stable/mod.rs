@@ -1,0 +1,389 @@
+//! The Stable Bloom filter (Deng and Rafiei 2006).
+//!
+//! m cells of d bits (packed back to back, memory m·d bits), Max = 2^d - 1.
+//! Processing an element, in the order the proofs use: read its K cells (the
+//! duplicate answer), decrement P cells chosen at random, set its K cells to
+//! Max. A query answers yes iff all K cells are non-zero.
+//!
+//! It promises **no window**: recent elements can be forgotten (false
+//! negatives, growing with age, see [`theory`]), and its FPR converges to a
+//! stable point instead of growing to 1. So it implements [`Filter`] but not
+//! `SlidingFilter`.
+//!
+//! * The K cells of a key are a K-subset: indices `hash::index(key, i, m)` for
+//!   i = 0, 1, ..., skipping repeats until K distinct cells are found, as the
+//!   proofs' model assumes.
+//! * The P cells are a uniform P-subset ([`Decrement::Uniform`], the default)
+//!   drawn from the filter's own seeded generator; [`Decrement::Adjacent`]
+//!   takes P consecutive cells from one random start instead (what some
+//!   libraries do for speed: each cell still has probability P/m per step, but
+//!   neighbouring cells decay together).
+
+pub mod theory;
+
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::{fastrange, index, mix64, GOLDEN};
+use crate::{Filter, ParamError};
+
+/// Largest K supported (the key's cells are kept on the stack).
+pub const MAX_K: u32 = 64;
+/// Largest cell width in bits.
+pub const MAX_D: u32 = 16;
+
+/// How the P cells decremented per insertion are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decrement {
+    /// A uniform random P-subset of the cells (the proofs' model).
+    Uniform,
+    /// P consecutive cells (cyclically) from one uniform random start.
+    Adjacent,
+}
+
+/// A Stable Bloom filter.
+#[derive(Debug, Clone)]
+pub struct StableBloomFilter {
+    words: Vec<u64>,
+    m: u64,
+    d: u32,
+    k: u32,
+    p: u64,
+    decrement: Decrement,
+    /// SplitMix64 state of the decrement generator.
+    rng: u64,
+    scratch: Vec<u64>,
+    inserted: u64,
+}
+
+impl StableBloomFilter {
+    /// m cells of d bits, K cells per key, P decrements per insertion, uniform
+    /// decrements, generator seed 0.
+    pub fn new(m: u64, d: u32, k: u32, p: u64) -> Result<Self, ParamError> {
+        check_nonzero("m", m)?;
+        check_nonzero("d", d as u64)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("p", p)?;
+        if d > MAX_D {
+            return Err(ParamError::OutOfRange {
+                name: "d",
+                value: d.to_string(),
+                expected: "at most 16 bits per cell",
+            });
+        }
+        if k > MAX_K || k as u64 >= m {
+            return Err(ParamError::OutOfRange {
+                name: "k",
+                value: k.to_string(),
+                expected: "below m and at most 64",
+            });
+        }
+        if p > m {
+            return Err(ParamError::OutOfRange {
+                name: "p",
+                value: p.to_string(),
+                expected: "at most m",
+            });
+        }
+        let bits = check_bits(m.checked_mul(d as u64))?;
+        Ok(StableBloomFilter {
+            words: vec![0; bits.div_ceil(64) as usize],
+            m,
+            d,
+            k,
+            p,
+            decrement: Decrement::Uniform,
+            rng: 0,
+            scratch: Vec::with_capacity(p.min(1 << 16) as usize),
+            inserted: 0,
+        })
+    }
+
+    /// m cells of d bits and K cells per key, with the smallest P whose stable
+    /// FPR is at most `fpr` (see [`theory::p_for_fpr`]; [`Self::theory`] gives
+    /// the FPR actually reached).
+    pub fn with_fpr_for(m: u64, d: u32, k: u32, fpr: f64) -> Result<Self, ParamError> {
+        check_probability("fpr", fpr)?;
+        check_nonzero("m", m)?;
+        check_nonzero("d", d as u64)?;
+        check_nonzero("k", k as u64)?;
+        if d > MAX_D {
+            return Self::new(m, d, k, 1);
+        }
+        let p = theory::p_for_fpr(m, d, k, fpr).ok_or_else(|| ParamError::Unreachable {
+            target: format!("stable fpr {fpr} with m = {m}, d = {d}, k = {k} (needs P > m)"),
+        })?;
+        Self::new(m, d, k, p)
+    }
+
+    /// `memory_bits` of cells at stable FPR <= `fpr`: d, K and P from
+    /// [`theory::choose`] (the choice that keeps keys longest, measured by the
+    /// age at which the FNR reaches 1/2).
+    pub fn with_fpr(memory_bits: u64, fpr: f64) -> Result<Self, ParamError> {
+        check_nonzero("memory_bits", memory_bits)?;
+        check_probability("fpr", fpr)?;
+        check_bits(Some(memory_bits))?;
+        let t = theory::choose(memory_bits, fpr).ok_or_else(|| ParamError::Unreachable {
+            target: format!("stable fpr {fpr} in {memory_bits} bits"),
+        })?;
+        Self::new(t.m, t.d, t.k, t.p)
+    }
+
+    /// Chooses how decremented cells are picked.
+    pub fn with_decrement(mut self, decrement: Decrement) -> Self {
+        self.decrement = decrement;
+        self
+    }
+
+    /// Seeds the decrement generator.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = seed;
+        self
+    }
+
+    /// Cells.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+    /// Bits per cell.
+    pub fn d(&self) -> u32 {
+        self.d
+    }
+    /// Cells per key.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// Decrements per insertion.
+    pub fn p(&self) -> u64 {
+        self.p
+    }
+    /// Max = 2^d - 1.
+    pub fn max_value(&self) -> u64 {
+        (1u64 << self.d) - 1
+    }
+    /// Insertions so far.
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+    /// The decrement strategy.
+    pub fn decrement_strategy(&self) -> Decrement {
+        self.decrement
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> theory::StableTheory {
+        theory::StableTheory {
+            m: self.m,
+            d: self.d,
+            k: self.k,
+            p: self.p,
+        }
+    }
+
+    /// Value of cell j.
+    #[inline]
+    pub fn cell(&self, j: u64) -> u64 {
+        let off = j * self.d as u64;
+        let (w, s) = ((off >> 6) as usize, (off & 63) as u32);
+        let mask = (1u64 << self.d) - 1;
+        let lo = self.words[w] >> s;
+        if s + self.d <= 64 {
+            lo & mask
+        } else {
+            (lo | (self.words[w + 1] << (64 - s))) & mask
+        }
+    }
+
+    #[inline]
+    fn set_cell(&mut self, j: u64, v: u64) {
+        let off = j * self.d as u64;
+        let (w, s) = ((off >> 6) as usize, (off & 63) as u32);
+        let mask = (1u64 << self.d) - 1;
+        self.words[w] = (self.words[w] & !(mask << s)) | (v << s);
+        if s + self.d > 64 {
+            let hi = 64 - s;
+            self.words[w + 1] = (self.words[w + 1] & !(mask >> hi)) | (v >> hi);
+        }
+    }
+
+    /// The key's K distinct cells, in a stack buffer.
+    #[inline]
+    fn key_cells(&self, key: u64, out: &mut [u64; MAX_K as usize]) {
+        let k = self.k as usize;
+        let mut n = 0;
+        let mut i = 0u64;
+        while n < k {
+            let j = index(key, i, self.m);
+            i += 1;
+            if !out[..n].contains(&j) {
+                out[n] = j;
+                n += 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(GOLDEN);
+        mix64(self.rng)
+    }
+
+    fn decrement_cells(&mut self) {
+        let dec = |f: &mut Self, j: u64| {
+            let v = f.cell(j);
+            if v > 0 {
+                f.set_cell(j, v - 1);
+            }
+        };
+        match self.decrement {
+            Decrement::Adjacent => {
+                let start = fastrange(self.next_random(), self.m);
+                for i in 0..self.p {
+                    let j = (start + i) % self.m;
+                    dec(self, j);
+                }
+            }
+            Decrement::Uniform => {
+                // A uniform P-subset: draw, sort, deduplicate, top up.
+                let mut s = std::mem::take(&mut self.scratch);
+                s.clear();
+                while (s.len() as u64) < self.p {
+                    while (s.len() as u64) < self.p {
+                        let r = self.next_random();
+                        s.push(fastrange(r, self.m));
+                    }
+                    s.sort_unstable();
+                    s.dedup();
+                }
+                for &j in &s {
+                    dec(self, j);
+                }
+                self.scratch = s;
+            }
+        }
+    }
+
+    /// The paper's PROCESS: answers whether `key` is a duplicate (all its cells
+    /// non-zero before this step), then decrements P cells and sets its K
+    /// cells to Max.
+    pub fn process(&mut self, key: u64) -> bool {
+        let mut cells = [0u64; MAX_K as usize];
+        self.key_cells(key, &mut cells);
+        let k = self.k as usize;
+        let dup = cells[..k].iter().all(|&j| self.cell(j) != 0);
+        self.decrement_cells();
+        let max = self.max_value();
+        for &j in &cells[..k] {
+            self.set_cell(j, max);
+        }
+        self.inserted += 1;
+        dup
+    }
+
+    /// Exact fraction of cells that are 0.
+    pub fn count_zero_fraction(&self) -> f64 {
+        (0..self.m).filter(|&j| self.cell(j) == 0).count() as f64 / self.m as f64
+    }
+}
+
+impl Filter for StableBloomFilter {
+    fn insert(&mut self, key: u64) {
+        self.process(key);
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.contains_probes(key).0
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let mut cells = [0u64; MAX_K as usize];
+        self.key_cells(key, &mut cells);
+        for (i, &j) in cells[..self.k as usize].iter().enumerate() {
+            if self.cell(j) == 0 {
+                return (false, i as u32 + 1);
+            }
+        }
+        (true, self.k)
+    }
+
+    /// m·d bits of cells plus 64 bits of generator state.
+    fn memory_bits(&self) -> u64 {
+        self.m * self.d as u64 + 64
+    }
+
+    fn name(&self) -> &'static str {
+        "stable"
+    }
+
+    fn zero_fraction(&self) -> Option<f64> {
+        Some(self.count_zero_fraction())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn packed_cells_round_trip(d in 1u32..=16, writes in proptest::collection::vec((0u64..200, 0u64..65536), 1..100)) {
+            let mut f = StableBloomFilter::new(200, d, 1, 1).unwrap();
+            let mut model = vec![0u64; 200];
+            let mask = (1u64 << d) - 1;
+            for (j, v) in writes {
+                f.set_cell(j, v & mask);
+                model[j as usize] = v & mask;
+                for (i, &x) in model.iter().enumerate() {
+                    prop_assert_eq!(f.cell(i as u64), x);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn process_reports_immediate_duplicates() {
+        // Corollary 1: x_t = x_{t-1} is always reported.
+        let mut f = StableBloomFilter::new(1000, 2, 4, 50).unwrap();
+        for t in 0..10_000u64 {
+            let key = mix64(t);
+            f.process(key);
+            assert!(f.process(key));
+        }
+    }
+
+    #[test]
+    fn uniform_decrements_are_distinct() {
+        let mut f = StableBloomFilter::new(50, 8, 1, 40).unwrap();
+        for t in 0..100 {
+            f.decrement_cells();
+            let s = &f.scratch;
+            assert_eq!(s.len(), 40, "step {t}");
+            assert!(s.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected() {
+        assert!(StableBloomFilter::new(0, 1, 1, 1).is_err());
+        assert!(StableBloomFilter::new(10, 0, 1, 1).is_err());
+        assert!(StableBloomFilter::new(10, 17, 1, 1).is_err());
+        assert!(StableBloomFilter::new(10, 1, 0, 1).is_err());
+        assert!(StableBloomFilter::new(10, 1, 10, 1).is_err());
+        assert!(StableBloomFilter::new(10, 1, 2, 0).is_err());
+        assert!(StableBloomFilter::new(10, 1, 2, 11).is_err());
+        assert!(StableBloomFilter::new(1 << 40, 16, 2, 1).is_err());
+        assert!(StableBloomFilter::with_fpr(1000, 0.0).is_err());
+        assert!(StableBloomFilter::with_fpr(1000, 1.0).is_err());
+        assert!(StableBloomFilter::with_fpr(0, 0.1).is_err());
+        assert!(StableBloomFilter::with_fpr_for(100, 1, 7, 1e-12).is_err());
+    }
+
+    #[test]
+    fn constructor_from_fpr_reports_what_it_reaches() {
+        let f = StableBloomFilter::with_fpr_for(10_000, 1, 7, 0.01).unwrap();
+        let t = f.theory();
+        assert!(t.fpr() <= 0.01);
+        assert_eq!(f.p(), 7);
+        let g = StableBloomFilter::with_fpr(100_000, 0.01).unwrap();
+        assert!(g.theory().fpr() <= 0.01 && g.memory_bits() <= 100_000 + 64);
+    }
+}
