@@ -10,7 +10,7 @@ use crate::spec::{MeasureSpec, Metric, Spec, WorkloadSpec};
 use crate::sweep::{self, RunOptions};
 use crate::workload::KeyStream;
 use clap::{Args, Parser, Subcommand};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -69,19 +69,13 @@ struct RunArgs {
 enum DesignArgs {
     /// Age-Partitioned Bloom filter
     Apbf(ApbfArgs),
+    /// Stable Bloom filter
+    Stable(StableArgs),
 }
 
+/// Flags shared by every design.
 #[derive(Args, Debug)]
-struct ApbfArgs {
-    /// Slices written per insertion
-    #[arg(long)]
-    k: u32,
-    /// Extra slices (window = l * g)
-    #[arg(long)]
-    l: u32,
-    /// Generation size
-    #[arg(long, default_value_t = 1024)]
-    g: u64,
+struct Common {
     /// FPR queries per phase kind (measure; default: sized to expect 4000 false positives)
     #[arg(long)]
     queries: Option<u64>,
@@ -96,16 +90,94 @@ struct ApbfArgs {
     json: bool,
 }
 
+#[derive(Args, Debug)]
+struct ApbfArgs {
+    /// Slices written per insertion
+    #[arg(long)]
+    k: u32,
+    /// Extra slices (window = l * g)
+    #[arg(long)]
+    l: u32,
+    /// Generation size
+    #[arg(long, default_value_t = 1024)]
+    g: u64,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct StableArgs {
+    /// Cells
+    #[arg(long)]
+    m: u64,
+    /// Bits per cell (Max = 2^d - 1)
+    #[arg(long)]
+    d: u32,
+    /// Cells set per insertion
+    #[arg(long)]
+    k: u32,
+    /// Cells decremented per insertion (or give --fpr to pick the smallest P meeting it)
+    #[arg(long, required_unless_present = "fpr", conflicts_with = "fpr")]
+    p: Option<u64>,
+    /// Target stable FPR (picks P)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Window of interest for the FNR (default: the age up to which the FNR stays below 1%)
+    #[arg(long)]
+    window: Option<u64>,
+    /// Decrement P adjacent cells from one random start instead of a uniform P-subset
+    #[arg(long)]
+    adjacent: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
 impl DesignArgs {
-    fn params(&self) -> (&'static str, BTreeMap<String, f64>, &ApbfArgs) {
+    /// Design name, parameters, shared flags, and the metrics `measure` takes.
+    fn params(&self) -> (&'static str, BTreeMap<String, f64>, &Common, Vec<Metric>) {
+        let map = |pairs: &[(&str, Option<f64>)]| {
+            pairs
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                .collect()
+        };
         match self {
             DesignArgs::Apbf(a) => (
                 "apbf",
-                [("k", a.k as f64), ("l", a.l as f64), ("g", a.g as f64)]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v))
-                    .collect(),
-                a,
+                map(&[
+                    ("k", Some(a.k as f64)),
+                    ("l", Some(a.l as f64)),
+                    ("g", Some(a.g as f64)),
+                ]),
+                &a.common,
+                vec![
+                    Metric::Fpr,
+                    Metric::Fnr,
+                    Metric::Accesses,
+                    Metric::Npws,
+                    Metric::Memory,
+                    Metric::Speed,
+                ],
+            ),
+            DesignArgs::Stable(a) => (
+                "stable",
+                map(&[
+                    ("m", Some(a.m as f64)),
+                    ("d", Some(a.d as f64)),
+                    ("k", Some(a.k as f64)),
+                    ("p", a.p.map(|p| p as f64)),
+                    ("fpr", a.fpr),
+                    ("window", a.window.map(|w| w as f64)),
+                    ("adjacent", Some(a.adjacent as u8 as f64)),
+                ]),
+                &a.common,
+                vec![
+                    Metric::Fpr,
+                    Metric::Fnr,
+                    Metric::ZeroFraction,
+                    Metric::Memory,
+                    Metric::Speed,
+                ],
             ),
         }
     }
@@ -127,9 +199,21 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
                     0
                 };
             }
+            // clap's message spans lines ("...not provided:\n  --p <P>\n\nUsage: ...");
+            // keep the message and what it lists, on one line.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first} (see bloomlab --help)");
+            let mut line = String::new();
+            for l in text.lines().map(str::trim) {
+                if l.is_empty() || l.starts_with("Usage:") || l.starts_with("For more") {
+                    break;
+                }
+                line = if line.is_empty() {
+                    l.to_string()
+                } else {
+                    format!("{line} {l}")
+                };
+            }
+            eprintln!("{line} (see bloomlab --help)");
             return 2;
         }
     };
@@ -188,20 +272,16 @@ fn run(a: RunArgs) -> Result<(), String> {
         report::markdown(&spec, &out.rows, &command, level).as_bytes(),
     )?;
     written.push(md);
-    if !out.profile.is_empty() {
-        let p = a
-            .results_dir
-            .join(format!("{}_profile{suffix}.csv", spec.name));
-        report::write_atomic(&p, report::csv_string(&out.profile)?.as_bytes())?;
-        written.push(p);
+    for (table, rows) in [("profile", &out.profile), ("convergence", &out.convergence)] {
+        if !rows.is_empty() {
+            let p = a
+                .results_dir
+                .join(format!("{}_{table}{suffix}.csv", spec.name));
+            report::write_atomic(&p, report::csv_string(rows)?.as_bytes())?;
+            written.push(p);
+        }
     }
-    written.extend(report::render_plots(
-        &spec,
-        &out.rows,
-        &out.profile,
-        &a.plots_dir,
-        suffix,
-    )?);
+    written.extend(report::render_plots(&spec, &out, &a.plots_dir, suffix)?);
     sweep::clear_checkpoint(&a.results_dir, &spec, a.quick);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
@@ -246,8 +326,8 @@ fn print_row(row: &Row, json: bool) {
 }
 
 fn theory(d: DesignArgs) -> Result<(), String> {
-    let (name, params, a) = d.params();
-    let built = designs::build(name, &params)?;
+    let (name, params, a, _) = d.params();
+    let built = designs::build(name, &params, a.seed)?;
     let mut row = Row::default();
     row.push("design", Value::Text(name.into()));
     for (k, v) in &built.resolved {
@@ -259,16 +339,20 @@ fn theory(d: DesignArgs) -> Result<(), String> {
     if let Some(p) = built.theory.get("probes_negative") {
         row.num("expected_accesses", p);
     }
+    if built.geometry.guaranteed {
+        row.num("slack", built.geometry.slack as f64);
+    }
     print_row(&row, a.json);
     Ok(())
 }
 
 fn measure(d: DesignArgs) -> Result<(), String> {
-    let (name, params, a) = d.params();
+    let (name, params, a, metrics) = d.params();
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let mut built = designs::build(name, &params)?;
+    let mut rng = Pcg64::seed_from_u64(sweep::point_seed(a.seed, 0));
+    let mut built = designs::build(name, &params, rng.random())?;
     let mut spec = MeasureSpec {
         rounds: a.rounds,
         ..MeasureSpec::default()
@@ -280,24 +364,15 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         spec.min_fpr_queries = q;
         spec.max_fpr_queries = q;
     }
-    let metrics: BTreeSet<Metric> = [
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Npws,
-        Metric::Memory,
-        Metric::Speed,
-    ]
-    .into_iter()
-    .collect();
-    let mut rng = Pcg64::seed_from_u64(sweep::point_seed(a.seed, 0));
+    let metrics: BTreeSet<Metric> = metrics.into_iter().collect();
     let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
     let mut row = Row::default();
     row.push("design", Value::Text(name.into()));
     for (k, v) in &built.resolved {
         row.num(*k, *v);
     }
-    let res = metrics::measure(&mut built, stream, rng, &metrics, &spec);
+    let rebuild = |seed: u64| designs::build(name, &params, seed);
+    let res = metrics::measure(&mut built, stream, rng, &metrics, &spec, &rebuild)?;
     row.0.extend(res.row.0);
     print_row(&row, a.json);
     Ok(())

@@ -3,16 +3,57 @@
 //! metrics and reports pick it up without special cases.
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
-use bloomlab_filters::{Apbf, SlidingFilter};
+use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
+use bloomlab_filters::{Apbf, Filter, SlidingFilter};
 use std::collections::BTreeMap;
 
 /// Designs the harness can build.
-pub const DESIGNS: &[&str] = &["apbf"];
+pub const DESIGNS: &[&str] = &["apbf", "stable"];
+
+/// How the harness drives a design: its window and the time scales of its
+/// state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    /// w: the guaranteed window of a sliding design; for a design without
+    /// one, the window of interest over which `fnr` is reported.
+    pub window: u64,
+    /// s: the slack (0 for designs without a window).
+    pub slack: u64,
+    /// Insertions after which the expected state repeats (1: smooth).
+    pub period: u64,
+    /// Whether the design promises no false negatives within `window`.
+    pub guaranteed: bool,
+    /// Ages profiled (None: w + s + margin).
+    pub horizon: Option<u64>,
+    /// Insertions from empty to the steady state (None: the horizon).
+    pub warmup: Option<u64>,
+    /// Insertions between measurement rounds (None: w + s in whole periods).
+    pub spacing: Option<u64>,
+}
+
+impl Geometry {
+    fn sliding(f: &dyn SlidingFilter) -> Geometry {
+        Geometry {
+            window: f.window(),
+            slack: f.slack(),
+            period: f.period(),
+            guaranteed: true,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        }
+    }
+}
+
+/// Theoretical zero fraction and FPR after t insertions from empty.
+pub type ConvergenceTheory = Box<dyn Fn(u64) -> (f64, f64) + Send + Sync>;
 
 /// A filter ready to measure, with its resolved parameters and theory.
 pub struct Built {
     /// The filter.
-    pub filter: Box<dyn SlidingFilter + Send>,
+    pub filter: Box<dyn Filter + Send>,
+    /// Window, slack and time scales.
+    pub geometry: Geometry,
     /// Parameters actually used (after choosing k from an FPR target, say).
     pub resolved: Vec<(&'static str, f64)>,
     /// Theoretical figures.
@@ -28,6 +69,8 @@ pub struct Theory {
     pub scalars: Vec<(&'static str, f64)>,
     /// P(yes | age) at the worst phase and averaged over phases.
     pub profile: Option<Box<dyn ProfileTheory>>,
+    /// Zero fraction and FPR over time from empty.
+    pub convergence: Option<ConvergenceTheory>,
 }
 
 impl Theory {
@@ -87,11 +130,12 @@ fn small(name: &str, v: u64) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("parameter {name} = {v} is too large"))
 }
 
-/// Builds design `design` from `params`; `with_theory` = false skips the
-/// (cheap but not free) theory for callers that only need the filter.
-pub fn build(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
+/// Builds design `design` from `params`; `seed` seeds the design's own
+/// randomness (the Stable Bloom filter's decrements).
+pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
     match design {
         "apbf" => build_apbf(params),
+        "stable" => build_stable(params, seed),
         other => Err(format!(
             "unknown design {other:?} (known: {})",
             DESIGNS.join(", ")
@@ -176,8 +220,10 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("efficiency_vs_bloom", t.efficiency_vs_bloom()),
         ],
         profile: Some(Box::new(profile)),
+        convergence: None,
     };
     Ok(Built {
+        geometry: Geometry::sliding(&f),
         resolved: vec![
             ("k", k as f64),
             ("l", l as f64),
@@ -185,6 +231,120 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("m", f.m() as f64),
             ("window", f.window() as f64),
             ("slack", f.slack() as f64),
+        ],
+        filter: Box::new(f),
+        theory,
+    })
+}
+
+struct StableProfile(stable::theory::StableTheory);
+
+impl ProfileTheory for StableProfile {
+    fn worst(&self, age: u64) -> f64 {
+        self.0.presence(age)
+    }
+    fn avg(&self, age: u64) -> f64 {
+        self.0.presence(age)
+    }
+}
+
+/// Largest history the harness keeps for a design without a window.
+const MAX_HORIZON: u64 = 1 << 24;
+
+/// Stable Bloom filter from (m, d, k, p), or (m, d, k, fpr) picking P, or
+/// (memory, fpr) picking d, K and P. Optional: `window` (window of interest
+/// for `fnr`; default: the age up to which the theoretical FNR stays below 1%),
+/// `adjacent` = 1 for adjacent decrements.
+fn build_stable(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
+    for key in params.keys() {
+        if !["m", "d", "k", "p", "fpr", "memory", "window", "adjacent"].contains(&key.as_str()) {
+            return Err(format!(
+                "stable has no parameter {key} (expected m, d, k, p, fpr, memory, window, adjacent)"
+            ));
+        }
+    }
+    let fpr = params.get("fpr").copied();
+    if let Some(p) = fpr {
+        if !(p > 0.0 && p < 1.0) {
+            return Err(format!("parameter fpr = {p} must be in (0, 1)"));
+        }
+    }
+    let (m, d, k, p) = (
+        whole(params, "m")?,
+        whole(params, "d")?,
+        whole(params, "k")?,
+        whole(params, "p")?,
+    );
+    let memory = whole(params, "memory")?;
+    let f = match (m, d, k, p, fpr, memory) {
+        (Some(m), Some(d), Some(k), Some(p), None, None) => {
+            StableBloomFilter::new(m, small("d", d)?, small("k", k)?, p)
+        }
+        (Some(m), Some(d), Some(k), None, Some(e), None) => {
+            StableBloomFilter::with_fpr_for(m, small("d", d)?, small("k", k)?, e)
+        }
+        (None, None, None, None, Some(e), Some(bits)) => StableBloomFilter::with_fpr(bits, e),
+        _ => {
+            return Err("stable needs m, d, k and p; or m, d, k and fpr; or memory and fpr".into())
+        }
+    }
+    .map_err(|e| format!("stable: {e}"))?;
+    let adjacent = match params.get("adjacent") {
+        None | Some(0.0) => false,
+        Some(1.0) => true,
+        Some(v) => return Err(format!("parameter adjacent = {v} must be 0 or 1")),
+    };
+    let f = f.with_seed(seed).with_decrement(if adjacent {
+        Decrement::Adjacent
+    } else {
+        Decrement::Uniform
+    });
+    let t = f.theory();
+    let window = match whole(params, "window")? {
+        Some(w) => w,
+        None => t.age_at_fnr(0.01).map_or(1, |a| a.saturating_sub(1).max(1)),
+    };
+    // Profile up to where P(yes | age) is within 1% of its limit, the FPR.
+    let horizon = t
+        .age_at_fnr((1.0 - t.fpr()) * 0.99)
+        .unwrap_or(MAX_HORIZON)
+        .clamp(window + 1, MAX_HORIZON);
+    let warmup = t.steps_to_stable(1e-4).min(1 << 30);
+    let fnr_window = (1..=window).map(|a| t.fnr_at_age(a)).sum::<f64>() / window as f64;
+    let theory = Theory {
+        scalars: vec![
+            ("zero_fraction", t.zero_fraction()),
+            ("fpr", t.fpr()),
+            ("fpr_avg", t.fpr()),
+            ("fpr_expired", t.fpr()),
+            ("fnr", fnr_window),
+            (
+                "half_life",
+                t.age_at_fnr(0.5).map_or(f64::NAN, |a| a as f64),
+            ),
+            ("steps_to_stable", warmup as f64),
+            ("bits_per_element", t.payload_bits() as f64 / window as f64),
+        ],
+        profile: Some(Box::new(StableProfile(t))),
+        convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
+    };
+    Ok(Built {
+        geometry: Geometry {
+            window,
+            slack: 0,
+            period: 1,
+            guaranteed: false,
+            horizon: Some(horizon),
+            warmup: Some(warmup),
+            spacing: Some(horizon),
+        },
+        resolved: vec![
+            ("m", t.m as f64),
+            ("d", t.d as f64),
+            ("k", t.k as f64),
+            ("p", t.p as f64),
+            ("adjacent", adjacent as u8 as f64),
+            ("window", window as f64),
         ],
         filter: Box::new(f),
         theory,
@@ -201,12 +361,12 @@ mod tests {
 
     #[test]
     fn resolves_each_parameterisation() {
-        let b = build("apbf", &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0)])).unwrap();
-        assert_eq!(b.filter.window(), 30);
-        let b = build("apbf", &p(&[("fpr", 0.01), ("l", 14.0), ("g", 100.0)])).unwrap();
+        let b = build("apbf", &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0)]), 0).unwrap();
+        assert_eq!(b.geometry.window, 30);
+        let b = build("apbf", &p(&[("fpr", 0.01), ("l", 14.0), ("g", 100.0)]), 0).unwrap();
         assert_eq!(b.resolved[0], ("k", 10.0));
-        let b = build("apbf", &p(&[("fpr", 0.01), ("window", 1000.0)])).unwrap();
-        assert!(b.filter.window() >= 1000);
+        let b = build("apbf", &p(&[("fpr", 0.01), ("window", 1000.0)]), 0).unwrap();
+        assert!(b.geometry.window >= 1000);
         assert!(b.theory.get("fpr").unwrap() <= 0.0101);
     }
 
@@ -222,10 +382,26 @@ mod tests {
             p(&[("k", 4.0), ("l", 3.0), ("g", 1e15)]),
             p(&[("k", 1e12), ("l", 3.0), ("g", 10.0)]),
         ] {
-            let e = build("apbf", &bad).err().expect("must fail");
+            let e = build("apbf", &bad, 0).err().expect("must fail");
             assert!(!e.contains('\n'));
         }
-        assert!(build("nope", &p(&[]))
+        let s = build("stable", &p(&[("memory", 80_000.0), ("fpr", 0.01)]), 0).unwrap();
+        assert!(s.theory.get("fpr").unwrap() <= 0.01);
+        assert!(!s.geometry.guaranteed && s.geometry.slack == 0);
+        assert!(build("stable", &p(&[("m", 100.0), ("d", 2.0), ("k", 3.0)]), 0).is_err());
+        assert!(build(
+            "stable",
+            &p(&[
+                ("m", 100.0),
+                ("d", 2.0),
+                ("k", 3.0),
+                ("p", 5.0),
+                ("adjacent", 2.0)
+            ]),
+            0
+        )
+        .is_err());
+        assert!(build("nope", &p(&[]), 0)
             .err()
             .unwrap()
             .contains("unknown design"));

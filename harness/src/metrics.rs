@@ -21,13 +21,21 @@
 //!   state-to-state variation of the fill averages out; the binomial interval
 //!   ignores that variation, which is valid while the number of states is large
 //!   against the relative spread of the per-state FPR (documented in README).
-//! * `fnr` — share of no answers on keys of age <= w (random ages and age w
-//!   itself each round, at both phases); its bound is 0.
+//! * `fnr` — share of no answers on keys of age <= w (random ages, plus age w
+//!   itself each round for designs that guarantee the window, at both
+//!   phases); 0 for windowed designs. For designs without a window (Stable
+//!   Bloom), w is a window of interest and the theory is the mean FNR over
+//!   ages 1..=w.
+//! * `zero_fraction` — fraction of zero cells, per round (both phases), normal
+//!   interval over rounds.
+//! * `convergence` — from empty filters: zero fraction and FPR at log-spaced
+//!   insertion counts, over `rounds` independent runs (written to
+//!   `<name>_convergence.csv`).
 //! * `probes_negative` — mean probes (slice accesses) of negative queries that
 //!   answered no, worst phase, with a normal interval over the per-round means
 //!   (queries within one filter state share its fill, so per-query intervals
 //!   would be too narrow at tens of millions of queries).
-//! * `npws_peak` / `npws_avg` — PWS = number of yes answers over the keys of
+//! * `npws_peak` / `npws_avg` (designs with a slack) — PWS = number of yes answers over the keys of
 //!   ages w+1 ..= w+s (the slack zone), per round, at the worst / random phase;
 //!   NPWS = PWS / w; normal interval over rounds. Ages whose key was inserted
 //!   again more recently (non-distinct streams) are skipped.
@@ -41,10 +49,10 @@
 //! Every measured figure with a theoretical value gets `<name>_theory`,
 //! `<name>_ratio` (measured / theory) and, with an interval, `<name>_theory_in_ci`.
 
-use crate::designs::Built;
+use crate::designs::{Built, Geometry};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
-use bloomlab_filters::SlidingFilter;
+use bloomlab_filters::Filter;
 use rand::Rng;
 use rand_pcg::Pcg64;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -164,7 +172,7 @@ pub fn z_value(level: f64) -> f64 {
 }
 
 /// Running mean and variance (Welford).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Welford {
     n: u64,
     mean: f64,
@@ -178,6 +186,19 @@ impl Welford {
         let d = x - self.mean;
         self.mean += d / self.n as f64;
         self.m2 += d * (x - self.mean);
+    }
+    /// The two samples pooled (Chan et al.).
+    pub fn merge(a: &Welford, b: &Welford) -> Welford {
+        let n = a.n + b.n;
+        if n == 0 {
+            return Welford::default();
+        }
+        let d = b.mean - a.mean;
+        Welford {
+            n,
+            mean: a.mean + d * b.n as f64 / n as f64,
+            m2: a.m2 + b.m2 + d * d * (a.n as f64 * b.n as f64) / n as f64,
+        }
     }
     /// Observations so far.
     pub fn count(&self) -> u64 {
@@ -292,13 +313,16 @@ pub struct PointResult {
     pub row: Row,
     /// The age profile, when requested.
     pub profile: Vec<ProfileRow>,
+    /// The convergence curve, when requested.
+    pub convergence: Vec<ConvergenceRow>,
 }
 
 struct Runner<'a> {
-    f: &'a mut (dyn SlidingFilter + Send),
+    f: &'a mut (dyn Filter + Send),
     stream: KeyStream,
     rng: Pcg64,
     hist: History,
+    inserted: u64,
 }
 
 impl Runner<'_> {
@@ -306,6 +330,7 @@ impl Runner<'_> {
         let key = self.stream.next_key(&mut self.rng);
         self.f.insert(key);
         self.hist.push(key);
+        self.inserted += 1;
     }
     fn advance(&mut self, n: u64) {
         for _ in 0..n {
@@ -317,6 +342,7 @@ impl Runner<'_> {
 /// Per-phase accumulators.
 #[derive(Default)]
 struct PhaseStats {
+    zeros: Welford,
     fpr: Binomial,
     expired: Binomial,
     probes: Welford,
@@ -325,32 +351,52 @@ struct PhaseStats {
 }
 
 /// Measures one configuration. Deterministic given `rng`'s seed, except for
-/// the `*_ns` timing columns.
+/// the `*_ns` timing columns. `rebuild(seed)` makes a fresh copy of the design
+/// (for the convergence metric, which starts from empty filters).
 pub fn measure(
     built: &mut Built,
     stream: KeyStream,
-    rng: Pcg64,
+    mut rng: Pcg64,
     metrics: &BTreeSet<Metric>,
     spec: &MeasureSpec,
-) -> PointResult {
+    rebuild: &dyn Fn(u64) -> Result<Built, String>,
+) -> Result<PointResult, String> {
+    let has = |m: Metric| metrics.contains(&m);
+    let convergence = if has(Metric::Convergence) {
+        measure_convergence(built, &stream, &mut rng, spec, rebuild)?
+    } else {
+        Vec::new()
+    };
     let theory = &built.theory;
-    let f: &mut (dyn SlidingFilter + Send) = built.filter.as_mut();
-    let (w, s, period) = (f.window(), f.slack(), f.period().max(1));
+    let Geometry {
+        window: w,
+        slack: s,
+        period,
+        guaranteed,
+        ..
+    } = built.geometry;
+    let period = period.max(1);
     let margin = ((w as f64 * spec.margin) as u64).max(period);
-    let horizon = w + s + margin;
+    let horizon = built.geometry.horizon.unwrap_or(w + s + margin).max(w + s);
+    let margin = horizon - w - s;
+    let warm = built.geometry.warmup.unwrap_or(horizon).max(horizon);
+    let spacing = built
+        .geometry
+        .spacing
+        .unwrap_or((w + s).div_ceil(period).max(1) * period);
     let distinct = stream.is_distinct();
+    let f: &mut (dyn Filter + Send) = built.filter.as_mut();
     let mut r = Runner {
         f,
         stream,
         rng,
         hist: History::new(horizon, distinct),
+        inserted: 0,
     };
-    let has = |m: Metric| metrics.contains(&m);
     let level = spec.ci_level;
 
     // Warm-up to steady state, aligned to the worst phase.
-    let warm = horizon.div_ceil(period) * period;
-    r.advance(warm - r.f.inserted() % period);
+    r.advance(warm.div_ceil(period) * period);
 
     let fpr_queries = {
         let target = theory
@@ -391,27 +437,40 @@ pub fn measure(
                 st.probes.add(sum as f64 / n as f64);
             }
         }
-        if has(Metric::Fnr) {
+        if has(Metric::Fnr) && w > 0 {
             let mut check = |age: u64, r: &mut Runner| {
                 if let Some(key) = r.hist.at_age(age) {
                     fnr.add(!r.f.contains(key));
                 }
             };
-            check(w, r);
-            for _ in 0..spec.age_samples {
-                let age = r.rng.random_range(1..=w);
+            if guaranteed {
+                check(w, r); // the oldest guaranteed key, every round
+            }
+            // Distinct ages, evenly spaced from a random offset: querying the
+            // same key twice in one state would count one trial twice.
+            let n = spec.age_samples.min(w);
+            let offset = r.rng.random_range(0..w);
+            for i in 0..n {
+                let age = 1 + (offset + i * w / n) % w;
                 check(age, r);
             }
         }
-        if has(Metric::Fpr) && margin > 0 {
-            for _ in 0..spec.age_samples {
-                let age = r.rng.random_range(w + s + 1..=horizon);
+        if has(Metric::Fpr) && guaranteed && margin > 0 {
+            let n = spec.age_samples.min(margin);
+            let offset = r.rng.random_range(0..margin);
+            for i in 0..n {
+                let age = w + s + 1 + (offset + i * margin / n) % margin;
                 if let Some(key) = r.hist.at_age(age) {
                     st.expired.add(r.f.contains(key));
                 }
             }
         }
-        if has(Metric::Npws) {
+        if has(Metric::ZeroFraction) {
+            if let Some(z) = r.f.zero_fraction() {
+                st.zeros.add(z);
+            }
+        }
+        if has(Metric::Npws) && s > 0 {
             let yes = (w + 1..=w + s)
                 .filter_map(|a| r.hist.at_age(a))
                 .filter(|&k| r.f.contains(k))
@@ -427,7 +486,6 @@ pub fn measure(
         }
     };
 
-    let spacing = (w + s).div_ceil(period).max(1) * period;
     for _ in 0..spec.rounds {
         measure_phase(&mut r, &mut worst, &mut fnr);
         let u = r.rng.random_range(1..=period);
@@ -477,13 +535,15 @@ pub fn measure(
             binomial_ci(avg.fpr.x, avg.fpr.n, level),
         );
         let expired = worst.expired;
-        row.push("fpr_expired_queries", Value::Int(expired.n));
-        with_theory(
-            &mut row,
-            "fpr_expired",
-            expired.rate(),
-            binomial_ci(expired.x, expired.n, level),
-        );
+        if expired.n > 0 {
+            row.push("fpr_expired_queries", Value::Int(expired.n));
+            with_theory(
+                &mut row,
+                "fpr_expired",
+                expired.rate(),
+                binomial_ci(expired.x, expired.n, level),
+            );
+        }
     }
     if has(Metric::Fnr) {
         row.push("fnr_queries", Value::Int(fnr.n));
@@ -503,7 +563,11 @@ pub fn measure(
             worst.probes.ci(level),
         );
     }
-    if has(Metric::Npws) {
+    if has(Metric::ZeroFraction) && worst.zeros.count() > 0 {
+        let z = Welford::merge(&worst.zeros, &avg.zeros);
+        with_theory(&mut row, "zero_fraction", z.mean(), z.ci(level));
+    }
+    if has(Metric::Npws) && s > 0 {
         let scale = |(a, b): (f64, f64)| (a / w as f64, b / w as f64);
         with_theory(
             &mut row,
@@ -599,7 +663,82 @@ pub fn measure(
             }
         }
     }
-    PointResult { row, profile }
+    Ok(PointResult {
+        row,
+        profile,
+        convergence,
+    })
+}
+
+/// One checkpoint of the convergence curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvergenceRow {
+    /// Insertions since the filter was empty.
+    pub t: u64,
+    /// Zero fraction over runs.
+    pub zeros: Welford,
+    /// False positives over all runs' queries.
+    pub fp: u64,
+    /// Queries.
+    pub n: u64,
+    /// Theoretical zero fraction at t.
+    pub zero_theory: f64,
+    /// Theoretical FPR at t.
+    pub fpr_theory: f64,
+}
+
+/// Zero fraction and FPR from empty filters: `rounds` runs (fresh filter and
+/// key stream each), measured at `convergence_points` log-spaced checkpoints
+/// up to 1.5 x the design's warm-up (its time to reach the stable point).
+fn measure_convergence(
+    built: &Built,
+    stream: &KeyStream,
+    rng: &mut Pcg64,
+    spec: &MeasureSpec,
+    rebuild: &dyn Fn(u64) -> Result<Built, String>,
+) -> Result<Vec<ConvergenceRow>, String> {
+    let Some(curve) = built.theory.convergence.as_ref() else {
+        return Err("metric convergence: this design has no convergence theory".into());
+    };
+    let end = (built.geometry.warmup.unwrap_or(1000) as f64 * 1.5).max(2.0);
+    let n = spec.convergence_points.max(2);
+    let mut ts: Vec<u64> = (0..n)
+        .map(|i| end.powf(i as f64 / (n - 1) as f64).round() as u64)
+        .collect();
+    ts.dedup();
+    let mut rows: Vec<ConvergenceRow> = ts
+        .iter()
+        .map(|&t| {
+            let (zero_theory, fpr_theory) = curve(t);
+            ConvergenceRow {
+                t,
+                zeros: Welford::default(),
+                fp: 0,
+                n: 0,
+                zero_theory,
+                fpr_theory,
+            }
+        })
+        .collect();
+    for _ in 0..spec.rounds {
+        let mut b = rebuild(rng.random())?;
+        let mut st = stream.fresh(rng);
+        let mut t = 0u64;
+        for row in rows.iter_mut() {
+            while t < row.t {
+                t += 1;
+                b.filter.insert(st.next_key(rng));
+            }
+            if let Some(z) = b.filter.zero_fraction() {
+                row.zeros.add(z);
+            }
+            for _ in 0..spec.convergence_queries {
+                row.fp += b.filter.contains(st.negative(rng)) as u64;
+                row.n += 1;
+            }
+        }
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! interrupted run never leaves a half-written result in place of a good one.
 
 use crate::metrics::{Row, Value};
-use crate::spec::{PlotKind, Spec};
+use crate::spec::{PlotKind, PlotSpec, Spec};
+use crate::sweep::Outcome;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -199,51 +200,58 @@ fn register_font() -> Result<(), String> {
         .ok_or_else(|| "plot: cannot load the embedded font".to_string())
 }
 
-/// Renders every plot of `spec`; returns the files written.
+/// Renders every plot of `spec`, as SVG and PNG; returns the files written.
 pub fn render_plots(
     spec: &Spec,
-    rows: &[Row],
-    profile: &[Row],
+    out: &Outcome,
     plots_dir: &Path,
     suffix: &str,
 ) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
+    let mut written = Vec::new();
     if !spec.plot.is_empty() {
         register_font()?;
     }
+    let size = (900, 650);
     for (i, p) in spec.plot.iter().enumerate() {
         let path = plot_path(spec, plots_dir, i, suffix);
-        let size = (900, 650);
-        let draw = |kind: PlotKind, root: DrawingArea<_, _>| match kind {
-            PlotKind::FprVsTheory => fpr_vs_theory(root, spec, rows),
-            PlotKind::AgeProfile => age_profile(root, spec, profile),
-        };
         let mut svg = String::new();
-        draw(
-            p.kind,
+        draw_plot(
             SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+            p,
+            spec,
+            out,
         )?;
         write_atomic(&path, svg.as_bytes())?;
-        out.push(path.clone());
+        written.push(path.clone());
         // PNG beside it, for viewers without SVG; written under a temporary name.
         let png = path.with_extension("png");
         let tmp = path.with_extension("tmp.png");
-        match p.kind {
-            PlotKind::FprVsTheory => fpr_vs_theory(
-                BitMapBackend::new(&tmp, size).into_drawing_area(),
-                spec,
-                rows,
-            )?,
-            PlotKind::AgeProfile => age_profile(
-                BitMapBackend::new(&tmp, size).into_drawing_area(),
-                spec,
-                profile,
-            )?,
-        }
+        draw_plot(
+            BitMapBackend::new(&tmp, size).into_drawing_area(),
+            p,
+            spec,
+            out,
+        )?;
         std::fs::rename(&tmp, &png).map_err(|e| format!("cannot write {}: {e}", png.display()))?;
-        out.push(png);
+        written.push(png);
     }
-    Ok(out)
+    Ok(written)
+}
+
+fn draw_plot<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    p: &PlotSpec,
+    spec: &Spec,
+    out: &Outcome,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    match p.kind {
+        PlotKind::FprVsTheory => fpr_vs_theory(root, spec, &out.rows),
+        PlotKind::AgeProfile => age_profile(root, spec, &out.profile, p.log_y.unwrap_or(true)),
+        PlotKind::Convergence => convergence(root, spec, &out.convergence),
+    }
 }
 
 /// Distinguishable line colours (Okabe-Ito).
@@ -262,13 +270,16 @@ fn err(e: impl std::fmt::Display) -> String {
 }
 
 fn label(r: &Row) -> String {
-    let n = |c: &str| r.get_num(c).map(|x| x.to_string()).unwrap_or_default();
-    format!(
-        "{} k={} l={}",
-        r.get("design").map(|v| v.to_string()).unwrap_or_default(),
-        n("k"),
-        n("l")
-    )
+    let mut s = r.get("design").map(|v| v.to_string()).unwrap_or_default();
+    for c in ["k", "l", "g", "m", "d", "p"] {
+        if let Some(v) = r.get_num(c) {
+            s += &format!(" {c}={v}");
+        }
+    }
+    if r.get_num("adjacent") == Some(1.0) {
+        s += " adjacent";
+    }
+    s
 }
 
 /// Measured worst-phase FPR against theory (and against the paper's formula).
@@ -373,27 +384,41 @@ fn age_profile<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     spec: &Spec,
     profile: &[Row],
+    log_y: bool,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
-    let floor = profile
+    // Against age / w only when every design guarantees its window.
+    let relative = profile
         .iter()
-        .filter_map(|r| r.get_num("p_yes_theory"))
-        .filter(|&p| p > 0.0)
-        .fold(1.0, f64::min)
-        .clamp(1e-7, 1.0)
-        / 3.0;
-    // point -> (legend label, [(age / w, measured, theory)])
+        .all(|r| matches!(r.get("guaranteed"), Some(Value::Bool(true))));
+    let floor = if log_y {
+        profile
+            .iter()
+            .filter_map(|r| r.get_num("p_yes_theory"))
+            .filter(|&p| p > 0.0)
+            .fold(1.0, f64::min)
+            .clamp(1e-7, 1.0)
+            / 3.0
+    } else {
+        0.0
+    };
+    // point -> (legend label, [(x, measured, theory)])
     type Series = (String, Vec<(f64, f64, f64)>);
     let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
     for r in profile {
         if r.get("phase").map(|v| v.to_string()).as_deref() != Some("worst") {
             continue;
         }
+        let x = if relative {
+            "age_mid_over_w"
+        } else {
+            "age_mid"
+        };
         let (Some(point), Some(x), Some(p), Some(t)) = (
             r.get_num("point"),
-            r.get_num("age_mid_over_w"),
+            r.get_num(x),
             r.get_num("p_yes"),
             r.get_num("p_yes_theory"),
         ) else {
@@ -413,45 +438,165 @@ where
         .flat_map(|g| g.1.iter().map(|p| p.0))
         .fold(0.0, f64::max)
         * 1.02;
-    {
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{}: P(yes | age) just before a shift", spec.name),
-                ("sans-serif", 22),
-            )
+    let x_desc = if relative {
+        "age / window (w = l g)"
+    } else {
+        "age (insertions since the key arrived)"
+    };
+    let caption = format!("{}: P(reported | age), just before a shift", spec.name);
+    root.fill(&WHITE).map_err(err)?;
+    let builder = |root| {
+        let mut b = ChartBuilder::on(root);
+        b.caption(caption.as_str(), ("sans-serif", 22))
             .margin(15)
             .x_label_area_size(50)
+            .y_label_area_size(70);
+        b
+    };
+    // The two y scales have different coordinate types; the drawing is the same.
+    macro_rules! draw {
+        ($chart:expr, $yfmt:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc("P(reported present)")
+                .y_label_formatter($yfmt)
+                .draw()
+                .map_err(err)?;
+            if relative {
+                chart
+                    .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.05)], BLACK.mix(0.3)))
+                    .map_err(err)?;
+            }
+            for (i, (_, (name, pts))) in groups.iter().enumerate() {
+                let color = PALETTE[i % PALETTE.len()];
+                chart
+                    .draw_series(LineSeries::new(
+                        pts.iter().map(|p| (p.0, p.2.max(floor))),
+                        color.stroke_width(2),
+                    ))
+                    .map_err(err)?
+                    .label(format!("{name} (line: theory, dots: measured)"))
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(
+                        pts.iter()
+                            .filter(|p| p.1 > floor)
+                            .map(|p| Circle::new((p.0, p.1), 2, color.filled())),
+                    )
+                    .map_err(err)?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK)
+                .draw()
+                .map_err(err)?;
+        }};
+    }
+    if log_y {
+        draw!(
+            builder(&root)
+                .build_cartesian_2d(0.0..xmax, (floor..1.05).log_scale())
+                .map_err(err)?,
+            &|y: &f64| format!("{y:.0e}")
+        );
+    } else {
+        draw!(
+            builder(&root)
+                .build_cartesian_2d(0.0..xmax, 0.0..1.05)
+                .map_err(err)?,
+            &|y: &f64| format!("{y:.1}")
+        );
+    }
+    root.present().map_err(err)
+}
+
+/// Zero fraction (top) and FPR (bottom) against insertions from empty.
+fn convergence<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    spec: &Spec,
+    rows: &[Row],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    // point -> (label, [(t, zero, zero theory, fpr, fpr theory)])
+    type Series = (String, Vec<[f64; 5]>);
+    let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
+    for r in rows {
+        let get = |c: &str| r.get_num(c);
+        let (Some(point), Some(t), Some(z), Some(zt), Some(f), Some(ft)) = (
+            get("point"),
+            get("t"),
+            get("zero_fraction"),
+            get("zero_fraction_theory"),
+            get("fpr"),
+            get("fpr_theory"),
+        ) else {
+            continue;
+        };
+        groups
+            .entry(point as u64)
+            .or_insert_with(|| (label(r), Vec::new()))
+            .1
+            .push([t.max(1.0), z, zt, f, ft]);
+    }
+    if groups.is_empty() {
+        return Err(
+            "plot convergence: no convergence rows (add \"convergence\" to metrics)".into(),
+        );
+    }
+    let tmax = groups
+        .values()
+        .flat_map(|g| g.1.iter().map(|p| p[0]))
+        .fold(1.0, f64::max)
+        * 1.1;
+    root.fill(&WHITE).map_err(err)?;
+    let root = root
+        .titled(
+            &format!("{}: convergence from an empty filter", spec.name),
+            ("sans-serif", 22),
+        )
+        .map_err(err)?;
+    let panels = root.split_evenly((2, 1));
+    for (panel, (zi, ti, what)) in panels
+        .iter()
+        .zip([(1, 2, "fraction of zero cells"), (3, 4, "FPR")])
+    {
+        let mut chart = ChartBuilder::on(panel)
+            .margin(10)
+            .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..xmax, (floor..1.5).log_scale())
+            .build_cartesian_2d((1.0..tmax).log_scale(), 0.0..1.02)
             .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc("age / window (w = l g)")
-            .y_desc("P(reported present)")
-            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .x_desc("insertions since empty")
+            .y_desc(what)
+            .x_label_formatter(&|x| format!("{x:.0e}"))
             .draw()
-            .map_err(err)?;
-        chart
-            .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.5)], BLACK.mix(0.3)))
             .map_err(err)?;
         for (i, (_, (name, pts))) in groups.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             chart
                 .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, p.2.max(floor))),
+                    pts.iter().map(|p| (p[0], p[ti])),
                     color.stroke_width(2),
                 ))
                 .map_err(err)?
-                .label(format!("{name} (line: theory, dots: measured)"))
+                .label(name.clone())
                 .legend(move |(x, y)| {
                     PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
                 });
             chart
                 .draw_series(
                     pts.iter()
-                        .filter(|p| p.1 > 0.0)
-                        .map(|p| Circle::new((p.0, p.1), 2, color.filled())),
+                        .map(|p| Circle::new((p[0], p[zi]), 3, color.filled())),
                 )
                 .map_err(err)?;
         }
@@ -462,9 +607,8 @@ where
             .border_style(BLACK)
             .draw()
             .map_err(err)?;
-        root.present().map_err(err)?;
     }
-    Ok(())
+    root.present().map_err(err)
 }
 
 #[cfg(test)]

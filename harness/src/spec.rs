@@ -85,6 +85,11 @@ pub enum Metric {
     Speed,
     /// P(yes | age) over ages 1 ..= w + s + margin (written to <name>_profile.csv).
     Profile,
+    /// Fraction of zero cells (Stable Bloom).
+    ZeroFraction,
+    /// Zero fraction and FPR from empty filters over time (written to
+    /// <name>_convergence.csv).
+    Convergence,
 }
 
 /// The key stream of an experiment.
@@ -135,6 +140,10 @@ pub struct MeasureSpec {
     pub margin: f64,
     /// Operations timed per speed figure.
     pub speed_ops: u64,
+    /// Checkpoints of the convergence curve.
+    pub convergence_points: u64,
+    /// FPR queries per run and checkpoint of the convergence curve.
+    pub convergence_queries: u64,
 }
 
 impl Default for MeasureSpec {
@@ -149,6 +158,8 @@ impl Default for MeasureSpec {
             bucket: 0,
             margin: 0.25,
             speed_ops: 200_000,
+            convergence_points: 30,
+            convergence_queries: 2000,
         }
     }
 }
@@ -192,6 +203,9 @@ pub struct PlotSpec {
     /// are several plots).
     #[serde(default)]
     pub file: Option<String>,
+    /// Logarithmic y axis (age_profile; default true).
+    #[serde(default)]
+    pub log_y: Option<bool>,
 }
 
 /// Chart kinds.
@@ -201,8 +215,12 @@ pub enum PlotKind {
     /// Measured worst-phase FPR (with CI) against theory, log-log, with the
     /// paper-formula values beside.
     FprVsTheory,
-    /// P(yes | age) against age / w, theory lines and measured points.
+    /// P(yes | age), theory lines and measured points: against age / w when
+    /// every design guarantees a window, else against age.
     AgeProfile,
+    /// Zero fraction and FPR against insertions from empty, theory lines and
+    /// measured points.
+    Convergence,
 }
 
 /// One grid point, after expansion.

@@ -12,7 +12,7 @@ use crate::spec::{Metric, Point, Spec, WorkloadSpec};
 use crate::workload::{KeyStream, Trace};
 use bloomlab_filters::hash::mix64;
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,8 @@ pub struct Outcome {
     pub rows: Vec<Row>,
     /// Age-profile rows, one per point x phase x bucket.
     pub profile: Vec<Row>,
+    /// Convergence rows, one per point x checkpoint.
+    pub convergence: Vec<Row>,
 }
 
 /// The seed of point `index`.
@@ -108,6 +110,7 @@ fn id_row(p: &Point, built: &designs::Built) -> Row {
     for (k, v) in &built.resolved {
         row.num(*k, *v);
     }
+    row.push("guaranteed", Value::Bool(built.geometry.guaranteed));
     row
 }
 
@@ -122,6 +125,7 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
     row.push("phase", Value::Text(pr.phase.to_string()));
     row.push("age_lo", Value::Int(pr.age_lo));
     row.push("age_hi", Value::Int(pr.age_hi));
+    row.num("age_mid", (pr.age_lo + pr.age_hi) as f64 / 2.0);
     row.num(
         "age_mid_over_w",
         (pr.age_lo + pr.age_hi) as f64 / 2.0 / window,
@@ -141,6 +145,29 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
     row
 }
 
+fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
+    let mut row = Row(id
+        .0
+        .iter()
+        .filter(|(n, _)| n != "repeat")
+        .cloned()
+        .collect());
+    row.push("table", Value::Text("convergence".into()));
+    row.push("t", Value::Int(c.t));
+    row.push("runs", Value::Int(c.zeros.count()));
+    let (lo, hi) = c.zeros.ci(level);
+    row.num("zero_fraction", c.zeros.mean());
+    row.num("zero_fraction_ci_low", lo);
+    row.num("zero_fraction_ci_high", hi);
+    row.num("zero_fraction_theory", c.zero_theory);
+    let (lo, hi) = metrics::binomial_ci(c.fp, c.n, level);
+    row.num("fpr", c.fp as f64 / c.n.max(1) as f64);
+    row.num("fpr_ci_low", lo);
+    row.num("fpr_ci_high", hi);
+    row.num("fpr_theory", c.fpr_theory);
+    row
+}
+
 /// A spec checked and ready to run: its points and, for a trace workload,
 /// the loaded trace.
 pub struct Prepared {
@@ -157,7 +184,7 @@ pub fn prepare(spec: &Spec) -> Result<Prepared, String> {
         if p.repeat > 0 {
             continue;
         }
-        designs::build(&p.design, &p.params).map_err(|e| {
+        designs::build(&p.design, &p.params, 0).map_err(|e| {
             format!(
                 "point {} ({} {}): {e}",
                 p.index,
@@ -242,19 +269,29 @@ pub fn run(
     let work = || -> Result<Vec<(usize, PointResultRows)>, String> {
         todo.par_iter()
             .map(|p| {
-                let mut built = designs::build(&p.design, &p.params)?;
                 let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
+                let mut built = designs::build(&p.design, &p.params, rng.random())?;
                 let stream = KeyStream::new(&spec.workload, trace.clone(), &mut rng);
-                let window = built.filter.window() as f64;
+                let window = built.geometry.window as f64;
                 let id = id_row(p, &built);
-                let PointResult { row, profile } =
-                    metrics::measure(&mut built, stream, rng, &metrics, &measure);
+                let rebuild = |seed: u64| designs::build(&p.design, &p.params, seed);
+                let PointResult {
+                    row,
+                    profile,
+                    convergence,
+                } = metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild)
+                    .map_err(|e| format!("point {}: {e}", p.index))?;
                 let mut full = id.clone();
                 full.0.extend(row.0);
-                let prof: Vec<Row> = profile
+                let mut prof: Vec<Row> = profile
                     .iter()
                     .map(|pr| profile_row(&id, window, pr, measure.ci_level))
                     .collect();
+                prof.extend(
+                    convergence
+                        .iter()
+                        .map(|c| convergence_row(&id, c, measure.ci_level)),
+                );
                 if let Some(f) = &ck_file {
                     let line = serde_json::to_string(&Checkpoint {
                         key,
@@ -285,10 +322,19 @@ pub fn run(
     let mut out = Outcome {
         rows: Vec::new(),
         profile: Vec::new(),
+        convergence: Vec::new(),
     };
-    for (_, (row, prof)) in done {
+    for (_, (row, extra)) in done {
         out.rows.push(row);
-        out.profile.extend(prof);
+        for r in extra {
+            let is_conv = matches!(r.get("table"), Some(Value::Text(t)) if t == "convergence");
+            let r = Row(r.0.into_iter().filter(|(n, _)| n != "table").collect());
+            if is_conv {
+                out.convergence.push(r);
+            } else {
+                out.profile.push(r);
+            }
+        }
     }
     Ok(out)
 }

@@ -105,6 +105,24 @@ impl KeyStream {
         }
     }
 
+    /// A stream of the same kind, independent of this one (a new salt; a
+    /// trace starts again from its first line).
+    pub fn fresh(&self, rng: &mut Pcg64) -> KeyStream {
+        let salt = rng.next_u64();
+        match self {
+            KeyStream::Distinct { .. } => KeyStream::Distinct { salt, t: 0, neg: 0 },
+            KeyStream::Zipf { dist, .. } => KeyStream::Zipf {
+                salt,
+                dist: *dist,
+                neg: 0,
+            },
+            KeyStream::Trace { trace, .. } => KeyStream::Trace {
+                trace: trace.clone(),
+                pos: 0,
+            },
+        }
+    }
+
     /// Whether every key of the stream is distinct (no repeats).
     pub fn is_distinct(&self) -> bool {
         matches!(self, KeyStream::Distinct { .. })

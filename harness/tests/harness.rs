@@ -167,6 +167,34 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
             "threads",
         ),
         (vec!["frobnicate".into()], "frobnicate"),
+        (
+            vec![
+                "measure".into(),
+                "stable".into(),
+                "--m".into(),
+                "100".into(),
+                "--d".into(),
+                "1".into(),
+                "--k".into(),
+                "3".into(),
+            ],
+            "--p",
+        ),
+        (
+            vec![
+                "measure".into(),
+                "stable".into(),
+                "--m".into(),
+                "10".into(),
+                "--d".into(),
+                "1".into(),
+                "--k".into(),
+                "30".into(),
+                "--p".into(),
+                "1".into(),
+            ],
+            "k = 30",
+        ),
     ];
     for (args, needle) in cases {
         let (code, err) = run(bloomlab().args(&args).current_dir(dir.path()));
