@@ -443,7 +443,10 @@ where
     } else {
         "age (insertions since the key arrived)"
     };
-    let caption = format!("{}: P(reported | age), just before a shift", spec.name);
+    let caption = format!(
+        "{}: P(reported | age) (windowed designs: just before a shift)",
+        spec.name
+    );
     root.fill(&WHITE).map_err(err)?;
     let builder = |root| {
         let mut b = ChartBuilder::on(root);
@@ -459,6 +462,13 @@ where
             let mut chart = $chart;
             chart
                 .configure_mesh()
+                .x_label_formatter(&|x: &f64| {
+                    if relative {
+                        format!("{x:.1}")
+                    } else {
+                        format!("{x:.0}")
+                    }
+                })
                 .x_desc(x_desc)
                 .y_desc("P(reported present)")
                 .y_label_formatter($yfmt)
@@ -568,11 +578,16 @@ where
         .iter()
         .zip([(1, 2, "fraction of zero cells"), (3, 4, "FPR")])
     {
+        let ymax = groups
+            .values()
+            .flat_map(|g| g.1.iter().map(|p| p[zi].max(p[ti])))
+            .fold(0.0, f64::max)
+            * 1.15;
         let mut chart = ChartBuilder::on(panel)
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d((1.0..tmax).log_scale(), 0.0..1.02)
+            .build_cartesian_2d((1.0..tmax).log_scale(), 0.0..ymax)
             .map_err(err)?;
         chart
             .configure_mesh()
@@ -602,7 +617,7 @@ where
         }
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(SeriesLabelPosition::LowerLeft)
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
             .draw()
