@@ -115,6 +115,25 @@ impl ProfileTheory for ApbfProfile {
     }
 }
 
+/// Rejects parameters `design` does not know; returns `fpr`, checked to lie
+/// in (0, 1), if given.
+fn check_params(
+    design: &str,
+    params: &BTreeMap<String, f64>,
+    known: &[&str],
+) -> Result<Option<f64>, String> {
+    if let Some(key) = params.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(format!(
+            "{design} has no parameter {key} (expected {})",
+            known.join(", ")
+        ));
+    }
+    match params.get("fpr") {
+        Some(&p) if !(p > 0.0 && p < 1.0) => Err(format!("parameter fpr = {p} must be in (0, 1)")),
+        other => Ok(other.copied()),
+    }
+}
+
 /// Reads parameter `name` as a whole number >= 1.
 fn whole(params: &BTreeMap<String, f64>, name: &str) -> Result<Option<u64>, String> {
     match params.get(name) {
@@ -147,19 +166,7 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
 /// picking k and l (fewest bits per element, l <= 32); g = ⌈window / l⌉ when
 /// only the window is given.
 fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
-    for key in params.keys() {
-        if !["k", "l", "g", "fpr", "window"].contains(&key.as_str()) {
-            return Err(format!(
-                "apbf has no parameter {key} (expected k, l, g, fpr, window)"
-            ));
-        }
-    }
-    let fpr = params.get("fpr").copied();
-    if let Some(p) = fpr {
-        if !(p > 0.0 && p < 1.0) {
-            return Err(format!("parameter fpr = {p} must be in (0, 1)"));
-        }
-    }
+    let fpr = check_params("apbf", params, &["k", "l", "g", "fpr", "window"])?;
     let (mut k, mut l) = (whole(params, "k")?, whole(params, "l")?);
     let (g, window) = (whole(params, "g")?, whole(params, "window")?);
     if k.is_some() && fpr.is_some() {
@@ -256,19 +263,11 @@ const MAX_HORIZON: u64 = 1 << 24;
 /// for `fnr`; default: the age up to which the theoretical FNR stays below 1%),
 /// `adjacent` = 1 for adjacent decrements.
 fn build_stable(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
-    for key in params.keys() {
-        if !["m", "d", "k", "p", "fpr", "memory", "window", "adjacent"].contains(&key.as_str()) {
-            return Err(format!(
-                "stable has no parameter {key} (expected m, d, k, p, fpr, memory, window, adjacent)"
-            ));
-        }
-    }
-    let fpr = params.get("fpr").copied();
-    if let Some(p) = fpr {
-        if !(p > 0.0 && p < 1.0) {
-            return Err(format!("parameter fpr = {p} must be in (0, 1)"));
-        }
-    }
+    let fpr = check_params(
+        "stable",
+        params,
+        &["m", "d", "k", "p", "fpr", "memory", "window", "adjacent"],
+    )?;
     let (m, d, k, p) = (
         whole(params, "m")?,
         whole(params, "d")?,
