@@ -254,6 +254,25 @@ where
     }
 }
 
+/// Draws the series legend of `chart` in a framed box at `pos`.
+fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
 /// Distinguishable line colours (Okabe-Ito).
 const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
@@ -367,13 +386,7 @@ where
                 .label("vs the paper's formula (linear fill)")
                 .legend(|(x, y)| Cross::new((x + 10, y), 5, RED.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(err)?;
     }
     Ok(())
@@ -499,13 +512,7 @@ where
                     )
                     .map_err(err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }};
     }
     if log_y {
@@ -615,13 +622,7 @@ where
                 )
                 .map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     }
     root.present().map_err(err)
 }
