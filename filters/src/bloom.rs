@@ -170,6 +170,13 @@ impl PartitionedBloomFilter {
         self.m
     }
 
+    /// Empties the filter (all bits 0, insertion count 0).
+    pub fn clear(&mut self) {
+        let n = self.bits.len();
+        self.bits.clear_range(0, n);
+        self.inserted = 0;
+    }
+
     /// Insertions so far.
     pub fn inserted(&self) -> u64 {
         self.inserted

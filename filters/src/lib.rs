@@ -31,7 +31,9 @@ pub mod bits;
 pub mod bloom;
 mod error;
 pub mod hash;
+pub mod segmented;
 pub mod stable;
+pub mod window;
 
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};

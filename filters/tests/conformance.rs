@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
 //! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
+//! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! A design joins by adding one macro invocation; it must say which promise
@@ -12,6 +13,7 @@
 
 mod common;
 
+use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::{
     Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter, StableBloomFilter,
 };
@@ -146,7 +148,7 @@ macro_rules! conformance {
             }
         }
     };
-    (sliding $name:ident: $build:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+    (sliding $name:ident: $build:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
             #[test]
@@ -156,7 +158,7 @@ macro_rules! conformance {
             #[test]
             fn fpr_within_its_bound() {
                 let f = $build;
-                let bound = f.theory().fpr();
+                let bound: f64 = ($bound)(&f);
                 fpr_within_bound(f, bound);
             }
             #[test]
@@ -199,20 +201,24 @@ fn apbf_memory(f: &Apbf) -> u64 {
     (f.k() + f.l()) as u64 * f.m() + 128
 }
 
-conformance!(sliding apbf_k4_l3: Apbf::new(4, 3, 500).unwrap(),
+fn apbf_bound(f: &Apbf) -> f64 {
+    f.theory().fpr()
+}
+
+conformance!(sliding apbf_k4_l3: Apbf::new(4, 3, 500).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::new(0, 3, 5), Apbf::new(4, 0, 5), Apbf::new(4, 3, 0),
            Apbf::new(4, 3, u64::MAX), Apbf::with_fpr(100, 0.0), Apbf::with_fpr(100, 1.0)]);
-conformance!(sliding apbf_k10_l7: Apbf::new(10, 7, 1000).unwrap(),
+conformance!(sliding apbf_k10_l7: Apbf::new(10, 7, 1000).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::new(u32::MAX, 2, 5), Apbf::with_fpr(0, 0.1), Apbf::with_fpr_and_l(100, 0.1, 0)]);
-conformance!(sliding apbf_k6_l14: Apbf::new(6, 14, 300).unwrap(),
+conformance!(sliding apbf_k6_l14: Apbf::new(6, 14, 300).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::with_fpr(100, f64::NAN), Apbf::with_fpr(100, -0.5)]);
-conformance!(sliding apbf_k1_l1: Apbf::new(1, 1, 64).unwrap(),
+conformance!(sliding apbf_k1_l1: Apbf::new(1, 1, 64).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::new(1, 1, 0)]);
-conformance!(sliding apbf_from_fpr: Apbf::with_fpr(5000, 1e-3).unwrap(),
+conformance!(sliding apbf_from_fpr: Apbf::with_fpr(5000, 1e-3).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::with_fpr(5000, 1e-300)]);
 
@@ -235,3 +241,20 @@ conformance!(stable stable_d3: StableBloomFilter::new(20_000, 3, 4, 30).unwrap()
 conformance!(stable stable_adjacent: StableBloomFilter::new(20_000, 2, 4, 20).unwrap()
         .with_decrement(bloomlab_filters::stable::Decrement::Adjacent),
     bad = [StableBloomFilter::new(100, 2, 4, 101)]);
+
+conformance!(sliding jumping_n4: JumpingWindow::with_fpr(3000, 0.01, 4).unwrap(),
+    bound = |f: &JumpingWindow| f.theory_fpr(f.g()),
+    memory = |f: &JumpingWindow| f.segments() as u64 * f.k() as u64 * f.m() + 128,
+    bad = [JumpingWindow::new(1, 3, 10, 10), JumpingWindow::with_fpr(100, 0.0, 3)]);
+conformance!(sliding double_buffer: DoubleBuffer::with_fpr(2000, 0.01).unwrap(),
+    bound = |f: &DoubleBuffer| f.theory_fpr(f.g()),
+    memory = |f: &DoubleBuffer| 2 * f.k() as u64 * f.m() + 64,
+    bad = [DoubleBuffer::new(3, 0, 10), DoubleBuffer::with_fpr(0, 0.1)]);
+conformance!(sliding a2_buffer: A2Buffer::with_fpr(2000, 0.01).unwrap(),
+    bound = |f: &A2Buffer| f.as_jumping().theory_fpr(f.as_jumping().g()),
+    memory = |f: &A2Buffer| 2 * f.as_jumping().k() as u64 * f.as_jumping().m() + 128,
+    bad = [A2Buffer::new(0, 10, 10), A2Buffer::with_fpr(10, 1.5)]);
+conformance!(sliding forgetful_n3: ForgetfulBloom::with_fpr(3000, 0.01, 3).unwrap(),
+    bound = |f: &ForgetfulBloom| f.theory_fpr(f.g()),
+    memory = |f: &ForgetfulBloom| (f.past() as u64 + 2) * f.k() as u64 * f.m() + 128,
+    bad = [ForgetfulBloom::new(0, 3, 10, 10), ForgetfulBloom::with_fpr(100, 0.01, 20)]);

@@ -3,12 +3,20 @@
 //! metrics and reports pick it up without special cases.
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
-use bloomlab_filters::{Apbf, Filter, SlidingFilter};
+use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
 use std::collections::BTreeMap;
 
 /// Designs the harness can build.
-pub const DESIGNS: &[&str] = &["apbf", "stable"];
+pub const DESIGNS: &[&str] = &[
+    "apbf",
+    "stable",
+    "jumping",
+    "double_buffer",
+    "a2",
+    "forgetful",
+];
 
 /// How the harness drives a design: its window and the time scales of its
 /// state.
@@ -91,13 +99,15 @@ pub trait ProfileTheory: Send + Sync {
     fn avg(&self, age: u64) -> f64;
 }
 
-struct ApbfProfile {
+/// P(yes | age) from P(yes | switches) on a grid of phases, for designs that
+/// switch every g insertions.
+struct ShiftProfile {
     g: u64,
     /// (phase, P(yes | j shifts) for j = 0..=k+l)
     by_phase: Vec<(u64, Vec<f64>)>,
 }
 
-impl ProfileTheory for ApbfProfile {
+impl ProfileTheory for ShiftProfile {
     fn worst(&self, age: u64) -> f64 {
         let (phase, by_j) = self.by_phase.last().expect("phase grid ends at g");
         let j = apbf_theory::shifts_at_age(age, *phase, self.g) as usize;
@@ -155,6 +165,7 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
     match design {
         "apbf" => build_apbf(params),
         "stable" => build_stable(params, seed),
+        "jumping" | "double_buffer" | "a2" | "forgetful" => build_segmented(design, params),
         other => Err(format!(
             "unknown design {other:?} (known: {})",
             DESIGNS.join(", ")
@@ -198,14 +209,12 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
     let f = Apbf::new(k, l, g).map_err(|e| format!("apbf: {e}"))?;
     let t: ApbfTheory = f.theory();
     let cost = t.query_cost();
-    let grid: Vec<u64> = if g <= 256 {
-        (1..=g).collect()
-    } else {
-        (1..=256u64).map(|j| (j * g).div_ceil(256)).collect()
-    };
-    let profile = ApbfProfile {
+    let profile = ShiftProfile {
         g,
-        by_phase: grid.iter().map(|&p| (p, t.presence_by_shift(p))).collect(),
+        by_phase: window::phase_grid(g, 256)
+            .into_iter()
+            .map(|p| (p, t.presence_by_shift(p)))
+            .collect(),
     };
     let theory = Theory {
         scalars: vec![
@@ -240,6 +249,140 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("slack", f.slack() as f64),
         ],
         filter: Box::new(f),
+        theory,
+    })
+}
+
+/// The theory every switching design shares, from its FPR and P(yes | j
+/// switches) as functions of the phase: worst-phase and phase-averaged FPR and
+/// NPWS over a grid of at most 256 phases, and the age profile.
+fn switching_theory(
+    f: &dyn SlidingFilter,
+    payload_bits: u64,
+    fpr_at: &dyn Fn(u64) -> f64,
+    by_shift: &dyn Fn(u64) -> Vec<f64>,
+) -> Theory {
+    let (w, s, g) = (f.window(), f.slack(), f.period());
+    let grid = window::phase_grid(g, 256);
+    let by_phase: Vec<(u64, Vec<f64>)> = grid.iter().map(|&p| (p, by_shift(p))).collect();
+    let pws: Vec<f64> = by_phase
+        .iter()
+        .map(|(p, v)| window::pws(v, fpr_at(*p), w, s, g, *p))
+        .collect();
+    let n = grid.len() as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", fpr_at(g)),
+            ("fpr_avg", grid.iter().map(|&p| fpr_at(p)).sum::<f64>() / n),
+            ("fpr_expired", fpr_at(g)),
+            ("fnr", 0.0),
+            (
+                "npws_peak",
+                pws.iter().cloned().fold(0.0, f64::max) / w as f64,
+            ),
+            ("npws_avg", pws.iter().sum::<f64>() / n / w as f64),
+            ("bits_per_element", payload_bits as f64 / w as f64),
+        ],
+        profile: Some(Box::new(ShiftProfile { g, by_phase })),
+        convergence: None,
+    }
+}
+
+/// The segmentation baselines from (window, fpr[, segments | past]) or
+/// explicit (k, g, m[, segments | past]).
+fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
+    let extra = match design {
+        "jumping" => Some("segments"),
+        "forgetful" => Some("past"),
+        _ => None,
+    };
+    let mut known = vec!["window", "fpr", "k", "g", "m"];
+    known.extend(extra);
+    let fpr = check_params(design, params, &known)?;
+    let n = match extra {
+        Some(name) => Some(small(
+            name,
+            whole(params, name)?.ok_or_else(|| format!("{design} needs {name}"))?,
+        )?),
+        None => None,
+    };
+    let (window_, k, g, m) = (
+        whole(params, "window")?,
+        whole(params, "k")?,
+        whole(params, "g")?,
+        whole(params, "m")?,
+    );
+    let explicit = match (window_, fpr, k, g, m) {
+        (Some(w), Some(e), None, None, None) => Err((w, e)),
+        (None, None, Some(k), Some(g), Some(m)) => Ok((small("k", k)?, g, m)),
+        _ => return Err(format!("{design} needs window and fpr, or k, g and m")),
+    };
+    let e = |r: ParamError| format!("{design}: {r}");
+    type Parts = (Box<dyn Filter + Send>, Geometry, Theory, u32, u64, u64);
+    let parts: Parts = match design {
+        "jumping" | "a2" => {
+            let segments = n.unwrap_or(2);
+            let f = match explicit {
+                Ok((k, g, m)) => JumpingWindow::new(segments, k, g, m),
+                Err((w, fpr)) => JumpingWindow::with_fpr(w, fpr, segments),
+            }
+            .map_err(e)?;
+            let payload = segments as u64 * f.k() as u64 * f.m();
+            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+                f.theory_presence_by_shift(p)
+            });
+            let (k, g, m) = (f.k(), f.g(), f.m());
+            let geo = Geometry::sliding(&f);
+            if design == "a2" {
+                let a = match explicit {
+                    Ok((k, g, m)) => A2Buffer::new(k, g, m),
+                    Err((w, fpr)) => A2Buffer::with_fpr(w, fpr),
+                }
+                .map_err(e)?;
+                (Box::new(a), geo, t, k, g, m)
+            } else {
+                (Box::new(f), geo, t, k, g, m)
+            }
+        }
+        "double_buffer" => {
+            let f = match explicit {
+                Ok((k, g, m)) => DoubleBuffer::new(k, g, m),
+                Err((w, fpr)) => DoubleBuffer::with_fpr(w, fpr),
+            }
+            .map_err(e)?;
+            let payload = 2 * f.k() as u64 * f.m();
+            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+                f.theory_presence_by_shift(p)
+            });
+            let (k, g, m) = (f.k(), f.g(), f.m());
+            (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
+        }
+        _ => {
+            let past = n.unwrap_or(1);
+            let f = match explicit {
+                Ok((k, g, m)) => ForgetfulBloom::new(past, k, g, m),
+                Err((w, fpr)) => ForgetfulBloom::with_fpr(w, fpr, past),
+            }
+            .map_err(e)?;
+            let payload = (past as u64 + 2) * f.k() as u64 * f.m();
+            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+                f.theory_presence_by_shift(p)
+            });
+            let (k, g, m) = (f.k(), f.g(), f.m());
+            (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
+        }
+    };
+    let (filter, geometry, theory, k, g, m) = parts;
+    let mut resolved = vec![("k", k as f64), ("g", g as f64), ("m", m as f64)];
+    if let (Some(name), Some(v)) = (extra, n) {
+        resolved.push((if name == "past" { "past" } else { "segments" }, v as f64));
+    }
+    resolved.push(("window", geometry.window as f64));
+    resolved.push(("slack", geometry.slack as f64));
+    Ok(Built {
+        filter,
+        geometry,
+        resolved,
         theory,
     })
 }

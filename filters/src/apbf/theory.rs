@@ -203,14 +203,7 @@ pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
     }
 }
 
-/// Number of shifts j a key of age `age` (1 = newest) has seen at phase φ.
-pub fn shifts_at_age(age: u64, phase: u64, g: u64) -> u64 {
-    if age <= phase {
-        0
-    } else {
-        (age - phase).div_ceil(g)
-    }
-}
+pub use crate::window::shifts_at_age;
 
 /// P(yes) for a key shifted j times, given the slices' fill ratios: F with the
 /// key's surviving slices s_j .. s_{j+k-1} forced to match.
@@ -290,14 +283,8 @@ pub struct ApbfTheory {
     pub m: u64,
 }
 
-/// Phases at which phase-averaged figures are evaluated: every phase 1..=g when
-/// g <= 1024, else 1024 evenly spaced midpoints (always including φ = g).
 fn phase_grid(g: u64) -> Vec<u64> {
-    if g <= 1024 {
-        (1..=g).collect()
-    } else {
-        (1..=1024u64).map(|j| (j * g).div_ceil(1024)).collect()
-    }
+    crate::window::phase_grid(g, 1024)
 }
 
 impl ApbfTheory {
@@ -367,25 +354,8 @@ impl ApbfTheory {
     /// PWS at phase φ: expected number of keys of age w+1 ..= w+s reported.
     pub fn pws_at(&self, phase: u64) -> f64 {
         let by_j = self.presence_by_shift(phase);
-        let (lo, hi) = (self.window() + 1, self.window() + self.slack());
-        // Ages with j shifts: j = 0 -> 1..=φ; j >= 1 -> φ+(j-1)g+1 ..= φ+jg.
-        by_j.iter()
-            .enumerate()
-            .map(|(j, &p)| {
-                let j = j as u64;
-                let (a0, a1) = if j == 0 {
-                    (1, phase)
-                } else {
-                    (phase + (j - 1) * self.g + 1, phase + j * self.g)
-                };
-                let (a0, a1) = (a0.max(lo), a1.min(hi));
-                if a1 >= a0 {
-                    (a1 - a0 + 1) as f64 * p
-                } else {
-                    0.0
-                }
-            })
-            .sum()
+        let tail = *by_j.last().expect("k + l + 1 entries");
+        crate::window::pws(&by_j, tail, self.window(), self.slack(), self.g, phase)
     }
 
     /// Peak NPWS: max over phases of PWS / w (attained at φ = g).

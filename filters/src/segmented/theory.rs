@@ -1,0 +1,181 @@
+//! Theory of the segmentation baselines.
+//!
+//! Every segment is a partitioned Bloom filter of k slices of m bits, and all
+//! segments use the same k hash functions (slice i of every segment is indexed
+//! by `hash::index(key, i, m)`). A *generation* is g insertions; φ ∈ 1..=g is
+//! the number of insertions in the current one (φ = g: just before a switch).
+//! One generation of n keys fills a slice to r(n) = 1 - (1 - 1/m)^n.
+//!
+//! * **Jumping window** (n segments, one generation each, the oldest cleared
+//!   and reused): a never-inserted key matches segment j with probability
+//!   r_j^k, independently (segments hold disjoint keys), so
+//!   FPR(φ) = 1 - (1 - r(φ)^k) (1 - r(g)^k)^(n-1). Keys of age <= (n-1)g + φ
+//!   are in a live segment (w = (n-1)g, s = g); older keys are like
+//!   never-inserted ones.
+//! * **Double buffering** (active A queried, warm-up W; both receive every
+//!   insertion; every g insertions A := W and W := empty): A holds the last
+//!   g + φ keys, so FPR(φ) = r(g + φ)^k, w = g, s = g.
+//! * **A2 buffering** (insert into active1, query both, every g insertions
+//!   active2 := active1 and active1 := empty): a jumping window of n = 2 while
+//!   queries do not copy; see [`super::A2Buffer::query_and_refresh`].
+//! * **Forgetful Bloom filter** (future, present and N past filters; insert
+//!   into future and present; yes iff two consecutive filters both match; on a
+//!   switch the oldest past is dropped and a new future starts): the filter at
+//!   position i >= 1 holds generations i-1 and i (generation j = j switches
+//!   old), position 0 holds generation 0. A key of generation j <= N is in
+//!   positions j and j+1 (w = N g); one of generation N + 1 survives only in
+//!   position N + 1 and is still found if position N matches by chance, so the
+//!   slack is 2g. The FPR is not a product: consecutive filters share a
+//!   generation and the same hash functions. Per slice, the query's position is
+//!   set in filter i iff one of its generations set it (independently, with
+//!   probability r_j); with S the set of filters whose bit is set, q(A) =
+//!   P(A ⊆ S) for every set A of filters, P(all k slices contain A) = q(A)^k,
+//!   and Möbius inversion over supersets gives the distribution of T, the set of
+//!   filters matching in all slices; FPR = P(T contains two consecutive
+//!   positions) ([`forgetful_match`]). Exact in expectation; 2^(N+2) subsets,
+//!   so N <= 14.
+
+/// Expected fill of one slice after n distinct keys.
+pub fn fill(n: u64, m: u64) -> f64 {
+    crate::bloom::fill_ratio(n as f64, m as f64)
+}
+
+/// Jumping window FPR at phase φ.
+pub fn jumping_fpr(segments: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    let cur = fill(phase, m).powi(k as i32);
+    let full = fill(g, m).powi(k as i32);
+    1.0 - (1.0 - cur) * (1.0 - full).powi(segments as i32 - 1)
+}
+
+/// Double-buffering FPR at phase φ.
+pub fn double_buffer_fpr(k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    fill(g + phase, m).powi(k as i32)
+}
+
+/// P(some two consecutive filters of a Forgetful Bloom filter match), given
+/// the per-slice probability `r[j]` that generation j (j = 0..=N+1) set the
+/// query's position; `r[j] = 1` forces generation j (a key of that
+/// generation). Filters: position 0 holds generation 0, position i >= 1 holds
+/// generations i-1 and i.
+pub fn forgetful_match(r: &[f64], k: u32) -> f64 {
+    let gens = r.len(); // N + 2
+    let filters = gens; // positions 0..=N+1
+    assert!(filters <= 16, "at most 14 past filters");
+    let full = 1usize << filters;
+    // P(S = exactly s) for one slice, by enumerating which generations set it.
+    let mut exact = vec![0.0f64; full];
+    for v in 0usize..(1 << gens) {
+        let mut p = 1.0;
+        for (j, &rj) in r.iter().enumerate() {
+            p *= if v >> j & 1 == 1 { rj } else { 1.0 - rj };
+        }
+        if p == 0.0 {
+            continue;
+        }
+        let mut s = 0usize;
+        for i in 0..filters {
+            let covers = if i == 0 {
+                v & 1
+            } else {
+                (v >> (i - 1) | v >> i) & 1
+            };
+            if covers == 1 {
+                s |= 1 << i;
+            }
+        }
+        exact[s] += p;
+    }
+    // q(A) = P(A ⊆ S): superset sums.
+    let mut q = exact;
+    for b in 0..filters {
+        for a in 0..full {
+            if a >> b & 1 == 0 {
+                q[a] += q[a | 1 << b];
+            }
+        }
+    }
+    // P(T ⊇ A) = q(A)^k, then Möbius inversion (supersets) to P(T = B).
+    let mut t: Vec<f64> = q.iter().map(|&x| x.powi(k as i32)).collect();
+    for b in 0..filters {
+        for a in 0..full {
+            if a >> b & 1 == 0 {
+                t[a] -= t[a | 1 << b];
+            }
+        }
+    }
+    let pair = |b: usize| (0..filters - 1).any(|i| b >> i & 3 == 3);
+    (0..full)
+        .filter(|&b| pair(b))
+        .map(|b| t[b])
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// Per-generation fills of a Forgetful Bloom filter with N past filters at
+/// phase φ: generation 0 has φ keys, the others g.
+pub fn forgetful_fills(past: u32, g: u64, m: u64, phase: u64) -> Vec<f64> {
+    (0..past as usize + 2)
+        .map(|j| fill(if j == 0 { phase } else { g }, m))
+        .collect()
+}
+
+/// Forgetful Bloom filter FPR at phase φ.
+pub fn forgetful_fpr(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    forgetful_match(&forgetful_fills(past, g, m, phase), k)
+}
+
+/// P(yes) for a key of generation j (j switches old) at phase φ.
+pub fn forgetful_presence(past: u32, k: u32, g: u64, m: u64, phase: u64, j: u64) -> f64 {
+    let mut r = forgetful_fills(past, g, m, phase);
+    if (j as usize) < r.len() {
+        r[j as usize] = 1.0;
+    }
+    forgetful_match(&r, k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force over per-slice bit patterns for a tiny case.
+    #[test]
+    fn forgetful_match_agrees_with_enumeration() {
+        let r = [0.3, 0.5, 0.4, 0.6]; // N = 2
+        let k = 2u32;
+        let gens = r.len();
+        // enumerate both slices' generation vectors
+        let mut p_yes = 0.0;
+        for v1 in 0usize..16 {
+            for v2 in 0usize..16 {
+                let pr = |v: usize| {
+                    (0..gens)
+                        .map(|j| if v >> j & 1 == 1 { r[j] } else { 1.0 - r[j] })
+                        .product::<f64>()
+                };
+                let set = |v: usize, i: usize| {
+                    if i == 0 {
+                        v & 1 == 1
+                    } else {
+                        (v >> (i - 1) | v >> i) & 1 == 1
+                    }
+                };
+                let matches = |i: usize| set(v1, i) && set(v2, i);
+                let yes = (0..gens - 1).any(|i| matches(i) && matches(i + 1));
+                if yes {
+                    p_yes += pr(v1) * pr(v2);
+                }
+            }
+        }
+        assert!((forgetful_match(&r, k) - p_yes).abs() < 1e-12);
+    }
+
+    #[test]
+    fn forced_generations_inside_the_window_are_found() {
+        for j in 0..=3u64 {
+            assert!((forgetful_presence(3, 4, 100, 300, 50, j) - 1.0).abs() < 1e-12);
+        }
+        let fpr = forgetful_fpr(3, 4, 100, 300, 50);
+        let p = forgetful_presence(3, 4, 100, 300, 50, 4);
+        assert!(p > fpr && p < 1.0, "{p} vs {fpr}");
+    }
+}

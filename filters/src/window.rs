@@ -1,0 +1,52 @@
+//! Ages, phases and generations of designs that switch state every g
+//! insertions (APBF, the segmentation baselines).
+//!
+//! The phase φ ∈ 1..=g is the number of insertions in the current generation;
+//! a key of age a (1 = newest) has seen j = 0 switches if a <= φ, else
+//! j = ⌈(a - φ)/g⌉.
+
+/// Number of switches j a key of age `age` has seen at phase φ.
+pub fn shifts_at_age(age: u64, phase: u64, g: u64) -> u64 {
+    if age <= phase {
+        0
+    } else {
+        (age - phase).div_ceil(g)
+    }
+}
+
+/// PWS at phase φ: the expected number of keys of ages w+1 ..= w+s reported,
+/// given P(yes) by switch count, `by_j[j]` (j beyond the vector: `tail`).
+pub fn pws(by_j: &[f64], tail: f64, window: u64, slack: u64, g: u64, phase: u64) -> f64 {
+    let (lo, hi) = (window + 1, window + slack);
+    if slack == 0 {
+        return 0.0;
+    }
+    let j_max = shifts_at_age(hi, phase, g);
+    (shifts_at_age(lo, phase, g)..=j_max)
+        .map(|j| {
+            // ages with j switches: j = 0 -> 1..=φ; j >= 1 -> φ+(j-1)g+1 ..= φ+jg
+            let (a0, a1) = if j == 0 {
+                (1, phase)
+            } else {
+                (phase + (j - 1) * g + 1, phase + j * g)
+            };
+            let (a0, a1) = (a0.max(lo), a1.min(hi));
+            let p = by_j.get(j as usize).copied().unwrap_or(tail);
+            if a1 >= a0 {
+                (a1 - a0 + 1) as f64 * p
+            } else {
+                0.0
+            }
+        })
+        .sum()
+}
+
+/// Phases at which phase-averaged figures are evaluated: every phase 1..=g
+/// when g <= `max`, else `max` evenly spaced phases ending at g.
+pub fn phase_grid(g: u64, max: u64) -> Vec<u64> {
+    if g <= max {
+        (1..=g).collect()
+    } else {
+        (1..=max).map(|j| (j * g).div_ceil(max)).collect()
+    }
+}

@@ -1,0 +1,116 @@
+//! The segmentation baselines' theory against simulation: worst-phase and
+//! phase-averaged FPR, and P(yes) by generation (the Forgetful Bloom filter's
+//! partly remembered generation N + 1 in particular). Two-sided checks at 4.5
+//! standard errors, fixed seeds, rounds w + s insertions apart.
+
+mod common;
+
+use bloomlab_filters::segmented::{DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::window::shifts_at_age;
+use bloomlab_filters::SlidingFilter;
+use common::{assert_rate, Keys, Rng};
+
+/// Measures worst-phase and random-phase FPR and, at the worst phase, yes
+/// counts by switch count over the ages 1 ..= w + s + g.
+fn check<F: SlidingFilter>(
+    mut f: F,
+    name: &str,
+    fpr_at: impl Fn(&F, u64) -> f64,
+    presence_by_shift: impl Fn(&F, u64) -> Vec<f64>,
+) {
+    let keys = Keys::new(0xABC);
+    let (w, s, g) = (f.window(), f.slack(), f.period());
+    let spacing = (w + s).div_ceil(g) * g;
+    let mut t = 0u64;
+    let insert = |f: &mut F, n: u64, t: &mut u64| {
+        for _ in 0..n {
+            *t += 1;
+            f.insert(keys.stream(*t));
+        }
+    };
+    insert(&mut f, spacing + g, &mut t);
+    let mut rng = Rng(9);
+    let (mut worst, mut avg, mut neg) = ((0u64, 0u64), (0u64, 0u64), 0u64);
+    let mut avg_theory = 0.0;
+    let by_j = presence_by_shift(&f, g);
+    let mut yes = vec![0u64; by_j.len() + 1];
+    let mut n = vec![0u64; by_j.len() + 1];
+    let per_round = 3000;
+    for _ in 0..150 {
+        for _ in 0..per_round {
+            neg += 1;
+            worst.0 += f.contains(keys.negative(neg)) as u64;
+            worst.1 += 1;
+        }
+        for age in 1..=(w + s + g).min(t) {
+            let j = (shifts_at_age(age, g, g) as usize).min(by_j.len());
+            yes[j] += f.contains(keys.stream(t + 1 - age)) as u64;
+            n[j] += 1;
+        }
+        let u = rng.range(1, g);
+        insert(&mut f, u, &mut t);
+        avg_theory += fpr_at(&f, u) * per_round as f64;
+        for _ in 0..per_round {
+            neg += 1;
+            avg.0 += f.contains(keys.negative(neg)) as u64;
+            avg.1 += 1;
+        }
+        insert(&mut f, spacing - u, &mut t);
+    }
+    assert_rate(
+        &format!("{name} worst-phase FPR"),
+        worst.0,
+        worst.1,
+        fpr_at(&f, g),
+    );
+    assert_rate(
+        &format!("{name} average FPR"),
+        avg.0,
+        avg.1,
+        avg_theory / avg.1 as f64,
+    );
+    for j in 0..by_j.len() {
+        if n[j] == 0 {
+            continue;
+        }
+        if by_j[j] == 1.0 {
+            assert_eq!(yes[j], n[j], "{name}: a key of generation {j} was lost");
+        } else {
+            assert_rate(&format!("{name} P(yes | j = {j})"), yes[j], n[j], by_j[j]);
+        }
+    }
+}
+
+#[test]
+fn jumping_window_matches_theory() {
+    for n in [2u32, 4] {
+        check(
+            JumpingWindow::new(n, 4, 300, 400).unwrap(),
+            &format!("jumping n={n}"),
+            |f, p| f.theory_fpr(p),
+            |f, p| f.theory_presence_by_shift(p),
+        );
+    }
+}
+
+#[test]
+fn double_buffer_matches_theory() {
+    check(
+        DoubleBuffer::new(5, 300, 700).unwrap(),
+        "double buffer",
+        |f, p| f.theory_fpr(p),
+        |f, p| f.theory_presence_by_shift(p),
+    );
+}
+
+#[test]
+fn forgetful_bloom_matches_theory() {
+    for (past, k) in [(1u32, 3u32), (3, 4)] {
+        check(
+            ForgetfulBloom::new(past, k, 200, 500).unwrap(),
+            &format!("forgetful N={past}"),
+            |f, p| f.theory_fpr(p),
+            |f, p| f.theory_presence_by_shift(p),
+        );
+    }
+}
