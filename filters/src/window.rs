@@ -5,6 +5,11 @@
 //! a key of age a (1 = newest) has seen j = 0 switches if a <= φ, else
 //! j = ⌈(a - φ)/g⌉.
 
+/// Expected fill of one slice of m bits after n distinct keys.
+pub fn fill(n: u64, m: u64) -> f64 {
+    crate::bloom::fill_ratio(n as f64, m as f64)
+}
+
 /// Number of switches j a key of age `age` has seen at phase φ.
 pub fn shifts_at_age(age: u64, phase: u64, g: u64) -> u64 {
     if age <= phase {

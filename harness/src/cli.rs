@@ -15,7 +15,7 @@ use rand_pcg::Pcg64;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -42,6 +42,63 @@ enum Command {
         #[command(subcommand)]
         design: DesignArgs,
     },
+    /// Which designs meet a window and FPR (and limits), cheapest first, from theory
+    Plan(PlanArgs),
+    /// Run every experiment in experiments/ and write results/REPORT.md
+    Reproduce(SuiteArgs),
+    /// Rerun the experiments and compare with the committed baselines in results/
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug)]
+struct SuiteArgs {
+    /// Reduced precision; outputs get a _quick suffix (these are the CI baselines)
+    #[arg(long)]
+    quick: bool,
+    /// Directory of experiment specs
+    #[arg(long, default_value = "experiments")]
+    experiments: PathBuf,
+    /// Directory for CSV and markdown results
+    #[arg(long, default_value = "results")]
+    results_dir: PathBuf,
+    /// Directory for charts
+    #[arg(long, default_value = "plots")]
+    plots_dir: PathBuf,
+    /// Worker threads (default: one per core)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Family-wise significance of the statistical comparisons
+    #[arg(long, default_value_t = 0.01)]
+    alpha: f64,
+    /// Largest acceptable growth of a design's speed ratio (ns/op over the run's median);
+    /// 3 by default because timings on a shared 2-core machine move by up to 1.5x
+    #[arg(long, default_value_t = 3.0)]
+    speed_tolerance: f64,
+}
+
+#[derive(Args, Debug)]
+struct PlanArgs {
+    /// Window the design must guarantee (insertions)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: u64,
+    /// Target worst-phase FPR, in (0, 1)
+    #[arg(long)]
+    fpr: f64,
+    /// Largest acceptable peak NPWS
+    #[arg(long)]
+    max_npws: Option<f64>,
+    /// Largest acceptable bits per window element
+    #[arg(long)]
+    max_bits_per_element: Option<f64>,
+    /// Print one JSON object
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -221,6 +278,9 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Command::Run(a) => run(a),
         Command::Theory { design } => theory(design),
         Command::Measure { design } => measure(design),
+        Command::Plan(a) => plan(a),
+        Command::Reproduce(a) => reproduce(a),
+        Command::Check(a) => check(a),
     };
     match result {
         Ok(()) => 0,
@@ -232,36 +292,65 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
 }
 
 fn run(a: RunArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&a.spec)
-        .map_err(|e| format!("cannot read spec {}: {e}", a.spec.display()))?;
-    let spec = Spec::parse(&text).map_err(|e| format!("spec {}: {e}", a.spec.display()))?;
-    if a.fresh {
-        sweep::clear_checkpoint(&a.results_dir, &spec, a.quick);
-    }
-    let suffix = if a.quick { "_quick" } else { "" };
-    let opts = RunOptions {
-        threads: a.threads.map(usize::from),
+    run_experiment(&Experiment {
+        spec: &a.spec,
         quick: a.quick,
-        checkpoint_dir: Some(a.results_dir.clone()),
+        results_dir: &a.results_dir,
+        plots_dir: &a.plots_dir,
+        threads: a.threads.map(usize::from),
+        fresh: a.fresh,
+    })
+    .map(|_| ())
+}
+
+/// One experiment run and where its outputs go.
+pub struct Experiment<'a> {
+    /// The spec file.
+    pub spec: &'a Path,
+    /// Quick precision, `_quick` suffix.
+    pub quick: bool,
+    /// CSV and markdown directory.
+    pub results_dir: &'a Path,
+    /// Chart directory.
+    pub plots_dir: &'a Path,
+    /// Worker threads.
+    pub threads: Option<usize>,
+    /// Discard a checkpoint first.
+    pub fresh: bool,
+}
+
+/// Runs a spec and writes its outputs; returns the spec and the files written.
+pub fn run_experiment(x: &Experiment) -> Result<(Spec, Vec<PathBuf>), String> {
+    let text = std::fs::read_to_string(x.spec)
+        .map_err(|e| format!("cannot read spec {}: {e}", x.spec.display()))?;
+    let spec = Spec::parse(&text).map_err(|e| format!("spec {}: {e}", x.spec.display()))?;
+    if x.fresh {
+        sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
+    }
+    let suffix = if x.quick { "_quick" } else { "" };
+    let opts = RunOptions {
+        threads: x.threads,
+        quick: x.quick,
+        checkpoint_dir: Some(x.results_dir.to_path_buf()),
         progress: std::io::stderr().is_terminal(),
     };
     let started = std::time::Instant::now();
-    let prepared = sweep::prepare(&spec)?;
+    let prepared = sweep::prepare(&spec, x.quick)?;
     eprintln!(
         "{}: {} point(s), {} thread(s){}",
         spec.name,
         prepared.points.len(),
         opts.threads.unwrap_or_else(rayon::current_num_threads),
-        if a.quick { ", quick precision" } else { "" }
+        if x.quick { ", quick precision" } else { "" }
     );
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
     let level = spec.measure.ci_level;
     let command = format!(
         "cargo run --release -- run {}{}",
-        a.spec.display(),
-        if a.quick { " --quick" } else { "" }
+        x.spec.display(),
+        if x.quick { " --quick" } else { "" }
     );
-    let base = a.results_dir.join(format!("{}{suffix}", spec.name));
+    let base = x.results_dir.join(format!("{}{suffix}", spec.name));
     let mut written = Vec::new();
     let csv = base.with_extension("csv");
     report::write_atomic(&csv, report::csv_string(&out.rows)?.as_bytes())?;
@@ -274,15 +363,15 @@ fn run(a: RunArgs) -> Result<(), String> {
     written.push(md);
     for (table, rows) in [("profile", &out.profile), ("convergence", &out.convergence)] {
         if !rows.is_empty() {
-            let p = a
+            let p = x
                 .results_dir
                 .join(format!("{}_{table}{suffix}.csv", spec.name));
             report::write_atomic(&p, report::csv_string(rows)?.as_bytes())?;
             written.push(p);
         }
     }
-    written.extend(report::render_plots(&spec, &out, &a.plots_dir, suffix)?);
-    sweep::clear_checkpoint(&a.results_dir, &spec, a.quick);
+    written.extend(report::render_plots(&spec, &out, x.plots_dir, suffix)?);
+    sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
         spec.name,
@@ -293,7 +382,7 @@ fn run(a: RunArgs) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    Ok(())
+    Ok((spec, written))
 }
 
 fn print_row(row: &Row, json: bool) {
@@ -376,4 +465,269 @@ fn measure(d: DesignArgs) -> Result<(), String> {
     row.0.extend(res.row.0);
     print_row(&row, a.json);
     Ok(())
+}
+
+fn plan(a: PlanArgs) -> Result<(), String> {
+    if !(a.fpr > 0.0 && a.fpr < 1.0) {
+        return Err(format!("--fpr {} must be in (0, 1)", a.fpr));
+    }
+    for (name, v) in [
+        ("--max-npws", a.max_npws),
+        ("--max-bits-per-element", a.max_bits_per_element),
+    ] {
+        if let Some(x) = v {
+            if x.is_nan() || x <= 0.0 {
+                return Err(format!("{name} {x} must be positive"));
+            }
+        }
+    }
+    if a.window > 1 << 40 {
+        return Err(format!("--window {} is larger than 2^40", a.window));
+    }
+    let c = crate::plan::Constraints {
+        window: a.window,
+        fpr: a.fpr,
+        max_npws: a.max_npws,
+        max_bits_per_element: a.max_bits_per_element,
+    };
+    let (ok, rejected) = crate::plan::plan(&c);
+    if a.json {
+        let cands: Vec<serde_json::Value> = ok
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "design": x.design,
+                    "params": x.params.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                    "memory_bits": x.memory_bits,
+                    "bits_per_element": x.bits_per_element,
+                    "fpr": x.fpr,
+                    "window": x.window,
+                    "slack": x.slack,
+                    "npws_peak": x.npws_peak,
+                    "insert_bits": x.insert_bits,
+                    "query_probes": x.query_probes,
+                })
+            })
+            .collect();
+        let rej: Vec<serde_json::Value> = rejected
+            .iter()
+            .map(|r| serde_json::json!({"design": r.design, "reason": r.reason}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"window": a.window, "fpr": a.fpr, "candidates": cands, "rejected": rej})
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<14} {:<34} {:>12} {:>9} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7}",
+        "design",
+        "parameters",
+        "memory bits",
+        "bits/el",
+        "FPR",
+        "window",
+        "slack",
+        "NPWS",
+        "writes",
+        "probes"
+    );
+    for x in &ok {
+        let params = x
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        println!(
+            "{:<14} {:<34} {:>12} {:>9.2} {:>10} {:>10} {:>10} {:>7.4} {:>7} {:>7}",
+            x.design,
+            params,
+            x.memory_bits,
+            x.bits_per_element,
+            report::fmt_num(x.fpr),
+            x.window,
+            x.slack,
+            x.npws_peak,
+            x.insert_bits,
+            x.query_probes.map_or("-".into(), |p| format!("{p:.2}"))
+        );
+    }
+    for r in &rejected {
+        println!("{:<14} cannot: {}", r.design, r.reason);
+    }
+    Ok(())
+}
+
+/// The experiment specs in a directory, by name.
+fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no experiment specs (*.toml) in {}", dir.display()));
+    }
+    Ok(files)
+}
+
+fn reproduce(a: SuiteArgs) -> Result<(), String> {
+    let suffix = if a.quick { "_quick" } else { "" };
+    let mut report = format!(
+        "# bloomlab reproduction report\n\nProduced by `cargo run --release -- reproduce{}`: every \
+         experiment in `{}`, each table with the paper's formula (where the paper has one), this \
+         repository's theory and the measurement side by side, and links to the charts.\n",
+        if a.quick { " --quick" } else { "" },
+        a.experiments.display()
+    );
+    for path in experiment_files(&a.experiments)? {
+        let (spec, written) = run_experiment(&Experiment {
+            spec: &path,
+            quick: a.quick,
+            results_dir: &a.results_dir,
+            plots_dir: &a.plots_dir,
+            // the quick baselines are timed as `check` times them: one point
+            // at a time
+            threads: a.threads.map(usize::from).or(a.quick.then_some(1)),
+            fresh: false,
+        })?;
+        let md_path = a.results_dir.join(format!("{}{suffix}.md", spec.name));
+        let md = std::fs::read_to_string(&md_path)
+            .map_err(|e| format!("cannot read {}: {e}", md_path.display()))?;
+        // demote the experiment's headings one level under the report
+        let body: String = md
+            .lines()
+            .map(|l| {
+                if l.starts_with('#') {
+                    format!("#{l}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        report += &format!("\n{body}\nFiles: ");
+        let rel = |p: &PathBuf| {
+            let shown = p.strip_prefix(&a.results_dir).map_or_else(
+                |_| format!("../{}", p.display()),
+                |r| r.display().to_string(),
+            );
+            format!(
+                "[{}]({shown})",
+                p.file_name().and_then(|f| f.to_str()).unwrap_or("")
+            )
+        };
+        report += &written.iter().map(rel).collect::<Vec<_>>().join(", ");
+        report += "\n";
+        for svg in written
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+        {
+            report += &format!("\n![{}](../{})\n", spec.name, svg.display());
+        }
+    }
+    let out = a.results_dir.join(format!("REPORT{suffix}.md"));
+    report::write_atomic(&out, report.as_bytes())?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+fn check(a: CheckArgs) -> Result<(), String> {
+    if !(a.alpha > 0.0 && a.alpha < 1.0) || a.speed_tolerance.is_nan() || a.speed_tolerance <= 1.0 {
+        return Err("--alpha must be in (0, 1) and --speed-tolerance above 1".into());
+    }
+    let s = &a.suite;
+    let suffix = if s.quick { "_quick" } else { "" };
+    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id()));
+    let specs = experiment_files(&s.experiments)?;
+    // baselines first: a missing one is an error before anything runs
+    let mut pairs = Vec::new();
+    for path in &specs {
+        let spec = Spec::load(path)?;
+        let base = s.results_dir.join(format!("{}{suffix}.csv", spec.name));
+        if !base.exists() {
+            return Err(format!(
+                "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
+                base.display(),
+                if s.quick { " --quick" } else { "" }
+            ));
+        }
+        pairs.push((path.clone(), spec, base));
+    }
+    let mut runs = Vec::new();
+    for (path, spec, base) in &pairs {
+        run_experiment(&Experiment {
+            spec: path,
+            quick: s.quick,
+            results_dir: &scratch,
+            plots_dir: &scratch.join("plots"),
+            // one point at a time by default: timings of points running side by
+            // side on 2 cores disturb each other
+            threads: Some(s.threads.map_or(1, usize::from)),
+            fresh: true,
+        })?;
+        let new = scratch.join(format!("{}{suffix}.csv", spec.name));
+        runs.push((
+            spec.clone(),
+            crate::check::read_table(base)?,
+            crate::check::read_table(&new)?,
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let tests: usize = runs
+        .iter()
+        .map(|(_, b, _)| crate::check::count_tests(b))
+        .sum();
+    let mut findings = Vec::new();
+    for (spec, base, new) in &runs {
+        let t = crate::check::Thresholds {
+            alpha: a.alpha,
+            speed_tolerance: a.speed_tolerance,
+            ci_level: spec.measure.ci_level,
+        };
+        findings.extend(crate::check::compare(&spec.name, base, new, &t, tests));
+    }
+    let regressions = findings.iter().filter(|f| f.regression).count();
+    if findings.is_empty() {
+        println!(
+            "check: {} experiments, {tests} statistical comparisons: nothing moved",
+            runs.len()
+        );
+    } else {
+        println!(
+            "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  verdict",
+            "experiment", "point", "column", "baseline", "now", "change"
+        );
+        for f in &findings {
+            println!(
+                "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  {}",
+                f.experiment,
+                f.point,
+                f.column,
+                f.base,
+                f.new,
+                f.measure,
+                if f.regression {
+                    "REGRESSION"
+                } else {
+                    "moved (within noise)"
+                }
+            );
+        }
+        println!(
+            "check: {} experiments, {tests} statistical comparisons (alpha {} overall), {} moved, {regressions} regression(s)",
+            runs.len(),
+            a.alpha,
+            findings.len()
+        );
+    }
+    if regressions > 0 {
+        Err(format!(
+            "{regressions} regression(s) against the baselines in {}",
+            s.results_dir.display()
+        ))
+    } else {
+        Ok(())
+    }
 }

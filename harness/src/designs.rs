@@ -3,6 +3,7 @@
 //! metrics and reports pick it up without special cases.
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::bloom::negative_query_probes;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
@@ -332,6 +333,12 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());
+            let mut t = t;
+            // a negative answer reads every segment up to its first 0 bit
+            t.scalars.push((
+                "probes_negative",
+                segments as f64 * negative_query_probes(window::fill(g, m), k),
+            ));
             let geo = Geometry::sliding(&f);
             if design == "a2" {
                 let a = match explicit {
@@ -355,6 +362,11 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());
+            let mut t = t;
+            t.scalars.push((
+                "probes_negative",
+                negative_query_probes(window::fill(2 * g, m), k),
+            ));
             (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
         }
         _ => {

@@ -8,9 +8,11 @@
 
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod cli;
 pub mod designs;
 pub mod metrics;
+pub mod plan;
 pub mod report;
 pub mod spec;
 pub mod sweep;

@@ -155,7 +155,47 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
             );
         }
     }
-    md += "\n| ";
+    match &spec.adoption {
+        None => md += &table(rows, &cols, &[]),
+        Some(a) => {
+            // one table per group, best (lowest) value of each listed column in bold
+            let mut groups: Vec<(String, Vec<Row>)> = Vec::new();
+            for r in rows {
+                let key = a
+                    .group_by
+                    .iter()
+                    .map(|c| format!("{c} = {}", cell(r, c)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(r.clone()),
+                    None => groups.push((key, vec![r.clone()])),
+                }
+            }
+            for (key, g) in groups {
+                md += &format!("\n### {key}\n");
+                md += &table(&g, &cols, &a.lower_is_better);
+            }
+        }
+    }
+    md
+}
+
+/// A markdown table of `rows`; in each of the `best` columns, the smallest
+/// value is set in bold.
+fn table(rows: &[Row], cols: &[&String], best: &[String]) -> String {
+    let mins: BTreeMap<&str, f64> = best
+        .iter()
+        .filter_map(|c| {
+            let m = rows
+                .iter()
+                .filter_map(|r| r.get_num(c))
+                .filter(|x| !x.is_nan())
+                .fold(f64::INFINITY, f64::min);
+            m.is_finite().then_some((c.as_str(), m))
+        })
+        .collect();
+    let mut md = String::from("\n| ");
     md += &cols
         .iter()
         .map(|c| c.as_str())
@@ -168,7 +208,13 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         md += "| ";
         md += &cols
             .iter()
-            .map(|c| cell(r, c))
+            .map(|c| {
+                let text = cell(r, c);
+                match (mins.get(c.as_str()), r.get_num(c)) {
+                    (Some(&m), Some(x)) if x == m => format!("**{text}**"),
+                    _ => text,
+                }
+            })
             .collect::<Vec<_>>()
             .join(" | ");
         md += " |\n";
@@ -215,12 +261,19 @@ pub fn render_plots(
     for (i, p) in spec.plot.iter().enumerate() {
         let path = plot_path(spec, plots_dir, i, suffix);
         let mut svg = String::new();
-        draw_plot(
+        match draw_plot(
             SVGBackend::with_string(&mut svg, size).into_drawing_area(),
             p,
             spec,
             out,
-        )?;
+        ) {
+            // e.g. a chart of the 2^20 windows in a --quick run that skips them
+            Err(e) if e.contains(NO_ROWS) => {
+                eprintln!("warning: {e}; {} not written", path.display());
+                continue;
+            }
+            r => r?,
+        }
         write_atomic(&path, svg.as_bytes())?;
         written.push(path.clone());
         // PNG beside it, for viewers without SVG; written under a temporary name.
@@ -251,6 +304,7 @@ where
         PlotKind::FprVsTheory => fpr_vs_theory(root, spec, &out.rows),
         PlotKind::AgeProfile => age_profile(root, spec, &out.profile, p.log_y.unwrap_or(true)),
         PlotKind::Convergence => convergence(root, spec, &out.convergence),
+        PlotKind::Xy => xy(root, p, &out.rows),
     }
 }
 
@@ -272,6 +326,9 @@ where
         .draw()
         .map_err(err)
 }
+
+/// Marks a chart that has nothing to draw: skipped with a warning.
+const NO_ROWS: &str = "no rows";
 
 /// Distinguishable line colours (Okabe-Ito).
 const PALETTE: [RGBColor; 7] = [
@@ -444,7 +501,9 @@ where
             .push((x, p, t));
     }
     if groups.is_empty() {
-        return Err("plot age_profile: no profile rows (add \"profile\" to metrics)".into());
+        return Err(format!(
+            "plot age_profile: {NO_ROWS} of the profile (add \"profile\" to metrics)"
+        ));
     }
     let xmax = groups
         .values()
@@ -529,6 +588,144 @@ where
                 .map_err(err)?,
             &|y: &f64| format!("{y:.1}")
         );
+    }
+    root.present().map_err(err)
+}
+
+/// Any two columns of the result rows, one line per series.
+fn xy<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    p: &PlotSpec,
+    rows: &[Row],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let (xc, yc) = (p.x.as_deref().unwrap_or(""), p.y.as_deref().unwrap_or(""));
+    let series_col = p.series.as_deref().unwrap_or("design");
+    let keep = |r: &Row| {
+        p.filter.iter().all(|(c, v)| {
+            r.get_num(c)
+                .is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0))
+        })
+    };
+    let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| keep(r)) {
+        let (Some(x), Some(y)) = (r.get_num(xc), r.get_num(yc)) else {
+            continue;
+        };
+        if (p.log_x && x <= 0.0) || (p.log_y.unwrap_or(false) && y <= 0.0) {
+            continue;
+        }
+        let name = r.get(series_col).map(|v| v.to_string()).unwrap_or_default();
+        groups.entry(name).or_default().push((x, y));
+    }
+    if groups.is_empty() {
+        return Err(format!(
+            "plot xy: {NO_ROWS} with {xc} and {yc} (after the filter)"
+        ));
+    }
+    for pts in groups.values_mut() {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let all = || groups.values().flatten();
+    let (mut x0, mut x1) = (
+        all().map(|p| p.0).fold(f64::INFINITY, f64::min),
+        all().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (mut y0, mut y1) = (
+        all().map(|p| p.1).fold(f64::INFINITY, f64::min),
+        all().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max),
+    );
+    let bound: Vec<(f64, f64)> = match p.bound.as_deref() {
+        Some("info_bound") => (0..=50)
+            .map(|i| {
+                let x = x0 * (x1 / x0).powf(i as f64 / 50.0);
+                (x, (1.0 / x).log2())
+            })
+            .collect(),
+        Some(other) => {
+            return Err(format!(
+                "plot xy: unknown bound {other:?} (known: info_bound)"
+            ))
+        }
+        None => Vec::new(),
+    };
+    for b in &bound {
+        y0 = y0.min(b.1);
+        y1 = y1.max(b.1);
+    }
+    if p.log_x {
+        (x0, x1) = (x0 / 1.5, x1 * 1.5);
+    } else {
+        let pad = (x1 - x0).abs().max(1e-12) * 0.05;
+        (x0, x1) = (x0 - pad, x1 + pad);
+    }
+    if p.log_y.unwrap_or(false) {
+        (y0, y1) = (y0 / 1.5, y1 * 1.5);
+    } else {
+        let pad = (y1 - y0).abs().max(1e-12) * 0.08;
+        (y0, y1) = ((y0 - pad).min(0.0f64.max(y0 - pad)), y1 + pad);
+    }
+    let title = p.title.clone().unwrap_or_else(|| format!("{yc} vs {xc}"));
+    root.fill(&WHITE).map_err(err)?;
+    let fmt = |v: &f64| {
+        if v.abs() >= 1e4 || (v.abs() < 1e-2 && *v != 0.0) {
+            format!("{v:.0e}")
+        } else {
+            format!("{v}")
+        }
+    };
+    macro_rules! draw {
+        ($xr:expr, $yr:expr) => {{
+            let mut chart = ChartBuilder::on(&root)
+                .caption(title.as_str(), ("sans-serif", 22))
+                .margin(15)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d($xr, $yr)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(xc)
+                .y_desc(yc)
+                .x_label_formatter(&fmt)
+                .y_label_formatter(&fmt)
+                .draw()
+                .map_err(err)?;
+            if !bound.is_empty() {
+                chart
+                    .draw_series(LineSeries::new(
+                        bound.iter().copied(),
+                        BLACK.stroke_width(2),
+                    ))
+                    .map_err(err)?
+                    .label("log2(1/FPR): information-theoretic bound")
+                    .legend(|(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(2))
+                    });
+            }
+            for (i, (name, pts)) in groups.iter().enumerate() {
+                let color = PALETTE[i % PALETTE.len()];
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                    .map_err(err)?
+                    .label(name.clone())
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|&q| Circle::new(q, 4, color.filled())))
+                    .map_err(err)?;
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        }};
+    }
+    match (p.log_x, p.log_y.unwrap_or(false)) {
+        (true, true) => draw!((x0..x1).log_scale(), (y0..y1).log_scale()),
+        (true, false) => draw!((x0..x1).log_scale(), y0..y1),
+        (false, true) => draw!(x0..x1, (y0..y1).log_scale()),
+        (false, false) => draw!(x0..x1, y0..y1),
     }
     root.present().map_err(err)
 }

@@ -57,6 +57,21 @@ pub struct Spec {
     /// Columns of the markdown table (defaults to a standard selection).
     #[serde(default)]
     pub table_columns: Option<Vec<String>>,
+    /// Render the markdown as adoption tables: one table per group, one row
+    /// per design, the best value of each listed column in bold.
+    #[serde(default)]
+    pub adoption: Option<Adoption>,
+}
+
+/// How to render adoption tables.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adoption {
+    /// One table per distinct combination of these columns.
+    pub group_by: Vec<String>,
+    /// Columns where the smallest value is best (marked in bold).
+    #[serde(default)]
+    pub lower_is_better: Vec<String>,
 }
 
 fn default_seed() -> u64 {
@@ -165,14 +180,15 @@ impl Default for MeasureSpec {
 }
 
 impl MeasureSpec {
-    /// The `--quick` variant: a fifth of the rounds, a tenth of the queries.
+    /// The `--quick` variant: a fifth of the rounds, a tenth of the FPR queries.
     pub fn quick(&self) -> MeasureSpec {
         MeasureSpec {
             rounds: (self.rounds / 5).max(10),
             fpr_positives: self.fpr_positives / 10.0,
             min_fpr_queries: self.min_fpr_queries / 10,
             max_fpr_queries: self.max_fpr_queries / 10,
-            speed_ops: self.speed_ops / 10,
+            // speed keeps its full count: short timings are too noisy to
+            // compare as ratios in `check --quick`
             ..self.clone()
         }
     }
@@ -191,6 +207,16 @@ pub struct SweepSpec {
     /// Parameter -> values, crossed.
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<f64>>,
+    /// Measurement rounds for this block (large windows need fewer).
+    #[serde(default)]
+    pub rounds: Option<u64>,
+    /// Whether `--quick` runs include this block (default true).
+    #[serde(default = "yes")]
+    pub quick: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A chart to render.
@@ -203,9 +229,31 @@ pub struct PlotSpec {
     /// are several plots).
     #[serde(default)]
     pub file: Option<String>,
-    /// Logarithmic y axis (age_profile; default true).
+    /// Logarithmic y axis (age_profile default true, xy default false).
     #[serde(default)]
     pub log_y: Option<bool>,
+    /// xy: column on the x axis.
+    #[serde(default)]
+    pub x: Option<String>,
+    /// xy: column on the y axis.
+    #[serde(default)]
+    pub y: Option<String>,
+    /// xy: one line per value of this column (default "design").
+    #[serde(default)]
+    pub series: Option<String>,
+    /// xy: only rows whose columns equal these values.
+    #[serde(default)]
+    pub filter: BTreeMap<String, f64>,
+    /// xy: logarithmic x axis.
+    #[serde(default)]
+    pub log_x: bool,
+    /// xy: a reference line; "info_bound" draws y = log2(1/x), the
+    /// information-theoretic bits per element at FPR x.
+    #[serde(default)]
+    pub bound: Option<String>,
+    /// xy: chart title (default "<y> vs <x>").
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 /// Chart kinds.
@@ -221,6 +269,9 @@ pub enum PlotKind {
     /// Zero fraction and FPR against insertions from empty, theory lines and
     /// measured points.
     Convergence,
+    /// Any two result columns, one line per series (see `x`, `y`, `series`,
+    /// `filter`, `log_x`, `log_y`, `bound`).
+    Xy,
 }
 
 /// One grid point, after expansion.
@@ -234,6 +285,8 @@ pub struct Point {
     pub design: String,
     /// Parameters as given.
     pub params: BTreeMap<String, f64>,
+    /// The block's measurement rounds, if it overrides `measure.rounds`.
+    pub rounds: Option<u64>,
 }
 
 impl Spec {
@@ -302,7 +355,19 @@ impl Spec {
                 ));
             }
         }
+        for (i, p) in self.plot.iter().enumerate() {
+            if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
+                return Err(format!("plot {}: kind xy needs x and y", i + 1));
+            }
+        }
         for (i, s) in self.sweep.iter().enumerate() {
+            if s.rounds == Some(0) {
+                return Err(format!(
+                    "sweep {} ({}): rounds must be at least 1",
+                    i + 1,
+                    s.design
+                ));
+            }
             for (k, v) in &s.grid {
                 if v.is_empty() {
                     return Err(format!("sweep {} ({}): grid {k} is empty", i + 1, s.design));
@@ -314,9 +379,11 @@ impl Spec {
 
     /// Expands every sweep block into points: for each repeat, for each block,
     /// each explicit point (or one empty point) crossed with the grid in
-    /// lexicographic parameter order. The order is the seed order.
-    pub fn points(&self) -> Result<Vec<Point>, String> {
-        let mut out = Vec::new();
+    /// lexicographic parameter order. The order is the seed order. With
+    /// `quick`, blocks marked `quick = false` are left out (the others keep
+    /// their indices and seeds).
+    pub fn points(&self, quick: bool) -> Result<Vec<Point>, String> {
+        let mut out: Vec<(bool, Point)> = Vec::new();
         for repeat in 0..self.repeats {
             for (bi, block) in self.sweep.iter().enumerate() {
                 let bases = if block.points.is_empty() {
@@ -345,17 +412,25 @@ impl Spec {
                         combos = next;
                     }
                     for params in combos {
-                        out.push(Point {
-                            index: out.len(),
+                        let index = out.len();
+                        let point = Point {
+                            index,
                             repeat,
                             design: block.design.clone(),
                             params,
-                        });
+                            rounds: block.rounds,
+                        };
+                        // Indices (and so seeds) do not depend on `quick`.
+                        out.push((block.quick || !quick, point));
                     }
                 }
             }
         }
-        Ok(out)
+        Ok(out
+            .into_iter()
+            .filter(|(keep, _)| *keep)
+            .map(|(_, p)| p)
+            .collect())
     }
 }
 
@@ -375,7 +450,7 @@ grid = { g = [10, 20] }
     #[test]
     fn expands_points_times_grid() {
         let s = Spec::parse(OK).unwrap();
-        let p = s.points().unwrap();
+        let p = s.points(false).unwrap();
         assert_eq!(p.len(), 4);
         assert_eq!(p[1].params["g"], 20.0);
         assert_eq!(p[3].params["k"], 4.0);
@@ -415,6 +490,6 @@ grid = { g = [10, 20] }
     #[test]
     fn point_and_grid_overlap_is_an_error() {
         let s = Spec::parse(&OK.replace("g = [10, 20]", "k = [1]")).unwrap();
-        assert!(s.points().unwrap_err().contains("both"));
+        assert!(s.points(false).unwrap_err().contains("both"));
     }
 }

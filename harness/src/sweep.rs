@@ -103,9 +103,7 @@ fn id_row(p: &Point, built: &designs::Built) -> Row {
     row.push("repeat", Value::Int(p.repeat as u64));
     row.push("design", Value::Text(p.design.clone()));
     for (k, v) in &p.params {
-        if !built.resolved.iter().any(|(n, _)| n == k) {
-            row.num(format!("target_{k}"), *v);
-        }
+        row.num(format!("target_{k}"), *v);
     }
     for (k, v) in &built.resolved {
         row.num(*k, *v);
@@ -178,8 +176,8 @@ pub struct Prepared {
 
 /// Checks every point's parameters and loads the trace before anything runs,
 /// so that a typo in the last block does not cost the first blocks' work.
-pub fn prepare(spec: &Spec) -> Result<Prepared, String> {
-    let points = spec.points()?;
+pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
+    let points = spec.points(quick)?;
     for p in &points {
         if p.repeat > 0 {
             continue;
@@ -275,6 +273,10 @@ pub fn run(
                 let window = built.geometry.window as f64;
                 let id = id_row(p, &built);
                 let rebuild = |seed: u64| designs::build(&p.design, &p.params, seed);
+                let mut measure = measure.clone();
+                if let Some(r) = p.rounds {
+                    measure.rounds = if opts.quick { (r / 5).max(2) } else { r };
+                }
                 let PointResult {
                     row,
                     profile,

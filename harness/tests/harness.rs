@@ -45,7 +45,13 @@ fn opts(threads: usize, dir: Option<std::path::PathBuf>) -> RunOptions {
 
 fn run_spec(text: &str, opts: RunOptions) -> sweep::Outcome {
     let spec = Spec::parse(text).unwrap();
-    sweep::run(&spec, text, &sweep::prepare(&spec).unwrap(), &opts).unwrap()
+    sweep::run(
+        &spec,
+        text,
+        &sweep::prepare(&spec, opts.quick).unwrap(),
+        &opts,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -169,6 +175,34 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
         (vec!["frobnicate".into()], "frobnicate"),
         (
             vec![
+                "plan".into(),
+                "--window".into(),
+                "0".into(),
+                "--fpr".into(),
+                "0.01".into(),
+            ],
+            "--window",
+        ),
+        (
+            vec![
+                "plan".into(),
+                "--window".into(),
+                "100".into(),
+                "--fpr".into(),
+                "2".into(),
+            ],
+            "--fpr",
+        ),
+        (
+            vec![
+                "check".into(),
+                "--experiments".into(),
+                "/nonexistent".into(),
+            ],
+            "/nonexistent",
+        ),
+        (
+            vec![
                 "measure".into(),
                 "stable".into(),
                 "--m".into(),
@@ -287,4 +321,46 @@ fn run_writes_results_and_plots_and_json_commands_work() {
         assert!(v[key].is_number(), "measure lacks {key}");
     }
     assert_eq!(v["fnr"], 0.0);
+}
+
+/// reproduce writes the baselines and the report; check passes against them,
+/// and fails (non-zero, one line on stderr) when a baseline is altered.
+#[test]
+fn reproduce_then_check_catches_an_altered_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("experiments");
+    std::fs::create_dir_all(&exp).unwrap();
+    // no speed metric: ratios of 1000-operation timings are too noisy to gate on
+    std::fs::write(exp.join("tiny.toml"), SPEC.replace("\"speed\", ", "")).unwrap();
+    let (code, err) = run(bloomlab()
+        .args(["reproduce", "--quick"])
+        .current_dir(dir.path()));
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(dir.path().join("results/REPORT_quick.md")).unwrap();
+    assert!(report.contains("## tiny") && report.contains("tiny_quick.csv"));
+    let (code, err) = run(bloomlab()
+        .args(["check", "--quick"])
+        .current_dir(dir.path()));
+    assert_eq!(code, 0, "{err}");
+    // alter the baseline's memory of one row
+    let base = dir.path().join("results/tiny_quick.csv");
+    let csv = std::fs::read_to_string(&base).unwrap();
+    let mut lines: Vec<String> = csv.lines().map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = header.iter().position(|h| *h == "memory_bits").unwrap();
+    let mut cells: Vec<String> = lines[1].split(',').map(String::from).collect();
+    cells[col] = "1".into();
+    lines[1] = cells.join(",");
+    std::fs::write(&base, lines.join("\n") + "\n").unwrap();
+    let out = bloomlab()
+        .args(["check", "--quick"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("memory_bits") && stdout.contains("REGRESSION"),
+        "{stdout}"
+    );
 }

@@ -114,9 +114,15 @@ impl JumpingWindow {
     pub fn with_fpr(window: u64, fpr: f64, segments: u32) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
+        let (k, g, m) = Self::sizing(window, fpr, segments);
+        Self::new(segments, k, g, m)
+    }
+
+    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating.
+    pub fn sizing(window: u64, fpr: f64, segments: u32) -> (u32, u64, u64) {
         let g = window.div_ceil(segments.max(2) as u64 - 1);
         let eps = 1.0 - (1.0 - fpr).powf(1.0 / segments.max(1) as f64);
-        Self::new(segments, slices_for(eps), g, half_full(g))
+        (slices_for(eps), g, half_full(g))
     }
 
     /// Segments n.
@@ -305,11 +311,17 @@ impl DoubleBuffer {
     pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
-        let twice = window.checked_mul(2).ok_or(ParamError::TooLarge {
+        window.checked_mul(2).ok_or(ParamError::TooLarge {
             what: "window",
             limit: "2^63".into(),
         })?;
-        Self::new(slices_for(fpr), window, half_full(twice))
+        let (k, g, m) = Self::sizing(window, fpr);
+        Self::new(k, g, m)
+    }
+
+    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating.
+    pub fn sizing(window: u64, fpr: f64) -> (u32, u64, u64) {
+        (slices_for(fpr), window, half_full(window.saturating_mul(2)))
     }
 
     /// Slices per filter.
@@ -413,14 +425,22 @@ impl ForgetfulBloom {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
         check_nonzero("past", past as u64)?;
+        let (k, g, m) = Self::sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
+            target: format!("forgetful fpr {fpr} with {past} past filters and k <= 64"),
+        })?;
+        Self::new(past, k, g, m)
+    }
+
+    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating;
+    /// None if no k <= 64 (or no N <= 14) meets `fpr`.
+    pub fn sizing(window: u64, fpr: f64, past: u32) -> Option<(u32, u64, u64)> {
+        if past == 0 || past > MAX_PAST {
+            return None;
+        }
         let g = window.div_ceil(past as u64);
         let m = half_full(g.saturating_mul(2));
-        let k = (1..=64u32)
-            .find(|&k| past <= MAX_PAST && theory::forgetful_fpr(past, k, g, m, g) <= fpr)
-            .ok_or_else(|| ParamError::Unreachable {
-                target: format!("forgetful fpr {fpr} with {past} past filters and k <= 64"),
-            })?;
-        Self::new(past, k, g, m)
+        let k = (1..=64u32).find(|&k| theory::forgetful_fpr(past, k, g, m, g) <= fpr)?;
+        Some((k, g, m))
     }
 
     /// Past filters N.

@@ -1,0 +1,355 @@
+//! Regression checks: a fresh run of an experiment against its committed
+//! baseline CSV, row by row (rows are matched by their `point` index).
+//!
+//! * **Statistical figures** — every column `x` that has `x_ci_low` and
+//!   `x_ci_high` (FPR, FNR, NPWS, probes, zero fraction, ...): the standard
+//!   error of each side is recovered from its interval (half-width / z at the
+//!   interval's level), and the difference is tested with
+//!   z = (new - base) / sqrt(se_new² + se_base²). The significance is
+//!   `alpha` for the whole check, split over all comparisons (Bonferroni), so
+//!   noise from a changed random stream does not fail CI while a real change
+//!   of the figure does. Runs are deterministic: unchanged code reproduces
+//!   the baseline exactly.
+//! * **Exact figures** — `memory_bits` and the resolved parameters (`k`, `l`,
+//!   `g`, `m`, `window`, `slack`, ...): must be equal; `*_theory` columns
+//!   must agree to 1e-9 (a formula that drifts is caught even when the
+//!   measurement still agrees with it).
+//! * **Speed** — `*_ns` columns as ratios to the run's median of the same
+//!   column (machines differ; ratios within one run move much less), averaged
+//!   per design (geometric mean over its rows): a regression when a design's
+//!   ratio grows by more than `speed_tolerance` against the baseline's.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+use std::collections::BTreeMap;
+
+/// One parsed CSV: rows of column -> text.
+pub type Table = Vec<BTreeMap<String, String>>;
+
+/// Reads a CSV file into rows.
+pub fn read_table(path: &std::path::Path) -> Result<Table, String> {
+    let mut r =
+        csv::Reader::from_path(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let headers = r
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .clone();
+    let mut out = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push(
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
+/// Thresholds of a check.
+#[derive(Debug, Clone, Copy)]
+pub struct Thresholds {
+    /// Family-wise significance of the statistical comparisons.
+    pub alpha: f64,
+    /// Largest acceptable growth of a speed ratio.
+    pub speed_tolerance: f64,
+    /// Confidence level of the intervals in the CSVs.
+    pub ci_level: f64,
+}
+
+/// Something that moved between baseline and run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Experiment name.
+    pub experiment: String,
+    /// Point index.
+    pub point: String,
+    /// Column.
+    pub column: String,
+    /// Baseline value.
+    pub base: String,
+    /// New value.
+    pub new: String,
+    /// z score, ratio change or "exact".
+    pub measure: String,
+    /// Whether it fails the check.
+    pub regression: bool,
+}
+
+/// Columns compared exactly.
+const EXACT: &[&str] = &[
+    "memory_bits",
+    "k",
+    "l",
+    "g",
+    "m",
+    "d",
+    "p",
+    "window",
+    "slack",
+    "segments",
+    "past",
+];
+
+fn num(row: &BTreeMap<String, String>, c: &str) -> Option<f64> {
+    row.get(c).and_then(|v| v.parse::<f64>().ok())
+}
+
+/// Number of statistical comparisons in a baseline (for the Bonferroni split).
+pub fn count_tests(base: &Table) -> usize {
+    base.iter()
+        .map(|r| {
+            r.keys()
+                .filter(|c| {
+                    r.contains_key(&format!("{c}_ci_low"))
+                        && num(r, &format!("{c}_ci_low")).is_some()
+                })
+                .count()
+        })
+        .sum()
+}
+
+/// Compares one experiment's run with its baseline. `tests` is the total
+/// number of statistical comparisons in the whole check.
+pub fn compare(
+    experiment: &str,
+    base: &Table,
+    new: &Table,
+    t: &Thresholds,
+    tests: usize,
+) -> Vec<Finding> {
+    let normal = Normal::new(0.0, 1.0).expect("standard normal");
+    let z_ci = normal.inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0);
+    let z_fail = normal.inverse_cdf(1.0 - t.alpha / (2.0 * tests.max(1) as f64));
+    let mut out = Vec::new();
+    let by_point = |tab: &Table| -> BTreeMap<String, BTreeMap<String, String>> {
+        tab.iter()
+            .filter_map(|r| r.get("point").map(|p| (p.clone(), r.clone())))
+            .collect()
+    };
+    let (b, n) = (by_point(base), by_point(new));
+    let mut finding = |point: &str,
+                       column: &str,
+                       base: String,
+                       new: String,
+                       measure: String,
+                       regression: bool| {
+        out.push(Finding {
+            experiment: experiment.into(),
+            point: point.into(),
+            column: column.into(),
+            base,
+            new,
+            measure,
+            regression,
+        })
+    };
+    for (point, br) in &b {
+        let Some(nr) = n.get(point) else {
+            finding(
+                point,
+                "(row)",
+                "present".into(),
+                "missing".into(),
+                "exact".into(),
+                true,
+            );
+            continue;
+        };
+        for (col, bv) in br {
+            let nv = nr.get(col).cloned().unwrap_or_default();
+            if EXACT.contains(&col.as_str()) {
+                if *bv != nv {
+                    finding(point, col, bv.clone(), nv, "exact".into(), true);
+                }
+            } else if col.ends_with("_theory") {
+                // a formula that changed is a finding in itself
+                let same = match (bv.parse::<f64>(), nv.parse::<f64>()) {
+                    (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
+                    _ => *bv == nv,
+                };
+                if !same {
+                    finding(point, col, bv.clone(), nv, "theory".into(), true);
+                }
+            } else if col.ends_with("_ns") {
+                // compared per design below
+            } else if let (Some(lo), Some(hi)) = (
+                num(br, &format!("{col}_ci_low")),
+                num(br, &format!("{col}_ci_high")),
+            ) {
+                let (Some(x0), Some(x1)) = (num(br, col), num(nr, col)) else {
+                    continue;
+                };
+                let (lo1, hi1) = (
+                    num(nr, &format!("{col}_ci_low")).unwrap_or(x1),
+                    num(nr, &format!("{col}_ci_high")).unwrap_or(x1),
+                );
+                let se = ((hi - lo) / (2.0 * z_ci)).powi(2) + ((hi1 - lo1) / (2.0 * z_ci)).powi(2);
+                let z = if se > 0.0 {
+                    (x1 - x0) / se.sqrt()
+                } else if x1 == x0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                };
+                if z.abs() > 3.0 {
+                    finding(
+                        point,
+                        col,
+                        bv.clone(),
+                        nv,
+                        format!("z {z:.1}"),
+                        z.abs() > z_fail,
+                    );
+                }
+            }
+        }
+    }
+    // Speed: each row's ns/op over the run's median for that column (robust
+    // to one noisy reference), then per design the geometric mean over its
+    // rows of (new ratio / baseline ratio): a design that got slower moves all
+    // its rows, noise moves single rows.
+    let median = |m: &BTreeMap<String, BTreeMap<String, String>>, col: &str| {
+        let mut v: Vec<f64> = m.values().filter_map(|r| num(r, col)).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let ns_cols: Vec<String> = b
+        .values()
+        .flat_map(|r| r.keys())
+        .filter(|c| c.ends_with("_ns"))
+        .cloned()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for col in &ns_cols {
+        let (Some(mb), Some(mn)) = (median(&b, col), median(&n, col)) else {
+            continue;
+        };
+        let mut per_design: BTreeMap<String, (f64, usize, Vec<String>)> = BTreeMap::new();
+        for (point, br) in &b {
+            let Some(nr) = n.get(point) else { continue };
+            let (Some(x0), Some(x1)) = (num(br, col), num(nr, col)) else {
+                continue;
+            };
+            let change = (x1 / mn) / (x0 / mb);
+            let d = br.get("design").cloned().unwrap_or_default();
+            let e = per_design.entry(d).or_insert((0.0, 0, Vec::new()));
+            e.0 += change.ln();
+            e.1 += 1;
+            e.2.push(point.clone());
+        }
+        for (design, (sum, count, points)) in per_design {
+            let change = (sum / count as f64).exp();
+            if change > t.speed_tolerance.sqrt() || change < 1.0 / t.speed_tolerance.sqrt() {
+                finding(
+                    &points.join(" "),
+                    col,
+                    format!("{design}"),
+                    format!("{count} rows"),
+                    format!("ratio {change:.2}"),
+                    change > t.speed_tolerance,
+                );
+            }
+        }
+    }
+    for point in n.keys().filter(|p| !b.contains_key(*p)) {
+        finding(
+            point,
+            "(row)",
+            "missing".into(),
+            "present".into(),
+            "exact".into(),
+            true,
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const T: Thresholds = Thresholds {
+        alpha: 0.01,
+        speed_tolerance: 2.0,
+        ci_level: 0.99,
+    };
+
+    #[test]
+    fn identical_runs_pass_and_changes_are_caught() {
+        let base = vec![
+            row(&[
+                ("point", "0"),
+                ("design", "a"),
+                ("fpr", "0.01"),
+                ("fpr_ci_low", "0.009"),
+                ("fpr_ci_high", "0.011"),
+                ("memory_bits", "100"),
+                ("insert_ns", "50"),
+            ]),
+            row(&[
+                ("point", "1"),
+                ("design", "b"),
+                ("fpr", "0.02"),
+                ("fpr_ci_low", "0.018"),
+                ("fpr_ci_high", "0.022"),
+                ("memory_bits", "200"),
+                ("insert_ns", "100"),
+            ]),
+            row(&[("point", "2"), ("design", "c"), ("insert_ns", "80")]),
+        ];
+        let tests = count_tests(&base);
+        assert_eq!(tests, 2);
+        assert!(compare("x", &base, &base, &T, tests).is_empty());
+        // noise: a shift well inside the intervals
+        let mut noisy = base.clone();
+        noisy[1].insert("fpr".into(), "0.0205".into());
+        assert!(compare("x", &base, &noisy, &T, tests)
+            .iter()
+            .all(|f| !f.regression));
+        // a real change of the FPR
+        let mut worse = base.clone();
+        worse[1].insert("fpr".into(), "0.04".into());
+        assert!(compare("x", &base, &worse, &T, tests)
+            .iter()
+            .any(|f| f.regression && f.column == "fpr"));
+        // memory must match exactly
+        let mut mem = base.clone();
+        mem[0].insert("memory_bits".into(), "101".into());
+        assert!(compare("x", &base, &mem, &T, tests)
+            .iter()
+            .any(|f| f.regression && f.column == "memory_bits"));
+        // speed: the whole machine 3x slower is not a regression, one design 3x slower is
+        let mut slow_machine = base.clone();
+        slow_machine[0].insert("insert_ns".into(), "150".into());
+        slow_machine[1].insert("insert_ns".into(), "300".into());
+        slow_machine[2].insert("insert_ns".into(), "240".into());
+        assert!(compare("x", &base, &slow_machine, &T, tests).is_empty());
+        let mut slow_design = base.clone();
+        slow_design[1].insert("insert_ns".into(), "300".into());
+        assert!(compare("x", &base, &slow_design, &T, tests)
+            .iter()
+            .any(|f| f.regression && f.column == "insert_ns"));
+        // a theory column that drifted
+        let mut th = base.clone();
+        th[0].insert("fpr_theory".into(), "0.0101".into());
+        let mut b2 = base.clone();
+        b2[0].insert("fpr_theory".into(), "0.01".into());
+        assert!(compare("x", &b2, &th, &T, tests)
+            .iter()
+            .any(|f| f.regression && f.column == "fpr_theory"));
+        // a missing row
+        assert!(compare("x", &base, &base[..1].to_vec(), &T, tests)
+            .iter()
+            .any(|f| f.regression));
+    }
+}
