@@ -246,7 +246,7 @@ pub fn compare(
                 finding(
                     &points.join(" "),
                     col,
-                    format!("{design}"),
+                    design.clone(),
                     format!("{count} rows"),
                     format!("ratio {change:.2}"),
                     change > t.speed_tolerance,
