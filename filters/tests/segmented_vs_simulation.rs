@@ -5,7 +5,9 @@
 
 mod common;
 
-use bloomlab_filters::segmented::{DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::bloom::negative_query_probes;
+use bloomlab_filters::segmented::{theory, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::window::fill;
 use bloomlab_filters::window::shifts_at_age;
 use bloomlab_filters::SlidingFilter;
 use common::{assert_rate, Keys, Rng};
@@ -17,6 +19,7 @@ fn check<F: SlidingFilter>(
     name: &str,
     fpr_at: impl Fn(&F, u64) -> f64,
     presence_by_shift: impl Fn(&F, u64) -> Vec<f64>,
+    probes_theory: Option<f64>,
 ) {
     let keys = Keys::new(0xABC);
     let (w, s, g) = (f.window(), f.slack(), f.period());
@@ -36,12 +39,20 @@ fn check<F: SlidingFilter>(
     let mut yes = vec![0u64; by_j.len() + 1];
     let mut n = vec![0u64; by_j.len() + 1];
     let per_round = 3000;
+    let mut probes = Vec::new();
     for _ in 0..150 {
+        let (mut sum, mut no) = (0u64, 0u64);
         for _ in 0..per_round {
             neg += 1;
-            worst.0 += f.contains(keys.negative(neg)) as u64;
+            let (yes, p) = f.contains_probes(keys.negative(neg));
+            worst.0 += yes as u64;
             worst.1 += 1;
+            if !yes {
+                sum += p as u64;
+                no += 1;
+            }
         }
+        probes.push(sum as f64 / no as f64);
         for age in 1..=(w + s + g).min(t) {
             let j = (shifts_at_age(age, g, g) as usize).min(by_j.len());
             yes[j] += f.contains(keys.stream(t + 1 - age)) as u64;
@@ -63,6 +74,9 @@ fn check<F: SlidingFilter>(
         worst.1,
         fpr_at(&f, g),
     );
+    if let Some(p) = probes_theory {
+        common::assert_mean(&format!("{name} probes of a negative query"), &probes, p);
+    }
     assert_rate(
         &format!("{name} average FPR"),
         avg.0,
@@ -84,11 +98,13 @@ fn check<F: SlidingFilter>(
 #[test]
 fn jumping_window_matches_theory() {
     for n in [2u32, 4] {
+        let probes = theory::jumping_probes_negative(n, 4, 300, 400);
         check(
             JumpingWindow::new(n, 4, 300, 400).unwrap(),
             &format!("jumping n={n}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
+            Some(probes),
         );
     }
 }
@@ -100,6 +116,7 @@ fn double_buffer_matches_theory() {
         "double buffer",
         |f, p| f.theory_fpr(p),
         |f, p| f.theory_presence_by_shift(p),
+        Some(theory::double_buffer_probes_negative(5, 300, 700)),
     );
 }
 
@@ -111,6 +128,7 @@ fn forgetful_bloom_matches_theory() {
             &format!("forgetful N={past}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
+            None,
         );
     }
 }

@@ -3,8 +3,9 @@
 //! metrics and reports pick it up without special cases.
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
-use bloomlab_filters::bloom::negative_query_probes;
-use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::segmented::{
+    theory as seg_theory, A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow,
+};
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
 use std::collections::BTreeMap;
@@ -337,7 +338,7 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             // a negative answer reads every segment up to its first 0 bit
             t.scalars.push((
                 "probes_negative",
-                segments as f64 * negative_query_probes(window::fill(g, m), k),
+                seg_theory::jumping_probes_negative(segments, k, g, m),
             ));
             let geo = Geometry::sliding(&f);
             if design == "a2" {
@@ -365,7 +366,7 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             let mut t = t;
             t.scalars.push((
                 "probes_negative",
-                negative_query_probes(window::fill(2 * g, m), k),
+                seg_theory::double_buffer_probes_negative(k, g, m),
             ));
             (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
         }

@@ -15,7 +15,7 @@
 //!
 //! * `fpr` — share of yes answers to never-inserted keys, worst phase, with a
 //!   Clopper-Pearson interval at `ci_level`; `fpr_avg` the same at random
-//!   phases, with a normal interval over the per-round rates (the phase
+//!   phases, with a Student-t interval over the per-round rates (the phase
 //!   sampling is part of its error); `fpr_expired` on inserted keys of age in (w + s, w + s + margin],
 //!   worst phase.
 //!   Queries are spread evenly over rounds (filter states) so that the
@@ -33,12 +33,12 @@
 //!   insertion counts, over `rounds` independent runs (written to
 //!   `<name>_convergence.csv`).
 //! * `probes_negative` — mean probes (slice accesses) of negative queries that
-//!   answered no, worst phase, with a normal interval over the per-round means
+//!   answered no, worst phase, with a Student-t interval over the per-round means
 //!   (queries within one filter state share its fill, so per-query intervals
 //!   would be too narrow at tens of millions of queries).
 //! * `npws_peak` / `npws_avg` (designs with a slack) — PWS = number of yes answers over the keys of
 //!   ages w+1 ..= w+s (the slack zone), per round, at the worst / random phase;
-//!   NPWS = PWS / w; normal interval over rounds. Ages whose key was inserted
+//!   NPWS = PWS / w; Student-t interval over rounds. Ages whose key was inserted
 //!   again more recently (non-distinct streams) are skipped.
 //! * `profile` — P(yes | age) over ages 1 ..= w + s + margin in buckets, at the
 //!   worst and random phases, with Clopper-Pearson intervals.
@@ -172,6 +172,17 @@ pub fn z_value(level: f64) -> f64 {
         .inverse_cdf(1.0 - (1.0 - level) / 2.0)
 }
 
+/// Two-sided Student-t quantile for `level` with `df` degrees of freedom
+/// (the normal quantile beyond 1000).
+pub fn t_value(level: f64, df: u64) -> f64 {
+    if df > 1000 {
+        return z_value(level);
+    }
+    statrs::distribution::StudentsT::new(0.0, 1.0, df as f64)
+        .expect("df >= 1")
+        .inverse_cdf(1.0 - (1.0 - level) / 2.0)
+}
+
 /// Running mean and variance (Welford).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Welford {
@@ -213,14 +224,16 @@ impl Welford {
             self.mean
         }
     }
-    /// Normal interval of the mean.
+    /// Student-t interval of the mean (n - 1 degrees of freedom: with the 3
+    /// rounds of a large window, a normal quantile made intervals far too
+    /// narrow).
     pub fn ci(&self, level: f64) -> (f64, f64) {
         if self.n < 2 {
             return (f64::NAN, f64::NAN);
         }
         let se = (self.m2 / (self.n - 1) as f64 / self.n as f64).sqrt();
-        let z = z_value(level);
-        (self.mean - z * se, self.mean + z * se)
+        let t = t_value(level, self.n - 1);
+        (self.mean - t * se, self.mean + t * se)
     }
 }
 
@@ -771,6 +784,13 @@ mod tests {
         // extreme parameters stay fast and ordered
         let (lo, hi) = binomial_ci(3, 2_000_000_000, 0.99);
         assert!(0.0 < lo && lo < 1.5e-9 && hi > 1.5e-9 && hi < 1e-8);
+    }
+
+    #[test]
+    fn t_quantiles() {
+        assert!((t_value(0.99, 2) - 9.925).abs() < 1e-3);
+        assert!((t_value(0.99, 149) - 2.609).abs() < 1e-3);
+        assert!((t_value(0.99, 5000) - 2.5758).abs() < 1e-3);
     }
 
     #[test]

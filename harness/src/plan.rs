@@ -7,11 +7,10 @@
 //! worst-phase FPR, window and slack (conformance and theory-vs-simulation
 //! tests), peak NPWS (from P(yes | generation), tested per design), bits
 //! written per insertion (exact) and slice probes of a negative query (tested
-//! for the APBF; for the jumping window, A2 and double buffering measured in
-//! `experiments/compare.toml` against the same formula).
+//! against simulation for the APBF, the jumping window and double buffering;
+//! A2 is a two-segment jumping window; none for the Forgetful filter).
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
-use bloomlab_filters::bloom::negative_query_probes;
 use bloomlab_filters::segmented::{theory as seg, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::window;
 
@@ -113,7 +112,7 @@ fn configurations(c: &Constraints) -> Vec<(&'static str, Vec<Candidate>)> {
             slack,
             npws_peak: npws_peak(&by_j, fpr, win, slack, g),
             insert_bits: k as u64,
-            query_probes: Some(n as f64 * negative_query_probes(window::fill(g, m), k)),
+            query_probes: Some(seg::jumping_probes_negative(n, k, g, m)),
         }
     };
     out.push(("jumping", (3..=16).map(|n| jumping("jumping", n)).collect()));
@@ -134,7 +133,7 @@ fn configurations(c: &Constraints) -> Vec<(&'static str, Vec<Candidate>)> {
             slack: g,
             npws_peak: npws_peak(&[1.0, 1.0], fpr, g, g, g),
             insert_bits: 2 * k as u64,
-            query_probes: Some(negative_query_probes(window::fill(2 * g, m), k)),
+            query_probes: Some(seg::double_buffer_probes_negative(k, g, m)),
         }],
     ));
 

@@ -128,7 +128,7 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
     }
     md += &format!(
         "Produced by `{command}` (seed {}). Intervals are {}% (Clopper-Pearson for rates, \
-         normal for means). `*_theory` is this repository's derivation (exact fill model); \
+         Student-t for means over rounds). `*_theory` is this repository's derivation (exact fill model); \
          `*_paper_formula` is the paper's own approximation (linear fill gradient, \
          geometric NPWS). Timing columns depend on the machine.\n\n",
         spec.seed,

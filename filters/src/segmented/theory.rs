@@ -47,6 +47,20 @@ pub fn jumping_fpr(segments: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
     1.0 - (1.0 - cur) * (1.0 - full).powi(segments as i32 - 1)
 }
 
+/// Expected probes of a negative query of a jumping window just before a
+/// switch: every segment answers no, each after
+/// [`negative_query_probes`](crate::bloom::negative_query_probes) of its k
+/// slices, independently.
+pub fn jumping_probes_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
+    segments as f64 * crate::bloom::negative_query_probes(fill(g, m), k)
+}
+
+/// Expected probes of a negative query of double buffering just before a
+/// switch (the active filter holds 2g keys).
+pub fn double_buffer_probes_negative(k: u32, g: u64, m: u64) -> f64 {
+    crate::bloom::negative_query_probes(fill(2 * g, m), k)
+}
+
 /// Double-buffering FPR at phase φ.
 pub fn double_buffer_fpr(k: u32, g: u64, m: u64, phase: u64) -> f64 {
     fill(g + phase, m).powi(k as i32)
