@@ -5,9 +5,7 @@
 
 mod common;
 
-use bloomlab_filters::bloom::negative_query_probes;
 use bloomlab_filters::segmented::{theory, DoubleBuffer, ForgetfulBloom, JumpingWindow};
-use bloomlab_filters::window::fill;
 use bloomlab_filters::window::shifts_at_age;
 use bloomlab_filters::SlidingFilter;
 use common::{assert_rate, Keys, Rng};
