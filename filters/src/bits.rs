@@ -58,11 +58,6 @@ impl BitArray {
             self.words[ew] &= !hi_mask;
         }
     }
-
-    /// Number of set bits in `start..end`.
-    pub fn count_ones_range(&self, start: u64, end: u64) -> u64 {
-        (start..end).filter(|&i| self.get(i)).count() as u64
-    }
 }
 
 #[cfg(test)]

@@ -324,31 +324,35 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
     let parts: Parts = match design {
         "jumping" | "a2" => {
             let segments = n.unwrap_or(2);
-            let f = match explicit {
-                Ok((k, g, m)) => JumpingWindow::new(segments, k, g, m),
-                Err((w, fpr)) => JumpingWindow::with_fpr(w, fpr, segments),
-            }
-            .map_err(e)?;
-            let payload = segments as u64 * f.k() as u64 * f.m();
-            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
-                f.theory_presence_by_shift(p)
-            });
-            let (k, g, m) = (f.k(), f.g(), f.m());
-            let mut t = t;
-            // a negative answer reads every segment up to its first 0 bit
-            t.scalars.push((
-                "probes_negative",
-                seg_theory::jumping_probes_negative(segments, k, g, m),
-            ));
-            let geo = Geometry::sliding(&f);
+            // theory and geometry of a jumping window, read before it is boxed
+            let parts = |f: &JumpingWindow| {
+                let payload = segments as u64 * f.k() as u64 * f.m();
+                let mut t = switching_theory(f, payload, &|p| f.theory_fpr(p), &|p| {
+                    f.theory_presence_by_shift(p)
+                });
+                let (k, g, m) = (f.k(), f.g(), f.m());
+                t.scalars.push((
+                    "probes_negative",
+                    seg_theory::jumping_probes_negative(segments, k, g, m),
+                ));
+                (Geometry::sliding(f), t, k, g, m)
+            };
             if design == "a2" {
+                // with read-only queries A2 is a two-segment jumping window
                 let a = match explicit {
                     Ok((k, g, m)) => A2Buffer::new(k, g, m),
                     Err((w, fpr)) => A2Buffer::with_fpr(w, fpr),
                 }
                 .map_err(e)?;
+                let (geo, t, k, g, m) = parts(a.as_jumping());
                 (Box::new(a), geo, t, k, g, m)
             } else {
+                let f = match explicit {
+                    Ok((k, g, m)) => JumpingWindow::new(segments, k, g, m),
+                    Err((w, fpr)) => JumpingWindow::with_fpr(w, fpr, segments),
+                }
+                .map_err(e)?;
+                let (geo, t, k, g, m) = parts(&f);
                 (Box::new(f), geo, t, k, g, m)
             }
         }
@@ -359,16 +363,16 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             }
             .map_err(e)?;
             let payload = 2 * f.k() as u64 * f.m();
-            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+            let mut t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());
-            let mut t = t;
             t.scalars.push((
                 "probes_negative",
                 seg_theory::double_buffer_probes_negative(k, g, m),
             ));
-            (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
+            let geometry = Geometry::sliding(&f);
+            (Box::new(f), geometry, t, k, g, m)
         }
         _ => {
             let past = n.unwrap_or(1);
@@ -382,7 +386,8 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());
-            (Box::new(f.clone()), Geometry::sliding(&f), t, k, g, m)
+            let geometry = Geometry::sliding(&f);
+            (Box::new(f), geometry, t, k, g, m)
         }
     };
     let (filter, geometry, theory, k, g, m) = parts;

@@ -35,10 +35,7 @@
 //!   positions) ([`forgetful_match`]). Exact in expectation; 2^(N+2) subsets,
 //!   so N <= 14.
 
-/// Expected fill of one slice after n distinct keys.
-pub fn fill(n: u64, m: u64) -> f64 {
-    crate::bloom::fill_ratio(n as f64, m as f64)
-}
+pub use crate::window::fill;
 
 /// Jumping window FPR at phase φ.
 pub fn jumping_fpr(segments: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {

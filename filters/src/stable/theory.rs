@@ -43,8 +43,6 @@
 //! rising from 0 (for ages up to Max, no cell can have reached 0) to
 //! 1 - stable FPR (an old key is reported as often as a never-inserted one).
 
-use std::f64::consts::LN_2;
-
 /// Parameters (m, d, K, P) of a Stable Bloom filter.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StableTheory {
@@ -244,11 +242,6 @@ pub fn choose(memory_bits: u64, fpr: f64) -> Option<StableTheory> {
         }
     }
     best.map(|(_, t)| t)
-}
-
-/// Bits per element a Bloom filter would need for the same FPR, log2(1/ε)/ln 2.
-pub fn bloom_bits_per_element(fpr: f64) -> f64 {
-    (1.0 / fpr).log2() / LN_2
 }
 
 #[cfg(test)]
