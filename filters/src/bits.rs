@@ -60,12 +60,87 @@ impl BitArray {
     }
 }
 
+/// `len` unsigned fields of `width` bits (1..=64) packed back to back into
+/// 64-bit words, the slot storage of the dictionary-based designs. Fields may
+/// straddle a word boundary; one padding word keeps every read in bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackedInts {
+    words: Vec<u64>,
+    len: u64,
+    width: u32,
+    mask: u64,
+}
+
+impl PackedInts {
+    /// `len` zero fields of `width` bits. The caller has validated the sizes.
+    pub fn new(len: u64, width: u32) -> Self {
+        assert!((1..=64).contains(&width), "field width {width} not in 1..=64");
+        PackedInts {
+            words: vec![0; (len * width as u64).div_ceil(64) as usize + 1],
+            len,
+            width,
+            mask: if width == 64 { !0 } else { (1 << width) - 1 },
+        }
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when there are no fields.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bits per field.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Reads field `i`.
+    #[inline]
+    pub fn get(&self, i: u64) -> u64 {
+        debug_assert!(i < self.len);
+        let bit = i * self.width as u64;
+        let (w, off) = ((bit >> 6) as usize, (bit & 63) as u32);
+        let two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
+        (two >> off) as u64 & self.mask
+    }
+
+    /// Writes field `i` (`v` must fit in `width` bits).
+    #[inline]
+    pub fn set(&mut self, i: u64, v: u64) {
+        debug_assert!(i < self.len && v & !self.mask == 0);
+        let bit = i * self.width as u64;
+        let (w, off) = ((bit >> 6) as usize, (bit & 63) as u32);
+        let mut two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
+        two &= !((self.mask as u128) << off);
+        two |= (v as u128) << off;
+        self.words[w] = two as u64;
+        self.words[w + 1] = (two >> 64) as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     proptest! {
+        #[test]
+        fn packed_fields_keep_their_values(width in 1u32..=64, vals in proptest::collection::vec(any::<u64>(), 1..80)) {
+            let mask = if width == 64 { !0 } else { (1u64 << width) - 1 };
+            let mut p = PackedInts::new(vals.len() as u64, width);
+            for (i, v) in vals.iter().enumerate() { p.set(i as u64, v & mask); }
+            // overwrite every other field, then check all
+            for (i, v) in vals.iter().enumerate().step_by(2) { p.set(i as u64, !v & mask); }
+            for (i, v) in vals.iter().enumerate() {
+                let want = if i % 2 == 0 { !v & mask } else { v & mask };
+                prop_assert_eq!(p.get(i as u64), want);
+            }
+        }
+
         #[test]
         fn clear_range_clears_exactly_the_range(len in 1u64..300, a in 0u64..300, b in 0u64..300) {
             let (a, b) = (a.min(len), b.min(len));

@@ -31,6 +31,7 @@ pub mod bits;
 pub mod bloom;
 mod error;
 pub mod hash;
+pub mod naor_yogev;
 pub mod segmented;
 pub mod stable;
 pub mod window;
@@ -38,6 +39,7 @@ pub mod window;
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use error::{ParamError, MAX_BITS};
+pub use naor_yogev::NaorYogev;
 pub use stable::StableBloomFilter;
 
 /// An approximate-membership filter over 64-bit key hashes.
@@ -61,6 +63,15 @@ pub trait Filter {
     /// together with its answer. The default reports one probe.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), 1)
+    }
+
+    /// Inserts `key` and reports how many cells (slots, stash entries) the
+    /// insertion read, for designs whose insertion cost varies from one
+    /// insertion to the next (dictionaries that displace entries); the
+    /// harness measures its tail. The default inserts and reports `None`.
+    fn insert_probes(&mut self, key: u64) -> Option<u32> {
+        self.insert(key);
+        None
     }
 
     /// Fraction of cells (bits, counters) that are zero, for designs whose

@@ -128,6 +128,29 @@ enum DesignArgs {
     Apbf(ApbfArgs),
     /// Stable Bloom filter
     Stable(StableArgs),
+    /// Naor-Yogev sliding Bloom filter (dictionary of fingerprints with generations)
+    NaorYogev(NaorYogevArgs),
+}
+
+#[derive(Args, Debug)]
+struct NaorYogevArgs {
+    /// Window: every key among the last n insertions is reported
+    #[arg(long)]
+    n: u64,
+    /// Largest slack: keys older than n + m are reported at most at rate eps
+    #[arg(long)]
+    m: u64,
+    /// Target FPR, in (0, 1)
+    #[arg(long)]
+    eps: f64,
+    /// Trade-off parameter c: generations of ⌈(n-1)/c⌉ insertions (default: least memory)
+    #[arg(long)]
+    c: Option<u64>,
+    /// Largest load of the cuckoo table, in [0.5, 1)
+    #[arg(long)]
+    max_load: Option<f64>,
+    #[command(flatten)]
+    common: Common,
 }
 
 /// Flags shared by every design.
@@ -234,6 +257,26 @@ impl DesignArgs {
                     Metric::ZeroFraction,
                     Metric::Memory,
                     Metric::Speed,
+                ],
+            ),
+            DesignArgs::NaorYogev(a) => (
+                "naor_yogev",
+                map(&[
+                    ("window", Some(a.n as f64)),
+                    ("slack", Some(a.m as f64)),
+                    ("fpr", Some(a.eps)),
+                    ("c", a.c.map(|c| c as f64)),
+                    ("max_load", a.max_load),
+                ]),
+                &a.common,
+                vec![
+                    Metric::Fpr,
+                    Metric::Fnr,
+                    Metric::Accesses,
+                    Metric::Npws,
+                    Metric::Memory,
+                    Metric::Speed,
+                    Metric::Tail,
                 ],
             ),
         }

@@ -7,6 +7,7 @@ use bloomlab_filters::segmented::{
     theory as seg_theory, A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow,
 };
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
+use bloomlab_filters::naor_yogev::{self, NaorYogev};
 use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
 use std::collections::BTreeMap;
 
@@ -18,6 +19,7 @@ pub const DESIGNS: &[&str] = &[
     "double_buffer",
     "a2",
     "forgetful",
+    "naor_yogev",
 ];
 
 /// How the harness drives a design: its window and the time scales of its
@@ -168,6 +170,7 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
         "apbf" => build_apbf(params),
         "stable" => build_stable(params, seed),
         "jumping" | "double_buffer" | "a2" | "forgetful" => build_segmented(design, params),
+        "naor_yogev" => build_naor_yogev(params, seed),
         other => Err(format!(
             "unknown design {other:?} (known: {})",
             DESIGNS.join(", ")
@@ -401,6 +404,85 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
         filter,
         geometry,
         resolved,
+        theory,
+    })
+}
+
+/// P(yes | age) of the Naor-Yogev filter: 1 while the key's generation is
+/// active, the FPR after.
+struct NaorYogevProfile(naor_yogev::Sizing);
+
+impl ProfileTheory for NaorYogevProfile {
+    fn worst(&self, age: u64) -> f64 {
+        self.0.presence(age, self.0.g)
+    }
+    fn avg(&self, age: u64) -> f64 {
+        let grid = window::phase_grid(self.0.g, 256);
+        grid.iter().map(|&p| self.0.presence(age, p)).sum::<f64>() / grid.len() as f64
+    }
+}
+
+/// Naor-Yogev sliding Bloom filter from window (n), slack (m, the largest
+/// slack allowed) and fpr (ε); optional c (default: least memory) and
+/// max_load (default 0.9).
+fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
+    let fpr = check_params(
+        "naor_yogev",
+        params,
+        &["window", "slack", "fpr", "c", "max_load"],
+    )?;
+    let n = whole(params, "window")?.ok_or("naor_yogev needs window, slack and fpr")?;
+    let m = whole(params, "slack")?.ok_or("naor_yogev needs window, slack and fpr")?;
+    let eps = fpr.ok_or("naor_yogev needs window, slack and fpr")?;
+    let c = whole(params, "c")?;
+    let load = params
+        .get("max_load")
+        .copied()
+        .unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
+    let e = |r: ParamError| format!("naor_yogev: {r}");
+    let size = naor_yogev::Sizing::new(n, m, eps, c, load).map_err(e)?;
+    let f = NaorYogev::from_sizing(size).map_err(e)?.with_seed(seed);
+    let grid = window::phase_grid(size.g, 256);
+    let k = grid.len() as f64;
+    let bound = naor_yogev::theory::space_bound_bits(n, m, eps);
+    let theory = Theory {
+        scalars: vec![
+            ("fpr", size.fpr()),
+            ("fpr_avg", size.fpr_avg()),
+            ("fpr_expired", size.fpr()),
+            ("fnr", 0.0),
+            ("npws_peak", size.pws_at(size.g) / n as f64),
+            (
+                "npws_avg",
+                grid.iter().map(|&p| size.pws_at(p)).sum::<f64>() / k / n as f64,
+            ),
+            ("probes_negative", size.probes_negative()),
+            (
+                "bits_per_element",
+                size.memory_bits() as f64 / n as f64,
+            ),
+            ("space_bound_bits", bound),
+            ("space_bound_per_element", bound / n as f64),
+            ("memory_over_bound", size.memory_bits() as f64 / bound),
+            ("c_paper", naor_yogev::theory::c_paper(eps)),
+            ("fingerprint_bits", size.range().log2()),
+            ("load", size.load()),
+        ],
+        profile: Some(Box::new(NaorYogevProfile(size))),
+        convergence: None,
+    };
+    Ok(Built {
+        geometry: Geometry::sliding(&f),
+        resolved: vec![
+            ("c", size.c as f64),
+            ("g", size.g as f64),
+            ("window", n as f64),
+            ("slack", size.slack() as f64),
+            ("buckets", size.buckets as f64),
+            ("remainder_bits", size.remainder_bits as f64),
+            ("tag_bits", size.tag_bits as f64),
+        ],
+        filter: Box::new(f),
         theory,
     })
 }

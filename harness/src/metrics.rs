@@ -46,6 +46,12 @@
 //!   information-theoretic log2(1/ε) bits per element at the theoretical ε.
 //! * `speed` — ns per insert / positive query (age <= w) / negative query,
 //!   timed over `speed_ops` operations after the rounds; not deterministic.
+//! * `tail` — per-insertion cost over `tail_ops` insertions after the rounds:
+//!   slot reads reported by the design (`insert_probes_mean`, `_p99`, `_p999`,
+//!   `max_probes`; deterministic) and wall time of each insertion
+//!   (`insert_mean_ns`, `insert_p99_ns`, `insert_p999_ns`, `insert_max_ns`;
+//!   each includes one `Instant::now()` pair, about 20-40 ns here, and the
+//!   maximum catches whatever else the machine did).
 //!
 //! Every measured figure with a theoretical value gets `<name>_theory`,
 //! `<name>_ratio` (measured / theory) and, with an interval, `<name>_theory_in_ci`.
@@ -620,6 +626,10 @@ pub fn measure(
         if let Some(e) = theory.get("efficiency_vs_bloom") {
             row.num("efficiency_vs_bloom", e);
         }
+        if let Some(bound) = theory.get("space_bound_bits") {
+            row.num("space_bound_per_element", bound / w as f64);
+            row.num("memory_over_bound", bits as f64 / bound);
+        }
     }
     if has(Metric::Speed) {
         let n = spec.speed_ops.max(1);
@@ -653,6 +663,10 @@ pub fn measure(
         row.num("query_pos_ns", pos_ns);
         row.num("query_neg_ns", neg_ns);
         row.num("query_ns", (pos_ns + neg_ns) / 2.0);
+    }
+
+    if has(Metric::Tail) {
+        tail(&mut r, spec.tail_ops.max(1), &mut row);
     }
 
     let mut profile = Vec::new();
@@ -689,6 +703,42 @@ pub fn measure(
         profile,
         convergence,
     })
+}
+
+/// The `tail` metric: `ops` insertions, each timed and (where the design
+/// reports it) its slot reads counted; mean, p99, p99.9 and max of both.
+fn tail(r: &mut Runner, ops: u64, row: &mut Row) {
+    let keys: Vec<u64> = (0..ops).map(|_| r.stream.next_key(&mut r.rng)).collect();
+    let mut probes = Vec::with_capacity(keys.len());
+    let mut ns = Vec::with_capacity(keys.len());
+    for &k in &keys {
+        let t0 = Instant::now();
+        let p = r.f.insert_probes(black_box(k));
+        ns.push(t0.elapsed().as_nanos() as u64);
+        if let Some(p) = p {
+            probes.push(p as u64);
+        }
+        r.hist.push(k);
+    }
+    let quantile = |v: &mut Vec<u64>, q: f64| -> u64 {
+        // nearest rank on the sorted sample
+        let i = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
+        v.select_nth_unstable(i);
+        v[i]
+    };
+    if !probes.is_empty() {
+        row.num(
+            "insert_probes_mean",
+            probes.iter().sum::<u64>() as f64 / probes.len() as f64,
+        );
+        row.push("insert_probes_p99", Value::Int(quantile(&mut probes, 0.99)));
+        row.push("insert_probes_p999", Value::Int(quantile(&mut probes, 0.999)));
+        row.push("max_probes", Value::Int(*probes.iter().max().unwrap()));
+    }
+    row.num("insert_mean_ns", ns.iter().sum::<u64>() as f64 / ns.len() as f64);
+    row.num("insert_p99_ns", quantile(&mut ns, 0.99) as f64);
+    row.num("insert_p999_ns", quantile(&mut ns, 0.999) as f64);
+    row.num("insert_max_ns", *ns.iter().max().unwrap() as f64);
 }
 
 /// One checkpoint of the convergence curve.

@@ -98,6 +98,8 @@ pub enum Metric {
     Memory,
     /// ns/op for insert, positive and negative query.
     Speed,
+    /// Per-insertion slot reads and time: mean, p99, p99.9, max.
+    Tail,
     /// P(yes | age) over ages 1 ..= w + s + margin (written to <name>_profile.csv).
     Profile,
     /// Fraction of zero cells (Stable Bloom).
@@ -155,6 +157,8 @@ pub struct MeasureSpec {
     pub margin: f64,
     /// Operations timed per speed figure.
     pub speed_ops: u64,
+    /// Insertions measured one by one for the `tail` metric.
+    pub tail_ops: u64,
     /// Checkpoints of the convergence curve.
     pub convergence_points: u64,
     /// FPR queries per run and checkpoint of the convergence curve.
@@ -173,6 +177,7 @@ impl Default for MeasureSpec {
             bucket: 0,
             margin: 0.25,
             speed_ops: 200_000,
+            tail_ops: 1_000_000,
             convergence_points: 30,
             convergence_queries: 2000,
         }
