@@ -6,6 +6,7 @@
 //! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
 //! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
 //! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
+//! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! A design joins by adding one macro invocation; it must say which promise
@@ -13,6 +14,7 @@
 
 mod common;
 
+use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::{
     Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter, StableBloomFilter,
@@ -258,3 +260,29 @@ conformance!(sliding forgetful_n3: ForgetfulBloom::with_fpr(3000, 0.01, 3).unwra
     bound = |f: &ForgetfulBloom| f.theory_fpr(f.g()),
     memory = |f: &ForgetfulBloom| (f.past() as u64 + 2) * f.k() as u64 * f.m() + 128,
     bad = [ForgetfulBloom::new(0, 3, 10, 10), ForgetfulBloom::with_fpr(100, 0.01, 20)]);
+
+fn ny_memory(f: &NaorYogev) -> u64 {
+    let s = f.sizing();
+    s.slots() * s.slot_bits() as u64 + 4 * 64
+}
+
+conformance!(sliding naor_yogev_default: NaorYogev::new(3000, 300, 0.01).unwrap(),
+    bound = |f: &NaorYogev| f.sizing().eps,
+    memory = ny_memory,
+    bad = [NaorYogev::new(0, 10, 0.01), NaorYogev::new(100, 0, 0.01), NaorYogev::new(100, 10, 0.0),
+           NaorYogev::with_c(100, 10, 0.01, 0), NaorYogev::with_c(100, 10, 0.01, 2),
+           NaorYogev::new(1 << 40, 1 << 40, 0.01)]);
+conformance!(sliding naor_yogev_c1: NaorYogev::with_c(2000, 2000, 0.05, 1).unwrap(),
+    bound = |f: &NaorYogev| f.sizing().eps,
+    memory = ny_memory,
+    bad = [NaorYogev::with_c(2000, 1000, 0.05, 1)]);
+conformance!(sliding naor_yogev_small_slack: NaorYogev::new(6400, 100, 1e-3).unwrap(),
+    bound = |f: &NaorYogev| f.sizing().eps,
+    memory = ny_memory,
+    bad = [NaorYogev::new(6400, 100, f64::NAN)]);
+conformance!(sliding naor_yogev_load_099:
+    NaorYogev::from_sizing(Sizing::new(3000, 300, 0.01, None, 0.99).unwrap()).unwrap(),
+    bound = |f: &NaorYogev| f.sizing().eps,
+    // the stash may have grown: its allocation is counted
+    memory = |f: &NaorYogev| f.sizing().memory_bits() + f.stash_capacity() as u64 * f.sizing().stash_entry_bits(),
+    bad = [Sizing::new(3000, 300, 0.01, None, 1.0)]);

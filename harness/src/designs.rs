@@ -178,14 +178,29 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
     }
 }
 
+/// Largest l the slack-constrained APBF choice considers.
+const MAX_L_WITH_SLACK: u32 = 4096;
+
 /// APBF from (k, l, g), or (fpr, l, g|window) picking k, or (fpr, window)
-/// picking k and l (fewest bits per element, l <= 32); g = ⌈window / l⌉ when
-/// only the window is given.
+/// picking k and l (fewest bits per element, l <= 32), or (fpr, window, slack)
+/// picking the (k, l) with fewest bits whose slack kg is at most `slack`
+/// (l <= 4096); g = ⌈window / l⌉ when only the window is given.
 fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
-    let fpr = check_params("apbf", params, &["k", "l", "g", "fpr", "window"])?;
+    let fpr = check_params("apbf", params, &["k", "l", "g", "fpr", "window", "slack"])?;
     let (mut k, mut l) = (whole(params, "k")?, whole(params, "l")?);
     let (g, window) = (whole(params, "g")?, whole(params, "window")?);
-    if k.is_some() && fpr.is_some() {
+    if let Some(max_slack) = whole(params, "slack")? {
+        // fewest bits with slack <= max_slack: needs fpr and window only
+        let (Some(p), Some(w), None, None, None) = (fpr, window, k, l, g) else {
+            return Err("apbf: slack (the largest slack) goes with fpr and window only".into());
+        };
+        let (kk, ll) = apbf_theory::choose_kl_with_slack(p, w, max_slack, MAX_L_WITH_SLACK)
+            .ok_or_else(|| {
+                format!("apbf: no (k, l <= {MAX_L_WITH_SLACK}) reaches fpr {p} with slack <= {max_slack}")
+            })?;
+        (k, l) = (Some(kk as u64), Some(ll as u64));
+    }
+    if params.contains_key("k") && fpr.is_some() {
         return Err("apbf: give k or fpr, not both".into());
     }
     if g.is_some() && window.is_some() {
@@ -203,6 +218,7 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             k = Some(kk as u64);
         }
         (Some(_), Some(_), None) => {}
+        (Some(_), Some(_), Some(_)) if params.contains_key("slack") => {}
         _ => return Err("apbf needs k and l, or fpr (and optionally l)".into()),
     }
     let (k, l) = (small("k", k.unwrap())?, small("l", l.unwrap())?);
@@ -213,6 +229,15 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
     };
     let f = Apbf::new(k, l, g).map_err(|e| format!("apbf: {e}"))?;
     let t: ApbfTheory = f.theory();
+    // with a largest slack, the Naor-Yogev lower bound for (window, slack, fpr)
+    // applies to the APBF as to any sliding Bloom filter
+    let bound = match (whole(params, "slack")?, window, fpr) {
+        (Some(m), Some(w), Some(p)) => vec![(
+            "space_bound_bits",
+            naor_yogev::theory::space_bound_bits(w, m, p),
+        )],
+        _ => Vec::new(),
+    };
     let cost = t.query_cost();
     let profile = ShiftProfile {
         g,
@@ -239,7 +264,10 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("npws_avg", t.npws_avg()),
             ("bits_per_element", t.bits_per_element()),
             ("efficiency_vs_bloom", t.efficiency_vs_bloom()),
-        ],
+        ]
+        .into_iter()
+        .chain(bound)
+        .collect(),
         profile: Some(Box::new(profile)),
         convergence: None,
     };
@@ -481,6 +509,7 @@ fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, 
             ("buckets", size.buckets as f64),
             ("remainder_bits", size.remainder_bits as f64),
             ("tag_bits", size.tag_bits as f64),
+            ("slack_ratio", m as f64 / n as f64),
         ],
         filter: Box::new(f),
         theory,
@@ -610,6 +639,23 @@ mod tests {
         let b = build("apbf", &p(&[("fpr", 0.01), ("window", 1000.0)]), 0).unwrap();
         assert!(b.geometry.window >= 1000);
         assert!(b.theory.get("fpr").unwrap() <= 0.0101);
+    }
+
+    #[test]
+    fn apbf_and_naor_yogev_at_the_same_slack() {
+        for (w, slack, fpr) in [(16384.0, 256.0, 1e-3), (16384.0, 16384.0, 1e-2), (65536.0, 1024.0, 1e-5)] {
+            let a = build("apbf", &p(&[("window", w), ("fpr", fpr), ("slack", slack)]), 0).unwrap();
+            let ny = build("naor_yogev", &p(&[("window", w), ("fpr", fpr), ("slack", slack)]), 0).unwrap();
+            for b in [&a, &ny] {
+                assert!(b.geometry.window >= w as u64);
+                assert!(b.geometry.slack <= slack as u64, "{:?}", b.resolved);
+            }
+            assert!(ny.theory.get("fpr").unwrap() <= fpr);
+            // the APBF choice is asymptotic in g; exact theory stays close
+            assert!(a.theory.get("fpr").unwrap() <= 1.1 * fpr, "{:?}", a.resolved);
+        }
+        assert!(build("apbf", &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0), ("slack", 5.0)]), 0).is_err());
+        assert!(build("apbf", &p(&[("window", 100.0), ("fpr", 1e-3), ("slack", 1.0)]), 0).is_err());
     }
 
     #[test]

@@ -610,7 +610,16 @@ where
         })
     };
     let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    // reference column: x -> its values (averaged per x)
+    let mut reference: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
     for r in rows.iter().filter(|r| keep(r)) {
+        if let (Some(rc), Some(x)) = (p.reference.as_deref(), r.get_num(xc)) {
+            if let Some(y) = r.get_num(rc).filter(|y| y.is_finite()) {
+                let e = reference.entry(x.to_bits()).or_insert((x, 0.0, 0));
+                e.1 += y;
+                e.2 += 1;
+            }
+        }
         let (Some(x), Some(y)) = (r.get_num(xc), r.get_num(yc)) else {
             continue;
         };
@@ -651,7 +660,13 @@ where
         }
         None => Vec::new(),
     };
-    for b in &bound {
+    let mut reference: Vec<(f64, f64)> = reference
+        .into_values()
+        .map(|(x, sum, k)| (x, sum / k as f64))
+        .filter(|&(x, y)| !(p.log_x && x <= 0.0) && !(p.log_y.unwrap_or(false) && y <= 0.0))
+        .collect();
+    reference.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for b in bound.iter().chain(&reference) {
         y0 = y0.min(b.1);
         y1 = y1.max(b.1);
     }
@@ -701,6 +716,21 @@ where
                     ))
                     .map_err(err)?
                     .label("log2(1/FPR): information-theoretic bound")
+                    .legend(|(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(2))
+                    });
+            }
+            if !reference.is_empty() {
+                let label = p.reference.clone().unwrap_or_default();
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        reference.iter().copied(),
+                        8,
+                        5,
+                        BLACK.stroke_width(2).into(),
+                    ))
+                    .map_err(err)?
+                    .label(label)
                     .legend(|(x, y)| {
                         PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(2))
                     });

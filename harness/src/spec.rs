@@ -256,6 +256,11 @@ pub struct PlotSpec {
     /// information-theoretic bits per element at FPR x.
     #[serde(default)]
     pub bound: Option<String>,
+    /// xy: a column drawn as a black reference line through its values at
+    /// each x (e.g. `space_bound_per_element`, a lower bound that depends on
+    /// the row's parameters).
+    #[serde(default)]
+    pub reference: Option<String>,
     /// xy: chart title (default "<y> vs <x>").
     #[serde(default)]
     pub title: Option<String>,

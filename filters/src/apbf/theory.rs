@@ -212,6 +212,11 @@ pub fn presence_probability(fills: &[f64], k: u32, j: u64) -> f64 {
     if j >= n {
         return match_probability(fills, k);
     }
+    if j + k as u64 <= n {
+        // k forced slices in a row: a match for sure (and the recursion
+        // would return exactly 1.0 after O((k + l) k) work)
+        return 1.0;
+    }
     let mut q = fills.to_vec();
     for qi in &mut q[j as usize..(j + k as u64).min(n) as usize] {
         *qi = 1.0;
@@ -261,6 +266,47 @@ pub fn choose_k(target: f64, l: u32) -> Option<u32> {
 pub fn choose_kl(target: f64, max_l: u32) -> Option<(u32, u32)> {
     (1..=max_l)
         .filter_map(|l| choose_k(target, l).map(|k| (k, l)))
+        .min_by(|a, b| {
+            bits_per_element(a.0, a.1)
+                .partial_cmp(&bits_per_element(b.0, b.1))
+                .unwrap()
+                .then(a.1.cmp(&b.1))
+        })
+}
+
+/// The (k, l) with the fewest bits per window element such that F(k, l) <=
+/// `target` and the slack k⌈w/l⌉ is at most `max_slack`, for l <= `max_l`
+/// (and l <= w). For each k the slack needs l >= ⌈w / ⌊max_slack/k⌋⌉; F grows
+/// with l and the bits per element (k + l)k/(l ln 2) fall with it, so the
+/// best l for that k is the largest one with F <= target (binary search).
+pub fn choose_kl_with_slack(
+    target: f64,
+    window: u64,
+    max_slack: u64,
+    max_l: u32,
+) -> Option<(u32, u32)> {
+    let cap = (max_l as u64).min(window) as u32;
+    (1..=MAX_K)
+        .filter_map(|k| {
+            let per_gen = max_slack / k as u64; // largest g allowed
+            if per_gen == 0 {
+                return None;
+            }
+            let lo = window.div_ceil(per_gen).max(1);
+            if lo > cap as u64 || fpr(k, lo as u32) > target {
+                return None;
+            }
+            let (mut lo, mut hi) = (lo as u32, cap);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if fpr(k, mid) <= target {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            Some((k, lo))
+        })
         .min_by(|a, b| {
             bits_per_element(a.0, a.1)
                 .partial_cmp(&bits_per_element(b.0, b.1))

@@ -71,6 +71,8 @@ pub struct NaorYogev {
     rng: u64,
     tag_mask: u64,
     rem_mask: u64,
+    /// Slots scanned per insertion.
+    scan_per: u64,
     max_stash: usize,
 }
 
@@ -98,6 +100,7 @@ impl NaorYogev {
             rng: 0x853C_49E6_748F_EA9B,
             tag_mask: (1 << size.tag_bits) - 1,
             rem_mask: (1u64 << size.remainder_bits) - 1,
+            scan_per: size.scan_per_insert(),
             max_stash: 0,
             size,
         })
@@ -117,6 +120,11 @@ impl NaorYogev {
     /// Entries now in the stash.
     pub fn stash_len(&self) -> usize {
         self.stash.len()
+    }
+
+    /// Stash entries allocated (counted in `memory_bits`).
+    pub fn stash_capacity(&self) -> usize {
+        self.stash.capacity()
     }
 
     /// Largest stash seen.
@@ -234,9 +242,12 @@ impl NaorYogev {
             }
         }
         // de-amortized expiry: the scan, and the stash
-        for _ in 0..self.size.scan_per_insert() {
+        for _ in 0..self.scan_per {
             self.read_live(self.scan);
-            self.scan = (self.scan + 1) % self.size.slots();
+            self.scan += 1;
+            if self.scan == self.slots.len() {
+                self.scan = 0;
+            }
             probes += 1;
         }
         if !self.stash.is_empty() {
