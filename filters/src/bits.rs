@@ -74,7 +74,10 @@ pub struct PackedInts {
 impl PackedInts {
     /// `len` zero fields of `width` bits. The caller has validated the sizes.
     pub fn new(len: u64, width: u32) -> Self {
-        assert!((1..=64).contains(&width), "field width {width} not in 1..=64");
+        assert!(
+            (1..=64).contains(&width),
+            "field width {width} not in 1..=64"
+        );
         PackedInts {
             words: vec![0; (len * width as u64).div_ceil(64) as usize + 1],
             len,

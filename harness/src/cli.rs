@@ -135,10 +135,10 @@ enum DesignArgs {
 #[derive(Args, Debug)]
 struct NaorYogevArgs {
     /// Window: every key among the last n insertions is reported
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     n: u64,
     /// Largest slack: keys older than n + m are reported at most at rate eps
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     m: u64,
     /// Target FPR, in (0, 1)
     #[arg(long)]
@@ -213,6 +213,19 @@ struct StableArgs {
 }
 
 impl DesignArgs {
+    /// Flag checks that name the flag (the registry names its parameters).
+    fn check(&self) -> Result<(), String> {
+        if let DesignArgs::NaorYogev(a) = self {
+            if !(a.eps > 0.0 && a.eps < 1.0) {
+                return Err(format!("--eps {} must be in (0, 1)", a.eps));
+            }
+            if a.c == Some(0) {
+                return Err("--c must be at least 1".into());
+            }
+        }
+        Ok(())
+    }
+
     /// Design name, parameters, shared flags, and the metrics `measure` takes.
     fn params(&self) -> (&'static str, BTreeMap<String, f64>, &Common, Vec<Metric>) {
         let map = |pairs: &[(&str, Option<f64>)]| {
@@ -458,6 +471,7 @@ fn print_row(row: &Row, json: bool) {
 }
 
 fn theory(d: DesignArgs) -> Result<(), String> {
+    d.check()?;
     let (name, params, a, _) = d.params();
     let built = designs::build(name, &params, a.seed)?;
     let mut row = Row::default();
@@ -479,6 +493,7 @@ fn theory(d: DesignArgs) -> Result<(), String> {
 }
 
 fn measure(d: DesignArgs) -> Result<(), String> {
+    d.check()?;
     let (name, params, a, metrics) = d.params();
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());

@@ -3,11 +3,11 @@
 //! metrics and reports pick it up without special cases.
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::naor_yogev::{self, NaorYogev};
 use bloomlab_filters::segmented::{
     theory as seg_theory, A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow,
 };
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
-use bloomlab_filters::naor_yogev::{self, NaorYogev};
 use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
 use std::collections::BTreeMap;
 
@@ -485,10 +485,7 @@ fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, 
                 grid.iter().map(|&p| size.pws_at(p)).sum::<f64>() / k / n as f64,
             ),
             ("probes_negative", size.probes_negative()),
-            (
-                "bits_per_element",
-                size.memory_bits() as f64 / n as f64,
-            ),
+            ("bits_per_element", size.memory_bits() as f64 / n as f64),
             ("space_bound_bits", bound),
             ("space_bound_per_element", bound / n as f64),
             ("memory_over_bound", size.memory_bits() as f64 / bound),
@@ -643,19 +640,47 @@ mod tests {
 
     #[test]
     fn apbf_and_naor_yogev_at_the_same_slack() {
-        for (w, slack, fpr) in [(16384.0, 256.0, 1e-3), (16384.0, 16384.0, 1e-2), (65536.0, 1024.0, 1e-5)] {
-            let a = build("apbf", &p(&[("window", w), ("fpr", fpr), ("slack", slack)]), 0).unwrap();
-            let ny = build("naor_yogev", &p(&[("window", w), ("fpr", fpr), ("slack", slack)]), 0).unwrap();
+        for (w, slack, fpr) in [
+            (16384.0, 256.0, 1e-3),
+            (16384.0, 16384.0, 1e-2),
+            (65536.0, 1024.0, 1e-5),
+        ] {
+            let a = build(
+                "apbf",
+                &p(&[("window", w), ("fpr", fpr), ("slack", slack)]),
+                0,
+            )
+            .unwrap();
+            let ny = build(
+                "naor_yogev",
+                &p(&[("window", w), ("fpr", fpr), ("slack", slack)]),
+                0,
+            )
+            .unwrap();
             for b in [&a, &ny] {
                 assert!(b.geometry.window >= w as u64);
                 assert!(b.geometry.slack <= slack as u64, "{:?}", b.resolved);
             }
             assert!(ny.theory.get("fpr").unwrap() <= fpr);
             // the APBF choice is asymptotic in g; exact theory stays close
-            assert!(a.theory.get("fpr").unwrap() <= 1.1 * fpr, "{:?}", a.resolved);
+            assert!(
+                a.theory.get("fpr").unwrap() <= 1.1 * fpr,
+                "{:?}",
+                a.resolved
+            );
         }
-        assert!(build("apbf", &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0), ("slack", 5.0)]), 0).is_err());
-        assert!(build("apbf", &p(&[("window", 100.0), ("fpr", 1e-3), ("slack", 1.0)]), 0).is_err());
+        assert!(build(
+            "apbf",
+            &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0), ("slack", 5.0)]),
+            0
+        )
+        .is_err());
+        assert!(build(
+            "apbf",
+            &p(&[("window", 100.0), ("fpr", 1e-3), ("slack", 1.0)]),
+            0
+        )
+        .is_err());
     }
 
     #[test]

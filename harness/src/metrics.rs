@@ -732,10 +732,16 @@ fn tail(r: &mut Runner, ops: u64, row: &mut Row) {
             probes.iter().sum::<u64>() as f64 / probes.len() as f64,
         );
         row.push("insert_probes_p99", Value::Int(quantile(&mut probes, 0.99)));
-        row.push("insert_probes_p999", Value::Int(quantile(&mut probes, 0.999)));
+        row.push(
+            "insert_probes_p999",
+            Value::Int(quantile(&mut probes, 0.999)),
+        );
         row.push("max_probes", Value::Int(*probes.iter().max().unwrap()));
     }
-    row.num("insert_mean_ns", ns.iter().sum::<u64>() as f64 / ns.len() as f64);
+    row.num(
+        "insert_mean_ns",
+        ns.iter().sum::<u64>() as f64 / ns.len() as f64,
+    );
     row.num("insert_p99_ns", quantile(&mut ns, 0.99) as f64);
     row.num("insert_p999_ns", quantile(&mut ns, 0.999) as f64);
     row.num("insert_max_ns", *ns.iter().max().unwrap() as f64);

@@ -8,9 +8,11 @@
 //! tests), peak NPWS (from P(yes | generation), tested per design), bits
 //! written per insertion (exact) and slice probes of a negative query (tested
 //! against simulation for the APBF, the jumping window and double buffering;
-//! A2 is a two-segment jumping window; none for the Forgetful filter).
+//! A2 is a two-segment jumping window; none for the Forgetful filter; for the
+//! Naor-Yogev filter, slots read, tested in `naor_yogev_vs_simulation`).
 
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::naor_yogev;
 use bloomlab_filters::segmented::{theory as seg, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::window;
 
@@ -161,6 +163,28 @@ fn configurations(c: &Constraints) -> Vec<(&'static str, Vec<Candidate>)> {
         })
         .collect();
     out.push(("forgetful", forgetful));
+
+    // Naor-Yogev: the least-memory c for each largest slack w / 2^i; its peak
+    // NPWS is about slack / w (the whole slack is active just before a shift)
+    let naor_yogev: Vec<Candidate> = (0..=12)
+        .filter_map(|i| {
+            let m = (w >> i).max(1);
+            let s = naor_yogev::Sizing::new(w, m, e, None, naor_yogev::DEFAULT_MAX_LOAD).ok()?;
+            Some(Candidate {
+                design: "naor_yogev",
+                params: vec![("window", w), ("slack", m), ("c", s.c)],
+                memory_bits: s.memory_bits(),
+                bits_per_element: s.memory_bits() as f64 / w as f64,
+                fpr: s.fpr(),
+                window: w,
+                slack: s.slack(),
+                npws_peak: s.pws_at(s.g) / w as f64,
+                insert_bits: s.slot_bits() as u64,
+                query_probes: Some(s.probes_negative()),
+            })
+        })
+        .collect();
+    out.push(("naor_yogev", naor_yogev));
     out
 }
 
@@ -233,6 +257,7 @@ mod tests {
         };
         let (ok, rejected) = plan(&c);
         assert!(ok.iter().any(|x| x.design == "apbf"));
+        assert!(ok.iter().any(|x| x.design == "naor_yogev"));
         assert!(
             rejected.iter().any(|r| r.design == "double_buffer"),
             "NPWS 1 > 0.3"
@@ -240,11 +265,14 @@ mod tests {
         for x in &ok {
             assert!(x.fpr <= 1e-3 && x.npws_peak <= 0.3 && x.window >= 10_000);
             // the predicted memory is what the filter reports
-            let params = x
+            let mut params: std::collections::BTreeMap<String, f64> = x
                 .params
                 .iter()
                 .map(|(k, v)| (k.to_string(), *v as f64))
                 .collect();
+            if x.design == "naor_yogev" {
+                params.insert("fpr".into(), c.fpr);
+            }
             let built = crate::designs::build(x.design, &params, 0).unwrap();
             assert_eq!(built.filter.memory_bits(), x.memory_bits, "{}", x.design);
             assert!((built.theory.get("fpr").unwrap() - x.fpr).abs() < 1e-12);

@@ -663,7 +663,7 @@ where
     let mut reference: Vec<(f64, f64)> = reference
         .into_values()
         .map(|(x, sum, k)| (x, sum / k as f64))
-        .filter(|&(x, y)| !(p.log_x && x <= 0.0) && !(p.log_y.unwrap_or(false) && y <= 0.0))
+        .filter(|&(x, y)| !((p.log_x && x <= 0.0) || (p.log_y.unwrap_or(false) && y <= 0.0)))
         .collect();
     reference.sort_by(|a, b| a.0.total_cmp(&b.0));
     for b in bound.iter().chain(&reference) {

@@ -229,6 +229,75 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
             ],
             "k = 30",
         ),
+        (
+            vec![
+                "theory".into(),
+                "naor-yogev".into(),
+                "--n".into(),
+                "100".into(),
+                "--m".into(),
+                "10".into(),
+                "--eps".into(),
+                "1.5".into(),
+            ],
+            "eps",
+        ),
+        (
+            vec![
+                "measure".into(),
+                "naor-yogev".into(),
+                "--n".into(),
+                "0".into(),
+                "--m".into(),
+                "10".into(),
+                "--eps".into(),
+                "0.01".into(),
+            ],
+            "--n",
+        ),
+        (
+            vec![
+                "theory".into(),
+                "naor-yogev".into(),
+                "--n".into(),
+                "1000".into(),
+                "--m".into(),
+                "10".into(),
+                "--eps".into(),
+                "0.01".into(),
+                "--c".into(),
+                "2".into(),
+            ],
+            "parameter c = 2",
+        ),
+        (
+            vec![
+                "theory".into(),
+                "naor-yogev".into(),
+                "--n".into(),
+                "1000".into(),
+                "--m".into(),
+                "10".into(),
+                "--eps".into(),
+                "0.01".into(),
+                "--c".into(),
+                "0".into(),
+            ],
+            "--c",
+        ),
+        (
+            vec![
+                "theory".into(),
+                "naor-yogev".into(),
+                "--n".into(),
+                "1099511627776".into(),
+                "--m".into(),
+                "10".into(),
+                "--eps".into(),
+                "0.01".into(),
+            ],
+            "too large",
+        ),
     ];
     for (args, needle) in cases {
         let (code, err) = run(bloomlab().args(&args).current_dir(dir.path()));
@@ -321,6 +390,89 @@ fn run_writes_results_and_plots_and_json_commands_work() {
         assert!(v[key].is_number(), "measure lacks {key}");
     }
     assert_eq!(v["fnr"], 0.0);
+}
+
+#[test]
+fn naor_yogev_theory_and_measure_give_the_keys_the_issue_names() {
+    let out = bloomlab()
+        .args([
+            "theory",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "512",
+            "--eps",
+            "0.01",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["space_bound_bits", "c", "fpr"] {
+        assert!(v[key].is_number(), "theory lacks {key}");
+    }
+    assert!(v["fpr"].as_f64().unwrap() <= 0.01);
+    assert!(v["slack"].as_f64().unwrap() <= 512.0);
+    let out = bloomlab()
+        .args([
+            "measure",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "512",
+            "--eps",
+            "0.01",
+            "--rounds",
+            "10",
+            "--queries",
+            "20000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "fnr",
+        "memory_bits",
+        "max_probes",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "measure lacks {key}");
+    }
+    assert_eq!(v["fnr"], 0.0);
+    // at least the two buckets and the scan; a displacement reads 4 more
+    assert!(v["max_probes"].as_u64().unwrap() >= 10);
+    // a given c overrides the choice
+    let out = bloomlab()
+        .args([
+            "theory",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "4096",
+            "--eps",
+            "0.01",
+            "--c",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["c"], 3.0);
 }
 
 /// reproduce writes the baselines and the report; check passes against them,

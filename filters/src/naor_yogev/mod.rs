@@ -151,7 +151,10 @@ impl NaorYogev {
     /// The other bucket of an entry with remainder `rem` in bucket `b`.
     #[inline]
     fn other(&self, b: u64, rem: u64) -> u64 {
-        let h = fastrange(mix64(rem.wrapping_add(0xBB67_AE85_84CA_A73B)), self.size.buckets);
+        let h = fastrange(
+            mix64(rem.wrapping_add(0xBB67_AE85_84CA_A73B)),
+            self.size.buckets,
+        );
         if h >= b {
             h - b
         } else {
@@ -253,8 +256,7 @@ impl NaorYogev {
         if !self.stash.is_empty() {
             probes += self.stash.len() as u32;
             let (gen, tags, c) = (self.gen, self.size.tags, self.size.c);
-            self.stash
-                .retain(|e| (gen + tags + 1 - e.code) % tags <= c);
+            self.stash.retain(|e| (gen + tags + 1 - e.code) % tags <= c);
         }
         probes
     }

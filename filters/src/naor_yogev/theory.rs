@@ -219,7 +219,9 @@ impl Sizing {
         let min_buckets = (capacity as f64 / (BUCKET_SLOTS as f64 * max_load)).ceil();
         let mut best: Option<Sizing> = None;
         for r in 0..=(63 - tag_bits) {
-            let b = min_buckets.max((r_min / 2f64.powi(r as i32)).ceil()).max(1.0);
+            let b = min_buckets
+                .max((r_min / 2f64.powi(r as i32)).ceil())
+                .max(1.0);
             if b * BUCKET_SLOTS as f64 * (r + 1 + tag_bits) as f64 > MAX_BITS as f64 {
                 continue;
             }
@@ -308,7 +310,8 @@ impl Sizing {
     pub fn fpr_avg(&self) -> f64 {
         // with x = 1 - 1/R: mean over φ of x^(cg + φ) = x^(cg+1) (1 - x^g) R / g
         let lx = (-1.0 / self.range()).ln_1p();
-        let sum = ((self.c * self.g + 1) as f64 * lx).exp() * -(self.g as f64 * lx).exp_m1()
+        let sum = ((self.c * self.g + 1) as f64 * lx).exp()
+            * -(self.g as f64 * lx).exp_m1()
             * self.range()
             / self.g as f64;
         1.0 - sum
@@ -406,7 +409,11 @@ mod tests {
     fn fpr_average_matches_the_sum() {
         let s = Sizing::new(3000, 100, 0.01, None, 0.9).unwrap();
         let direct = (1..=s.g).map(|p| s.fpr_at(p)).sum::<f64>() / s.g as f64;
-        assert!((s.fpr_avg() - direct).abs() < 1e-9 * direct, "{} {direct}", s.fpr_avg());
+        assert!(
+            (s.fpr_avg() - direct).abs() < 1e-9 * direct,
+            "{} {direct}",
+            s.fpr_avg()
+        );
         assert!(s.fpr_avg() < s.fpr());
     }
 
