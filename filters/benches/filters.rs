@@ -4,7 +4,7 @@
 
 use bloomlab_filters::hash::{mix64, KeyHasher};
 use bloomlab_filters::stable::Decrement;
-use bloomlab_filters::{Apbf, Filter, PartitionedBloomFilter, StableBloomFilter};
+use bloomlab_filters::{Apbf, Filter, NaorYogev, PartitionedBloomFilter, StableBloomFilter};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use stable_bloom_filter::stable::StableBloomFilter as CrateSbf;
 use stable_bloom_filter::Filter as CrateFilter;
@@ -50,6 +50,13 @@ fn benches(c: &mut Criterion) {
             "partitioned_bloom_k10",
             w,
             PartitionedBloomFilter::new(10, (w as f64 / std::f64::consts::LN_2) as u64).unwrap(),
+        );
+        // Naor-Yogev at the same window and the APBF's FPR, any slack up to w
+        bench_design(
+            c,
+            "naor_yogev_eps1.5e-3",
+            w,
+            NaorYogev::new(w, w, 1.5e-3).unwrap(),
         );
     }
 }

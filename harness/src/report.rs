@@ -688,7 +688,9 @@ where
         if v.abs() >= 1e4 || (v.abs() < 1e-2 && *v != 0.0) {
             format!("{v:.0e}")
         } else {
-            format!("{v}")
+            // tick values such as 1.9000000000000001: at most 6 decimals
+            let t = format!("{v:.6}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
         }
     };
     macro_rules! draw {
