@@ -401,16 +401,25 @@ mod tests {
     }
 
     #[test]
-    fn occupancy_stays_bounded_by_the_scan() {
+    fn expired_entries_are_gone_within_one_scan_period() {
+        // an entry is deleted at most one scan period after it expires: no
+        // slot holds a tag more than c + ⌈period/g⌉ + 1 generations old
         let mut f = NaorYogev::new(1000, 100, 0.01).unwrap();
+        let s = *f.sizing();
+        let period = s.slots().div_ceil(s.scan_per_insert());
+        let oldest = s.c + period.div_ceil(s.g) + 1;
+        assert!(oldest < s.tags, "the bound must be below a tag cycle");
         for k in keys(2).take(50_000) {
             f.insert(k);
-            // live plus not-yet-scanned entries never exceed the table
-            assert!(f.occupied() <= f.sizing().slots());
+            for i in 0..f.slots.len() {
+                let code = f.slots.get(i) & f.tag_mask;
+                if code != 0 {
+                    let age = (f.gen + s.tags + 1 - code) % s.tags;
+                    assert!(age <= oldest, "slot {i}: tag {age} generations old");
+                }
+            }
         }
-        // after a full scan period every inactive entry is gone
-        let active_max = f.sizing().capacity;
-        assert!(f.occupied() <= active_max + f.sizing().slots() / 2 + 2);
+        assert_eq!(f.stash_len(), 0);
     }
 
     #[test]
