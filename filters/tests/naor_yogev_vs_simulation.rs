@@ -117,8 +117,10 @@ fn fpr_matches_theory_at_the_worst_phase_and_on_average() {
 }
 
 /// Keys whose entries expired long ago, at ages spanning the whole tag cycle
-/// ((2c + 2)g insertions) several times, are reported at the FPR: an entry
-/// whose tag value comes round again was deleted by then.
+/// ((2c + 2)g insertions) several times, are reported at the FPR: no tag
+/// value comes round with its old entries still in place. (This rate check
+/// would not see the e^-7 of entries that lazy deletion alone leaves behind;
+/// the exact check is `presence_is_exactly_the_generations_rule`.)
 #[test]
 fn expired_keys_do_not_come_back_when_tags_wrap() {
     for c in [1u64, 2, 5] {

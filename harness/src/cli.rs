@@ -144,7 +144,7 @@ struct NaorYogevArgs {
     #[arg(long)]
     eps: f64,
     /// Trade-off parameter c: generations of ⌈(n-1)/c⌉ insertions (default: least memory)
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     c: Option<u64>,
     /// Largest load of the cuckoo table, in [0.5, 1)
     #[arg(long)]
@@ -218,9 +218,6 @@ impl DesignArgs {
         if let DesignArgs::NaorYogev(a) = self {
             if !(a.eps > 0.0 && a.eps < 1.0) {
                 return Err(format!("--eps {} must be in (0, 1)", a.eps));
-            }
-            if a.c == Some(0) {
-                return Err("--c must be at least 1".into());
             }
         }
         Ok(())

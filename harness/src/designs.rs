@@ -438,15 +438,19 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
 
 /// P(yes | age) of the Naor-Yogev filter: 1 while the key's generation is
 /// active, the FPR after.
-struct NaorYogevProfile(naor_yogev::Sizing);
+struct NaorYogevProfile {
+    size: naor_yogev::Sizing,
+    /// Phases averaged over (at most 256).
+    grid: Vec<u64>,
+}
 
 impl ProfileTheory for NaorYogevProfile {
     fn worst(&self, age: u64) -> f64 {
-        self.0.presence(age, self.0.g)
+        self.size.presence(age, self.size.g)
     }
     fn avg(&self, age: u64) -> f64 {
-        let grid = window::phase_grid(self.0.g, 256);
-        grid.iter().map(|&p| self.0.presence(age, p)).sum::<f64>() / grid.len() as f64
+        let sum: f64 = self.grid.iter().map(|&p| self.size.presence(age, p)).sum();
+        sum / self.grid.len() as f64
     }
 }
 
@@ -493,7 +497,7 @@ fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, 
             ("fingerprint_bits", size.range().log2()),
             ("load", size.load()),
         ],
-        profile: Some(Box::new(NaorYogevProfile(size))),
+        profile: Some(Box::new(NaorYogevProfile { size, grid })),
         convergence: None,
     };
     Ok(Built {

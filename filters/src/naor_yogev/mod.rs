@@ -54,6 +54,13 @@ struct StashEntry {
     code: u64,
 }
 
+/// Whether tag code `code` (generation + 1; 0 = empty) is active at
+/// generation `gen`: at most c generations behind it, modulo 2c + 2.
+#[inline]
+fn is_active(code: u64, gen: u64, size: &Sizing) -> bool {
+    code != 0 && (gen + size.tags + 1 - code) % size.tags <= size.c
+}
+
 /// The Naor-Yogev (n, m, ε) sliding Bloom filter.
 #[derive(Debug, Clone)]
 pub struct NaorYogev {
@@ -165,7 +172,27 @@ impl NaorYogev {
     /// Whether tag code `code` (generation + 1) is active.
     #[inline]
     fn active(&self, code: u64) -> bool {
-        code != 0 && (self.gen + self.size.tags + 1 - code) % self.size.tags <= self.size.c
+        is_active(code, self.gen, &self.size)
+    }
+
+    /// Remainder of a slot's content.
+    #[inline]
+    fn rem_of(&self, v: u64) -> u64 {
+        v >> (self.size.tag_bits + 1)
+    }
+
+    /// Bucket bit of a slot's content (1: in the fingerprint's second bucket).
+    #[inline]
+    fn alt_of(&self, v: u64) -> u64 {
+        (v >> self.size.tag_bits) & 1
+    }
+
+    /// Whether slot content `v`, read in the bucket a fingerprint reaches with
+    /// bucket bit `alt`, holds that fingerprint's remainder `rem` (either bit
+    /// when both its buckets coincide).
+    #[inline]
+    fn holds(&self, v: u64, rem: u64, alt: u64, same_bucket: bool) -> bool {
+        self.rem_of(v) == rem && (same_bucket || self.alt_of(v) == alt)
     }
 
     #[inline]
@@ -218,9 +245,7 @@ impl NaorYogev {
                 probes += 1;
                 if v == 0 {
                     free.get_or_insert((s, alt));
-                } else if v >> (self.size.tag_bits + 1) == rem
-                    && (q2 == q || (v >> self.size.tag_bits) & 1 == alt)
-                {
+                } else if self.holds(v, rem, alt, q2 == q) {
                     let refreshed = (v & !self.tag_mask) | code;
                     self.slots.set(s, refreshed);
                     found = true;
@@ -255,8 +280,8 @@ impl NaorYogev {
         }
         if !self.stash.is_empty() {
             probes += self.stash.len() as u32;
-            let (gen, tags, c) = (self.gen, self.size.tags, self.size.c);
-            self.stash.retain(|e| (gen + tags + 1 - e.code) % tags <= c);
+            let (gen, size) = (self.gen, self.size);
+            self.stash.retain(|e| is_active(e.code, gen, &size));
         }
         probes
     }
@@ -276,8 +301,7 @@ impl NaorYogev {
             let victim = self.slots.get(s);
             self.slots.set(s, carried);
             // the victim moves to its other bucket, with its bucket bit flipped
-            let vrem = victim >> (self.size.tag_bits + 1);
-            let valt = (victim >> self.size.tag_bits) & 1;
+            let (vrem, valt) = (self.rem_of(victim), self.alt_of(victim));
             b = self.other(b, vrem);
             alt = valt ^ 1;
             carried = (victim & !(1 << self.size.tag_bits)) | (alt << self.size.tag_bits);
@@ -290,7 +314,7 @@ impl NaorYogev {
                 }
             }
         }
-        let rem = carried >> (self.size.tag_bits + 1);
+        let rem = self.rem_of(carried);
         let bucket = if alt == 0 { b } else { self.other(b, rem) };
         self.stash.push(StashEntry {
             bucket,
@@ -327,10 +351,7 @@ impl Filter for NaorYogev {
             for j in 0..BUCKET_SLOTS {
                 let v = self.slots.get(b * BUCKET_SLOTS + j);
                 probes += 1;
-                if v >> (self.size.tag_bits + 1) == rem
-                    && (q2 == q || (v >> self.size.tag_bits) & 1 == alt)
-                    && self.active(v & self.tag_mask)
-                {
+                if self.holds(v, rem, alt, q2 == q) && self.active(v & self.tag_mask) {
                     return (true, probes);
                 }
             }
