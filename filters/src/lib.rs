@@ -36,6 +36,7 @@ pub mod segmented;
 pub mod stable;
 pub mod window;
 
+pub use apbf::blocked::BlockedApbf;
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use error::{ParamError, MAX_BITS};

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
 //! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
+//! | `sliding` (blocked APBF) | as for APBF, with the exact blocked theory as the bound, including a filter sized by `with_fpr` (its theory must meet the target) |
 //! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
@@ -17,7 +18,8 @@ mod common;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::{
-    Apbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter, StableBloomFilter,
+    Apbf, BlockedApbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter,
+    StableBloomFilter,
 };
 use common::{assert_rate_at_most, Keys, Rng};
 
@@ -223,6 +225,30 @@ conformance!(sliding apbf_k1_l1: Apbf::new(1, 1, 64).unwrap(), bound = apbf_boun
 conformance!(sliding apbf_from_fpr: Apbf::with_fpr(5000, 1e-3).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
     bad = [Apbf::with_fpr(5000, 1e-300)]);
+
+fn blocked_memory(f: &BlockedApbf) -> u64 {
+    (f.k() + f.l()) as u64 * 64 * f.blocks() + 128
+}
+
+fn blocked_bound(f: &BlockedApbf) -> f64 {
+    f.theory().fpr().unwrap()
+}
+
+conformance!(sliding blocked_apbf_k10_l7: BlockedApbf::with_default_blocks(10, 7, 1000).unwrap(),
+    bound = blocked_bound, memory = blocked_memory,
+    bad = [BlockedApbf::new(0, 3, 5, 8), BlockedApbf::new(4, 0, 5, 8), BlockedApbf::new(4, 3, 0, 8),
+           BlockedApbf::new(4, 3, 5, 0), BlockedApbf::new(40, 30, 5, 8),
+           BlockedApbf::new(10, 7, 5, 1 << 40)]);
+conformance!(sliding blocked_apbf_k4_l3: BlockedApbf::new(4, 3, 500, 8).unwrap(),
+    bound = blocked_bound, memory = blocked_memory,
+    bad = [BlockedApbf::with_fpr(0, 0.1), BlockedApbf::with_fpr(100, 0.0)]);
+conformance!(sliding blocked_apbf_k1_l1: BlockedApbf::new(1, 1, 64, 2).unwrap(),
+    bound = blocked_bound, memory = blocked_memory,
+    bad = [BlockedApbf::with_fpr(100, f64::NAN), BlockedApbf::with_fpr(100, 1.0)]);
+conformance!(sliding blocked_apbf_from_fpr: BlockedApbf::with_fpr(5000, 1e-3).unwrap(),
+    bound = |f: &BlockedApbf| { assert!(blocked_bound(f) <= 1e-3); blocked_bound(f) },
+    memory = blocked_memory,
+    bad = [BlockedApbf::with_fpr(5000, 1e-12)]);
 
 conformance!(set bloom: BloomFilter::with_fpr(20_000, 0.01).unwrap(),
     capacity = 20_000, bound = |f: &BloomFilter| f.theoretical_fpr(20_000),

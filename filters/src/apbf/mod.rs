@@ -17,6 +17,7 @@
 //! (position b uses index `hash::index(key, b, m)`), so a key finds its bits
 //! after they have shifted.
 
+pub mod blocked;
 pub mod theory;
 
 use crate::bits::BitArray;

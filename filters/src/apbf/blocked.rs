@@ -1,0 +1,649 @@
+//! The blocked Age-Partitioned Bloom filter: every slice is cut into 64-bit
+//! words, and a key uses the same word index (its *block*) in every slice.
+//!
+//! The APBF paper generalises its slices to blocked Bloom filters (its Section
+//! 6, whose text is missing from our copy); this is our construction, built so
+//! that an operation touches a few cache lines instead of one per slice, with
+//! its theory derived here from scratch.
+//!
+//! # Layout
+//!
+//! B blocks of L = k + l words, stored block-major: block b is the L
+//! consecutive words `b L .. b L + L - 1`, word p of a block belonging to
+//! physical slice p. A key picks its block b = fastrange(key, B) once, and in
+//! physical slice p the bit `(mix64(key) · a_p) >> 58` of its word (a_p a
+//! fixed odd multiplier per physical slice, so a key finds its bits after the
+//! slices have shifted). Slices rotate exactly as in the unblocked APBF: every
+//! g insertions the oldest slice (word p = base - 1 in every block) is zeroed
+//! and becomes the newest. An insertion writes the k newest slices: k
+//! consecutive words of one block (modulo L), which is one contiguous run or
+//! two; a query runs the paper's Algorithm 1 over the same words. A block is
+//! 8 L bytes, so an insertion touches ⌈8k / 64⌉ to ⌈8k / 64⌉ + 2 cache lines
+//! and a query at most ⌈8L / 64⌉ + 1; [`Filter::contains_probes`] reports the
+//! distinct 64-byte lines a query read. The price is that zeroing a slice
+//! writes one word in each of the B blocks (B cache lines, amortised over g
+//! insertions; B ≈ k g / 44 at the default size, so about k / 44 lines per
+//! insertion).
+//!
+//! # Theory: the FPR with correlated block loads
+//!
+//! Write generations by age: generation a (a = 0 the current one, with φ
+//! insertions; a >= 1 full, with g) was written to slices a .. a + k - 1, so
+//! slice j holds the generations max(0, j - k + 1) .. j. Fix a query key y
+//! never inserted, in block b. Let X_a be the number of generation-a keys in
+//! block b: independent Binomial(g_a, 1/B). Given X, the word of slice j in
+//! block b holds n_j = Σ_{a in slice j} X_a keys' bits, each uniform over 64
+//! positions and independent of everything else, so y's bit in slice j is set
+//! with probability 1 - q^{n_j}, q = 63/64, independently across slices (every
+//! physical slice has its own bit hash). The unblocked recursion F then applies
+//! *given X*; the FPR is E_X[F]. Unlike the unblocked filter, F's inputs are
+//! now correlated (adjacent slices share k - 1 generations, so one crowded
+//! block is crowded in all its slices) and E[F(q)] != F(E[q]): taking each slice's
+//! mean fill, the *independent* approximation [`BlockedTheory::fpr_independent`],
+//! underestimates the FPR.
+//!
+//! The exact expectation. P(no k consecutive hits | X) is a sum over hit
+//! patterns h of Π_j P(h_j | n_j), with P(miss) = q^{n_j} and
+//! P(hit) = 1 - q^{n_j}. Expand every hit as (+1) + (-1)·q^{n_j}: each slice then
+//! contributes a sign and a factor q^{e_j n_j} with e_j ∈ {0, 1} (miss: e = 1,
+//! +; hit: e = 0, + or e = 1, -). Since Σ_j e_j n_j = Σ_a c_a X_a with
+//! c_a = Σ_{j ∋ a} e_j (the number of a's slices with e = 1), and the X_a are
+//! independent binomials,
+//!
+//! E[q^{Σ_a c_a X_a}] = Π_a ψ_a(c_a),  ψ_a(c) = (1 - (1 - q^c) / B)^{g_a}.
+//!
+//! Generation a's slices are a .. a + k - 1, so c_a is known once slice
+//! a + k - 1 has been chosen. A dynamic programme over slices j = 0 .. L - 1 with
+//! state (r, e_{j-k+2} .. e_j) = (current run of hits, < k; the last k - 1
+//! choices of e) multiplies in ψ_a as generation a = j - k + 1 completes, and
+//! the clipped generations a > l at the end. That is k 2^(k-1) states and
+//! 3 transitions per slice: exact (no sampling), for k <= [`MAX_EXACT_K`].
+//! The signed sum loses about log2 of (sum of |terms|) ≈ L bits of the 53
+//! to cancellation (2^-53 · 2^L: 1e-11 at L = 17, 1e-7 at L = 30), which
+//! [`BlockedTheory::fpr_at`] stays well within for the configurations we use;
+//! the test against simulation in `tests/blocked_vs_simulation.rs` checks it.
+//!
+//! A key inserted j shifts ago (j > l, so some of its slices have expired) has
+//! its surviving slices j .. L - 1 forced to hit and g_j - 1 *other* keys of
+//! its generation in its block; the same programme with those slices forced
+//! gives P(yes | j shifts) ([`BlockedTheory::presence_by_shift`]). For j <= l
+//! all k slices survive and the answer is yes: the window is l g, the slack
+//! k g, as for the unblocked APBF.
+
+use super::algorithm1;
+use crate::error::{check_bits, check_nonzero};
+use crate::hash::{fastrange, mix64, GOLDEN};
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// Largest k for which [`BlockedTheory`] evaluates its exact programme
+/// (k 2^(k-1) states).
+pub const MAX_EXACT_K: u32 = 20;
+
+/// Largest number of slices k + l a blocked APBF takes (a block of at most 64
+/// words, 8 cache lines).
+pub const MAX_SLICES: u32 = 64;
+
+/// Bits per word (per slice per block).
+pub const WORD_BITS: u64 = 64;
+
+/// One 64-byte cache line of eight words, aligned so that line boundaries in
+/// the filter are real cache-line boundaries.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+/// A blocked Age-Partitioned Bloom filter (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct BlockedApbf {
+    k: u32,
+    l: u32,
+    g: u64,
+    blocks: u64,
+    lines: Vec<Line>,
+    /// Per-physical-slice odd multipliers for the bit position.
+    mult: Vec<u64>,
+    /// Physical position of logical slice s_0.
+    base: u32,
+    /// Insertions in the current generation, 0..=g.
+    count: u64,
+    inserted: u64,
+}
+
+/// Default number of blocks for (k, g): the unblocked APBF's bits per slice,
+/// ⌈k g / ln 2⌉, rounded up to whole 64-bit words. `None` on overflow.
+pub fn default_blocks(k: u32, g: u64) -> Option<u64> {
+    Some(super::theory::slice_bits(k, g)?.div_ceil(WORD_BITS))
+}
+
+impl BlockedApbf {
+    /// A blocked APBF with k slices written per insertion, l extra slices,
+    /// generation size g and B = `blocks` blocks of k + l words. Window l g,
+    /// slack k g, payload (k + l) 64 B bits.
+    pub fn new(k: u32, l: u32, g: u64, blocks: u64) -> Result<Self, ParamError> {
+        check_nonzero("k", k as u64)?;
+        check_nonzero("l", l as u64)?;
+        check_nonzero("g", g)?;
+        check_nonzero("blocks", blocks)?;
+        let slices = k as u64 + l as u64;
+        if slices > MAX_SLICES as u64 {
+            return Err(ParamError::TooLarge {
+                what: "k + l",
+                limit: MAX_SLICES.to_string(),
+            });
+        }
+        let words = blocks.checked_mul(slices);
+        check_bits(words.and_then(|w| w.checked_mul(WORD_BITS)))?;
+        let lines = words.expect("checked").div_ceil(8) as usize;
+        let mult = (0..slices)
+            .map(|p| mix64(p.wrapping_add(1).wrapping_mul(GOLDEN) ^ 0x5bd1_e995) | 1)
+            .collect();
+        Ok(BlockedApbf {
+            k,
+            l,
+            g,
+            blocks,
+            lines: vec![Line::default(); lines],
+            mult,
+            base: 0,
+            count: 0,
+            inserted: 0,
+        })
+    }
+
+    /// As [`new`](Self::new) with the unblocked APBF's memory:
+    /// [`default_blocks`]`(k, g)` blocks.
+    pub fn with_default_blocks(k: u32, l: u32, g: u64) -> Result<Self, ParamError> {
+        let blocks = default_blocks(k, g).ok_or(ParamError::TooLarge {
+            what: "k g",
+            limit: "2^64".into(),
+        })?;
+        Self::new(k, l, g, blocks)
+    }
+
+    /// Sized for a window of at least `window` insertions at worst-phase FPR
+    /// <= `fpr`: (k, l) as the unblocked [`Apbf::with_fpr`](super::Apbf::with_fpr)
+    /// chooses them, g = ⌈window / l⌉, and the fewest blocks whose exact
+    /// theory meets `fpr` (found by bisection; at least [`default_blocks`]).
+    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        check_nonzero("window", window)?;
+        crate::error::check_probability("fpr", fpr)?;
+        let unreachable = || ParamError::Unreachable {
+            target: format!("fpr {fpr} with k <= {MAX_EXACT_K}"),
+        };
+        let (k, l) = super::theory::choose_kl(fpr, super::DEFAULT_MAX_L).ok_or_else(unreachable)?;
+        if k > MAX_EXACT_K {
+            return Err(unreachable());
+        }
+        let g = window.div_ceil(l as u64);
+        let too_large = ParamError::TooLarge {
+            what: "blocks",
+            limit: "2^36 bits in all".into(),
+        };
+        let meets = |blocks: u64| {
+            let t = BlockedTheory { k, l, g, blocks };
+            t.fpr().is_some_and(|p| p <= fpr)
+        };
+        let mut lo = default_blocks(k, g).ok_or(too_large.clone())?;
+        if !meets(lo) {
+            // double until met, then bisect (lo fails, hi meets)
+            let mut hi = lo.checked_mul(2).ok_or(too_large.clone())?;
+            while !meets(hi) {
+                lo = hi;
+                hi = hi.checked_mul(2).ok_or(too_large.clone())?;
+                if hi.saturating_mul((k + l) as u64 * WORD_BITS) > crate::MAX_BITS {
+                    return Err(too_large);
+                }
+            }
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if meets(mid) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            lo = hi;
+        }
+        Self::new(k, l, g, lo)
+    }
+
+    /// k: slices written per insertion.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// l: extra slices (window l g).
+    pub fn l(&self) -> u32 {
+        self.l
+    }
+
+    /// g: generation size.
+    pub fn g(&self) -> u64 {
+        self.g
+    }
+
+    /// B: blocks (64-bit words per slice).
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> BlockedTheory {
+        BlockedTheory {
+            k: self.k,
+            l: self.l,
+            g: self.g,
+            blocks: self.blocks,
+        }
+    }
+
+    fn slices(&self) -> u64 {
+        self.k as u64 + self.l as u64
+    }
+
+    #[inline]
+    fn word(&self, w: u64) -> u64 {
+        self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    #[inline]
+    fn word_mut(&mut self, w: u64) -> &mut u64 {
+        &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    /// Physical slice of logical slice i.
+    #[inline]
+    fn physical(&self, i: usize) -> u64 {
+        (self.base as u64 + i as u64) % self.slices()
+    }
+
+    /// The key's block and bit hash.
+    #[inline]
+    fn locate(&self, key: u64) -> (u64, u64) {
+        (fastrange(key, self.blocks) * self.slices(), mix64(key))
+    }
+
+    #[inline]
+    fn bit(&self, h: u64, p: u64) -> u64 {
+        1u64 << (h.wrapping_mul(self.mult[p as usize]) >> 58)
+    }
+
+    /// Ages the filter by one generation: zero s_{k+l-1} (one word per block)
+    /// and make it s_0.
+    fn shift(&mut self) {
+        let slices = self.slices();
+        self.base = ((self.base as u64 + slices - 1) % slices) as u32;
+        let mut w = self.base as u64;
+        for _ in 0..self.blocks {
+            *self.word_mut(w) = 0;
+            w += slices;
+        }
+        self.count = 0;
+    }
+
+    /// Distinct 64-byte lines among the words `first + offsets`.
+    fn lines_of(first: u64, words: impl Iterator<Item = u64>) -> u32 {
+        let line0 = first / 8;
+        let mut seen = 0u64;
+        for w in words {
+            seen |= 1 << (w / 8 - line0);
+        }
+        seen.count_ones()
+    }
+
+    /// Distinct cache lines an insertion of `key` would write now.
+    pub fn insert_lines(&self, key: u64) -> u32 {
+        let (start, _) = self.locate(key);
+        let base = if self.count == self.g {
+            (self.base as u64 + self.slices() - 1) % self.slices()
+        } else {
+            self.base as u64
+        };
+        Self::lines_of(
+            start,
+            (0..self.k as u64).map(|i| start + (base + i) % self.slices()),
+        )
+    }
+
+    /// Batched queries: answers `contains(keys[i])` into `out[i]`. Computes
+    /// every key's block first and touches each block's first word, so that
+    /// the cache misses of up to a batch's keys are in flight together
+    /// (memory-level parallelism), then answers from the warmed lines.
+    ///
+    /// # Panics
+    /// If `out` is shorter than `keys`.
+    pub fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        assert!(out.len() >= keys.len(), "out shorter than keys");
+        const BATCH: usize = 16;
+        for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let mut starts = [0u64; BATCH];
+            let mut acc = 0u64;
+            for (s, &key) in starts.iter_mut().zip(chunk) {
+                *s = fastrange(key, self.blocks) * self.slices();
+                // an independent load per key: the misses overlap
+                acc ^= self.word(*s + self.physical(self.l as usize));
+            }
+            std::hint::black_box(acc);
+            for ((o, &key), &start) in out.iter_mut().zip(chunk).zip(&starts) {
+                let h = mix64(key);
+                *o = algorithm1(self.k, self.l, |i| {
+                    let p = self.physical(i);
+                    self.word(start + p) & self.bit(h, p) != 0
+                })
+                .0;
+            }
+        }
+    }
+}
+
+impl Filter for BlockedApbf {
+    fn insert(&mut self, key: u64) {
+        if self.count == self.g {
+            self.shift();
+        }
+        self.count += 1;
+        self.inserted += 1;
+        let (start, h) = self.locate(key);
+        let slices = self.slices();
+        let mut p = self.base as u64;
+        for _ in 0..self.k {
+            let bit = self.bit(h, p);
+            *self.word_mut(start + p) |= bit;
+            p += 1;
+            if p == slices {
+                p = 0;
+            }
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        let (start, h) = self.locate(key);
+        algorithm1(self.k, self.l, |i| {
+            let p = self.physical(i);
+            self.word(start + p) & self.bit(h, p) != 0
+        })
+        .0
+    }
+
+    /// The answer and the number of distinct 64-byte cache lines read (for
+    /// the unblocked APBF every slice probe is its own line, so the two
+    /// designs' probe counts compare memory accesses).
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let (start, h) = self.locate(key);
+        let mut words = 0u64;
+        let (yes, _) = algorithm1(self.k, self.l, |i| {
+            let p = self.physical(i);
+            words |= 1 << p;
+            self.word(start + p) & self.bit(h, p) != 0
+        });
+        let read = (0..self.slices()).filter(|p| words >> p & 1 == 1);
+        (yes, Self::lines_of(start, read.map(|p| start + p)))
+    }
+
+    /// (k + l) 64 B bits of words plus 64 bits each for the base index and the
+    /// generation counter.
+    fn memory_bits(&self) -> u64 {
+        self.blocks * self.slices() * WORD_BITS + 2 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "blocked_apbf"
+    }
+}
+
+impl SlidingFilter for BlockedApbf {
+    fn window(&self) -> u64 {
+        self.l as u64 * self.g
+    }
+
+    fn slack(&self) -> u64 {
+        self.k as u64 * self.g
+    }
+
+    fn period(&self) -> u64 {
+        self.g
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+/// The theory of a blocked APBF (k, l, g, B): see the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockedTheory {
+    /// Slices written per insertion.
+    pub k: u32,
+    /// Extra slices.
+    pub l: u32,
+    /// Generation size.
+    pub g: u64,
+    /// Blocks.
+    pub blocks: u64,
+}
+
+impl BlockedTheory {
+    /// Keys per generation by age a = 0 .. k + l - 1 at phase φ (steady state).
+    fn generation_sizes(&self, phase: u64) -> Vec<u64> {
+        let slices = (self.k + self.l) as usize;
+        (0..slices)
+            .map(|a| if a == 0 { phase } else { self.g })
+            .collect()
+    }
+
+    /// ψ_a(c) = E[q^{c X_a}] for c = 0..=k, X_a ~ Binomial(g_a, 1/B).
+    fn psi(&self, keys: u64, k: u32) -> Vec<f64> {
+        let q = 1.0 - 1.0 / WORD_BITS as f64;
+        let inv_b = 1.0 / self.blocks as f64;
+        (0..=k)
+            .map(|c| {
+                let t = 1.0 - (1.0 - q.powi(c as i32)) * inv_b;
+                // (t)^keys in log space for large key counts
+                (keys as f64 * t.ln()).exp()
+            })
+            .collect()
+    }
+
+    /// P(some k consecutive slices hit) with the slices in `forced` (a bit
+    /// mask over logical slices) hitting for sure and `sizes[a]` keys of
+    /// generation a in the query's block on average B sizes[a] / B: the exact
+    /// programme of the module documentation. `None` for k > [`MAX_EXACT_K`].
+    pub fn match_probability(&self, sizes: &[u64], forced: u64) -> Option<f64> {
+        let k = self.k as usize;
+        if self.k > MAX_EXACT_K {
+            return None;
+        }
+        let slices = (self.k + self.l) as usize;
+        let psis: Vec<Vec<f64>> = sizes.iter().map(|&n| self.psi(n, self.k)).collect();
+        let mask_bits = k - 1;
+        let masks = 1usize << mask_bits;
+        let low = masks - 1;
+        // weight[r * masks + mask]
+        let mut cur = vec![0.0f64; k * masks];
+        let mut next = vec![0.0f64; k * masks];
+        cur[0] = 1.0;
+        for j in 0..slices {
+            next.iter_mut().for_each(|w| *w = 0.0);
+            let finishing = j as isize - k as isize + 1; // generation completing at j
+            let is_forced = forced >> j & 1 == 1;
+            for r in 0..k {
+                for mask in 0..masks {
+                    let w = cur[r * masks + mask];
+                    if w == 0.0 {
+                        continue;
+                    }
+                    // (e, sign, hit) choices
+                    let mut push = |e: usize, sign: f64, hit: bool| {
+                        let full = (mask << 1) | e; // e of slices j-k+1 ..= j
+                        let mut v = sign * w;
+                        if finishing >= 0 {
+                            v *= psis[finishing as usize][full.count_ones() as usize];
+                        }
+                        let r2 = if hit { r + 1 } else { 0 };
+                        if r2 < k {
+                            next[r2 * masks + (full & low)] += v;
+                        }
+                    };
+                    if is_forced {
+                        push(0, 1.0, true);
+                    } else {
+                        push(1, 1.0, false);
+                        push(0, 1.0, true);
+                        push(1, -1.0, true);
+                    }
+                }
+            }
+            std::mem::swap(&mut cur, &mut next);
+        }
+        // clipped generations a = l + 1 .. L - 1: slices a .. L - 1, which are
+        // the low L - a bits of the mask (bit 0 = slice L - 1)
+        let mut no_run = 0.0;
+        for r in 0..k {
+            for mask in 0..masks {
+                let mut w = cur[r * masks + mask];
+                if w == 0.0 {
+                    continue;
+                }
+                for a in (self.l as usize + 1)..slices {
+                    let bits = slices - a;
+                    let c = (mask & ((1 << bits) - 1)).count_ones() as usize;
+                    w *= psis[a][c];
+                }
+                no_run += w;
+            }
+        }
+        Some((1.0 - no_run).clamp(0.0, 1.0))
+    }
+
+    /// FPR at phase φ ∈ 1..=g, exact (k <= [`MAX_EXACT_K`]).
+    pub fn fpr_at(&self, phase: u64) -> Option<f64> {
+        self.match_probability(&self.generation_sizes(phase), 0)
+    }
+
+    /// FPR at the worst phase φ = g.
+    pub fn fpr(&self) -> Option<f64> {
+        self.fpr_at(self.g)
+    }
+
+    /// The FPR if the slices' fills were independent, each at its mean
+    /// 1 - Π_a ψ_a(1): the unblocked recursion on mean fills. An
+    /// underestimate; the gap is the cost of the correlation.
+    pub fn fpr_independent(&self, phase: u64) -> f64 {
+        let sizes = self.generation_sizes(phase);
+        let k = self.k as usize;
+        let fills: Vec<f64> = (0..(self.k + self.l) as usize)
+            .map(|j| {
+                let gens = j.saturating_sub(k - 1)..=j;
+                1.0 - gens.map(|a| self.psi(sizes[a], 1)[1]).product::<f64>()
+            })
+            .collect();
+        super::theory::match_probability(&fills, self.k)
+    }
+
+    /// P(yes | j shifts) for j = 0..=k+l at phase φ (j = k + l: expired).
+    pub fn presence_by_shift(&self, phase: u64) -> Option<Vec<f64>> {
+        let slices = (self.k + self.l) as u64;
+        (0..=slices)
+            .map(|j| {
+                if j <= self.l as u64 {
+                    return Some(1.0);
+                }
+                if j == slices {
+                    return self.fpr_at(phase);
+                }
+                let mut sizes = self.generation_sizes(phase);
+                sizes[j as usize] = sizes[j as usize].saturating_sub(1);
+                let forced = (j..slices).fold(0u64, |m, s| m | 1 << s);
+                self.match_probability(&sizes, forced)
+            })
+            .collect()
+    }
+
+    /// Payload bits (k + l) 64 B.
+    pub fn payload_bits(&self) -> u64 {
+        (self.k + self.l) as u64 * WORD_BITS * self.blocks
+    }
+
+    /// Payload bits per window element.
+    pub fn bits_per_element(&self) -> f64 {
+        self.payload_bits() as f64 / (self.l as u64 * self.g) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_parameters_are_rejected() {
+        assert!(BlockedApbf::new(0, 1, 1, 1).is_err());
+        assert!(BlockedApbf::new(1, 0, 1, 1).is_err());
+        assert!(BlockedApbf::new(1, 1, 0, 1).is_err());
+        assert!(BlockedApbf::new(1, 1, 1, 0).is_err());
+        assert!(BlockedApbf::new(40, 25, 1, 1).is_err());
+        assert!(BlockedApbf::new(10, 10, 1, 1 << 40).is_err());
+    }
+
+    #[test]
+    fn memory_is_exact() {
+        let f = BlockedApbf::with_default_blocks(10, 7, 1000).unwrap();
+        assert_eq!(f.blocks(), 14427u64.div_ceil(64));
+        assert_eq!(f.memory_bits(), 17 * 64 * 226 + 128);
+    }
+
+    #[test]
+    fn query_agrees_with_the_definition() {
+        let mut f = BlockedApbf::new(3, 4, 5, 3).unwrap();
+        for t in 0..400u64 {
+            f.insert(mix64(t));
+            for q in 0..40u64 {
+                let key = mix64(q * 7 + 3);
+                let (start, h) = f.locate(key);
+                let probe = |i: usize| {
+                    let p = f.physical(i);
+                    f.word(start + p) & f.bit(h, p) != 0
+                };
+                let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(probe));
+                assert_eq!(f.contains(key), spec);
+                let mut out = [false];
+                f.contains_many(&[key], &mut out);
+                assert_eq!(out[0], spec);
+            }
+        }
+    }
+
+    #[test]
+    fn programme_matches_brute_force_on_a_tiny_filter() {
+        // k = 2, l = 1, B = 2, g = 2: enumerate block loads exactly.
+        let t = BlockedTheory {
+            k: 2,
+            l: 1,
+            g: 2,
+            blocks: 2,
+        };
+        let phase = 1;
+        let sizes = [phase, 2, 2];
+        let q = 63.0f64 / 64.0;
+        let binom = |n: u64, x: u64| -> f64 {
+            let c = (0..x).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+            c * 0.5f64.powi(x as i32) * 0.5f64.powi((n - x) as i32)
+        };
+        let mut fpr = 0.0;
+        for x0 in 0..=sizes[0] {
+            for x1 in 0..=sizes[1] {
+                for x2 in 0..=sizes[2] {
+                    let p = binom(sizes[0], x0) * binom(sizes[1], x1) * binom(sizes[2], x2);
+                    // slice j holds generations max(0, j - 1) ..= j
+                    let n = [x0, x0 + x1, x1 + x2];
+                    let hit: Vec<f64> = n.iter().map(|&n| 1.0 - q.powi(n as i32)).collect();
+                    let run = hit[0] * hit[1] + (1.0 - hit[0]) * hit[1] * hit[2];
+                    fpr += p * run;
+                }
+            }
+        }
+        let dp = t.fpr_at(phase).unwrap();
+        assert!((dp - fpr).abs() < 1e-14, "{dp} vs {fpr}");
+        // and correlation makes it larger than the independent approximation
+        assert!(t.fpr_independent(phase) < dp);
+    }
+}
