@@ -504,10 +504,10 @@ impl BlockedTheory {
                 if w == 0.0 {
                     continue;
                 }
-                for a in (self.l as usize + 1)..slices {
+                for (a, psi) in psis.iter().enumerate().skip(self.l as usize + 1) {
                     let bits = slices - a;
                     let c = (mask & ((1 << bits) - 1)).count_ones() as usize;
-                    w *= psis[a][c];
+                    w *= psi[c];
                 }
                 no_run += w;
             }
