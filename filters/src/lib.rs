@@ -60,6 +60,20 @@ pub trait Filter {
     /// Short name of the design (`"apbf"`, `"bloom"`, ...).
     fn name(&self) -> &'static str;
 
+    /// Batched queries: writes `contains(keys[i])` to `out[i]`. Designs
+    /// whose queries miss the cache override it to issue a batch's first
+    /// memory reads together, so that the misses overlap (memory-level
+    /// parallelism); the answers are always those of `contains`.
+    ///
+    /// # Panics
+    /// If `out` is shorter than `keys`.
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        assert!(out.len() >= keys.len(), "out shorter than keys");
+        for (o, &k) in out.iter_mut().zip(keys) {
+            *o = self.contains(k);
+        }
+    }
+
     /// Number of memory probes (bit or cell reads) a query for `key` makes,
     /// together with its answer. The default reports one probe.
     fn contains_probes(&self, key: u64) -> (bool, u32) {

@@ -10,6 +10,9 @@
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
+//! Every design also answers `contains_many` (batched queries) exactly as
+//! `contains`.
+//!
 //! A design joins by adding one macro invocation; it must say which promise
 //! it makes, so no check is skipped silently.
 
@@ -133,10 +136,39 @@ fn stable_promise(mut f: StableBloomFilter, inserts: u64) {
     assert_rate_at_most("stable FPR", fp, n, t.fpr());
 }
 
+/// `contains_many` answers exactly as `contains`, over recent, old and
+/// never-inserted keys, for batch lengths that do and do not divide evenly.
+fn batched_queries_agree<F: Filter>(mut f: F) {
+    let keys = Keys::new(0xBA7C);
+    for t in 1..=30_000 {
+        f.insert(keys.stream(t));
+    }
+    let queries: Vec<u64> = (1..=3_001)
+        .map(|i| {
+            if i % 2 == 0 {
+                keys.stream(30_001 - 5 * i)
+            } else {
+                keys.negative(i)
+            }
+        })
+        .collect();
+    for len in [0, 1, 15, 16, 17, 3_001] {
+        let mut out = vec![false; len];
+        f.contains_many(&queries[..len], &mut out);
+        for (q, o) in queries[..len].iter().zip(&out) {
+            assert_eq!(*o, f.contains(*q), "batch of {len}");
+        }
+    }
+}
+
 macro_rules! conformance {
     (stable $name:ident: $build:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                batched_queries_agree($build);
+            }
             #[test]
             fn recent_keys_reported_and_fpr_within_stable_bound() {
                 stable_promise($build, 1_000_000);
@@ -155,6 +187,10 @@ macro_rules! conformance {
     (sliding $name:ident: $build:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                batched_queries_agree($build);
+            }
             #[test]
             fn no_false_negatives_over_a_million_insertions() {
                 no_false_negatives_in_window($build, 1_000_000);
@@ -181,6 +217,10 @@ macro_rules! conformance {
      memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                batched_queries_agree($build);
+            }
             #[test]
             fn no_false_negatives_and_fpr_within_bound() {
                 let f = $build;

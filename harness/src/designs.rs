@@ -2,6 +2,7 @@
 //! its theory. Adding a design means adding one arm to [`build`]; the sweep,
 //! metrics and reports pick it up without special cases.
 
+use bloomlab_filters::apbf::blocked::{self, BlockedApbf};
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::naor_yogev::{self, NaorYogev};
 use bloomlab_filters::segmented::{
@@ -14,6 +15,7 @@ use std::collections::BTreeMap;
 /// Designs the harness can build.
 pub const DESIGNS: &[&str] = &[
     "apbf",
+    "blocked_apbf",
     "stable",
     "jumping",
     "double_buffer",
@@ -168,6 +170,7 @@ fn small(name: &str, v: u64) -> Result<u32, String> {
 pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
     match design {
         "apbf" => build_apbf(params),
+        "blocked_apbf" => build_blocked_apbf(params),
         "stable" => build_stable(params, seed),
         "jumping" | "double_buffer" | "a2" | "forgetful" => build_segmented(design, params),
         "naor_yogev" => build_naor_yogev(params, seed),
@@ -286,17 +289,90 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
     })
 }
 
+/// Blocked APBF from (k, l, g | window[, blocks]) (default blocks: the
+/// unblocked APBF's bits per slice in whole words) or (fpr, window): the
+/// unblocked choice of (k, l) and the fewest blocks meeting fpr in theory.
+/// Its theory is the exact programme of `apbf::blocked`, evaluated on a grid
+/// of 8 phases for the phase averages and the age profile (each evaluation
+/// is k 2^(k-1) states per slice: 0.2 s at k = 17). Also reports
+/// `fpr_independent`, the slices taken as independent at their mean fills,
+/// which is also the FPR of the unblocked APBF with the same k, l, g and
+/// memory: the gap to `fpr` is the whole cost of blocking.
+fn build_blocked_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
+    let fpr = check_params(
+        "blocked_apbf",
+        params,
+        &["k", "l", "g", "window", "blocks", "fpr"],
+    )?;
+    let (k, l) = (whole(params, "k")?, whole(params, "l")?);
+    let (g, window_, blocks) = (
+        whole(params, "g")?,
+        whole(params, "window")?,
+        whole(params, "blocks")?,
+    );
+    let e = |r: ParamError| format!("blocked_apbf: {r}");
+    let f = match (k, l, g, window_, blocks, fpr) {
+        (None, None, None, Some(w), None, Some(p)) => BlockedApbf::with_fpr(w, p).map_err(e)?,
+        (Some(k), Some(l), g, w, b, None) if g.is_some() != w.is_some() => {
+            let (k, l) = (small("k", k)?, small("l", l)?);
+            let g = g.unwrap_or_else(|| w.expect("one of g, window").div_ceil(l as u64));
+            match b {
+                Some(b) => BlockedApbf::new(k, l, g, b),
+                None => BlockedApbf::with_default_blocks(k, l, g),
+            }
+            .map_err(e)?
+        }
+        _ => return Err(
+            "blocked_apbf needs k, l and g or window (and optionally blocks), or fpr and window"
+                .into(),
+        ),
+    };
+    let t = f.theory();
+    if f.k() > blocked::MAX_EXACT_K {
+        return Err(format!(
+            "blocked_apbf: its exact theory takes k <= {}, got k = {}",
+            blocked::MAX_EXACT_K,
+            f.k()
+        ));
+    }
+    const CHECKED: &str = "k checked against MAX_EXACT_K";
+    let mut theory = switching_theory(
+        &f,
+        t.payload_bits(),
+        8,
+        &|p| t.fpr_at(p).expect(CHECKED),
+        &|p| t.presence_by_shift(p).expect(CHECKED),
+    );
+    theory
+        .scalars
+        .push(("fpr_independent", t.fpr_independent(f.g())));
+    Ok(Built {
+        geometry: Geometry::sliding(&f),
+        resolved: vec![
+            ("k", f.k() as f64),
+            ("l", f.l() as f64),
+            ("g", f.g() as f64),
+            ("blocks", f.blocks() as f64),
+            ("window", f.window() as f64),
+            ("slack", f.slack() as f64),
+        ],
+        filter: Box::new(f),
+        theory,
+    })
+}
+
 /// The theory every switching design shares, from its FPR and P(yes | j
 /// switches) as functions of the phase: worst-phase and phase-averaged FPR and
-/// NPWS over a grid of at most 256 phases, and the age profile.
+/// NPWS over a grid of at most `phases` phases, and the age profile.
 fn switching_theory(
     f: &dyn SlidingFilter,
     payload_bits: u64,
+    phases: u64,
     fpr_at: &dyn Fn(u64) -> f64,
     by_shift: &dyn Fn(u64) -> Vec<f64>,
 ) -> Theory {
     let (w, s, g) = (f.window(), f.slack(), f.period());
-    let grid = window::phase_grid(g, 256);
+    let grid = window::phase_grid(g, phases);
     let by_phase: Vec<(u64, Vec<f64>)> = grid.iter().map(|&p| (p, by_shift(p))).collect();
     let pws: Vec<f64> = by_phase
         .iter()
@@ -358,7 +434,7 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             // theory and geometry of a jumping window, read before it is boxed
             let parts = |f: &JumpingWindow| {
                 let payload = segments as u64 * f.k() as u64 * f.m();
-                let mut t = switching_theory(f, payload, &|p| f.theory_fpr(p), &|p| {
+                let mut t = switching_theory(f, payload, 256, &|p| f.theory_fpr(p), &|p| {
                     f.theory_presence_by_shift(p)
                 });
                 let (k, g, m) = (f.k(), f.g(), f.m());
@@ -394,7 +470,7 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             }
             .map_err(e)?;
             let payload = 2 * f.k() as u64 * f.m();
-            let mut t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+            let mut t = switching_theory(&f, payload, 256, &|p| f.theory_fpr(p), &|p| {
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());
@@ -413,7 +489,7 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
             }
             .map_err(e)?;
             let payload = (past as u64 + 2) * f.k() as u64 * f.m();
-            let t = switching_theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+            let t = switching_theory(&f, payload, 256, &|p| f.theory_fpr(p), &|p| {
                 f.theory_presence_by_shift(p)
             });
             let (k, g, m) = (f.k(), f.g(), f.m());

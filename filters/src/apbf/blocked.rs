@@ -40,7 +40,11 @@
 //! now correlated (adjacent slices share k - 1 generations, so one crowded
 //! block is crowded in all its slices) and E[F(q)] != F(E[q]): taking each slice's
 //! mean fill, the *independent* approximation [`BlockedTheory::fpr_independent`],
-//! underestimates the FPR.
+//! underestimates the FPR. That approximation is also exactly the FPR of the
+//! unblocked APBF with the same k, l, g and memory (m = 64 B bits per slice):
+//! a word's mean fill 1 - Π_a (1 - 1/(64 B))^{g_a} is the unblocked slice's
+//! 1 - (1 - 1/m)^{Σ g_a}. So the gap between the two is the whole price of
+//! blocking, and it is the correlation.
 //!
 //! The exact expectation. P(no k consecutive hits | X) is a sum over hit
 //! patterns h of Π_j P(h_j | n_j), with P(miss) = q^{n_j} and
@@ -304,15 +308,13 @@ impl BlockedApbf {
             (0..self.k as u64).map(|i| start + (base + i) % self.slices()),
         )
     }
+}
 
-    /// Batched queries: answers `contains(keys[i])` into `out[i]`. Computes
-    /// every key's block first and touches each block's first word, so that
-    /// the cache misses of up to a batch's keys are in flight together
-    /// (memory-level parallelism), then answers from the warmed lines.
-    ///
-    /// # Panics
-    /// If `out` is shorter than `keys`.
-    pub fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+impl Filter for BlockedApbf {
+    /// Computes the blocks of 16 keys at a time and reads each one's first
+    /// probed word before answering any, so that their cache misses are in
+    /// flight together; then answers from the warmed lines.
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         assert!(out.len() >= keys.len(), "out shorter than keys");
         const BATCH: usize = 16;
         for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
@@ -334,9 +336,6 @@ impl BlockedApbf {
             }
         }
     }
-}
-
-impl Filter for BlockedApbf {
     fn insert(&mut self, key: u64) {
         if self.count == self.g {
             self.shift();

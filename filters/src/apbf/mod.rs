@@ -197,6 +197,29 @@ impl Filter for Apbf {
         algorithm1(self.k, self.l, |i| self.probe(key, i))
     }
 
+    /// Reads the first probed slice (s_l) of 16 keys at a time before
+    /// answering any, so that those cache misses overlap.
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        assert!(out.len() >= keys.len(), "out shorter than keys");
+        const BATCH: usize = 16;
+        for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let mut first = [false; BATCH];
+            for (f, &key) in first.iter_mut().zip(chunk) {
+                *f = self.probe(key, self.l as usize);
+            }
+            for ((o, &key), &f) in out.iter_mut().zip(chunk).zip(&first) {
+                *o = algorithm1(self.k, self.l, |i| {
+                    if i == self.l as usize {
+                        f
+                    } else {
+                        self.probe(key, i)
+                    }
+                })
+                .0;
+            }
+        }
+    }
+
     /// (k + l) m bits of slices, plus 64 bits each for the base index and the
     /// generation counter.
     fn memory_bits(&self) -> u64 {
