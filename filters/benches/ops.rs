@@ -262,7 +262,10 @@ fn designs(c: &mut Criterion) {
 
 criterion_group! {
     name = group;
+    // no plots: criterion's per-benchmark charts take longer than the
+    // measurement; `bloomlab bench-report` draws its own
     config = Criterion::default()
+        .without_plots()
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_secs(1));

@@ -79,7 +79,7 @@ fn stable_vs_crate(c: &mut Criterion) {
 
 criterion_group! {
     name = group;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(300)).measurement_time(std::time::Duration::from_secs(1));
+    config = Criterion::default().without_plots().sample_size(20).warm_up_time(std::time::Duration::from_millis(300)).measurement_time(std::time::Duration::from_secs(1));
     targets = stable_vs_crate
 }
 criterion_main!(group);

@@ -48,6 +48,22 @@ enum Command {
     Reproduce(SuiteArgs),
     /// Rerun the experiments and compare with the committed baselines in results/
     Check(CheckArgs),
+    /// Tables, ratios to fastbloom and charts from the criterion benchmarks
+    /// (run `cargo bench -p bloomlab-filters` first)
+    BenchReport(BenchReportArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchReportArgs {
+    /// Criterion's output directory
+    #[arg(long, default_value = "target/criterion")]
+    criterion_dir: PathBuf,
+    /// Directory for bench_ops.csv and bench_ops.md
+    #[arg(long, default_value = "results")]
+    results_dir: PathBuf,
+    /// Directory for the charts
+    #[arg(long, default_value = "plots")]
+    plots_dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -334,6 +350,16 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Command::Plan(a) => plan(a),
         Command::Reproduce(a) => reproduce(a),
         Command::Check(a) => check(a),
+        Command::BenchReport(a) => crate::bench::run(&crate::bench::Paths {
+            criterion: &a.criterion_dir,
+            results: &a.results_dir,
+            plots: &a.plots_dir,
+        })
+        .map(|files| {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }),
     };
     match result {
         Ok(()) => 0,
@@ -382,7 +408,7 @@ pub fn run_experiment(x: &Experiment) -> Result<(Spec, Vec<PathBuf>), String> {
     }
     let suffix = if x.quick { "_quick" } else { "" };
     let opts = RunOptions {
-        threads: x.threads,
+        threads: x.threads.or(spec.threads),
         quick: x.quick,
         checkpoint_dir: Some(x.results_dir.to_path_buf()),
         progress: std::io::stderr().is_terminal(),

@@ -4,10 +4,12 @@
 //! pipeline: [`spec`] (TOML experiment) -> [`workload`] (key streams) ->
 //! [`sweep`] (grid expansion, seeding, parallel execution) -> [`metrics`]
 //! (what is measured, defined once) -> [`report`] (CSV, markdown, SVG).
-//! [`designs`] maps design names to filters and their theory.
+//! [`designs`] maps design names to filters and their theory; [`bench`]
+//! turns the criterion benchmarks into tables and charts.
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod designs;

@@ -46,6 +46,9 @@
 //!   information-theoretic log2(1/ε) bits per element at the theoretical ε.
 //! * `speed` — ns per insert / positive query (age <= w) / negative query,
 //!   timed over `speed_ops` operations after the rounds; not deterministic.
+//! * `batched` — ns per negative query answered by `contains_many` over
+//!   `speed_ops` keys at once (`query_neg_batched_ns`): designs that override
+//!   it overlap their cache misses; the others loop over `contains`.
 //! * `tail` — per-insertion cost over `tail_ops` insertions after the rounds:
 //!   slot reads reported by the design (`insert_probes_mean`, `_p99`, `_p999`,
 //!   `max_probes`; deterministic) and wall time of each insertion
@@ -665,6 +668,19 @@ pub fn measure(
         row.num("query_pos_ns", pos_ns);
         row.num("query_neg_ns", neg_ns);
         row.num("query_ns", (pos_ns + neg_ns) / 2.0);
+    }
+
+    if has(Metric::Batched) {
+        let n = spec.speed_ops.max(1);
+        let neg: Vec<u64> = (0..n).map(|_| r.stream.negative(&mut r.rng)).collect();
+        let mut out = vec![false; neg.len()];
+        let t0 = Instant::now();
+        r.f.contains_many(black_box(&neg), &mut out);
+        black_box(out.iter().filter(|&&x| x).count());
+        row.num(
+            "query_neg_batched_ns",
+            t0.elapsed().as_nanos() as f64 / n as f64,
+        );
     }
 
     if has(Metric::Tail) {

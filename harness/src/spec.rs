@@ -57,6 +57,11 @@ pub struct Spec {
     /// Columns of the markdown table (defaults to a standard selection).
     #[serde(default)]
     pub table_columns: Option<Vec<String>>,
+    /// Worker threads unless `--threads` says otherwise (default: one per
+    /// core). Speed experiments say 1, so that no two points share the caches
+    /// and the memory bus while they are timed.
+    #[serde(default)]
+    pub threads: Option<usize>,
     /// Render the markdown as adoption tables: one table per group, one row
     /// per design, the best value of each listed column in bold.
     #[serde(default)]
@@ -100,6 +105,9 @@ pub enum Metric {
     Speed,
     /// Per-insertion slot reads and time: mean, p99, p99.9, max.
     Tail,
+    /// ns per negative query through `contains_many` (batched, misses
+    /// overlapped), beside the one-at-a-time figure of `speed`.
+    Batched,
     /// P(yes | age) over ages 1 ..= w + s + margin (written to <name>_profile.csv).
     Profile,
     /// Fraction of zero cells (Stable Bloom).
@@ -340,6 +348,9 @@ impl Spec {
         }
         if self.repeats == 0 {
             return Err("repeats must be at least 1".into());
+        }
+        if self.threads == Some(0) {
+            return Err("threads must be at least 1".into());
         }
         let m = &self.measure;
         if m.rounds == 0 {

@@ -298,7 +298,28 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
             ],
             "too large",
         ),
+        (
+            vec![
+                "bench-report".into(),
+                "--criterion-dir".into(),
+                "/nonexistent/criterion".into(),
+            ],
+            "cargo bench",
+        ),
+        (vec!["run".into(), "blocked.toml".into()], "blocked_apbf"),
+        (vec!["run".into(), "threads.toml".into()], "threads"),
     ];
+    std::fs::write(
+        dir.path().join("blocked.toml"),
+        SPEC.replace("design = \"apbf\"", "design = \"blocked_apbf\"")
+            .replace("k = 3", "k = 3, fpr = 0.01"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("threads.toml"),
+        SPEC.replace("seed = ", "threads = 0\nseed = "),
+    )
+    .unwrap();
     for (args, needle) in cases {
         let (code, err) = run(bloomlab().args(&args).current_dir(dir.path()));
         assert_ne!(code, 0, "{args:?} succeeded");

@@ -11,7 +11,7 @@
 //! B blocks of L = k + l words, stored block-major: block b is the L
 //! consecutive words `b L .. b L + L - 1`, word p of a block belonging to
 //! physical slice p. A key picks its block b = fastrange(key, B) once, and in
-//! physical slice p the bit `(mix64(key) · a_p) >> 58` of its word (a_p a
+//! physical slice p the bit `(key · a_p mod 2^64) >> 58` of its word (a_p a
 //! fixed odd multiplier per physical slice, so a key finds its bits after the
 //! slices have shifted). Slices rotate exactly as in the unblocked APBF: every
 //! g insertions the oldest slice (word p = base - 1 in every block) is zeroed
@@ -255,16 +255,25 @@ impl BlockedApbf {
         &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
     }
 
-    /// Physical slice of logical slice i.
+    /// Physical slice of logical slice i (< k + l), without a division.
     #[inline]
     fn physical(&self, i: usize) -> u64 {
-        (self.base as u64 + i as u64) % self.slices()
+        let p = self.base as u64 + i as u64;
+        let h = self.slices();
+        if p >= h {
+            p - h
+        } else {
+            p
+        }
     }
 
     /// The key's block and bit hash.
     #[inline]
     fn locate(&self, key: u64) -> (u64, u64) {
-        (fastrange(key, self.blocks) * self.slices(), mix64(key))
+        // the key is already a uniform 64-bit hash: the block takes its
+        // high bits (fastrange), the bits the top of key · a_p, which within a
+        // block (a range of 2^64 / B keys) are still uniform
+        (fastrange(key, self.blocks) * self.slices(), key)
     }
 
     #[inline]
@@ -276,7 +285,7 @@ impl BlockedApbf {
     /// and make it s_0.
     fn shift(&mut self) {
         let slices = self.slices();
-        self.base = ((self.base as u64 + slices - 1) % slices) as u32;
+        self.base = self.physical(slices as usize - 1) as u32;
         let mut w = self.base as u64;
         for _ in 0..self.blocks {
             *self.word_mut(w) = 0;
@@ -299,14 +308,12 @@ impl BlockedApbf {
     pub fn insert_lines(&self, key: u64) -> u32 {
         let (start, _) = self.locate(key);
         let base = if self.count == self.g {
-            (self.base as u64 + self.slices() - 1) % self.slices()
+            self.physical(self.slices() as usize - 1)
         } else {
             self.base as u64
         };
-        Self::lines_of(
-            start,
-            (0..self.k as u64).map(|i| start + (base + i) % self.slices()),
-        )
+        let h = self.slices();
+        Self::lines_of(start, (0..self.k as u64).map(|i| start + (base + i) % h))
     }
 }
 
@@ -327,10 +334,9 @@ impl Filter for BlockedApbf {
             }
             std::hint::black_box(acc);
             for ((o, &key), &start) in out.iter_mut().zip(chunk).zip(&starts) {
-                let h = mix64(key);
                 *o = algorithm1(self.k, self.l, |i| {
                     let p = self.physical(i);
-                    self.word(start + p) & self.bit(h, p) != 0
+                    self.word(start + p) & self.bit(key, p) != 0
                 })
                 .0;
             }
@@ -592,7 +598,13 @@ mod tests {
 
     #[test]
     fn query_agrees_with_the_definition() {
-        let mut f = BlockedApbf::new(3, 4, 5, 3).unwrap();
+        // l >= k and l < k, k = 1
+        for (k, l) in [(3, 4), (4, 2), (1, 1), (10, 7)] {
+            query_agrees(BlockedApbf::new(k, l, 5, 3).unwrap());
+        }
+    }
+
+    fn query_agrees(mut f: BlockedApbf) {
         for t in 0..400u64 {
             f.insert(mix64(t));
             for q in 0..40u64 {
@@ -604,6 +616,7 @@ mod tests {
                 };
                 let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(probe));
                 assert_eq!(f.contains(key), spec);
+                assert_eq!(f.contains_probes(key).0, spec);
                 let mut out = [false];
                 f.contains_many(&[key], &mut out);
                 assert_eq!(out[0], spec);

@@ -42,13 +42,24 @@ impl Ring {
         })
     }
 
+    /// Index of segment i (< n) counted from the newest, without a division.
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        let (p, n) = (self.head + i, self.segs.len());
+        if p >= n {
+            p - n
+        } else {
+            p
+        }
+    }
+
     fn at(&self, i: usize) -> &PartitionedBloomFilter {
-        &self.segs[(self.head + i) % self.segs.len()]
+        &self.segs[self.slot(i)]
     }
 
     fn at_mut(&mut self, i: usize) -> &mut PartitionedBloomFilter {
-        let n = self.segs.len();
-        &mut self.segs[(self.head + i) % n]
+        let s = self.slot(i);
+        &mut self.segs[s]
     }
 
     /// Starts a generation if the current one is full: the oldest segment is

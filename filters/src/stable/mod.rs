@@ -226,19 +226,63 @@ impl StableBloomFilter {
         mix64(self.rng)
     }
 
-    fn decrement_cells(&mut self) {
-        let dec = |f: &mut Self, j: u64| {
-            let v = f.cell(j);
-            if v > 0 {
-                f.set_cell(j, v - 1);
+    #[inline]
+    fn decrement_cell(&mut self, j: u64) {
+        let v = self.cell(j);
+        if v > 0 {
+            self.set_cell(j, v - 1);
+        }
+    }
+
+    /// Decrements (saturating at 0) cells `from..to`. When d divides 64 the
+    /// whole words in the range are done 64/d cells at a time: a field's
+    /// lowest bit gets the OR of its d bits (is it non-zero?) and the word
+    /// subtracts those bits, which never borrows across fields because only
+    /// non-zero fields lose 1.
+    fn decrement_range(&mut self, from: u64, to: u64) {
+        let d = self.d as u64;
+        if 64 % d != 0 {
+            for j in from..to {
+                self.decrement_cell(j);
             }
-        };
+            return;
+        }
+        let per = 64 / d;
+        let lsb = u64::MAX / (u64::MAX >> (64 - d));
+        let mut j = from;
+        while j < to && j % per != 0 {
+            self.decrement_cell(j);
+            j += 1;
+        }
+        while j + per <= to {
+            let w = &mut self.words[(j / per) as usize];
+            let x = *w;
+            let mut nz = x;
+            for s in 1..d {
+                nz |= x >> s;
+            }
+            *w = x - (nz & lsb);
+            j += per;
+        }
+        while j < to {
+            self.decrement_cell(j);
+            j += 1;
+        }
+    }
+
+    fn decrement_cells(&mut self) {
         match self.decrement {
             Decrement::Adjacent => {
                 let start = fastrange(self.next_random(), self.m);
-                for i in 0..self.p {
-                    let j = (start + i) % self.m;
-                    dec(self, j);
+                if self.p <= self.m - start {
+                    self.decrement_range(start, start + self.p);
+                } else if self.p <= self.m {
+                    self.decrement_range(start, self.m);
+                    self.decrement_range(0, self.p - (self.m - start));
+                } else {
+                    for i in 0..self.p {
+                        self.decrement_cell((start + i) % self.m);
+                    }
                 }
             }
             Decrement::Uniform => {
@@ -254,7 +298,7 @@ impl StableBloomFilter {
                     s.dedup();
                 }
                 for &j in &s {
-                    dec(self, j);
+                    self.decrement_cell(j);
                 }
                 self.scratch = s;
             }
@@ -285,21 +329,48 @@ impl StableBloomFilter {
 }
 
 impl Filter for StableBloomFilter {
+    /// PROCESS without its answer: decrement P cells, set the key's K cells
+    /// to Max (the same state and generator sequence as [`process`](Self::process)).
     fn insert(&mut self, key: u64) {
-        self.process(key);
+        let mut cells = [0u64; MAX_K as usize];
+        self.key_cells(key, &mut cells);
+        self.decrement_cells();
+        let max = self.max_value();
+        for &j in &cells[..self.k as usize] {
+            self.set_cell(j, max);
+        }
+        self.inserted += 1;
     }
 
     fn contains(&self, key: u64) -> bool {
         self.contains_probes(key).0
     }
 
+    /// Derives the key's distinct cells one at a time and stops at the first
+    /// zero: the same cells, answer and probe count as deriving all K first.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let mut cells = [0u64; MAX_K as usize];
-        self.key_cells(key, &mut cells);
-        for (i, &j) in cells[..self.k as usize].iter().enumerate() {
-            if self.cell(j) == 0 {
-                return (false, i as u32 + 1);
+        // the cells accepted so far; K > 16 (never chosen by `theory::choose`)
+        // falls back to the heap rather than zero 512 bytes on every query
+        let mut small = [0u64; 16];
+        let mut large = Vec::new();
+        let seen: &mut [u64] = if self.k as usize <= small.len() {
+            &mut small
+        } else {
+            large.resize(self.k as usize, 0);
+            &mut large
+        };
+        let (k, mut n, mut i) = (self.k as usize, 0usize, 0u64);
+        while n < k {
+            let j = index(key, i, self.m);
+            i += 1;
+            if seen[..n].contains(&j) {
+                continue;
             }
+            if self.cell(j) == 0 {
+                return (false, n as u32 + 1);
+            }
+            seen[n] = j;
+            n += 1;
         }
         (true, self.k)
     }
@@ -336,6 +407,45 @@ mod tests {
                     prop_assert_eq!(f.cell(i as u64), x);
                 }
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn word_at_a_time_decrement_matches_cell_by_cell(
+            d in prop::sample::select(vec![1u32, 2, 3, 4, 5, 8, 16]),
+            values in proptest::collection::vec(0u64..65536, 300),
+            from in 0u64..300, len in 0u64..300,
+        ) {
+            let mut f = StableBloomFilter::new(300, d, 1, 1).unwrap();
+            let mask = (1u64 << d) - 1;
+            let mut model: Vec<u64> = values.iter().map(|v| v & mask).collect();
+            for (j, &v) in model.iter().enumerate() {
+                f.set_cell(j as u64, v);
+            }
+            let to = (from + len).min(300);
+            f.decrement_range(from, to);
+            for v in &mut model[from as usize..to as usize] {
+                *v = v.saturating_sub(1);
+            }
+            for (j, &v) in model.iter().enumerate() {
+                prop_assert_eq!(f.cell(j as u64), v, "cell {}", j);
+            }
+        }
+    }
+
+    #[test]
+    fn insert_and_process_leave_the_same_state() {
+        for decrement in [Decrement::Uniform, Decrement::Adjacent] {
+            let mut a = StableBloomFilter::new(1000, 2, 4, 50)
+                .unwrap()
+                .with_decrement(decrement);
+            let mut b = a.clone();
+            for t in 0..5_000u64 {
+                a.insert(mix64(t));
+                b.process(mix64(t));
+            }
+            assert_eq!(a.words, b.words);
         }
     }
 

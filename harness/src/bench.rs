@@ -1,0 +1,427 @@
+//! `bloomlab bench-report`: the criterion benchmarks of
+//! `filters/benches/ops.rs` and `filters/benches/stable_crate.rs` as tables,
+//! ratios and charts.
+//!
+//! Criterion leaves one `new/benchmark.json` (group, function, parameter,
+//! throughput) and `new/estimates.json` (mean time per iteration with its
+//! interval) per benchmark under `target/criterion/`. This reads them all and
+//! writes `results/bench_ops.csv` (one row per operation x design x size),
+//! `results/bench_ops.md` (ns/op per operation, each design's ratio to
+//! fastbloom at the same operation and size, the issue's targets as
+//! met/missed, the Stable Bloom filter against the `stable-bloom-filter`
+//! crate) and `plots/bench_<operation>.svg|png` (ns/op vs window, one line per
+//! design). Only the latest run of each benchmark is read, so run the benches
+//! once, then report: ratios are meaningful only within one run.
+
+use crate::metrics::{Row, Value};
+use crate::report;
+use crate::spec::Spec;
+use crate::sweep::Outcome;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Operations of `benches/ops.rs`, in report order.
+pub const OPS: &[&str] = &[
+    "insert",
+    "query_positive",
+    "query_negative",
+    "query_negative_batched",
+];
+
+/// The design every ratio is taken against.
+pub const BASELINE: &str = "fastbloom";
+
+/// The issue's target: blocked APBF within this factor of fastbloom.
+const BLOCKED_TARGET: f64 = 1.5;
+
+/// One criterion benchmark's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bench {
+    /// Criterion group (the operation, or `stable_...`).
+    pub group: String,
+    /// Criterion function (the design, or `insert/...`).
+    pub function: String,
+    /// Criterion parameter (`w2^N`), if any.
+    pub param: Option<String>,
+    /// Mean ns per element, with its interval.
+    pub ns: f64,
+    /// Interval of `ns`.
+    pub ci: (f64, f64),
+}
+
+fn read_json(path: &Path) -> Result<Json, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Every benchmark under `dir` (criterion's output directory).
+pub fn collect(dir: &Path) -> Result<Vec<Bench>, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "no criterion results in {} (run `cargo bench -p bloomlab-filters` first)",
+            dir.display()
+        ));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
+        for e in entries {
+            let p = e
+                .map_err(|e| format!("cannot list {}: {e}", d.display()))?
+                .path();
+            if p.is_dir() && p.file_name().is_some_and(|n| n != "report") {
+                stack.push(p);
+            } else if p.ends_with("new/benchmark.json") {
+                out.push(parse_one(&p)?);
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.group, &a.function, &a.param).cmp(&(&b.group, &b.function, &b.param)));
+    Ok(out)
+}
+
+fn parse_one(bench_json: &Path) -> Result<Bench, String> {
+    let b = read_json(bench_json)?;
+    let est = read_json(&bench_json.with_file_name("estimates.json"))?;
+    let bad = |what: &str| format!("{}: no {what}", bench_json.display());
+    let text = |k: &str| b.get(k).and_then(Json::as_str).map(str::to_string);
+    let elements = b
+        .pointer("/throughput/Elements")
+        .and_then(Json::as_f64)
+        .unwrap_or(1.0);
+    let mean = |p: &str| {
+        est.pointer(p)
+            .and_then(Json::as_f64)
+            .ok_or_else(|| bad(p))
+            .map(|v| v / elements)
+    };
+    Ok(Bench {
+        group: text("group_id").ok_or_else(|| bad("group_id"))?,
+        function: text("function_id").ok_or_else(|| bad("function_id"))?,
+        param: text("value_str"),
+        ns: mean("/mean/point_estimate")?,
+        ci: (
+            mean("/mean/confidence_interval/lower_bound")?,
+            mean("/mean/confidence_interval/upper_bound")?,
+        ),
+    })
+}
+
+/// log2 of the window from a `w2^N` parameter.
+fn log_window(param: &Option<String>) -> Option<u32> {
+    param.as_deref()?.strip_prefix("w2^")?.parse().ok()
+}
+
+/// Rows of the operation x design x size table, with ratios to fastbloom.
+pub fn rows(benches: &[Bench]) -> Vec<Row> {
+    let base: BTreeMap<(String, u32), f64> = benches
+        .iter()
+        .filter(|b| b.function == BASELINE)
+        .filter_map(|b| Some(((b.group.clone(), log_window(&b.param)?), b.ns)))
+        .collect();
+    let mut out = Vec::new();
+    for op in OPS {
+        for b in benches.iter().filter(|b| b.group == *op) {
+            let Some(lw) = log_window(&b.param) else {
+                continue;
+            };
+            let mut r = Row::default();
+            r.push("operation", Value::Text(op.to_string()));
+            r.push("design", Value::Text(b.function.clone()));
+            r.push("log2_window", Value::Int(lw as u64));
+            r.num("window", (1u64 << lw) as f64);
+            r.num("ns_per_op", b.ns);
+            r.num("ns_per_op_ci_low", b.ci.0);
+            r.num("ns_per_op_ci_high", b.ci.1);
+            r.num("mops_per_s", 1e3 / b.ns);
+            if let Some(f) = base.get(&(op.to_string(), lw)) {
+                r.num("ratio_to_fastbloom", b.ns / f);
+            }
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn fmt(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// The markdown report.
+pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
+    let mut md = String::from(
+        "# Criterion benchmarks: ns per operation\n\n\
+         Produced by `cargo bench -p bloomlab-filters` then \
+         `cargo run --release -- bench-report` (designs and sizing in \
+         `filters/benches/ops.rs`: k = 10 and about 1.5e-3 FPR for every design, \
+         fastbloom and bloomfilter at the blocked APBF's bits and k = 10). Cells: \
+         mean ns per operation, and in parentheses the ratio to fastbloom at the \
+         same operation and size (below 1: faster than fastbloom). Measured on a \
+         shared 2-core machine: compare ratios within this one run, not absolute \
+         times across runs.\n\n",
+    );
+    let sizes: Vec<u32> = {
+        let mut s: Vec<u32> = rows
+            .iter()
+            .filter_map(|r| r.get_num("log2_window").map(|x| x as u32))
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    let cell = |op: &str, design: &str, lw: u32| -> Option<(f64, Option<f64>)> {
+        rows.iter()
+            .find(|r| {
+                r.get("operation").map(|v| v.to_string()).as_deref() == Some(op)
+                    && r.get("design").map(|v| v.to_string()).as_deref() == Some(design)
+                    && r.get_num("log2_window") == Some(lw as f64)
+            })
+            .map(|r| {
+                (
+                    r.get_num("ns_per_op").unwrap_or(f64::NAN),
+                    r.get_num("ratio_to_fastbloom"),
+                )
+            })
+    };
+    for op in OPS {
+        let mut designs: Vec<String> = rows
+            .iter()
+            .filter(|r| r.get("operation").map(|v| v.to_string()).as_deref() == Some(*op))
+            .filter_map(|r| r.get("design").map(|v| v.to_string()))
+            .collect();
+        designs.dedup();
+        if designs.is_empty() {
+            continue;
+        }
+        md += &format!("## {op}\n\n| design |");
+        for lw in &sizes {
+            md += &format!(" w = 2^{lw} |");
+        }
+        md += "\n|---|";
+        md += &"---|".repeat(sizes.len());
+        md += "\n";
+        for d in &designs {
+            md += &format!("| {d} |");
+            for &lw in &sizes {
+                md += &match cell(op, d, lw) {
+                    Some((ns, Some(r))) => format!(" {} ({:.2}) |", fmt(ns), r),
+                    Some((ns, None)) => format!(" {} |", fmt(ns)),
+                    None => " |".into(),
+                };
+            }
+            md += "\n";
+        }
+        md += "\n";
+    }
+    // targets
+    md += "## Targets\n\n";
+    md += &format!(
+        "Blocked APBF within {BLOCKED_TARGET}x of fastbloom at equal bits and k \
+         (ratio = blocked APBF ns / fastbloom ns):\n\n| operation | size | ratio | target |\n|---|---|---|---|\n"
+    );
+    for op in ["insert", "query_positive", "query_negative"] {
+        for &lw in &sizes {
+            if let Some((_, Some(r))) = cell(op, "blocked_apbf", lw) {
+                let verdict = if r <= BLOCKED_TARGET {
+                    "met".to_string()
+                } else {
+                    format!("**missed by {:.2}x**", r / BLOCKED_TARGET)
+                };
+                md += &format!("| {op} | 2^{lw} | {r:.2} | {verdict} |\n");
+            }
+        }
+    }
+    md += "\nns/op at the largest size over ns/op at the smallest (1 = flat in the \
+           window; above 1: cache and DRAM misses, or work that grows with the window):\n\n\
+           | design | operation | growth |\n|---|---|---|\n";
+    if let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
+        let mut designs: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r.get("design").map(|v| v.to_string()))
+            .collect();
+        designs.sort();
+        designs.dedup();
+        for d in &designs {
+            for op in OPS {
+                if let (Some((a, _)), Some((b, _))) = (cell(op, d, lo), cell(op, d, hi)) {
+                    md += &format!("| {d} | {op} | {:.2} |\n", b / a);
+                }
+            }
+        }
+    }
+    // the Stable Bloom filter against the crate
+    let stable: Vec<&Bench> = benches
+        .iter()
+        .filter(|b| b.group.starts_with("stable_"))
+        .collect();
+    if !stable.is_empty() {
+        md += "\n## Stable Bloom filter vs the stable-bloom-filter crate\n\n\
+               Equal (m, d, K, P), both hashing the same 8-byte items \
+               (`cargo bench -p bloomlab-filters --bench stable_crate`). Speed-up = \
+               crate ns / bloomlab ns (target: at least 2).\n\n\
+               | parameters | operation | implementation | ns/op | speed-up over the crate |\n|---|---|---|---|---|\n";
+        let mut groups: Vec<&str> = stable.iter().map(|b| b.group.as_str()).collect();
+        groups.dedup();
+        for g in groups {
+            for op in ["insert", "query"] {
+                let crate_ns = stable
+                    .iter()
+                    .find(|b| {
+                        b.group == g && b.function == format!("{op}/stable-bloom-filter crate")
+                    })
+                    .map(|b| b.ns);
+                for b in stable
+                    .iter()
+                    .filter(|b| b.group == g && b.function.starts_with(&format!("{op}/bloomlab")))
+                {
+                    let up = crate_ns.map_or(String::new(), |c| format!("{:.2}", c / b.ns));
+                    md += &format!(
+                        "| {} | {op} | {} | {} | {up} |\n",
+                        g.trim_start_matches("stable_"),
+                        b.function.trim_start_matches(&format!("{op}/")),
+                        fmt(b.ns)
+                    );
+                }
+                if let Some(c) = crate_ns {
+                    md += &format!(
+                        "| {} | {op} | stable-bloom-filter crate | {} | 1 |\n",
+                        g.trim_start_matches("stable_"),
+                        fmt(c)
+                    );
+                }
+            }
+        }
+    }
+    md
+}
+
+/// Where `bench-report` reads and writes.
+pub struct Paths<'a> {
+    /// Criterion's output directory.
+    pub criterion: &'a Path,
+    /// CSV and markdown directory.
+    pub results: &'a Path,
+    /// Chart directory.
+    pub plots: &'a Path,
+}
+
+/// Reads the criterion results and writes the CSV, markdown and charts;
+/// returns the files written.
+pub fn run(p: &Paths) -> Result<Vec<PathBuf>, String> {
+    let benches = collect(p.criterion)?;
+    let rows = rows(&benches);
+    if rows.is_empty() {
+        return Err(format!(
+            "no results of benches/ops.rs in {} (run `cargo bench -p bloomlab-filters --bench ops`)",
+            p.criterion.display()
+        ));
+    }
+    let mut written = Vec::new();
+    let csv = p.results.join("bench_ops.csv");
+    report::write_atomic(&csv, report::csv_string(&rows)?.as_bytes())?;
+    written.push(csv);
+    let md = p.results.join("bench_ops.md");
+    report::write_atomic(&md, markdown(&benches, &rows).as_bytes())?;
+    written.push(md);
+    // charts through the experiment machinery: a spec with one xy plot per op
+    let mut toml = String::from(
+        "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = { k = [1], l = [1], g = [1] }\n",
+    );
+    for op in OPS {
+        toml += &format!(
+            "[[plot]]\nkind = \"xy\"\nfile = \"bench_{op}\"\nx = \"window\"\ny = \"ns_per_op\"\nlog_x = true\nlog_y = true\ntitle = \"{op}: ns per operation vs window (criterion)\"\n"
+        );
+    }
+    let spec = Spec::parse(&toml)?;
+    for op in OPS {
+        let spec_op = Spec {
+            plot: spec
+                .plot
+                .iter()
+                .filter(|pl| pl.file.as_deref() == Some(&format!("bench_{op}")))
+                .cloned()
+                .collect(),
+            ..spec.clone()
+        };
+        let out = Outcome {
+            rows: rows
+                .iter()
+                .filter(|r| r.get("operation").map(|v| v.to_string()).as_deref() == Some(*op))
+                .cloned()
+                .collect(),
+            profile: Vec::new(),
+            convergence: Vec::new(),
+        };
+        if out.rows.is_empty() {
+            continue;
+        }
+        written.extend(report::render_plots(&spec_op, &out, p.plots, "")?);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, group: &str, function: &str, param: &str, ns_per_iter: f64) {
+        let d = dir.join(group).join(function).join(param).join("new");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("benchmark.json"),
+            format!(
+                r#"{{"group_id":"{group}","function_id":"{function}","value_str":"{param}","throughput":{{"Elements":4096}}}}"#
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("estimates.json"),
+            format!(
+                r#"{{"mean":{{"point_estimate":{ns_per_iter},"confidence_interval":{{"lower_bound":{},"upper_bound":{}}}}}}}"#,
+                ns_per_iter * 0.9,
+                ns_per_iter * 1.1
+            ),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn ratios_and_targets_from_criterion_files() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "insert", "fastbloom", "w2^12", 4096.0 * 10.0);
+        write(dir.path(), "insert", "blocked_apbf", "w2^12", 4096.0 * 12.0);
+        write(dir.path(), "insert", "fastbloom", "w2^16", 4096.0 * 10.0);
+        write(dir.path(), "insert", "blocked_apbf", "w2^16", 4096.0 * 20.0);
+        let b = collect(dir.path()).unwrap();
+        assert_eq!(b.len(), 4);
+        let r = rows(&b);
+        let ratio = |lw: f64| {
+            r.iter()
+                .find(|r| {
+                    r.get("design").map(|v| v.to_string()).as_deref() == Some("blocked_apbf")
+                        && r.get_num("log2_window") == Some(lw)
+                })
+                .and_then(|r| r.get_num("ratio_to_fastbloom"))
+                .unwrap()
+        };
+        assert!((ratio(12.0) - 1.2).abs() < 1e-12);
+        assert!((ratio(16.0) - 2.0).abs() < 1e-12);
+        let md = markdown(&b, &r);
+        assert!(md.contains("| insert | 2^12 | 1.20 | met |"), "{md}");
+        assert!(md.contains("**missed by 1.33x**"), "{md}");
+    }
+
+    #[test]
+    fn missing_directory_is_a_clear_error() {
+        let e = collect(Path::new("/nonexistent/criterion")).unwrap_err();
+        assert!(e.contains("cargo bench"), "{e}");
+    }
+}
