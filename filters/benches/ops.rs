@@ -34,6 +34,8 @@ use std::hint::black_box;
 
 /// Operations per timed iteration.
 const OPS: usize = 4096;
+/// Distinct query keys per kind (a multiple of `OPS`).
+const POOL: usize = 1 << 20;
 /// FPR the designs with a target are sized for.
 const FPR: f64 = 1.5e-3;
 
@@ -125,29 +127,48 @@ fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut 
         f.insert(mix64(t));
     }
     let mut t = fill;
-    let recent: Vec<u64> = (0..OPS as u64)
-        .map(|i| mix64(t - 1 - (i * 7919) % w))
+    // Query keys come from pools of 2^20 and each timed iteration takes the
+    // next 4096, so that the lines a query touches are not still cached from
+    // the previous iteration (a fixed set of 4096 keys touches at most a few
+    // hundred KB and would hide DRAM at 2^24).
+    let recent: Vec<u64> = (0..POOL as u64)
+        .map(|i| mix64(t - 1 - mix64(i) % w))
         .collect();
-    let absent: Vec<u64> = (0..OPS as u64).map(|i| mix64(u64::MAX - i)).collect();
+    let absent: Vec<u64> = (0..POOL as u64).map(|i| mix64(u64::MAX - i)).collect();
     let mut out = vec![false; OPS];
+    let mut at = 0usize;
+    let mut next = || {
+        at = (at + OPS) % POOL;
+        at..at + OPS
+    };
 
     let mut g = c.benchmark_group("query_positive");
     g.throughput(Throughput::Elements(OPS as u64));
     g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| recent.iter().filter(|&&k| f.contains(black_box(k))).count())
+        b.iter(|| {
+            recent[next()]
+                .iter()
+                .filter(|&&k| f.contains(black_box(k)))
+                .count()
+        })
     });
     g.finish();
     let mut g = c.benchmark_group("query_negative");
     g.throughput(Throughput::Elements(OPS as u64));
     g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| absent.iter().filter(|&&k| f.contains(black_box(k))).count())
+        b.iter(|| {
+            absent[next()]
+                .iter()
+                .filter(|&&k| f.contains(black_box(k)))
+                .count()
+        })
     });
     g.finish();
     let mut g = c.benchmark_group("query_negative_batched");
     g.throughput(Throughput::Elements(OPS as u64));
     g.bench_function(BenchmarkId::new(design, &size), |b| {
         b.iter(|| {
-            f.contains_many(black_box(&absent), &mut out);
+            f.contains_many(black_box(&absent[next()]), &mut out);
             out.iter().filter(|&&x| x).count()
         })
     });

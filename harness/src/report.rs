@@ -739,16 +739,41 @@ where
             }
             for (i, (name, pts)) in groups.iter().enumerate() {
                 let color = PALETTE[i % PALETTE.len()];
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                    .map_err(err)?
-                    .label(name.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.iter().map(|&q| Circle::new(q, 4, color.filled())))
-                    .map_err(err)?;
+                // past the palette's seven colours, lines are dashed with
+                // hollow markers, so that no two series look alike
+                if i < PALETTE.len() {
+                    chart
+                        .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                        .map_err(err)?
+                        .label(name.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                        });
+                    chart
+                        .draw_series(pts.iter().map(|&q| Circle::new(q, 4, color.filled())))
+                        .map_err(err)?;
+                } else {
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            pts.iter().copied(),
+                            8,
+                            5,
+                            color.stroke_width(2).into(),
+                        ))
+                        .map_err(err)?
+                        .label(name.clone())
+                        .legend(move |(x, y)| {
+                            EmptyElement::at((x, y))
+                                + PathElement::new([(0, 0), (7, 0)], color.stroke_width(2))
+                                + PathElement::new([(12, 0), (20, 0)], color.stroke_width(2))
+                        });
+                    chart
+                        .draw_series(
+                            pts.iter()
+                                .map(|&q| Circle::new(q, 5, color.stroke_width(2))),
+                        )
+                        .map_err(err)?;
+                }
             }
             legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }};
