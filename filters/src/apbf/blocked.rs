@@ -361,25 +361,8 @@ impl Filter for BlockedApbf {
         }
     }
 
-    /// When l < k every window s_j .. s_{j+k-1} (0 <= j <= l) contains the
-    /// slices l .. k-1, so a key that misses any of them is a no: those k - l
-    /// probes (words of the same block) are read and ANDed without a branch
-    /// between them, and only a key that hits all of them (about 2^-(k-l) of
-    /// negative keys) goes on to Algorithm 1. Branching on every probe made
-    /// the CPU mispredict about half the negative queries, which serialised
-    /// their cache misses.
     fn contains(&self, key: u64) -> bool {
         let (start, h) = self.locate(key);
-        if self.l < self.k {
-            let mut all = 1u64;
-            for i in self.l as usize..self.k as usize {
-                let p = self.physical(i);
-                all &= self.word(start + p) >> (h.wrapping_mul(self.mult[p as usize]) >> 58);
-            }
-            if all & 1 == 0 {
-                return false;
-            }
-        }
         algorithm1(self.k, self.l, |i| {
             let p = self.physical(i);
             self.word(start + p) & self.bit(h, p) != 0
