@@ -303,18 +303,6 @@ impl BlockedApbf {
         }
         seen.count_ones()
     }
-
-    /// Distinct cache lines an insertion of `key` would write now.
-    pub fn insert_lines(&self, key: u64) -> u32 {
-        let (start, _) = self.locate(key);
-        let base = if self.count == self.g {
-            self.physical(self.slices() as usize - 1)
-        } else {
-            self.base as u64
-        };
-        let h = self.slices();
-        Self::lines_of(start, (0..self.k as u64).map(|i| start + (base + i) % h))
-    }
 }
 
 impl Filter for BlockedApbf {
