@@ -142,48 +142,36 @@ fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut 
         at..at + OPS
     };
 
-    let mut g = c.benchmark_group("query_positive");
-    g.throughput(Throughput::Elements(OPS as u64));
-    g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| {
-            recent[next()]
-                .iter()
-                .filter(|&&k| f.contains(black_box(k)))
-                .count()
-        })
+    time(c, "query_positive", design, &size, || {
+        recent[next()]
+            .iter()
+            .filter(|&&k| f.contains(black_box(k)))
+            .count()
     });
-    g.finish();
-    let mut g = c.benchmark_group("query_negative");
-    g.throughput(Throughput::Elements(OPS as u64));
-    g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| {
-            absent[next()]
-                .iter()
-                .filter(|&&k| f.contains(black_box(k)))
-                .count()
-        })
+    time(c, "query_negative", design, &size, || {
+        absent[next()]
+            .iter()
+            .filter(|&&k| f.contains(black_box(k)))
+            .count()
     });
-    g.finish();
-    let mut g = c.benchmark_group("query_negative_batched");
-    g.throughput(Throughput::Elements(OPS as u64));
-    g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| {
-            f.contains_many(black_box(&absent[next()]), &mut out);
-            out.iter().filter(|&&x| x).count()
-        })
+    time(c, "query_negative_batched", design, &size, || {
+        f.contains_many(black_box(&absent[next()]), &mut out);
+        out.iter().filter(|&&x| x).count()
     });
-    g.finish();
     // insert last: it moves the state on
-    let mut g = c.benchmark_group("insert");
-    g.throughput(Throughput::Elements(OPS as u64));
-    g.bench_function(BenchmarkId::new(design, &size), |b| {
-        b.iter(|| {
-            for _ in 0..OPS {
-                t += 1;
-                f.insert(mix64(t));
-            }
-        })
+    time(c, "insert", design, &size, || {
+        for _ in 0..OPS {
+            t += 1;
+            f.insert(mix64(t));
+        }
     });
+}
+
+/// Times `body` (OPS operations) as benchmark `op`/`design`/`size`.
+fn time<R>(c: &mut Criterion, op: &str, design: &str, size: &str, mut body: impl FnMut() -> R) {
+    let mut g = c.benchmark_group(op);
+    g.throughput(Throughput::Elements(OPS as u64));
+    g.bench_function(BenchmarkId::new(design, size), |b| b.iter(&mut body));
     g.finish();
 }
 

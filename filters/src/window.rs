@@ -10,6 +10,19 @@ pub fn fill(n: u64, m: u64) -> f64 {
     crate::bloom::fill_ratio(n as f64, m as f64)
 }
 
+/// Position `i` (< n) steps past `base` (< n) in a ring of n: a conditional
+/// subtraction, not a division (a 64-bit `%` costs tens of cycles and was
+/// most of an APBF query).
+#[inline]
+pub(crate) fn ring_index(base: u64, i: u64, n: u64) -> u64 {
+    let p = base + i;
+    if p >= n {
+        p - n
+    } else {
+        p
+    }
+}
+
 /// Number of switches j a key of age `age` has seen at phase φ.
 pub fn shifts_at_age(age: u64, phase: u64, g: u64) -> u64 {
     if age <= phase {

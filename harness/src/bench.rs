@@ -111,6 +111,19 @@ fn parse_one(bench_json: &Path) -> Result<Bench, String> {
     })
 }
 
+/// Whether text column `col` of `r` is `v`.
+fn is(r: &Row, col: &str, v: &str) -> bool {
+    matches!(r.get(col), Some(Value::Text(t)) if t == v)
+}
+
+/// Text column `col` of `r`.
+fn text_of(r: &Row, col: &str) -> Option<String> {
+    match r.get(col) {
+        Some(Value::Text(t)) => Some(t.clone()),
+        _ => None,
+    }
+}
+
 /// log2 of the window from a `w2^N` parameter.
 fn log_window(param: &Option<String>) -> Option<u32> {
     param.as_deref()?.strip_prefix("w2^")?.parse().ok()
@@ -180,8 +193,8 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
     let cell = |op: &str, design: &str, lw: u32| -> Option<(f64, Option<f64>)> {
         rows.iter()
             .find(|r| {
-                r.get("operation").map(|v| v.to_string()).as_deref() == Some(op)
-                    && r.get("design").map(|v| v.to_string()).as_deref() == Some(design)
+                is(r, "operation", op)
+                    && is(r, "design", design)
                     && r.get_num("log2_window") == Some(lw as f64)
             })
             .map(|r| {
@@ -194,8 +207,8 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
     for op in OPS {
         let mut designs: Vec<String> = rows
             .iter()
-            .filter(|r| r.get("operation").map(|v| v.to_string()).as_deref() == Some(*op))
-            .filter_map(|r| r.get("design").map(|v| v.to_string()))
+            .filter(|r| is(r, "operation", op))
+            .filter_map(|r| text_of(r, "design"))
             .collect();
         designs.dedup();
         if designs.is_empty() {
@@ -243,10 +256,7 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
            window; above 1: cache and DRAM misses, or work that grows with the window):\n\n\
            | design | operation | growth |\n|---|---|---|\n";
     if let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
-        let mut designs: Vec<String> = rows
-            .iter()
-            .filter_map(|r| r.get("design").map(|v| v.to_string()))
-            .collect();
+        let mut designs: Vec<String> = rows.iter().filter_map(|r| text_of(r, "design")).collect();
         designs.sort();
         designs.dedup();
         for d in &designs {
@@ -331,39 +341,28 @@ pub fn run(p: &Paths) -> Result<Vec<PathBuf>, String> {
     let md = p.results.join("bench_ops.md");
     report::write_atomic(&md, markdown(&benches, &rows).as_bytes())?;
     written.push(md);
-    // charts through the experiment machinery: a spec with one xy plot per op
-    let mut toml = String::from(
-        "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = { k = [1], l = [1], g = [1] }\n",
-    );
+    // charts through the experiment machinery: per operation, a spec with
+    // one xy plot over that operation's rows
     for op in OPS {
-        toml += &format!(
-            "[[plot]]\nkind = \"xy\"\nfile = \"bench_{op}\"\nx = \"window\"\ny = \"ns_per_op\"\nlog_x = true\nlog_y = true\ntitle = \"{op}: ns per operation vs window (criterion)\"\n"
-        );
-    }
-    let spec = Spec::parse(&toml)?;
-    for op in OPS {
-        let spec_op = Spec {
-            plot: spec
-                .plot
-                .iter()
-                .filter(|pl| pl.file.as_deref() == Some(&format!("bench_{op}")))
-                .cloned()
-                .collect(),
-            ..spec.clone()
-        };
+        let rows: Vec<Row> = rows
+            .iter()
+            .filter(|r| is(r, "operation", op))
+            .cloned()
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let spec = Spec::parse(&format!(
+            "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
+             [[plot]]\nkind = \"xy\"\nfile = \"bench_{op}\"\nx = \"window\"\ny = \"ns_per_op\"\nlog_x = true\nlog_y = true\n\
+             title = \"{op}: ns per operation vs window (criterion)\"\n"
+        ))?;
         let out = Outcome {
-            rows: rows
-                .iter()
-                .filter(|r| r.get("operation").map(|v| v.to_string()).as_deref() == Some(*op))
-                .cloned()
-                .collect(),
+            rows,
             profile: Vec::new(),
             convergence: Vec::new(),
         };
-        if out.rows.is_empty() {
-            continue;
-        }
-        written.extend(report::render_plots(&spec_op, &out, p.plots, "")?);
+        written.extend(report::render_plots(&spec, &out, p.plots, "")?);
     }
     Ok(written)
 }

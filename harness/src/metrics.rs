@@ -541,18 +541,13 @@ pub fn measure(
     if has(Metric::Fpr) {
         row.push("fpr_queries", Value::Int(worst.fpr.n));
         row.push("fpr_false_positives", Value::Int(worst.fpr.x));
-        with_theory(
-            &mut row,
-            "fpr",
-            worst.fpr.rate(),
-            binomial_ci(worst.fpr.x, worst.fpr.n, level),
-        );
+        let ci = binomial_ci(worst.fpr.x, worst.fpr.n, level);
+        with_theory(&mut row, "fpr", worst.fpr.rate(), ci);
         // alternative formulas for the worst-phase FPR, each scored against
         // the same interval: the paper's, and for the blocked APBF the
         // independent-slices approximation
         for alt in ["fpr_paper_formula", "fpr_independent"] {
             if let Some(p) = theory.get(alt) {
-                let ci = binomial_ci(worst.fpr.x, worst.fpr.n, level);
                 row.num(alt, p);
                 row.push(format!("{alt}_in_ci"), Value::Bool(p >= ci.0 && p <= ci.1));
             }

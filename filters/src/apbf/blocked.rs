@@ -255,30 +255,32 @@ impl BlockedApbf {
         &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
     }
 
-    /// Physical slice of logical slice i (< k + l), without a division.
+    /// Physical slice of logical slice i (< k + l).
     #[inline]
     fn physical(&self, i: usize) -> u64 {
-        let p = self.base as u64 + i as u64;
-        let h = self.slices();
-        if p >= h {
-            p - h
-        } else {
-            p
-        }
+        crate::window::ring_index(self.base as u64, i as u64, self.slices())
     }
 
-    /// The key's block and bit hash.
+    /// Index of the first word of the key's block. The key is already a
+    /// uniform 64-bit hash: the block takes its high bits (fastrange), the
+    /// bit positions the top of key · a_p ([`bit`](Self::bit)), which within
+    /// a block (a range of 2^64 / B keys) are still uniform.
     #[inline]
-    fn locate(&self, key: u64) -> (u64, u64) {
-        // the key is already a uniform 64-bit hash: the block takes its
-        // high bits (fastrange), the bits the top of key · a_p, which within a
-        // block (a range of 2^64 / B keys) are still uniform
-        (fastrange(key, self.blocks) * self.slices(), key)
+    fn block_start(&self, key: u64) -> u64 {
+        fastrange(key, self.blocks) * self.slices()
     }
 
+    /// The key's bit in physical slice p.
     #[inline]
-    fn bit(&self, h: u64, p: u64) -> u64 {
-        1u64 << (h.wrapping_mul(self.mult[p as usize]) >> 58)
+    fn bit(&self, key: u64, p: u64) -> u64 {
+        1u64 << (key.wrapping_mul(self.mult[p as usize]) >> 58)
+    }
+
+    /// Whether the key's bit is set in logical slice i of its block.
+    #[inline]
+    fn probe(&self, start: u64, key: u64, i: usize) -> bool {
+        let p = self.physical(i);
+        self.word(start + p) & self.bit(key, p) != 0
     }
 
     /// Ages the filter by one generation: zero s_{k+l-1} (one word per block)
@@ -316,17 +318,13 @@ impl Filter for BlockedApbf {
             let mut starts = [0u64; BATCH];
             let mut acc = 0u64;
             for (s, &key) in starts.iter_mut().zip(chunk) {
-                *s = fastrange(key, self.blocks) * self.slices();
+                *s = self.block_start(key);
                 // an independent load per key: the misses overlap
                 acc ^= self.word(*s + self.physical(self.l as usize));
             }
             std::hint::black_box(acc);
             for ((o, &key), &start) in out.iter_mut().zip(chunk).zip(&starts) {
-                *o = algorithm1(self.k, self.l, |i| {
-                    let p = self.physical(i);
-                    self.word(start + p) & self.bit(key, p) != 0
-                })
-                .0;
+                *o = algorithm1(self.k, self.l, |i| self.probe(start, key, i)).0;
             }
         }
     }
@@ -336,11 +334,11 @@ impl Filter for BlockedApbf {
         }
         self.count += 1;
         self.inserted += 1;
-        let (start, h) = self.locate(key);
+        let start = self.block_start(key);
         let slices = self.slices();
         let mut p = self.base as u64;
         for _ in 0..self.k {
-            let bit = self.bit(h, p);
+            let bit = self.bit(key, p);
             *self.word_mut(start + p) |= bit;
             p += 1;
             if p == slices {
@@ -350,24 +348,19 @@ impl Filter for BlockedApbf {
     }
 
     fn contains(&self, key: u64) -> bool {
-        let (start, h) = self.locate(key);
-        algorithm1(self.k, self.l, |i| {
-            let p = self.physical(i);
-            self.word(start + p) & self.bit(h, p) != 0
-        })
-        .0
+        let start = self.block_start(key);
+        algorithm1(self.k, self.l, |i| self.probe(start, key, i)).0
     }
 
     /// The answer and the number of distinct 64-byte cache lines read (for
     /// the unblocked APBF every slice probe is its own line, so the two
     /// designs' probe counts compare memory accesses).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let (start, h) = self.locate(key);
+        let start = self.block_start(key);
         let mut words = 0u64;
         let (yes, _) = algorithm1(self.k, self.l, |i| {
-            let p = self.physical(i);
-            words |= 1 << p;
-            self.word(start + p) & self.bit(h, p) != 0
+            words |= 1 << self.physical(i);
+            self.probe(start, key, i)
         });
         let read = (0..self.slices()).filter(|p| words >> p & 1 == 1);
         (yes, Self::lines_of(start, read.map(|p| start + p)))
@@ -424,30 +417,31 @@ impl BlockedTheory {
             .collect()
     }
 
-    /// ψ_a(c) = E[q^{c X_a}] for c = 0..=k, X_a ~ Binomial(g_a, 1/B).
-    fn psi(&self, keys: u64, k: u32) -> Vec<f64> {
+    /// ψ(c) = E[q^{c X}] for X ~ Binomial(`keys`, 1/B): the chance that c
+    /// given bits of the block all stay clear of one generation's keys.
+    fn psi(&self, keys: u64, c: u32) -> f64 {
         let q = 1.0 - 1.0 / WORD_BITS as f64;
-        let inv_b = 1.0 / self.blocks as f64;
-        (0..=k)
-            .map(|c| {
-                let t = 1.0 - (1.0 - q.powi(c as i32)) * inv_b;
-                // (t)^keys in log space for large key counts
-                (keys as f64 * t.ln()).exp()
-            })
-            .collect()
+        let t = 1.0 - (1.0 - q.powi(c as i32)) / self.blocks as f64;
+        // t^keys in log space for large key counts
+        (keys as f64 * t.ln()).exp()
     }
 
     /// P(some k consecutive slices hit) with the slices in `forced` (a bit
-    /// mask over logical slices) hitting for sure and `sizes[a]` keys of
-    /// generation a in the query's block on average B sizes[a] / B: the exact
-    /// programme of the module documentation. `None` for k > [`MAX_EXACT_K`].
+    /// mask over logical slices) hitting for sure and `sizes[a]` keys in
+    /// generation a (each in the query's block with probability 1/B): the
+    /// exact programme of the module documentation. `None` for k >
+    /// [`MAX_EXACT_K`].
     pub fn match_probability(&self, sizes: &[u64], forced: u64) -> Option<f64> {
         let k = self.k as usize;
         if self.k > MAX_EXACT_K {
             return None;
         }
         let slices = (self.k + self.l) as usize;
-        let psis: Vec<Vec<f64>> = sizes.iter().map(|&n| self.psi(n, self.k)).collect();
+        // ψ_a(c) for every generation a and c = 0..=k
+        let psis: Vec<Vec<f64>> = sizes
+            .iter()
+            .map(|&n| (0..=self.k).map(|c| self.psi(n, c)).collect())
+            .collect();
         let mask_bits = k - 1;
         let masks = 1usize << mask_bits;
         let low = masks - 1;
@@ -527,7 +521,7 @@ impl BlockedTheory {
         let fills: Vec<f64> = (0..(self.k + self.l) as usize)
             .map(|j| {
                 let gens = j.saturating_sub(k - 1)..=j;
-                1.0 - gens.map(|a| self.psi(sizes[a], 1)[1]).product::<f64>()
+                1.0 - gens.map(|a| self.psi(sizes[a], 1)).product::<f64>()
             })
             .collect();
         super::theory::match_probability(&fills, self.k)
@@ -597,11 +591,8 @@ mod tests {
             f.insert(mix64(t));
             for q in 0..40u64 {
                 let key = mix64(q * 7 + 3);
-                let (start, h) = f.locate(key);
-                let probe = |i: usize| {
-                    let p = f.physical(i);
-                    f.word(start + p) & f.bit(h, p) != 0
-                };
+                let start = f.block_start(key);
+                let probe = |i: usize| f.probe(start, key, i);
                 let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(probe));
                 assert_eq!(f.contains(key), spec);
                 assert_eq!(f.contains_probes(key).0, spec);

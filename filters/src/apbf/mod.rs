@@ -153,18 +153,10 @@ impl Apbf {
         self.k + self.l
     }
 
-    /// Physical buffer position of logical slice i (< k + l): a conditional
-    /// subtraction, not a division (a 64-bit `%` costs tens of cycles and
-    /// used to be most of a query).
+    /// Physical buffer position of logical slice i (< k + l).
     #[inline]
     fn position(&self, i: usize) -> u64 {
-        let p = self.base as u64 + i as u64;
-        let h = self.slices() as u64;
-        if p >= h {
-            p - h
-        } else {
-            p
-        }
+        crate::window::ring_index(self.base as u64, i as u64, self.slices() as u64)
     }
 
     #[inline]

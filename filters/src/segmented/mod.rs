@@ -42,15 +42,10 @@ impl Ring {
         })
     }
 
-    /// Index of segment i (< n) counted from the newest, without a division.
+    /// Index of segment i (< n) counted from the newest.
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        let (p, n) = (self.head + i, self.segs.len());
-        if p >= n {
-            p - n
-        } else {
-            p
-        }
+        crate::window::ring_index(self.head as u64, i as u64, self.segs.len() as u64) as usize
     }
 
     fn at(&self, i: usize) -> &PartitionedBloomFilter {

@@ -311,15 +311,21 @@ impl StableBloomFilter {
     pub fn process(&mut self, key: u64) -> bool {
         let mut cells = [0u64; MAX_K as usize];
         self.key_cells(key, &mut cells);
-        let k = self.k as usize;
-        let dup = cells[..k].iter().all(|&j| self.cell(j) != 0);
+        let cells = &cells[..self.k as usize];
+        let dup = cells.iter().all(|&j| self.cell(j) != 0);
+        self.step(cells);
+        dup
+    }
+
+    /// One insertion's change of state: decrement P cells, then set the
+    /// key's cells to Max.
+    fn step(&mut self, cells: &[u64]) {
         self.decrement_cells();
         let max = self.max_value();
-        for &j in &cells[..k] {
+        for &j in cells {
             self.set_cell(j, max);
         }
         self.inserted += 1;
-        dup
     }
 
     /// Exact fraction of cells that are 0.
@@ -334,12 +340,7 @@ impl Filter for StableBloomFilter {
     fn insert(&mut self, key: u64) {
         let mut cells = [0u64; MAX_K as usize];
         self.key_cells(key, &mut cells);
-        self.decrement_cells();
-        let max = self.max_value();
-        for &j in &cells[..self.k as usize] {
-            self.set_cell(j, max);
-        }
-        self.inserted += 1;
+        self.step(&cells[..self.k as usize]);
     }
 
     fn contains(&self, key: u64) -> bool {
