@@ -32,6 +32,19 @@ pub fn fastrange(h: u64, n: u64) -> u64 {
     ((h as u128 * n as u128) >> 64) as u64
 }
 
+/// (h mod n - b) mod n for b < n: with h fixed, an involution on 0..n (it is
+/// its own inverse), which gives a cuckoo entry's other bucket from either of
+/// its two.
+#[inline]
+pub fn involution(h: u64, b: u64, n: u64) -> u64 {
+    let h = fastrange(h, n);
+    if h >= b {
+        h - b
+    } else {
+        h + n - b
+    }
+}
+
 /// The `i`-th derived index of `key` in `0..n`.
 #[inline]
 pub fn index(key: u64, i: u64, n: u64) -> u64 {

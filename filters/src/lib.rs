@@ -6,10 +6,12 @@
 //! and query cost, derived from the papers and tested against simulation.
 //!
 //! Every design implements [`Filter`]; designs that forget implement
-//! [`SlidingFilter`] and say which window they guarantee. Capability traits for
-//! frequency, distinct-count and entropy estimation and for adaptive filters join
-//! this crate together with the designs that implement them (SWAMP, sliding
-//! HyperLogLog, the broom filter), so that no trait exists without an implementor.
+//! [`SlidingFilter`] and say which window they guarantee. Sliding-window
+//! *measurement* (per-flow frequency, distinct count, entropy) goes through the
+//! capability traits of [`summary`]: SWAMP implements all three beside
+//! [`Filter`], and its baselines ([`Wcss`], [`SlidingHll`], [`Swlc`]) the ones
+//! they answer. A capability trait for adaptive filters joins with the broom
+//! filter, so that no trait exists without an implementor.
 //!
 //! Keys reach a filter as a 64-bit hash ([`hash::KeyHasher`]):
 //!
@@ -33,7 +35,11 @@ mod error;
 pub mod hash;
 pub mod naor_yogev;
 pub mod segmented;
+pub mod sketches;
 pub mod stable;
+pub mod summary;
+pub mod swamp;
+pub mod timing;
 pub mod window;
 
 pub use apbf::blocked::BlockedApbf;
@@ -41,7 +47,13 @@ pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use error::{ParamError, MAX_BITS};
 pub use naor_yogev::NaorYogev;
+pub use sketches::{SlidingHll, Swlc, Wcss};
 pub use stable::StableBloomFilter;
+pub use summary::{
+    DistinctEstimator, EntropyEstimator, ExactWindow, FrequencyEstimator, WindowSummary,
+};
+pub use swamp::Swamp;
+pub use timing::{Swbf, TimingBloom};
 
 /// An approximate-membership filter over 64-bit key hashes.
 pub trait Filter {

@@ -10,6 +10,9 @@
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
+//! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
+//! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
+//!
 //! Every design also answers `contains_many` (batched queries) exactly as
 //! `contains`.
 //!
@@ -20,11 +23,14 @@ mod common;
 
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
-    Apbf, BlockedApbf, BloomFilter, Filter, PartitionedBloomFilter, SlidingFilter,
-    StableBloomFilter,
+    Apbf, BlockedApbf, BloomFilter, DistinctEstimator, EntropyEstimator, ExactWindow, Filter,
+    FrequencyEstimator, PartitionedBloomFilter, SlidingFilter, StableBloomFilter, Swamp, Swbf,
+    TimingBloom, Wcss, WindowSummary,
 };
 use common::{assert_rate_at_most, Keys, Rng};
+use proptest::prelude::*;
 
 /// Inserts `inserts` distinct keys; after each, checks the keys of age 1 and
 /// age w and one random age in the window; every 9973 insertions (a prime, so
@@ -74,13 +80,17 @@ fn fpr_within_bound<F: SlidingFilter>(mut f: F, bound: f64) {
             fp += f.contains(keys.negative(neg)) as u64;
             n += 1;
         }
-        // expired: older than w + s, and inserted (t - age + 1 >= 1)
+        // expired: older than w + s, and inserted (t - age + 1 >= 1); at
+        // least 50 distinct ages, so that designs with period 1 do not query
+        // one key 50 times
         for _ in 0..50 {
-            let age = rng.range(w + s + 1, (w + s + period).min(t));
+            let age = rng.range(w + s + 1, (w + s + period.max(50)).min(t));
             efp += f.contains(keys.stream(t + 1 - age)) as u64;
             en += 1;
         }
-        insert(&mut f, period, &mut t);
+        // whole periods (the worst phase), at least 50 insertions so that
+        // the expired keys of consecutive states differ
+        insert(&mut f, 50u64.div_ceil(period) * period, &mut t);
     }
     assert_rate_at_most(&format!("{} FPR", f.name()), fp, n, bound);
     assert_rate_at_most(&format!("{} expired-key FPR", f.name()), efp, en, bound);
@@ -352,3 +362,133 @@ conformance!(sliding naor_yogev_load_099:
     // the stash may have grown: its allocation is counted
     memory = |f: &NaorYogev| f.sizing().memory_bits() + f.stash_capacity() as u64 * f.sizing().stash_entry_bits(),
     bad = [Sizing::new(3000, 300, 0.01, None, 1.0)]);
+
+fn swamp_memory(f: &Swamp) -> u64 {
+    let t = f.table();
+    // no flow repeats in a distinct stream: no overflow entries
+    assert_eq!(t.overflow_len() + t.stash_len(), 0);
+    f.window() * f.fingerprint_bits() as u64 + t.slots() * t.slot_bits() + 4 * 64
+}
+
+conformance!(sliding swamp_default: Swamp::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &Swamp| swamp_theory::fpr(f.fingerprint_bits(), f.window() as f64),
+    memory = swamp_memory,
+    bad = [Swamp::new(0, 10), Swamp::new(100, 0), Swamp::new(100, 61), Swamp::with_fpr(100, 0.0),
+           Swamp::with_fpr(100, 1.0), Swamp::with_fpr(1 << 40, 1e-12), Swamp::new(1 << 40, 60)]);
+conformance!(sliding swamp_short_fingerprints: Swamp::new(1000, 12).unwrap(),
+    bound = |f: &Swamp| swamp_theory::fpr(f.fingerprint_bits(), f.window() as f64),
+    memory = swamp_memory,
+    bad = [Swamp::with_fpr(100, f64::NAN)]);
+conformance!(sliding tbf: TimingBloom::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &TimingBloom| f.fpr_theory(f.window() as f64),
+    memory = |f: &TimingBloom| f.k() as u64 * f.slice_cells() * f.stamp_bits() as u64 + 128,
+    bad = [TimingBloom::new(0, 3, 10), TimingBloom::new(10, 0, 10), TimingBloom::new(10, 3, 0),
+           TimingBloom::with_fpr(10, 0.0), TimingBloom::new(10, 3, 1 << 40)]);
+conformance!(sliding swbf: Swbf::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &Swbf| f.fpr_theory(f.window() as f64),
+    memory = |f: &Swbf| {
+        assert_eq!(f.stash_len(), 0);
+        4 * f.buckets() * (f.fingerprint_bits() + f.stamp_bits()) as u64 + 3 * 64
+    },
+    bad = [Swbf::new(0, 8), Swbf::new(10, 0), Swbf::new(10, 49), Swbf::with_fpr(10, 1.5)]);
+
+/// A skewed stream with repeats: key = one of `universe` values, drawn with
+/// probability falling off as 1/rank (by rejection on a geometric mix).
+fn skewed(seed: u64, universe: u64, n: usize) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let r = rng.range(1, universe);
+            let r = rng.range(1, r); // rank <= a uniform rank: P(r) ~ H(u)/u
+            bloomlab_filters::hash::mix64(r ^ 0x5EED)
+        })
+        .collect()
+}
+
+/// Every key of the last w arrivals is reported after every arrival.
+fn no_false_negatives_with_repeats<F: SlidingFilter>(mut f: F, stream: &[u64]) {
+    let w = f.window();
+    let mut exact = ExactWindow::new(w).unwrap();
+    for (t, &k) in stream.iter().enumerate() {
+        f.insert(k);
+        exact.record(k);
+        for (key, _) in exact.flows() {
+            assert!(
+                f.contains(key),
+                "{}: false negative after {} arrivals, w = {w}",
+                f.name(),
+                t + 1
+            );
+        }
+    }
+}
+
+/// Frequency estimates never below the truth (and, for WCSS, at most εW
+/// above it, passed as `slack`), after every arrival, for every window flow.
+fn frequency_never_underestimates<F: FrequencyEstimator>(mut f: F, stream: &[u64], slack: u64) {
+    assert!(f.never_underestimates());
+    let mut exact = ExactWindow::new(f.summary_window()).unwrap();
+    for (t, &k) in stream.iter().enumerate() {
+        f.record(k);
+        exact.record(k);
+        for (key, c) in exact.flows() {
+            let e = f.frequency(key);
+            assert!(
+                e >= c,
+                "{}: estimate {e} below {c} after {} arrivals",
+                f.summary_name(),
+                t + 1
+            );
+            assert!(
+                e <= c + slack,
+                "{}: estimate {e} above {c} + {slack}",
+                f.summary_name()
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn swamp_tbf_swbf_no_false_negatives_with_repeats(
+        w in 1u64..64, universe in 1u64..400, seed in any::<u64>(), bits in 4u32..12
+    ) {
+        let stream = skewed(seed, universe, 40 * w as usize + 50);
+        no_false_negatives_with_repeats(Swamp::new(w, bits).unwrap().with_seed(seed), &stream);
+        no_false_negatives_with_repeats(TimingBloom::new(w, 3, 8).unwrap(), &stream);
+        no_false_negatives_with_repeats(Swbf::new(w, bits).unwrap(), &stream);
+    }
+
+    #[test]
+    fn frequency_never_underestimates_and_swamp_bounds(
+        w in 1u64..200, universe in 1u64..400, seed in any::<u64>(), bits in 4u32..14, k in 1u64..40
+    ) {
+        let stream = skewed(seed, universe, 5 * w as usize + 50);
+        frequency_never_underestimates(Swamp::new(w, bits).unwrap().with_seed(seed), &stream, u64::MAX / 2);
+        frequency_never_underestimates(ExactWindow::new(w).unwrap(), &stream, 0);
+        let k = k.min(w);
+        // WCSS's guarantee: within 4W/k above (k = 4/eps)
+        frequency_never_underestimates(Wcss::new(w, k).unwrap(), &stream, 4 * w.div_ceil(k));
+        let mut s = Swamp::new(w, bits).unwrap().with_seed(seed);
+        let mut exact = ExactWindow::new(w).unwrap();
+        for &x in &stream {
+            s.record(x);
+            exact.record(x);
+            prop_assert!(s.distinct_lower_bound().unwrap() <= exact.distinct());
+            prop_assert!(s.entropy() <= exact.entropy() + 1e-9);
+            prop_assert!((exact.entropy() - exact.entropy_recomputed()).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn swamp_table_sized_as_documented() {
+    // (1 + alpha) W slots in buckets of four, L - log2(W(1+alpha)/4) remainder bits
+    let f = Swamp::with_fpr(1 << 16, 1.0 / 1024.0).unwrap();
+    assert_eq!(f.fingerprint_bits(), 26);
+    assert_eq!(f.table().slots(), 4 * table::buckets_for(1 << 16));
+    assert_eq!(f.table().slots(), 78_644);
+    assert_eq!(f.table().remainder_bits(), 12);
+}

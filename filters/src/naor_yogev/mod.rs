@@ -39,7 +39,7 @@
 pub mod theory;
 
 use crate::bits::PackedInts;
-use crate::hash::{fastrange, index, mix64};
+use crate::hash::{index, involution, mix64};
 use crate::{Filter, ParamError, SlidingFilter};
 pub use theory::{Sizing, BUCKET_SLOTS, DEFAULT_MAX_LOAD};
 
@@ -158,15 +158,11 @@ impl NaorYogev {
     /// The other bucket of an entry with remainder `rem` in bucket `b`.
     #[inline]
     fn other(&self, b: u64, rem: u64) -> u64 {
-        let h = fastrange(
+        involution(
             mix64(rem.wrapping_add(0xBB67_AE85_84CA_A73B)),
+            b,
             self.size.buckets,
-        );
-        if h >= b {
-            h - b
-        } else {
-            h + self.size.buckets - b
-        }
+        )
     }
 
     /// Whether tag code `code` (generation + 1) is active.

@@ -1,0 +1,323 @@
+//! The compact multiset of fingerprints with counts behind SWAMP (TinyTable's
+//! role in the paper).
+//!
+//! Fingerprints F ∈ [0, 2^L) are quotiented into B buckets of four slots: the
+//! home bucket is q = F mod B and the remainder ρ = ⌊F / B⌋ takes
+//! r = ⌈log2 ⌈2^L / B⌉⌉ bits, so (q, ρ) is F exactly and the multiset is exact
+//! on fingerprints. An entry may sit in its home bucket or in
+//! q' = (H(ρ) - q) mod B (cuckoo hashing; [`involution`]), and each slot
+//! stores ρ, one bit saying which of the two it is in, and a 2-bit counter:
+//! 0 empty, 1 and 2 the count, 3 "three or more", the count then kept in an
+//! overflow map keyed by F. Insertions into two full buckets displace entries
+//! along a random walk; what is left after [`MAX_KICKS`] steps goes to a stash.
+//!
+//! Slots are (1 + α)W rounded up to whole buckets, α = 0.2 as the SWAMP paper
+//! runs TinyTable, so a window of W distinct fingerprints fills at most 83%.
+//!
+//! # Memory, against TinyTable's
+//!
+//! Each slot costs r + 3 bits, with r ≈ L - log2(W(1 + α)/4): about
+//! L - log2 W + 4.7 bits against TinyTable's L - log2 W + 3 per slot. The
+//! overflow map and the stash are counted per entry at L bits of fingerprint
+//! plus ⌈log2(W + 1)⌉ bits of count: nothing on a stream of distinct keys, the
+//! flows of frequency ≥ 3 on a skewed one.
+
+use crate::bits::PackedInts;
+use crate::hash::{involution, mix64};
+use std::collections::HashMap;
+
+/// Displacements before an insertion gives up and uses the stash.
+pub const MAX_KICKS: u32 = 500;
+
+/// Slots per bucket.
+pub const SLOTS: u64 = 4;
+
+/// α: spare slots as a fraction of W.
+pub const ALPHA: f64 = 0.2;
+
+/// Counter value meaning "count in the overflow map".
+const OVER: u64 = 3;
+
+/// Buckets for a window of `w` fingerprints: ⌈(1 + α)w / 4⌉.
+pub fn buckets_for(w: u64) -> u64 {
+    ((w as f64 * (1.0 + ALPHA)) / SLOTS as f64).ceil().max(1.0) as u64
+}
+
+/// Remainder bits r for L-bit fingerprints in `buckets` buckets:
+/// ⌈log2 ⌈2^L / B⌉⌉, at least 1.
+pub fn remainder_bits(l: u32, buckets: u64) -> u32 {
+    let quotients = (1u128 << l).div_ceil(buckets as u128);
+    (128 - (quotients - 1).leading_zeros()).max(1)
+}
+
+/// A multiset of L-bit fingerprints with counts.
+#[derive(Debug, Clone)]
+pub struct CountingTable {
+    slots: PackedInts,
+    buckets: u64,
+    r: u32,
+    overflow: HashMap<u64, u64>,
+    stash: Vec<(u64, u64)>,
+    distinct: u64,
+    rng: u64,
+}
+
+impl CountingTable {
+    /// An empty table for L-bit fingerprints (L ≤ 60) in `buckets` buckets.
+    pub fn new(l: u32, buckets: u64) -> CountingTable {
+        let r = remainder_bits(l, buckets);
+        CountingTable {
+            slots: PackedInts::new(buckets * SLOTS, r + 3),
+            buckets,
+            r,
+            overflow: HashMap::new(),
+            stash: Vec::new(),
+            distinct: 0,
+            rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Remainder bits per slot.
+    pub fn remainder_bits(&self) -> u32 {
+        self.r
+    }
+
+    /// Slots (4B).
+    pub fn slots(&self) -> u64 {
+        self.slots.len()
+    }
+
+    /// Distinct fingerprints stored (Z).
+    pub fn distinct(&self) -> u64 {
+        self.distinct
+    }
+
+    /// Entries in the overflow map (fingerprints of count ≥ 3 in the table).
+    pub fn overflow_len(&self) -> usize {
+        self.overflow.len()
+    }
+
+    /// Entries in the stash.
+    pub fn stash_len(&self) -> usize {
+        self.stash.len()
+    }
+
+    /// Bits per slot: r + 3.
+    pub fn slot_bits(&self) -> u64 {
+        self.r as u64 + 3
+    }
+
+    #[inline]
+    fn other(&self, b: u64, rem: u64) -> u64 {
+        involution(mix64(rem ^ 0x3C6E_F372_FE94_F82B), b, self.buckets)
+    }
+
+    #[inline]
+    fn split(&self, f: u64) -> (u64, u64) {
+        (f % self.buckets, f / self.buckets)
+    }
+
+    #[inline]
+    fn encode(rem: u64, side: u64, count: u64) -> u64 {
+        (rem << 3) | (side << 2) | count
+    }
+
+    /// The slot holding fingerprint `f`.
+    fn find(&self, f: u64) -> Option<u64> {
+        let (q, rem) = self.split(f);
+        let q2 = self.other(q, rem);
+        for (b, side) in [(q, 0), (q2, 1)] {
+            for s in b * SLOTS..(b + 1) * SLOTS {
+                let v = self.slots.get(s);
+                // both sides match when q = q2 (the side bit is then moot)
+                if v & 3 != 0 && v >> 3 == rem && (q == q2 || (v >> 2) & 1 == side) {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// The count of fingerprint `f` (0 if absent).
+    pub fn count(&self, f: u64) -> u64 {
+        match self.find(f) {
+            Some(s) => match self.slots.get(s) & 3 {
+                OVER => self.overflow[&f],
+                c => c,
+            },
+            None => self.stash.iter().find(|e| e.0 == f).map_or(0, |&(_, c)| c),
+        }
+    }
+
+    /// Adds one occurrence of `f`; returns its new count.
+    pub fn increment(&mut self, f: u64) -> u64 {
+        if let Some(s) = self.find(f) {
+            let v = self.slots.get(s);
+            return match v & 3 {
+                OVER => {
+                    let c = self.overflow.get_mut(&f).expect("overflow entry");
+                    *c += 1;
+                    *c
+                }
+                2 => {
+                    self.slots.set(s, v | OVER);
+                    self.overflow.insert(f, 3);
+                    3
+                }
+                _ => {
+                    self.slots.set(s, v + 1);
+                    2
+                }
+            };
+        }
+        if let Some(e) = self.stash.iter_mut().find(|e| e.0 == f) {
+            e.1 += 1;
+            return e.1;
+        }
+        self.distinct += 1;
+        self.place(f);
+        1
+    }
+
+    /// Removes one occurrence of `f`, which must be present; returns its new
+    /// count.
+    pub fn decrement(&mut self, f: u64) -> u64 {
+        if let Some(s) = self.find(f) {
+            let v = self.slots.get(s);
+            return match v & 3 {
+                OVER => {
+                    let c = self.overflow.get_mut(&f).expect("overflow entry");
+                    *c -= 1;
+                    if *c == 2 {
+                        self.overflow.remove(&f);
+                        self.slots.set(s, v - 1);
+                        2
+                    } else {
+                        *c
+                    }
+                }
+                1 => {
+                    self.slots.set(s, 0);
+                    self.distinct -= 1;
+                    0
+                }
+                _ => {
+                    self.slots.set(s, v - 1);
+                    1
+                }
+            };
+        }
+        let i = self
+            .stash
+            .iter()
+            .position(|e| e.0 == f)
+            .expect("decrement of a fingerprint not in the table");
+        self.stash[i].1 -= 1;
+        let c = self.stash[i].1;
+        if c == 0 {
+            self.stash.swap_remove(i);
+            self.distinct -= 1;
+        }
+        c
+    }
+
+    fn free(&self, b: u64) -> Option<u64> {
+        (b * SLOTS..(b + 1) * SLOTS).find(|&s| self.slots.get(s) & 3 == 0)
+    }
+
+    fn next_random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// Stores a new fingerprint with count 1.
+    fn place(&mut self, f: u64) {
+        let (q, rem) = self.split(f);
+        let q2 = self.other(q, rem);
+        for (b, side) in [(q, 0), (q2, 1)] {
+            if let Some(s) = self.free(b) {
+                self.slots.set(s, Self::encode(rem, side, 1));
+                return;
+            }
+        }
+        let (mut b, side) = if self.next_random() & 1 == 0 {
+            (q, 0)
+        } else {
+            (q2, 1)
+        };
+        let mut carried = Self::encode(rem, side, 1);
+        for _ in 0..MAX_KICKS {
+            let s = b * SLOTS + self.next_random() % SLOTS;
+            let victim = self.slots.get(s);
+            self.slots.set(s, carried);
+            // the victim moves to its other bucket, its side bit flipped
+            b = self.other(b, victim >> 3);
+            carried = victim ^ 4;
+            if let Some(t) = self.free(b) {
+                self.slots.set(t, carried);
+                return;
+            }
+        }
+        // the carried entry sits (logically) in bucket b on its side bit
+        let rem = carried >> 3;
+        let home = if (carried >> 2) & 1 == 0 {
+            b
+        } else {
+            self.other(b, rem)
+        };
+        let f = rem * self.buckets + home;
+        let count = match carried & 3 {
+            OVER => self.overflow.remove(&f).expect("overflow entry"),
+            c => c,
+        };
+        self.stash.push((f, count));
+    }
+
+    /// Bits of the table: 4B slots of r + 3 bits, plus overflow and stash
+    /// entries at `entry_bits` each.
+    pub fn bits(&self, entry_bits: u64) -> u64 {
+        self.slots.len() * self.slot_bits()
+            + (self.overflow.len() + self.stash.len()) as u64 * entry_bits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn counts_match_a_hash_map_under_heavy_load() {
+        // 48 buckets (192 slots) and up to ~180 distinct fingerprints of 9
+        // bits: displacements, overflow counters and the stash all happen.
+        let mut t = CountingTable::new(9, 48);
+        let mut truth: HashMap<u64, u64> = HashMap::new();
+        let mut x = 12345u64;
+        for step in 0..200_000u64 {
+            x = mix64(x + step);
+            let f = x % 180 + (x >> 40) % 2 * 300;
+            let f = f % 512;
+            let c = truth.get(&f).copied().unwrap_or(0);
+            if c > 0 && (x >> 20) % 2 == 0 {
+                assert_eq!(t.decrement(f), c - 1);
+                if c == 1 {
+                    truth.remove(&f);
+                } else {
+                    truth.insert(f, c - 1);
+                }
+            } else {
+                assert_eq!(t.increment(f), c + 1);
+                truth.insert(f, c + 1);
+            }
+            if step % 997 == 0 {
+                for g in 0..512 {
+                    assert_eq!(t.count(g), truth.get(&g).copied().unwrap_or(0), "f {g}");
+                }
+                assert_eq!(t.distinct(), truth.len() as u64);
+            }
+        }
+        assert_eq!(remainder_bits(9, 48), 4); // ceil(512 / 48) = 11 quotients
+    }
+}

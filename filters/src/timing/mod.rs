@@ -1,0 +1,10 @@
+//! Timestamp-based sliding-window baselines of the SWAMP paper: the timing
+//! Bloom filter ([`TimingBloom`]) and SWBF ([`Swbf`]), both over wraparound
+//! timestamps with incremental cleanup ([`clock`]).
+
+pub mod clock;
+pub mod swbf;
+pub mod tbf;
+
+pub use swbf::Swbf;
+pub use tbf::TimingBloom;

@@ -1,0 +1,294 @@
+//! SWBF, the sliding-window Bloom filter of the SWAMP paper's reference [34]
+//! as that paper describes it: a cuckoo table of 2W entries, each a
+//! fingerprint and a timestamp; entries older than the window count as empty,
+//! and a cleanup sweep clears them before their timestamps wrap around
+//! ([`Clock`]).
+//!
+//! The table has B = ⌈W/2⌉ buckets of four slots. A key's bucket q₁ and
+//! f-bit fingerprint φ come from its hash; its other bucket is
+//! q₂ = (H(φ) - q₁) mod B, an involution (partial-key cuckoo hashing: an
+//! entry can move between its buckets knowing only φ). An arrival whose
+//! fingerprint is already live in one of its buckets refreshes that entry's
+//! timestamp; otherwise it takes a dead or empty slot, displacing entries
+//! along a random walk of at most [`MAX_KICKS`] steps when both buckets are
+//! live-full, and a small stash takes what is left (never reached at the
+//! table's load of at most 1/2 in our runs).
+//!
+//! # Theory
+//!
+//! A query with fingerprint φ' and buckets {q₁', q₂'} matches a live entry
+//! of key x iff φ_x = φ' and x's bucket pair is the same orbit {q, H(φ) - q}
+//! as the query's. Given the query, that happens independently for each
+//! distinct key in the window with probability 2^-f·|O'|/B, where |O'| = 2,
+//! or 1 when q₁' is a fixed point (2q₁' ≡ H(φ') mod B, probability 1/B for
+//! uniform H). Refreshing, displacement and the stash never change which
+//! orbit and fingerprint hold a live entry, so with D distinct keys in the
+//! window
+//!
+//! FPR = (1 - 1/B)(1 - (1 - 2^(1-f)/B)^D) + (1/B)(1 - (1 - 2^(-f)/B)^D),
+//!
+//! about 4D/(W·2^f). Memory: 4B slots of f + b bits, b = ⌈log2 2W⌉.
+
+use super::clock::Clock;
+use crate::bits::PackedInts;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::{fastrange, involution, mix64};
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// Displacements before an insertion gives up and uses the stash.
+pub const MAX_KICKS: u32 = 500;
+
+const SLOTS: u64 = 4;
+
+/// FPR of an SWBF with `buckets` buckets and `f`-bit fingerprints holding D
+/// distinct keys (derivation in the module documentation).
+pub fn fpr(buckets: u64, f: u32, d: f64) -> f64 {
+    let b = buckets as f64;
+    let p1 = 2f64.powi(-(f as i32)) / b;
+    let miss = |p: f64| (d * (-p).ln_1p()).exp();
+    (1.0 - 1.0 / b) * (1.0 - miss(2.0 * p1)) + (1.0 / b) * (1.0 - miss(p1))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StashEntry {
+    bucket: u64,
+    fp: u64,
+    code: u64,
+}
+
+/// A sliding-window Bloom filter over a cuckoo table of 2W timestamped
+/// fingerprints.
+#[derive(Debug, Clone)]
+pub struct Swbf {
+    slots: PackedInts,
+    buckets: u64,
+    f: u32,
+    clock: Clock,
+    stash: Vec<StashEntry>,
+    rng: u64,
+    inserted: u64,
+}
+
+impl Swbf {
+    /// Window `w` and `f`-bit fingerprints (1..=48), ⌈w/2⌉ buckets of four.
+    pub fn new(w: u64, f: u32) -> Result<Swbf, ParamError> {
+        check_nonzero("window", w)?;
+        if !(1..=48).contains(&f) {
+            return Err(ParamError::OutOfRange {
+                name: "fingerprint_bits",
+                value: f.to_string(),
+                expected: "in 1..=48",
+            });
+        }
+        let buckets = w.div_ceil(2);
+        let clock = Clock::new(w, buckets * SLOTS);
+        check_bits((buckets * SLOTS).checked_mul((f + clock.bits()) as u64))?;
+        Ok(Swbf {
+            slots: PackedInts::new(buckets * SLOTS, f + clock.bits()),
+            buckets,
+            f,
+            clock,
+            stash: Vec::new(),
+            rng: 0x2545_F491_4F6C_DD1D,
+            inserted: 0,
+        })
+    }
+
+    /// The fewest fingerprint bits with FPR ≤ `eps` over a window of `w`
+    /// distinct keys.
+    pub fn with_fpr(w: u64, eps: f64) -> Result<Swbf, ParamError> {
+        check_nonzero("window", w)?;
+        check_probability("fpr", eps)?;
+        let buckets = w.div_ceil(2);
+        let f = (1..=48).find(|&f| fpr(buckets, f, w as f64) <= eps).ok_or(
+            ParamError::Unreachable {
+                target: format!("an SWBF with fpr {eps} at window {w}"),
+            },
+        )?;
+        Swbf::new(w, f)
+    }
+
+    /// Fingerprint bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.f
+    }
+
+    /// Buckets of four slots.
+    pub fn buckets(&self) -> u64 {
+        self.buckets
+    }
+
+    /// Bits per timestamp.
+    pub fn stamp_bits(&self) -> u32 {
+        self.clock.bits()
+    }
+
+    /// Entries in the stash.
+    pub fn stash_len(&self) -> usize {
+        self.stash.len()
+    }
+
+    /// The theoretical FPR with D distinct keys in the window.
+    pub fn fpr_theory(&self, d: f64) -> f64 {
+        fpr(self.buckets, self.f, d)
+    }
+
+    #[inline]
+    fn locate(&self, key: u64) -> (u64, u64, u64) {
+        let h = mix64(key ^ 0x5851_F42D_4C95_7F2D);
+        let q1 = fastrange(h, self.buckets);
+        let fp = h & ((1 << self.f) - 1);
+        (q1, self.other(q1, fp), fp)
+    }
+
+    #[inline]
+    fn other(&self, b: u64, fp: u64) -> u64 {
+        involution(
+            mix64(fp.wrapping_add(0x1405_7B7E_F767_814F)),
+            b,
+            self.buckets,
+        )
+    }
+
+    #[inline]
+    fn split(&self, v: u64) -> (u64, u64) {
+        let b = self.clock.bits();
+        (v >> b, v & ((1 << b) - 1))
+    }
+
+    #[inline]
+    fn join(&self, fp: u64, code: u64) -> u64 {
+        (fp << self.clock.bits()) | code
+    }
+
+    /// The slot of a live entry with fingerprint `fp` in bucket `b`.
+    fn find(&self, b: u64, fp: u64) -> Option<u64> {
+        (b * SLOTS..(b + 1) * SLOTS).find(|&s| {
+            let (f, c) = self.split(self.slots.get(s));
+            f == fp && self.clock.live(c)
+        })
+    }
+
+    /// A dead or empty slot of bucket `b`.
+    fn free(&self, b: u64) -> Option<u64> {
+        (b * SLOTS..(b + 1) * SLOTS).find(|&s| !self.clock.live(self.split(self.slots.get(s)).1))
+    }
+
+    fn next_random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    fn place(&mut self, q1: u64, q2: u64, fp: u64, code: u64) {
+        if let Some(s) = self.free(q1).or_else(|| self.free(q2)) {
+            self.slots.set(s, self.join(fp, code));
+            return;
+        }
+        let mut b = if self.next_random() & 1 == 0 { q1 } else { q2 };
+        let mut carried = self.join(fp, code);
+        for _ in 0..MAX_KICKS {
+            let s = b * SLOTS + self.next_random() % SLOTS;
+            let victim = self.slots.get(s);
+            self.slots.set(s, carried);
+            carried = victim;
+            b = self.other(b, self.split(victim).0);
+            if let Some(t) = self.free(b) {
+                self.slots.set(t, carried);
+                return;
+            }
+        }
+        let (fp, code) = self.split(carried);
+        self.stash.push(StashEntry {
+            bucket: b,
+            fp,
+            code,
+        });
+    }
+}
+
+impl Filter for Swbf {
+    fn insert(&mut self, key: u64) {
+        let code = self.clock.tick();
+        let clock = self.clock;
+        self.stash.retain(|e| clock.live(e.code));
+        let (q1, q2, fp) = self.locate(key);
+        if let Some(s) = self.find(q1, fp).or_else(|| self.find(q2, fp)) {
+            self.slots.set(s, self.join(fp, code));
+        } else if let Some(e) = self
+            .stash
+            .iter_mut()
+            .find(|e| e.fp == fp && (e.bucket == q1 || e.bucket == q2))
+        {
+            e.code = code;
+        } else {
+            self.place(q1, q2, fp, code);
+        }
+        for s in self.clock.sweep() {
+            let v = self.slots.get(s);
+            if v != 0 && !self.clock.live(self.split(v).1) {
+                self.slots.set(s, 0);
+            }
+        }
+        self.inserted += 1;
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        let (q1, q2, fp) = self.locate(key);
+        self.find(q1, fp).is_some()
+            || self.find(q2, fp).is_some()
+            || self.stash.iter().any(|e| {
+                e.fp == fp && (e.bucket == q1 || e.bucket == q2) && self.clock.live(e.code)
+            })
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let (q1, _, fp) = self.locate(key);
+        let first = self.find(q1, fp).is_some();
+        (self.contains(key), if first { 4 } else { 8 })
+    }
+
+    /// 4B slots of f + b bits, the stash as (bucket word, fingerprint,
+    /// timestamp) per entry, and three words (clock, sweep, walk state).
+    fn memory_bits(&self) -> u64 {
+        let entry = (self.f + self.clock.bits()) as u64;
+        self.slots.len() * entry + self.stash.len() as u64 * (64 + entry) + 3 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "swbf"
+    }
+}
+
+impl SlidingFilter for Swbf {
+    fn window(&self) -> u64 {
+        self.clock.window()
+    }
+
+    fn slack(&self) -> u64 {
+        0
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_meets_target() {
+        for &(w, eps) in &[(1000u64, 0.1), (1 << 16, 1e-3), (3, 0.5)] {
+            let f = Swbf::with_fpr(w, eps).unwrap();
+            assert!(f.fpr_theory(w as f64) <= eps);
+            let f1 = f.fingerprint_bits() - 1;
+            assert!(f1 == 0 || fpr(f.buckets(), f1, w as f64) > eps);
+        }
+        assert!(Swbf::new(10, 0).is_err());
+        assert!(Swbf::new(10, 49).is_err());
+        assert!(Swbf::with_fpr(0, 0.1).is_err());
+    }
+}

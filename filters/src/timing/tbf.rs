@@ -1,0 +1,189 @@
+//! The timing Bloom filter (TBF), the SWAMP paper's first membership baseline:
+//! a Bloom filter whose cells hold the timestamp of the latest arrival that
+//! set them instead of a bit.
+//!
+//! Insertion writes the current timestamp into the key's k cells; a query
+//! answers yes when all k cells are live (written within the last W arrivals).
+//! Timestamps wrap around modulo T and a sweep clears dead cells before their
+//! codes come round again ([`Clock`]).
+//!
+//! # Theory
+//!
+//! The cells live at any moment are exactly the cells a Bloom filter built
+//! from the window's D distinct keys would have set, so the TBF's FPR is that
+//! filter's. This one is partitioned (k slices of s cells, one hash each, like
+//! [`PartitionedBloomFilter`](crate::PartitionedBloomFilter)): the slices are
+//! filled independently, so FPR = (1 - (1 - 1/s)^D)^k exactly, and D = W for
+//! a stream of distinct keys. Memory: k·s cells of b = ⌈log2 2W⌉ bits.
+
+use super::clock::Clock;
+use crate::bits::PackedInts;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::index;
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// FPR of a partitioned (timing) Bloom filter with k slices of s cells
+/// holding D distinct keys: (1 - (1 - 1/s)^D)^k.
+pub fn fpr(k: u32, s: u64, d: f64) -> f64 {
+    crate::bloom::fill_ratio(d, s as f64).powi(k as i32)
+}
+
+/// A timing Bloom filter over the last W arrivals.
+#[derive(Debug, Clone)]
+pub struct TimingBloom {
+    cells: PackedInts,
+    k: u32,
+    s: u64,
+    clock: Clock,
+    inserted: u64,
+}
+
+impl TimingBloom {
+    /// k slices of s timestamp cells for window `w`.
+    pub fn new(w: u64, k: u32, s: u64) -> Result<TimingBloom, ParamError> {
+        check_nonzero("window", w)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("s", s)?;
+        let len = (k as u64).checked_mul(s);
+        let clock = Clock::new(w, len.unwrap_or(1));
+        check_bits(len.and_then(|l| l.checked_mul(clock.bits() as u64)))?;
+        let len = k as u64 * s;
+        Ok(TimingBloom {
+            cells: PackedInts::new(len, clock.bits()),
+            k,
+            s,
+            clock,
+            inserted: 0,
+        })
+    }
+
+    /// Sized for FPR ≤ `eps` over a window of `w` distinct keys, with the
+    /// fewest cells: for each k from 1 to 2⌈log2(1/ε)⌉ + 2, the smallest s
+    /// with (1 - (1 - 1/s)^w)^k ≤ ε, i.e. fill ε^(1/k); the (k, s) of least k·s.
+    pub fn with_fpr(w: u64, eps: f64) -> Result<TimingBloom, ParamError> {
+        check_nonzero("window", w)?;
+        check_probability("fpr", eps)?;
+        let (k, s) = Self::sizing(w, eps)?;
+        Self::new(w, k, s)
+    }
+
+    /// The (k, s) [`with_fpr`](Self::with_fpr) chooses.
+    pub fn sizing(w: u64, eps: f64) -> Result<(u32, u64), ParamError> {
+        let kmax = 2 * (1.0 / eps).log2().ceil() as u32 + 2;
+        let mut best: Option<(u32, u64)> = None;
+        for k in 1..=kmax {
+            let fill = eps.powf(1.0 / k as f64);
+            // (1 - 1/s)^w = 1 - fill  <=>  s = 1 / (1 - (1 - fill)^(1/w))
+            let s0 = 1.0 / -((-fill).ln_1p() / w as f64).exp_m1();
+            if !s0.is_finite() || s0 * k as f64 > crate::MAX_BITS as f64 {
+                continue;
+            }
+            let mut s = (s0.floor() as u64).max(1);
+            while fpr(k, s, w as f64) > eps {
+                s += 1;
+            }
+            if best.is_none_or(|(bk, bs)| k as u64 * s < bk as u64 * bs) {
+                best = Some((k, s));
+            }
+        }
+        best.ok_or(ParamError::Unreachable {
+            target: format!("a timing Bloom filter with fpr {eps} at window {w}"),
+        })
+    }
+
+    /// Hash functions (slices).
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Cells per slice.
+    pub fn slice_cells(&self) -> u64 {
+        self.s
+    }
+
+    /// Bits per timestamp.
+    pub fn stamp_bits(&self) -> u32 {
+        self.clock.bits()
+    }
+
+    /// The theoretical FPR with D distinct keys in the window.
+    pub fn fpr_theory(&self, d: f64) -> f64 {
+        fpr(self.k, self.s, d)
+    }
+
+    #[inline]
+    fn cell(&self, key: u64, i: u32) -> u64 {
+        i as u64 * self.s + index(key, i as u64, self.s)
+    }
+}
+
+impl Filter for TimingBloom {
+    fn insert(&mut self, key: u64) {
+        let code = self.clock.tick();
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            self.cells.set(c, code);
+        }
+        for j in self.clock.sweep() {
+            let v = self.cells.get(j);
+            if v != 0 && !self.clock.live(v) {
+                self.cells.set(j, 0);
+            }
+        }
+        self.inserted += 1;
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        (0..self.k).all(|i| self.clock.live(self.cells.get(self.cell(key, i))))
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        for i in 0..self.k {
+            if !self.clock.live(self.cells.get(self.cell(key, i))) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
+    }
+
+    /// k·s cells of b bits, plus the clock and sweep pointer (2 words).
+    fn memory_bits(&self) -> u64 {
+        self.cells.len() * self.clock.bits() as u64 + 128
+    }
+
+    fn name(&self) -> &'static str {
+        "tbf"
+    }
+}
+
+impl SlidingFilter for TimingBloom {
+    fn window(&self) -> u64 {
+        self.clock.window()
+    }
+
+    fn slack(&self) -> u64 {
+        0
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_meets_target_and_rejects_bad_input() {
+        for &(w, eps) in &[(1000u64, 0.1), (1 << 16, 1e-3), (7, 0.5)] {
+            let f = TimingBloom::with_fpr(w, eps).unwrap();
+            assert!(f.fpr_theory(w as f64) <= eps);
+            // one cell fewer per slice misses the target
+            assert!(fpr(f.k(), f.slice_cells() - 1, w as f64) > eps || f.slice_cells() == 1);
+        }
+        assert!(TimingBloom::with_fpr(0, 0.1).is_err());
+        assert!(TimingBloom::with_fpr(10, 1.0).is_err());
+        assert!(TimingBloom::new(10, 0, 5).is_err());
+    }
+}
