@@ -35,6 +35,17 @@ use std::collections::VecDeque;
 
 const SALT: u64 = 0xA409_3822_299F_31D0;
 
+/// The register (top p bits of the key's hash) and ρ (1 + leading zeros of
+/// the remaining bits) of a key, for m = 2^p registers.
+pub fn register_of(key: u64, p: u32) -> (usize, u8) {
+    let h = mix64(key ^ SALT);
+    let rest = h << p;
+    (
+        (h >> (64 - p)) as usize,
+        (rest.leading_zeros().min(64 - p) + 1) as u8,
+    )
+}
+
 /// E[V]: registers (bins) left empty by D distinct keys in m registers.
 pub fn expected_empty(m: u64, d: f64) -> f64 {
     m as f64 * (d * (-1.0 / m as f64).ln_1p()).exp()
@@ -90,8 +101,7 @@ impl Swlc {
 impl WindowSummary for Swlc {
     fn record(&mut self, key: u64) {
         let code = self.clock.tick();
-        let j = mix64(key ^ SALT) >> (64 - self.p);
-        self.stamps.set(j, code);
+        self.stamps.set(register_of(key, self.p).0 as u64, code);
         for j in self.clock.sweep() {
             let v = self.stamps.get(j);
             if v != 0 && !self.clock.live(v) {
@@ -172,10 +182,7 @@ impl SlidingHll {
 impl WindowSummary for SlidingHll {
     fn record(&mut self, key: u64) {
         let code = self.clock.tick();
-        let h = mix64(key ^ SALT);
-        let j = (h >> (64 - self.p)) as usize;
-        let rest = h << self.p;
-        let rho = (rest.leading_zeros().min(64 - self.p) + 1) as u8;
+        let (j, rho) = register_of(key, self.p);
         let l = &mut self.lists[j];
         while l.back().is_some_and(|&(_, r)| r <= rho) {
             l.pop_back();
