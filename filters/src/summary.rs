@@ -66,6 +66,12 @@ pub trait DistinctEstimator: WindowSummary {
     /// The design's point estimate of D.
     fn distinct(&self) -> f64;
 
+    /// What [`distinct`](DistinctEstimator::distinct) computes, for column
+    /// names (`"mle"` for SWAMP's DistinctMLE).
+    fn distinct_name(&self) -> &'static str {
+        "estimate"
+    }
+
     /// A one-sided estimate, never above D, if the design has one (SWAMP's
     /// DistinctLB).
     fn distinct_lower_bound(&self) -> Option<f64> {
@@ -109,6 +115,7 @@ pub struct ExactWindow {
     keys: VecDeque<u64>,
     counts: HashMap<u64, u64>,
     sum_flogf: f64,
+    sum_sq: u64,
 }
 
 impl ExactWindow {
@@ -120,6 +127,7 @@ impl ExactWindow {
             keys: VecDeque::new(),
             counts: HashMap::new(),
             sum_flogf: 0.0,
+            sum_sq: 0,
         })
     }
 
@@ -143,9 +151,14 @@ impl ExactWindow {
         self.counts.iter().map(|(&k, &c)| (k, c))
     }
 
-    /// Σ f²: the second frequency moment of the window.
+    /// The window's keys, oldest first.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.keys.iter().copied()
+    }
+
+    /// Σ f²: the second frequency moment of the window (kept up to date).
     pub fn second_moment(&self) -> f64 {
-        self.counts.values().map(|&c| (c * c) as f64).sum()
+        self.sum_sq as f64
     }
 
     /// The exact entropy recomputed from the counts (no running sum).
@@ -161,6 +174,7 @@ impl WindowSummary for ExactWindow {
             let old = self.keys.pop_front().expect("full window");
             let c = self.counts.get_mut(&old).expect("counted");
             self.sum_flogf += flogf(*c - 1) - flogf(*c);
+            self.sum_sq -= 2 * *c - 1;
             *c -= 1;
             if *c == 0 {
                 self.counts.remove(&old);
@@ -169,6 +183,7 @@ impl WindowSummary for ExactWindow {
         self.keys.push_back(key);
         let c = self.counts.entry(key).or_insert(0);
         self.sum_flogf += flogf(*c + 1) - flogf(*c);
+        self.sum_sq += 2 * *c + 1;
         *c += 1;
     }
 
@@ -242,6 +257,8 @@ mod tests {
         let h = -(1.0f64 / 3.0) * (1.0f64 / 3.0).log2() - (2.0f64 / 3.0) * (2.0f64 / 3.0).log2();
         assert!((e.entropy() - h).abs() < 1e-12);
         assert!((e.entropy_recomputed() - h).abs() < 1e-12);
+        assert_eq!(e.second_moment(), 5.0);
+        assert_eq!(e.keys().collect::<Vec<_>>(), [1, 3, 3]);
         assert!(ExactWindow::new(0).is_err());
     }
 }

@@ -8,7 +8,8 @@ use crate::metrics::{self, Row, Value};
 use crate::report;
 use crate::spec::{MeasureSpec, Metric, Spec, WorkloadSpec};
 use crate::sweep::{self, RunOptions};
-use crate::workload::KeyStream;
+use crate::estimates;
+use crate::workload::{KeyStream, Trace};
 use clap::{Args, Parser, Subcommand};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -16,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -37,7 +39,8 @@ enum Command {
         #[command(subcommand)]
         design: DesignArgs,
     },
-    /// Measure one configuration (FPR, FNR, NPWS, probes, memory, speed)
+    /// Measure one configuration (FPR, FNR, NPWS, probes, memory, speed; for
+    /// SWAMP also count, distinct and entropy errors)
     Measure {
         #[command(subcommand)]
         design: DesignArgs,
@@ -146,6 +149,29 @@ enum DesignArgs {
     Stable(StableArgs),
     /// Naor-Yogev sliding Bloom filter (dictionary of fingerprints with generations)
     NaorYogev(NaorYogevArgs),
+    /// SWAMP: membership, per-flow counts, distinct count and entropy over a window
+    Swamp(SwampArgs),
+}
+
+#[derive(Args, Debug)]
+struct SwampArgs {
+    /// Window W (arrivals)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    w: u64,
+    /// Target FPR ε, in (0, 1): fingerprints of ⌈log2(W/ε)⌉ bits
+    #[arg(long)]
+    eps: f64,
+    /// Measure on a trace file, one key per line (default: distinct keys)
+    #[arg(long, conflicts_with = "zipf")]
+    trace: Option<PathBuf>,
+    /// Measure on a Zipf stream with this exponent (default: distinct keys)
+    #[arg(long)]
+    zipf: Option<f64>,
+    /// Universe of the Zipf stream
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    universe: u64,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -231,12 +257,41 @@ struct StableArgs {
 impl DesignArgs {
     /// Flag checks that name the flag (the registry names its parameters).
     fn check(&self) -> Result<(), String> {
-        if let DesignArgs::NaorYogev(a) = self {
-            if !(a.eps > 0.0 && a.eps < 1.0) {
-                return Err(format!("--eps {} must be in (0, 1)", a.eps));
+        let eps = match self {
+            DesignArgs::NaorYogev(a) => Some(a.eps),
+            DesignArgs::Swamp(a) => Some(a.eps),
+            _ => None,
+        };
+        if let Some(eps) = eps {
+            if !(eps > 0.0 && eps < 1.0) {
+                return Err(format!("--eps {eps} must be in (0, 1)"));
+            }
+        }
+        if let DesignArgs::Swamp(SwampArgs { zipf: Some(z), .. }) = self {
+            if !(z.is_finite() && *z >= 0.0) {
+                return Err(format!("--zipf {z} must be a finite exponent >= 0"));
             }
         }
         Ok(())
+    }
+
+    /// The key stream `measure` uses: distinct keys unless the design's flags
+    /// name a Zipf law or a trace file.
+    fn workload(&self) -> WorkloadSpec {
+        match self {
+            DesignArgs::Swamp(SwampArgs {
+                trace: Some(path), ..
+            }) => WorkloadSpec::Trace { path: path.clone() },
+            DesignArgs::Swamp(SwampArgs {
+                zipf: Some(exponent),
+                universe,
+                ..
+            }) => WorkloadSpec::Zipf {
+                universe: *universe,
+                exponent: *exponent,
+            },
+            _ => WorkloadSpec::Distinct,
+        }
     }
 
     /// Design name, parameters, shared flags, and the metrics `measure` takes.
@@ -303,6 +358,20 @@ impl DesignArgs {
                     Metric::Memory,
                     Metric::Speed,
                     Metric::Tail,
+                ],
+            ),
+            DesignArgs::Swamp(a) => (
+                "swamp",
+                map(&[("window", Some(a.w as f64)), ("fpr", Some(a.eps))]),
+                &a.common,
+                vec![
+                    Metric::Fpr,
+                    Metric::Fnr,
+                    Metric::Memory,
+                    Metric::Speed,
+                    Metric::Count,
+                    Metric::Distinct,
+                    Metric::Entropy,
                 ],
             ),
         }
@@ -535,15 +604,30 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         spec.max_fpr_queries = q;
     }
     let metrics: BTreeSet<Metric> = metrics.into_iter().collect();
-    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let workload = d.workload();
+    let trace = match &workload {
+        WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, a.seed)?)),
+        _ => None,
+    };
+    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
     let mut row = Row::default();
     row.push("design", Value::Text(name.into()));
     for (k, v) in &built.resolved {
         row.num(*k, *v);
     }
     let rebuild = |seed: u64| designs::build(name, &params, seed);
-    let res = metrics::measure(&mut built, stream, rng, &metrics, &spec, &rebuild)?;
-    row.0.extend(res.row.0);
+    let (filter_metrics, summary_metrics) = sweep::split_metrics(&metrics);
+    if summary_metrics {
+        // drawn before the filter pass takes the generator
+        let mut rng = Pcg64::seed_from_u64(rng.random());
+        let stream = KeyStream::new(&workload, trace, &mut rng);
+        let res = estimates::measure(&built, stream, rng, &metrics, &spec, &rebuild, !filter_metrics)?;
+        row.0.extend(res.0);
+    }
+    if filter_metrics {
+        let res = metrics::measure(&mut built, stream, rng, &metrics, &spec, &rebuild)?;
+        row.0.extend(res.row.0);
+    }
     print_row(&row, a.json);
     Ok(())
 }

@@ -9,7 +9,10 @@ use bloomlab_filters::segmented::{
     theory as seg_theory, A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow,
 };
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
-use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter};
+use bloomlab_filters::sketches::{SlidingHll, Swlc, Wcss};
+use bloomlab_filters::swamp::{self, Swamp};
+use bloomlab_filters::timing::{Swbf, TimingBloom};
+use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter, WindowSummary};
 use std::collections::BTreeMap;
 
 /// Designs the harness can build.
@@ -22,6 +25,12 @@ pub const DESIGNS: &[&str] = &[
     "a2",
     "forgetful",
     "naor_yogev",
+    "swamp",
+    "tbf",
+    "swbf",
+    "wcss",
+    "swhll",
+    "swlc",
 ];
 
 /// How the harness drives a design: its window and the time scales of its
@@ -64,8 +73,12 @@ pub type ConvergenceTheory = Box<dyn Fn(u64) -> (f64, f64) + Send + Sync>;
 
 /// A filter ready to measure, with its resolved parameters and theory.
 pub struct Built {
-    /// The filter.
-    pub filter: Box<dyn Filter + Send>,
+    /// The filter (None for sketches that answer no membership queries).
+    pub filter: Option<Box<dyn Filter + Send>>,
+    /// The design as a sliding-window summary (frequency, distinct count,
+    /// entropy), if it is one; a separate instance from `filter`, measured on
+    /// its own stream.
+    pub summary: Option<Box<dyn WindowSummary + Send>>,
     /// Window, slack and time scales.
     pub geometry: Geometry,
     /// Parameters actually used (after choosing k from an FPR target, say).
@@ -85,6 +98,52 @@ pub struct Theory {
     pub profile: Option<Box<dyn ProfileTheory>>,
     /// Zero fraction and FPR over time from empty.
     pub convergence: Option<ConvergenceTheory>,
+    /// Expected errors of the summary's estimates, given the window.
+    pub estimates: Option<Box<dyn EstimateTheory>>,
+}
+
+/// Expected errors of a summary's estimates as functions of the window's
+/// true contents (SWAMP's, derived in `bloomlab_filters::swamp::theory`).
+pub trait EstimateTheory: Send + Sync {
+    /// Expected squared error of the frequency estimate of a key of window
+    /// frequency `f` in a window of `n` arrivals with Σ f² = `s2`.
+    fn count_mse(&self, n: u64, s2: f64, f: u64) -> f64;
+    /// Expected lower bound (Z) with D distinct keys in the window.
+    fn distinct_lb(&self, d: f64) -> f64;
+    /// Standard deviation of the point estimate with D distinct keys.
+    fn distinct_sd(&self, d: f64) -> f64;
+    /// Expected entropy error H - Ĥ for a window with these flow counts.
+    fn entropy_error(&self, counts: &mut dyn Iterator<Item = u64>) -> f64;
+    /// FPR with D distinct keys in the window (the membership theory's
+    /// figure is for D = W, a stream of distinct keys).
+    fn fpr(&self, d: f64) -> f64;
+    /// Expected pairs of distinct keys sharing a fingerprint, D(D-1)/2M:
+    /// below about 1 per round, the errors are rare events.
+    fn colliding_pairs(&self, d: f64) -> f64;
+}
+
+/// SWAMP's estimate theory at L-bit fingerprints.
+struct SwampEstimates(u32);
+
+impl EstimateTheory for SwampEstimates {
+    fn count_mse(&self, n: u64, s2: f64, f: u64) -> f64 {
+        swamp::theory::count_mse(self.0, n, s2, f)
+    }
+    fn distinct_lb(&self, d: f64) -> f64 {
+        swamp::theory::expected_distinct_fingerprints(self.0, d)
+    }
+    fn distinct_sd(&self, d: f64) -> f64 {
+        swamp::theory::distinct_mle_sd(self.0, d)
+    }
+    fn entropy_error(&self, counts: &mut dyn Iterator<Item = u64>) -> f64 {
+        swamp::theory::entropy_error_exact(self.0, counts)
+    }
+    fn fpr(&self, d: f64) -> f64 {
+        swamp::theory::fpr(self.0, d)
+    }
+    fn colliding_pairs(&self, d: f64) -> f64 {
+        d * (d - 1.0) / 2.0 * 2f64.powi(-(self.0 as i32))
+    }
 }
 
 impl Theory {
@@ -174,6 +233,9 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
         "stable" => build_stable(params, seed),
         "jumping" | "double_buffer" | "a2" | "forgetful" => build_segmented(design, params),
         "naor_yogev" => build_naor_yogev(params, seed),
+        "swamp" => build_swamp(params, seed),
+        "tbf" | "swbf" => build_timing(design, params),
+        "wcss" | "swhll" | "swlc" => build_sketch(design, params, seed),
         other => Err(format!(
             "unknown design {other:?} (known: {})",
             DESIGNS.join(", ")
@@ -273,6 +335,7 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
         .collect(),
         profile: Some(Box::new(profile)),
         convergence: None,
+        estimates: None,
     };
     Ok(Built {
         geometry: Geometry::sliding(&f),
@@ -284,7 +347,8 @@ fn build_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("window", f.window() as f64),
             ("slack", f.slack() as f64),
         ],
-        filter: Box::new(f),
+        filter: Some(Box::new(f)),
+        summary: None,
         theory,
     })
 }
@@ -356,7 +420,8 @@ fn build_blocked_apbf(params: &BTreeMap<String, f64>) -> Result<Built, String> {
             ("window", f.window() as f64),
             ("slack", f.slack() as f64),
         ],
-        filter: Box::new(f),
+        filter: Some(Box::new(f)),
+        summary: None,
         theory,
     })
 }
@@ -394,6 +459,7 @@ fn switching_theory(
         ],
         profile: Some(Box::new(ShiftProfile { g, by_phase })),
         convergence: None,
+        estimates: None,
     }
 }
 
@@ -505,7 +571,8 @@ fn build_segmented(design: &str, params: &BTreeMap<String, f64>) -> Result<Built
     resolved.push(("window", geometry.window as f64));
     resolved.push(("slack", geometry.slack as f64));
     Ok(Built {
-        filter,
+        filter: Some(filter),
+        summary: None,
         geometry,
         resolved,
         theory,
@@ -575,6 +642,7 @@ fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, 
         ],
         profile: Some(Box::new(NaorYogevProfile { size, grid })),
         convergence: None,
+        estimates: None,
     };
     Ok(Built {
         geometry: Geometry::sliding(&f),
@@ -588,8 +656,170 @@ fn build_naor_yogev(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, 
             ("tag_bits", size.tag_bits as f64),
             ("slack_ratio", m as f64 / n as f64),
         ],
-        filter: Box::new(f),
+        filter: Some(Box::new(f)),
+        summary: None,
         theory,
+    })
+}
+
+/// SWAMP from window and fpr (L = ⌈log2(W/ε)⌉) or window and
+/// fingerprint_bits. `seed` picks the fingerprint hash.
+fn build_swamp(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
+    let fpr = check_params("swamp", params, &["window", "fpr", "fingerprint_bits"])?;
+    let w = whole(params, "window")?.ok_or("swamp needs window and fpr (or fingerprint_bits)")?;
+    let e = |r: ParamError| format!("swamp: {r}");
+    let make = || match (fpr, whole(params, "fingerprint_bits")?) {
+        (Some(p), None) => Swamp::with_fpr(w, p).map_err(e),
+        (None, Some(l)) => Swamp::new(w, small("fingerprint_bits", l)?).map_err(e),
+        _ => Err("swamp needs window and one of fpr, fingerprint_bits".to_string()),
+    };
+    let f = make()?.with_seed(seed);
+    let l = f.fingerprint_bits();
+    let memory = swamp::theory::memory_bits(w, l) as f64;
+    let theory = Theory {
+        scalars: vec![
+            ("fpr", swamp::theory::fpr(l, w as f64)),
+            ("fpr_expired", swamp::theory::fpr(l, w as f64)),
+            ("fnr", 0.0),
+            ("memory_bits", memory),
+            ("bits_per_element", memory / w as f64),
+            (
+                "tinytable_bits_per_element",
+                swamp::theory::tinytable_memory_bits(w, l) / w as f64,
+            ),
+        ],
+        estimates: Some(Box::new(SwampEstimates(l))),
+        ..Theory::default()
+    };
+    Ok(Built {
+        geometry: Geometry::sliding(&f),
+        resolved: vec![
+            ("window", w as f64),
+            ("fingerprint_bits", l as f64),
+            ("slots", f.table().slots() as f64),
+            ("remainder_bits", f.table().remainder_bits() as f64),
+        ],
+        summary: Some(Box::new(make()?.with_seed(seed))),
+        filter: Some(Box::new(f)),
+        theory,
+    })
+}
+
+/// The timing Bloom filter (window and fpr, or window, k and s) and SWBF
+/// (window and fpr, or window and fingerprint_bits).
+fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
+    let known: &[&str] = if design == "tbf" {
+        &["window", "fpr", "k", "s"]
+    } else {
+        &["window", "fpr", "fingerprint_bits"]
+    };
+    let fpr = check_params(design, params, known)?;
+    let w = whole(params, "window")?.ok_or(format!("{design} needs window"))?;
+    let e = |r: ParamError| format!("{design}: {r}");
+    let (f, resolved, p): (Box<dyn Filter + Send>, Vec<(&'static str, f64)>, f64) = if design == "tbf" {
+        let f = match (fpr, whole(params, "k")?, whole(params, "s")?) {
+            (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
+            (None, Some(k), Some(s)) => TimingBloom::new(w, small("k", k)?, s).map_err(e)?,
+            _ => return Err("tbf needs window and fpr, or window, k and s".into()),
+        };
+        let resolved = vec![
+            ("window", w as f64),
+            ("k", f.k() as f64),
+            ("s", f.slice_cells() as f64),
+            ("stamp_bits", f.stamp_bits() as f64),
+        ];
+        let p = f.fpr_theory(w as f64);
+        (Box::new(f), resolved, p)
+    } else {
+        let f = match (fpr, whole(params, "fingerprint_bits")?) {
+            (Some(p), None) => Swbf::with_fpr(w, p).map_err(e)?,
+            (None, Some(b)) => Swbf::new(w, small("fingerprint_bits", b)?).map_err(e)?,
+            _ => return Err("swbf needs window and one of fpr, fingerprint_bits".into()),
+        };
+        let resolved = vec![
+            ("window", w as f64),
+            ("fingerprint_bits", f.fingerprint_bits() as f64),
+            ("buckets", f.buckets() as f64),
+            ("stamp_bits", f.stamp_bits() as f64),
+        ];
+        let p = f.fpr_theory(w as f64);
+        (Box::new(f), resolved, p)
+    };
+    let bits = f.memory_bits() as f64;
+    Ok(Built {
+        geometry: Geometry {
+            window: w,
+            slack: 0,
+            period: 1,
+            guaranteed: true,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        },
+        resolved,
+        filter: Some(f),
+        summary: None,
+        theory: Theory {
+            scalars: vec![
+                ("fpr", p),
+                ("fpr_expired", p),
+                ("fnr", 0.0),
+                ("memory_bits", bits),
+                ("bits_per_element", bits / w as f64),
+            ],
+            ..Theory::default()
+        },
+    })
+}
+
+/// The measurement-only baselines: WCSS (window and counters, or window
+/// and eps for ⌈4/eps⌉ counters), sliding HyperLogLog and SWLC (window and
+/// registers).
+fn build_sketch(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
+    let known: &[&str] = if design == "wcss" {
+        &["window", "counters", "eps"]
+    } else {
+        &["window", "registers"]
+    };
+    check_params(design, params, known)?;
+    let w = whole(params, "window")?.ok_or(format!("{design} needs window"))?;
+    let e = |r: ParamError| format!("{design}: {r}");
+    let (summary, resolved): (Box<dyn WindowSummary + Send>, Vec<(&'static str, f64)>) =
+        match design {
+            "wcss" => {
+                let f = match (whole(params, "counters")?, params.get("eps")) {
+                    (Some(k), None) => Wcss::new(w, k).map_err(e)?,
+                    (None, Some(&eps)) => Wcss::with_error(w, eps).map_err(e)?,
+                    _ => return Err("wcss needs window and one of counters, eps".into()),
+                };
+                let k = f.counters() as f64;
+                (Box::new(f), vec![("window", w as f64), ("counters", k)])
+            }
+            _ => {
+                let m = whole(params, "registers")?
+                    .ok_or(format!("{design} needs window and registers"))?;
+                let s: Box<dyn WindowSummary + Send> = if design == "swhll" {
+                    Box::new(SlidingHll::new(w, m).map_err(e)?.with_seed(seed))
+                } else {
+                    Box::new(Swlc::new(w, m).map_err(e)?.with_seed(seed))
+                };
+                (s, vec![("window", w as f64), ("registers", m as f64)])
+            }
+        };
+    Ok(Built {
+        geometry: Geometry {
+            window: w,
+            slack: 0,
+            period: 1,
+            guaranteed: false,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        },
+        resolved,
+        filter: None,
+        summary: Some(summary),
+        theory: Theory::default(),
     })
 }
 
@@ -675,6 +905,7 @@ fn build_stable(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, Stri
         ],
         profile: Some(Box::new(StableProfile(t))),
         convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
+        estimates: None,
     };
     Ok(Built {
         geometry: Geometry {
@@ -694,7 +925,8 @@ fn build_stable(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, Stri
             ("adjacent", adjacent as u8 as f64),
             ("window", window as f64),
         ],
-        filter: Box::new(f),
+        filter: Some(Box::new(f)),
+        summary: None,
         theory,
     })
 }

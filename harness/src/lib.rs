@@ -3,7 +3,8 @@
 //! The experiment harness behind the `bloomlab` binary. It reads as a
 //! pipeline: [`spec`] (TOML experiment) -> [`workload`] (key streams) ->
 //! [`sweep`] (grid expansion, seeding, parallel execution) -> [`metrics`]
-//! (what is measured, defined once) -> [`report`] (CSV, markdown, SVG).
+//! (what is measured, defined once; [`estimates`] for the measurement
+//! summaries) -> [`report`] (CSV, markdown, SVG).
 //! [`designs`] maps design names to filters and their theory; [`bench`]
 //! turns the criterion benchmarks into tables and charts.
 
@@ -13,6 +14,7 @@ pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod designs;
+pub mod estimates;
 pub mod metrics;
 pub mod plan;
 pub mod report;

@@ -331,6 +331,7 @@ impl History {
 }
 
 /// Everything measured at one point.
+#[derive(Default)]
 pub struct PointResult {
     /// The scalar row (without the point's identifying columns).
     pub row: Row,
@@ -410,7 +411,13 @@ pub fn measure(
         .spacing
         .unwrap_or((w + s).div_ceil(period).max(1) * period);
     let distinct = stream.is_distinct();
-    let f: &mut (dyn Filter + Send) = built.filter.as_mut();
+    let Some(f) = built.filter.as_mut() else {
+        return Err(format!(
+            "{} is not a membership filter: only the count, distinct and entropy metrics apply",
+            built.summary.as_ref().map_or("this design", |s| s.summary_name())
+        ));
+    };
+    let f: &mut (dyn Filter + Send) = f.as_mut();
     let mut r = Runner {
         f,
         stream,
@@ -812,18 +819,19 @@ fn measure_convergence(
         .collect();
     for _ in 0..spec.rounds {
         let mut b = rebuild(rng.random())?;
+        let f = b.filter.as_mut().ok_or("convergence needs a membership filter")?;
         let mut st = stream.fresh(rng);
         let mut t = 0u64;
         for row in rows.iter_mut() {
             while t < row.t {
                 t += 1;
-                b.filter.insert(st.next_key(rng));
+                f.insert(st.next_key(rng));
             }
-            if let Some(z) = b.filter.zero_fraction() {
+            if let Some(z) = f.zero_fraction() {
                 row.zeros.add(z);
             }
             for _ in 0..spec.convergence_queries {
-                row.fp += b.filter.contains(st.negative(rng)) as u64;
+                row.fp += f.contains(st.negative(rng)) as u64;
                 row.n += 1;
             }
         }

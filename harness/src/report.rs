@@ -139,6 +139,10 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         "fpr_paper_formula_in_ci",
         "probes_negative_theory_in_ci",
         "npws_peak_theory_in_ci",
+        "count_rmse_theory_in_ci",
+        "distinct_rel_rmse_theory_in_ci",
+        "distinct_lb_theory_in_ci",
+        "entropy_error_theory_in_ci",
     ] {
         let vals: Vec<bool> = rows
             .iter()
@@ -175,6 +179,104 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
             for (key, g) in groups {
                 md += &format!("\n### {key}\n");
                 md += &table(&g, &cols, &a.lower_is_better);
+            }
+        }
+    }
+    if let Some(e) = &spec.equal_fpr {
+        md += &equal_table(e, rows);
+    }
+    md
+}
+
+/// `y` of a design at `x`, log-linear in `x` between the two points whose `x`
+/// bracket it (None outside the design's measured range).
+fn interpolate(points: &[(f64, f64)], x: f64) -> Option<f64> {
+    let lx = x.ln();
+    points.windows(2).find_map(|w| {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if x0 <= x && x <= x1 {
+            let t = if x1 > x0 {
+                (lx - x0.ln()) / (x1.ln() - x0.ln())
+            } else {
+                0.0
+            };
+            Some(y0 + t * (y1 - y0))
+        } else {
+            None
+        }
+    })
+}
+
+/// The equal-`x` comparison of [`EqualAt`].
+fn equal_table(e: &crate::spec::EqualAt, rows: &[Row]) -> String {
+    let mut md = format!(
+        "\n## {y} at equal measured {x}\n\nFor each {r} row, every other design's {y} \
+         interpolated at the same measured {x} (log-linear between its two bracketing rows; \
+         blank outside its measured range). `saving` = 1 - {r} / best other.\n",
+        x = e.x,
+        y = e.y,
+        r = e.reference
+    );
+    let mut groups: Vec<(String, Vec<&Row>)> = Vec::new();
+    for r in rows {
+        let key = e
+            .group_by
+            .iter()
+            .map(|c| format!("{c} = {}", cell(r, c)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    let design = |r: &Row| match r.get("design") {
+        Some(Value::Text(t)) => t.clone(),
+        _ => String::new(),
+    };
+    for (key, g) in groups {
+        let mut by_design: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in &g {
+            if let (Some(x), Some(y)) = (r.get_num(&e.x), r.get_num(&e.y)) {
+                if x > 0.0 && x.is_finite() && y.is_finite() {
+                    by_design.entry(design(r)).or_default().push((x, y));
+                }
+            }
+        }
+        let Some(mut refs) = by_design.remove(&e.reference) else {
+            continue;
+        };
+        if by_design.is_empty() {
+            continue;
+        }
+        for v in by_design.values_mut() {
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        refs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        refs.dedup();
+        md += &format!("\n### {key}\n\n| {} | {} |", e.x, e.reference);
+        for d in by_design.keys() {
+            md += &format!(" {d} |");
+        }
+        md += " saving |\n|---|---|";
+        md += &"---|".repeat(by_design.len() + 1);
+        md += "\n";
+        for (x, y) in refs {
+            md += &format!("| {} | {} |", fmt_num(x), fmt_num(y));
+            let mut best = f64::INFINITY;
+            for pts in by_design.values() {
+                match interpolate(pts, x) {
+                    Some(v) => {
+                        best = best.min(v);
+                        md += &format!(" {} |", fmt_num(v));
+                    }
+                    None => md += " |",
+                }
+            }
+            if best.is_finite() {
+                md += &format!(" {:.1}% |\n", 100.0 * (1.0 - y / best));
+            } else {
+                md += " |\n";
             }
         }
     }

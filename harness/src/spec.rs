@@ -66,6 +66,27 @@ pub struct Spec {
     /// per design, the best value of each listed column in bold.
     #[serde(default)]
     pub adoption: Option<Adoption>,
+    /// Add a table comparing the designs at equal values of a measured
+    /// column (memory at equal measured FPR).
+    #[serde(default)]
+    pub equal_fpr: Option<EqualAt>,
+}
+
+/// How to compare designs at equal measured `x`: for every row of the
+/// reference design, every other design's `y` interpolated at that row's
+/// `x`, log-linearly between the two of its rows whose `x` bracket it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EqualAt {
+    /// The design whose rows give the `x` values.
+    pub reference: String,
+    /// The measured column held equal (e.g. `fpr`).
+    pub x: String,
+    /// The column compared (e.g. `bits_per_element`).
+    pub y: String,
+    /// One comparison per distinct combination of these columns.
+    #[serde(default)]
+    pub group_by: Vec<String>,
 }
 
 /// How to render adoption tables.
@@ -115,6 +136,12 @@ pub enum Metric {
     /// Zero fraction and FPR from empty filters over time (written to
     /// <name>_convergence.csv).
     Convergence,
+    /// On-arrival RMSE of per-flow frequency estimates (summaries).
+    Count,
+    /// Distinct-count estimates and their relative error (summaries).
+    Distinct,
+    /// Window entropy estimates and their error (summaries).
+    Entropy,
 }
 
 /// The key stream of an experiment.
@@ -171,6 +198,9 @@ pub struct MeasureSpec {
     pub convergence_points: u64,
     /// FPR queries per run and checkpoint of the convergence curve.
     pub convergence_queries: u64,
+    /// Arrivals per round of the summary metrics, each queried on arrival
+    /// for `count` (0 = the window W).
+    pub arrivals: u64,
 }
 
 impl Default for MeasureSpec {
@@ -188,6 +218,7 @@ impl Default for MeasureSpec {
             tail_ops: 1_000_000,
             convergence_points: 30,
             convergence_queries: 2000,
+            arrivals: 0,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! complete; an interrupted run started again with the same spec skips them.
 
 use crate::designs;
+use crate::estimates;
 use crate::metrics::{self, PointResult, ProfileRow, Row, Value};
 use crate::spec::{Metric, Point, Spec, WorkloadSpec};
 use crate::workload::{KeyStream, Trace};
@@ -182,7 +183,9 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
         if p.repeat > 0 {
             continue;
         }
-        designs::build(&p.design, &p.params, 0).map_err(|e| {
+        point_workload(&spec.workload, &p.params)
+            .and_then(|(_, params)| designs::build(&p.design, &params, 0))
+            .map_err(|e| {
             format!(
                 "point {} ({} {}): {e}",
                 p.index,
@@ -268,23 +271,48 @@ pub fn run(
         todo.par_iter()
             .map(|p| {
                 let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
-                let mut built = designs::build(&p.design, &p.params, rng.random())?;
-                let stream = KeyStream::new(&spec.workload, trace.clone(), &mut rng);
+                let (workload, params) = point_workload(&spec.workload, &p.params)?;
+                let mut built = designs::build(&p.design, &params, rng.random())?;
+                let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
                 let window = built.geometry.window as f64;
                 let id = id_row(p, &built);
-                let rebuild = |seed: u64| designs::build(&p.design, &p.params, seed);
+                let rebuild = |seed: u64| designs::build(&p.design, &params, seed);
                 let mut measure = measure.clone();
                 if let Some(r) = p.rounds {
                     measure.rounds = if opts.quick { (r / 5).max(2) } else { r };
                 }
+                let (filter_metrics, summary_metrics) = split_metrics(&metrics);
+                let mut full = id.clone();
                 let PointResult {
                     row,
                     profile,
                     convergence,
-                } = metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild)
-                    .map_err(|e| format!("point {}: {e}", p.index))?;
-                let mut full = id.clone();
+                } = if filter_metrics {
+                    metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild)
+                        .map_err(|e| format!("point {}: {e}", p.index))?
+                } else {
+                    PointResult::default()
+                };
                 full.0.extend(row.0);
+                if summary_metrics {
+                    // its own generator, so that adding summary metrics to
+                    // a spec leaves the filter metrics' numbers unchanged
+                    let mut rng = Pcg64::seed_from_u64(mix64(
+                        point_seed(spec.seed, p.index) ^ 0x5EED_E571_3A7E_0001,
+                    ));
+                    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+                    let row = estimates::measure(
+                        &built,
+                        stream,
+                        rng,
+                        &metrics,
+                        &measure,
+                        &rebuild,
+                        !filter_metrics,
+                    )
+                    .map_err(|e| format!("point {}: {e}", p.index))?;
+                    full.0.extend(row.0);
+                }
                 let mut prof: Vec<Row> = profile
                     .iter()
                     .map(|pr| profile_row(&id, window, pr, measure.ci_level))
@@ -342,6 +370,60 @@ pub fn run(
 }
 
 type PointResultRows = (Row, Vec<Row>);
+
+/// Point parameters that shape the key stream rather than the design:
+/// `zipf` (exponent) and `universe` turn the spec's workload into a Zipf law
+/// for that point, so one spec can sweep skews. Returns the point's workload
+/// and the design's own parameters.
+pub fn point_workload(
+    workload: &WorkloadSpec,
+    params: &BTreeMap<String, f64>,
+) -> Result<(WorkloadSpec, BTreeMap<String, f64>), String> {
+    let (zipf, universe) = (params.get("zipf"), params.get("universe"));
+    if zipf.is_none() && universe.is_none() {
+        return Ok((workload.clone(), params.clone()));
+    }
+    let base_universe = match workload {
+        WorkloadSpec::Zipf { universe, .. } => Some(*universe),
+        WorkloadSpec::Distinct => None,
+        WorkloadSpec::Trace { .. } => {
+            return Err("zipf and universe parameters need a distinct or zipf workload, not a trace".into())
+        }
+    };
+    let exponent = match (zipf, workload) {
+        (Some(&z), _) => z,
+        (None, WorkloadSpec::Zipf { exponent, .. }) => *exponent,
+        _ => return Err("universe given without zipf".into()),
+    };
+    let universe = match (universe, base_universe) {
+        (Some(&u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
+        (Some(&u), _) => return Err(format!("parameter universe = {u} must be a whole number >= 1")),
+        (None, Some(u)) => u,
+        (None, None) => return Err("zipf needs a universe (parameter or zipf workload)".into()),
+    };
+    if !(exponent >= 0.0 && exponent.is_finite()) {
+        return Err(format!("parameter zipf = {exponent} must be a finite exponent >= 0"));
+    }
+    let rest = params
+        .iter()
+        .filter(|(k, _)| *k != "zipf" && *k != "universe")
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    Ok((WorkloadSpec::Zipf { universe, exponent }, rest))
+}
+
+/// Which passes a metric set needs: (membership filter, summary). `memory`
+/// goes with the filter pass unless only summary metrics are asked for.
+pub fn split_metrics(metrics: &BTreeSet<Metric>) -> (bool, bool) {
+    let summary = estimates::wanted(metrics);
+    let filter = metrics.iter().any(|m| {
+        !matches!(
+            m,
+            Metric::Count | Metric::Distinct | Metric::Entropy | Metric::Memory
+        )
+    }) || (!summary && metrics.contains(&Metric::Memory));
+    (filter, summary)
+}
 
 fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
     let mut done = BTreeMap::new();

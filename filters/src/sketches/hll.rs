@@ -33,12 +33,13 @@ use crate::timing::clock::Clock;
 use crate::ParamError;
 use std::collections::VecDeque;
 
-const SALT: u64 = 0xA409_3822_299F_31D0;
+/// The default hash salt.
+pub const SALT: u64 = 0xA409_3822_299F_31D0;
 
 /// The register (top p bits of the key's hash) and ρ (1 + leading zeros of
 /// the remaining bits) of a key, for m = 2^p registers.
-pub fn register_of(key: u64, p: u32) -> (usize, u8) {
-    let h = mix64(key ^ SALT);
+pub fn register_of(key: u64, p: u32, salt: u64) -> (usize, u8) {
+    let h = mix64(key ^ salt);
     let rest = h << p;
     (
         (h >> (64 - p)) as usize,
@@ -75,6 +76,7 @@ pub struct Swlc {
     stamps: crate::bits::PackedInts,
     p: u32,
     clock: Clock,
+    salt: u64,
 }
 
 impl Swlc {
@@ -87,7 +89,14 @@ impl Swlc {
             stamps: crate::bits::PackedInts::new(m, clock.bits()),
             p,
             clock,
+            salt: SALT,
         })
+    }
+
+    /// The same sketch hashing under another seed.
+    pub fn with_seed(mut self, seed: u64) -> Swlc {
+        self.salt = mix64(seed ^ SALT);
+        self
     }
 
     /// Registers with no live timestamp (V).
@@ -101,7 +110,8 @@ impl Swlc {
 impl WindowSummary for Swlc {
     fn record(&mut self, key: u64) {
         let code = self.clock.tick();
-        self.stamps.set(register_of(key, self.p).0 as u64, code);
+        self.stamps
+            .set(register_of(key, self.p, self.salt).0 as u64, code);
         for j in self.clock.sweep() {
             let v = self.stamps.get(j);
             if v != 0 && !self.clock.live(v) {
@@ -140,6 +150,7 @@ pub struct SlidingHll {
     p: u32,
     clock: Clock,
     pairs: u64,
+    salt: u64,
 }
 
 impl SlidingHll {
@@ -152,7 +163,14 @@ impl SlidingHll {
             p,
             clock: Clock::new(w, m),
             pairs: 0,
+            salt: SALT,
         })
+    }
+
+    /// The same sketch hashing under another seed.
+    pub fn with_seed(mut self, seed: u64) -> SlidingHll {
+        self.salt = mix64(seed ^ SALT);
+        self
     }
 
     /// The registers' values over the window.
@@ -182,7 +200,7 @@ impl SlidingHll {
 impl WindowSummary for SlidingHll {
     fn record(&mut self, key: u64) {
         let code = self.clock.tick();
-        let (j, rho) = register_of(key, self.p);
+        let (j, rho) = register_of(key, self.p, self.salt);
         let l = &mut self.lists[j];
         while l.back().is_some_and(|&(_, r)| r <= rho) {
             l.pop_back();

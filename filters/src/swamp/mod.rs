@@ -225,6 +225,10 @@ impl DistinctEstimator for Swamp {
         self.distinct_mle()
     }
 
+    fn distinct_name(&self) -> &'static str {
+        "mle"
+    }
+
     /// DistinctLB (Z).
     fn distinct_lower_bound(&self) -> Option<f64> {
         Some(self.distinct_lb() as f64)
