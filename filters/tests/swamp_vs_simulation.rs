@@ -128,11 +128,7 @@ fn distinct_estimators_follow_the_occupancy_law() {
     let d = exact.distinct();
     let z: Vec<f64> = swamps.iter().map(|s| s.distinct_lb() as f64).collect();
     assert!(z.iter().all(|&z| z <= d), "DistinctLB above D");
-    assert_mean(
-        "E[Z]",
-        &z,
-        theory::expected_distinct_fingerprints(l, d),
-    );
+    assert_mean("E[Z]", &z, theory::expected_distinct_fingerprints(l, d));
     let mle: Vec<f64> = swamps.iter().map(|s| s.distinct()).collect();
     assert_mean("DistinctMLE", &mle, d);
     // its spread: the delta-method sd, within the sampling error of a sample
@@ -156,12 +152,19 @@ fn entropy_error_matches_its_exact_expectation() {
         let (swamps, exact) = seeded_runs(&stream, w, l, 400);
         let h = exact.entropy();
         let gaps: Vec<f64> = swamps.iter().map(|s| h - s.entropy()).collect();
-        assert!(gaps.iter().all(|&g| g >= -1e-9), "SWAMP entropy above the truth");
+        assert!(
+            gaps.iter().all(|&g| g >= -1e-9),
+            "SWAMP entropy above the truth"
+        );
         let want = theory::entropy_error_exact(l, exact.counts());
         assert_mean(&format!("E[H - H^] at L = {l}"), &gaps, want);
         let pairwise = theory::entropy_bias(l, exact.counts());
         let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
-        assert_eq!((pairwise / mean - 1.0).abs() < 0.05, first_order_holds, "L = {l}");
+        assert_eq!(
+            (pairwise / mean - 1.0).abs() < 0.05,
+            first_order_holds,
+            "L = {l}"
+        );
         let bound = (exact.distinct() - 1.0) / (2f64.powi(l as i32) * std::f64::consts::LN_2);
         assert!(want <= bound);
     }

@@ -4,11 +4,11 @@
 //! status (2 for usage errors, 1 for failures).
 
 use crate::designs;
+use crate::estimates;
 use crate::metrics::{self, Row, Value};
 use crate::report;
 use crate::spec::{MeasureSpec, Metric, Spec, WorkloadSpec};
 use crate::sweep::{self, RunOptions};
-use crate::estimates;
 use crate::workload::{KeyStream, Trace};
 use clap::{Args, Parser, Subcommand};
 use rand::{Rng, SeedableRng};
@@ -621,7 +621,15 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         // drawn before the filter pass takes the generator
         let mut rng = Pcg64::seed_from_u64(rng.random());
         let stream = KeyStream::new(&workload, trace, &mut rng);
-        let res = estimates::measure(&built, stream, rng, &metrics, &spec, &rebuild, !filter_metrics)?;
+        let res = estimates::measure(
+            &built,
+            stream,
+            rng,
+            &metrics,
+            &spec,
+            &rebuild,
+            !filter_metrics,
+        )?;
         row.0.extend(res.0);
     }
     if filter_metrics {

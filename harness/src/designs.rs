@@ -8,8 +8,8 @@ use bloomlab_filters::naor_yogev::{self, NaorYogev};
 use bloomlab_filters::segmented::{
     theory as seg_theory, A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow,
 };
-use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use bloomlab_filters::sketches::{SlidingHll, Swlc, Wcss};
+use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use bloomlab_filters::swamp::{self, Swamp};
 use bloomlab_filters::timing::{Swbf, TimingBloom};
 use bloomlab_filters::{window, Apbf, Filter, ParamError, SlidingFilter, WindowSummary};
@@ -716,35 +716,36 @@ fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, S
     let fpr = check_params(design, params, known)?;
     let w = whole(params, "window")?.ok_or(format!("{design} needs window"))?;
     let e = |r: ParamError| format!("{design}: {r}");
-    let (f, resolved, p): (Box<dyn Filter + Send>, Vec<(&'static str, f64)>, f64) = if design == "tbf" {
-        let f = match (fpr, whole(params, "k")?, whole(params, "s")?) {
-            (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
-            (None, Some(k), Some(s)) => TimingBloom::new(w, small("k", k)?, s).map_err(e)?,
-            _ => return Err("tbf needs window and fpr, or window, k and s".into()),
+    let (f, resolved, p): (Box<dyn Filter + Send>, Vec<(&'static str, f64)>, f64) =
+        if design == "tbf" {
+            let f = match (fpr, whole(params, "k")?, whole(params, "s")?) {
+                (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
+                (None, Some(k), Some(s)) => TimingBloom::new(w, small("k", k)?, s).map_err(e)?,
+                _ => return Err("tbf needs window and fpr, or window, k and s".into()),
+            };
+            let resolved = vec![
+                ("window", w as f64),
+                ("k", f.k() as f64),
+                ("s", f.slice_cells() as f64),
+                ("stamp_bits", f.stamp_bits() as f64),
+            ];
+            let p = f.fpr_theory(w as f64);
+            (Box::new(f), resolved, p)
+        } else {
+            let f = match (fpr, whole(params, "fingerprint_bits")?) {
+                (Some(p), None) => Swbf::with_fpr(w, p).map_err(e)?,
+                (None, Some(b)) => Swbf::new(w, small("fingerprint_bits", b)?).map_err(e)?,
+                _ => return Err("swbf needs window and one of fpr, fingerprint_bits".into()),
+            };
+            let resolved = vec![
+                ("window", w as f64),
+                ("fingerprint_bits", f.fingerprint_bits() as f64),
+                ("buckets", f.buckets() as f64),
+                ("stamp_bits", f.stamp_bits() as f64),
+            ];
+            let p = f.fpr_theory(w as f64);
+            (Box::new(f), resolved, p)
         };
-        let resolved = vec![
-            ("window", w as f64),
-            ("k", f.k() as f64),
-            ("s", f.slice_cells() as f64),
-            ("stamp_bits", f.stamp_bits() as f64),
-        ];
-        let p = f.fpr_theory(w as f64);
-        (Box::new(f), resolved, p)
-    } else {
-        let f = match (fpr, whole(params, "fingerprint_bits")?) {
-            (Some(p), None) => Swbf::with_fpr(w, p).map_err(e)?,
-            (None, Some(b)) => Swbf::new(w, small("fingerprint_bits", b)?).map_err(e)?,
-            _ => return Err("swbf needs window and one of fpr, fingerprint_bits".into()),
-        };
-        let resolved = vec![
-            ("window", w as f64),
-            ("fingerprint_bits", f.fingerprint_bits() as f64),
-            ("buckets", f.buckets() as f64),
-            ("stamp_bits", f.stamp_bits() as f64),
-        ];
-        let p = f.fpr_theory(w as f64);
-        (Box::new(f), resolved, p)
-    };
     let bits = f.memory_bits() as f64;
     Ok(Built {
         geometry: Geometry {

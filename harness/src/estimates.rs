@@ -78,12 +78,29 @@ pub fn measure(
     rebuild: &dyn Fn(u64) -> Result<Built, String>,
     memory_here: bool,
 ) -> Result<Row, String> {
-    let has = |m: Metric| metrics.contains(&m);
-    let name = built
+    let summary = built
         .summary
         .as_ref()
-        .map(|s| s.summary_name())
         .ok_or("this design is not a measurement summary: the count, distinct and entropy metrics do not apply")?;
+    // each metric where the design has the capability (a spec may mix WCSS,
+    // which only counts, with distinct-count sketches); none at all is an error
+    let able = |m: Metric| match m {
+        Metric::Count => summary.as_frequency().is_some(),
+        Metric::Distinct => summary.as_distinct().is_some(),
+        Metric::Entropy => summary.as_entropy().is_some(),
+        _ => true,
+    };
+    let has = |m: Metric| metrics.contains(&m) && able(m);
+    if ![Metric::Count, Metric::Distinct, Metric::Entropy]
+        .into_iter()
+        .any(has)
+    {
+        return Err(format!(
+            "{} answers none of the requested summary metrics",
+            summary.summary_name()
+        ));
+    }
+    let name = summary.summary_name();
     let w = built.geometry.window;
     let theory = built.theory.estimates.as_deref();
     let arrivals = if spec.arrivals == 0 { w } else { spec.arrivals };
@@ -96,7 +113,8 @@ pub fn measure(
 
     let (mut mse, mut mse_theory, mut signed) = (Welford::default(), 0.0, Welford::default());
     let mut under = 0u64;
-    let (mut d_true, mut d_est, mut d_rel) = (Welford::default(), Welford::default(), Welford::default());
+    let (mut d_true, mut d_est, mut d_rel) =
+        (Welford::default(), Welford::default(), Welford::default());
     let (mut lb, mut lb_rel, mut lb_above) = (Welford::default(), Welford::default(), 0u64);
     let (mut lb_theory, mut sd_theory) = (Welford::default(), Welford::default());
     let (mut h_true, mut h_est, mut h_err, mut h_rel) = (
@@ -122,7 +140,9 @@ pub fn measure(
             s.record(k);
             exact.record(k);
             if has(Metric::Count) {
-                let freq = s.as_frequency().ok_or(format!("{name} does not estimate frequencies"))?;
+                let freq = s
+                    .as_frequency()
+                    .ok_or(format!("{name} does not estimate frequencies"))?;
                 let f = exact.frequency(k);
                 let e = freq.frequency(k) as f64 - f as f64;
                 under += (e < 0.0) as u64;
@@ -141,7 +161,9 @@ pub fn measure(
         let d = exact.distinct();
         d_all.add(d);
         if has(Metric::Distinct) {
-            let de = s.as_distinct().ok_or(format!("{name} does not estimate distinct counts"))?;
+            let de = s
+                .as_distinct()
+                .ok_or(format!("{name} does not estimate distinct counts"))?;
             distinct_name = de.distinct_name();
             let est = de.distinct();
             d_true.add(d);
@@ -158,7 +180,9 @@ pub fn measure(
             }
         }
         if has(Metric::Entropy) {
-            let he = s.as_entropy().ok_or(format!("{name} does not estimate entropy"))?;
+            let he = s
+                .as_entropy()
+                .ok_or(format!("{name} does not estimate entropy"))?;
             let (h, est) = (exact.entropy(), he.entropy());
             h_true.add(h);
             h_est.add(est);

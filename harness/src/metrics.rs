@@ -414,7 +414,10 @@ pub fn measure(
     let Some(f) = built.filter.as_mut() else {
         return Err(format!(
             "{} is not a membership filter: only the count, distinct and entropy metrics apply",
-            built.summary.as_ref().map_or("this design", |s| s.summary_name())
+            built
+                .summary
+                .as_ref()
+                .map_or("this design", |s| s.summary_name())
         ));
     };
     let f: &mut (dyn Filter + Send) = f.as_mut();
@@ -819,7 +822,10 @@ fn measure_convergence(
         .collect();
     for _ in 0..spec.rounds {
         let mut b = rebuild(rng.random())?;
-        let f = b.filter.as_mut().ok_or("convergence needs a membership filter")?;
+        let f = b
+            .filter
+            .as_mut()
+            .ok_or("convergence needs a membership filter")?;
         let mut st = stream.fresh(rng);
         let mut t = 0u64;
         for row in rows.iter_mut() {

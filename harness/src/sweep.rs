@@ -183,8 +183,25 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
         if p.repeat > 0 {
             continue;
         }
+        let (filter_metrics, summary_metrics) =
+            split_metrics(&spec.metrics.iter().copied().collect());
         point_workload(&spec.workload, &p.params)
             .and_then(|(_, params)| designs::build(&p.design, &params, 0))
+            .and_then(|b| {
+                if filter_metrics && b.filter.is_none() {
+                    Err(format!(
+                        "{} is not a membership filter: only the count, distinct and entropy metrics apply",
+                        p.design
+                    ))
+                } else if summary_metrics && !filter_metrics && b.summary.is_none() {
+                    Err(format!(
+                        "{} is not a measurement summary: the count, distinct and entropy metrics do not apply",
+                        p.design
+                    ))
+                } else {
+                    Ok(())
+                }
+            })
             .map_err(|e| {
             format!(
                 "point {} ({} {}): {e}",
@@ -294,7 +311,7 @@ pub fn run(
                     PointResult::default()
                 };
                 full.0.extend(row.0);
-                if summary_metrics {
+                if summary_metrics && built.summary.is_some() {
                     // its own generator, so that adding summary metrics to
                     // a spec leaves the filter metrics' numbers unchanged
                     let mut rng = Pcg64::seed_from_u64(mix64(
@@ -387,7 +404,9 @@ pub fn point_workload(
         WorkloadSpec::Zipf { universe, .. } => Some(*universe),
         WorkloadSpec::Distinct => None,
         WorkloadSpec::Trace { .. } => {
-            return Err("zipf and universe parameters need a distinct or zipf workload, not a trace".into())
+            return Err(
+                "zipf and universe parameters need a distinct or zipf workload, not a trace".into(),
+            )
         }
     };
     let exponent = match (zipf, workload) {
@@ -397,12 +416,18 @@ pub fn point_workload(
     };
     let universe = match (universe, base_universe) {
         (Some(&u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
-        (Some(&u), _) => return Err(format!("parameter universe = {u} must be a whole number >= 1")),
+        (Some(&u), _) => {
+            return Err(format!(
+                "parameter universe = {u} must be a whole number >= 1"
+            ))
+        }
         (None, Some(u)) => u,
         (None, None) => return Err("zipf needs a universe (parameter or zipf workload)".into()),
     };
     if !(exponent >= 0.0 && exponent.is_finite()) {
-        return Err(format!("parameter zipf = {exponent} must be a finite exponent >= 0"));
+        return Err(format!(
+            "parameter zipf = {exponent} must be a finite exponent >= 0"
+        ));
     }
     let rest = params
         .iter()

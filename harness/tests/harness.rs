@@ -306,6 +306,69 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
             ],
             "cargo bench",
         ),
+        (
+            vec![
+                "measure".into(),
+                "swamp".into(),
+                "--w".into(),
+                "0".into(),
+                "--eps".into(),
+                "0.01".into(),
+            ],
+            "--w",
+        ),
+        (
+            vec![
+                "theory".into(),
+                "swamp".into(),
+                "--w".into(),
+                "100".into(),
+                "--eps".into(),
+                "0".into(),
+            ],
+            "--eps",
+        ),
+        (
+            vec![
+                "measure".into(),
+                "swamp".into(),
+                "--w".into(),
+                "100".into(),
+                "--eps".into(),
+                "0.01".into(),
+                "--zipf=-1".into(),
+            ],
+            "--zipf",
+        ),
+        (
+            vec![
+                "measure".into(),
+                "swamp".into(),
+                "--w".into(),
+                "100".into(),
+                "--eps".into(),
+                "0.01".into(),
+                "--trace".into(),
+                "/nonexistent/flows.txt".into(),
+            ],
+            "flows.txt",
+        ),
+        (
+            vec![
+                "theory".into(),
+                "swamp".into(),
+                "--w".into(),
+                "1099511627776".into(),
+                "--eps".into(),
+                "1e-9".into(),
+            ],
+            "swamp",
+        ),
+        (
+            vec!["run".into(), "wcss_fpr.toml".into()],
+            "not a membership filter",
+        ),
+        (vec!["run".into(), "zipf_trace.toml".into()], "zipf"),
         (vec!["run".into(), "blocked.toml".into()], "blocked_apbf"),
         (vec!["run".into(), "threads.toml".into()], "threads"),
     ];
@@ -313,6 +376,19 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
         dir.path().join("blocked.toml"),
         SPEC.replace("design = \"apbf\"", "design = \"blocked_apbf\"")
             .replace("k = 3", "k = 3, fpr = 0.01"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wcss_fpr.toml"),
+        "name = \"w\"\nmetrics = [\"fpr\", \"count\"]\n[[sweep]]\ndesign = \"wcss\"\n\
+         points = [{ window = 100, counters = 10 }]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("flows.txt"), "a\nb\na\n").unwrap();
+    std::fs::write(
+        dir.path().join("zipf_trace.toml"),
+        "name = \"z\"\nmetrics = [\"count\"]\nworkload = { kind = \"trace\", path = \"flows.txt\" }\n\
+         [[sweep]]\ndesign = \"swamp\"\npoints = [{ window = 100, fpr = 0.01, zipf = 1.0 }]\n",
     )
     .unwrap();
     std::fs::write(
@@ -494,6 +570,121 @@ fn naor_yogev_theory_and_measure_give_the_keys_the_issue_names() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["c"], 3.0);
+}
+
+const SUMMARY_SPEC: &str = r#"
+name = "summaries"
+seed = 11
+metrics = ["count", "distinct", "entropy", "memory"]
+workload = { kind = "zipf", universe = 5000, exponent = 1.0 }
+[measure]
+rounds = 6
+[[sweep]]
+design = "swamp"
+grid = { window = [2048], fingerprint_bits = [12, 20], zipf = [0.8, 1.2] }
+[[sweep]]
+design = "wcss"
+grid = { window = [2048], counters = [64] }
+[[sweep]]
+design = "swhll"
+grid = { window = [2048], registers = [256] }
+[[sweep]]
+design = "swlc"
+grid = { window = [2048], registers = [4096] }
+"#;
+
+#[test]
+fn summary_metrics_are_deterministic_and_scored_against_the_exact_window() {
+    let one = run_spec(SUMMARY_SPEC, opts(1, None));
+    let two = run_spec(SUMMARY_SPEC, opts(2, None));
+    assert_eq!(one.rows, two.rows);
+    assert_eq!(one.rows.len(), 7);
+    for r in &one.rows {
+        let design = r.get("design").unwrap().to_string();
+        assert!(r.get_num("memory_bits").unwrap() > 0.0, "{design}");
+        let d = r.get_num("distinct_true");
+        match design.as_str() {
+            "swamp" => {
+                assert_eq!(r.get_num("count_underestimates"), Some(0.0));
+                assert!(r.get_num("distinct_lb").unwrap() <= d.unwrap());
+                assert!(r.get_num("entropy").unwrap() <= r.get_num("entropy_true").unwrap());
+                assert!(r.get_num("entropy_error_theory").is_some());
+            }
+            "wcss" => {
+                assert_eq!(r.get_num("count_underestimates"), Some(0.0));
+                assert!(r.get("distinct_true").is_none());
+            }
+            _ => assert!(r.get_num("distinct_rel_rmse").unwrap() < 0.5, "{design}"),
+        }
+    }
+    // the zipf parameter reaches the stream: fewer distinct flows at 1.2
+    let d = |z: f64| {
+        one.rows
+            .iter()
+            .find(|r| r.get_num("target_zipf") == Some(z))
+            .and_then(|r| r.get_num("distinct_true"))
+            .unwrap()
+    };
+    assert!(d(1.2) < d(0.8));
+}
+
+#[test]
+fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
+    let out = bloomlab()
+        .args(["theory", "swamp", "--w", "4096", "--eps", "0.01", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["fingerprint_bits", "memory_bits", "fpr"] {
+        assert!(v[key].is_number(), "theory lacks {key}");
+    }
+    assert_eq!(v["fingerprint_bits"], 19.0); // ceil(log2(4096 / 0.01))
+    assert!(v["fpr"].as_f64().unwrap() <= 0.01);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("flows.txt");
+    let lines: String = (0..20_000u64)
+        .map(|i| format!("10.0.{}.{}\n", (i * i) % 7 % 256, (i * 7919) % 1500 % 256))
+        .collect();
+    std::fs::write(&trace, lines).unwrap();
+    for extra in [
+        vec!["--zipf", "1.0", "--universe", "20000"],
+        vec!["--trace", trace.to_str().unwrap()],
+    ] {
+        let out = bloomlab()
+            .args([
+                "measure", "swamp", "--w", "4096", "--eps", "0.01", "--rounds", "5",
+            ])
+            .args(["--queries", "20000", "--json"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in [
+            "fpr",
+            "fpr_ci_low",
+            "fpr_ci_high",
+            "memory_bits",
+            "distinct_lb",
+            "distinct_mle",
+            "distinct_true",
+            "entropy",
+            "entropy_true",
+            "count_rmse",
+            "insert_ns",
+            "query_ns",
+        ] {
+            assert!(v[key].is_number(), "measure {extra:?} lacks {key}");
+        }
+        assert!(v["distinct_lb"].as_f64() <= v["distinct_true"].as_f64());
+        assert_eq!(v["count_underestimates"], 0);
+        assert_eq!(v["fnr"], 0.0);
+    }
 }
 
 /// reproduce writes the baselines and the report; check passes against them,

@@ -147,12 +147,16 @@ pub fn entropy_bias(l: u32, counts: impl IntoIterator<Item = u64>) -> f64 {
 pub fn entropy_error_exact(l: u32, counts: impl IntoIterator<Item = u64>) -> f64 {
     let mut by_f: std::collections::BTreeMap<u64, u64> = Default::default();
     let mut n = 0u64;
-    let mut sum_flogf = 0.0;
     for c in counts {
         *by_f.entry(c).or_default() += 1;
         n += c;
-        sum_flogf += crate::summary::flogf(c);
     }
+    // summed in frequency order, so that the result does not depend on the
+    // order the counts arrive in (a hash map's)
+    let sum_flogf: f64 = by_f
+        .iter()
+        .map(|(&f, &nf)| nf as f64 * crate::summary::flogf(f))
+        .sum();
     if n == 0 {
         return 0.0;
     }
