@@ -34,7 +34,10 @@
 //!
 //! The count theory is an expectation dominated by rare events: a light flow
 //! sharing a fingerprint with one of the heaviest flows (probability about
-//! D/M per round) costs it the heavy flow's whole count. When rounds × D/M
+//! D/M per round) costs it the heavy flow's whole count. Flow j contributes
+//! in proportion to f_j² to the expected squared error, so
+//! `heavy10_f2_share` (the ten heaviest flows' share of Σ f², mean over
+//! rounds) says how much of the expectation rides on those few events. When rounds × D/M
 //! is small, most runs see none of these and the measured RMSE falls far
 //! below the expectation; `count_rmse_theory_in_ci` is then false for a
 //! known reason (the README quantifies it). `tests/swamp_vs_simulation.rs`
@@ -126,6 +129,7 @@ pub fn measure(
     let mut h_theory = Welford::default();
     let mut bits = Welford::default();
     let mut d_all = Welford::default();
+    let mut heavy = Welford::default();
     let mut distinct_name = "estimate";
 
     for _ in 0..spec.rounds {
@@ -154,6 +158,14 @@ pub fn measure(
             }
         }
         if has(Metric::Count) {
+            // the ten heaviest flows' share of sum f^2, which is their share
+            // of SWAMP's expected squared error
+            let mut f2: Vec<u64> = exact.counts().map(|c| c * c).collect();
+            let k = f2.len().saturating_sub(10);
+            if k > 0 {
+                f2.select_nth_unstable(k);
+            }
+            heavy.add(f2[k..].iter().sum::<u64>() as f64 / exact.second_moment());
             mse.add(sq / arrivals as f64);
             signed.add(err / arrivals as f64);
             mse_theory += th / arrivals as f64;
@@ -223,6 +235,7 @@ pub fn measure(
             theory.map(|_| (mse_theory / spec.rounds as f64).sqrt()),
         );
         row.num("count_mean_error", signed.mean());
+        row.num("heavy10_f2_share", heavy.mean());
         row.push("count_underestimates", Value::Int(under));
     }
     if has(Metric::Distinct) {
