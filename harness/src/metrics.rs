@@ -630,6 +630,10 @@ pub fn measure(
         if let Some(t) = theory.get("bits_per_element") {
             row.num("bits_per_element_theory", t);
         }
+        // SWAMP: the paper's figure with TinyTable, beside our table's
+        if let Some(t) = theory.get("tinytable_bits_per_element") {
+            row.num("tinytable_bits_per_element", t);
+        }
         if let Some(p) = theory.get("fpr") {
             row.num("info_bound_ratio", bpe / (1.0 / p).log2());
         }

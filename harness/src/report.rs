@@ -182,7 +182,7 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
             }
         }
     }
-    if let Some(e) = &spec.equal_fpr {
+    if let Some(e) = &spec.compare_at {
         md += &equal_table(e, rows);
     }
     md
@@ -254,6 +254,13 @@ fn equal_table(e: &crate::spec::EqualAt, rows: &[Row]) -> String {
         }
         refs.sort_by(|a, b| a.0.total_cmp(&b.0));
         refs.dedup();
+        // groups where no other design brackets any reference row say nothing
+        if !refs
+            .iter()
+            .any(|&(x, _)| by_design.values().any(|p| interpolate(p, x).is_some()))
+        {
+            continue;
+        }
         md += &format!("\n### {key}\n\n| {} | {} |", e.x, e.reference);
         for d in by_design.keys() {
             md += &format!(" {d} |");

@@ -67,9 +67,9 @@ pub struct Spec {
     #[serde(default)]
     pub adoption: Option<Adoption>,
     /// Add a table comparing the designs at equal values of a measured
-    /// column (memory at equal measured FPR).
+    /// column (memory at equal measured FPR, error at equal memory).
     #[serde(default)]
-    pub equal_fpr: Option<EqualAt>,
+    pub compare_at: Option<EqualAt>,
 }
 
 /// How to compare designs at equal measured `x`: for every row of the
