@@ -3,6 +3,7 @@
 //! Every error is printed as one line on stderr and gives a non-zero exit
 //! status (2 for usage errors, 1 for failures).
 
+use crate::adversary;
 use crate::designs;
 use crate::estimates;
 use crate::metrics::{self, Row, Value};
@@ -207,6 +208,19 @@ struct Common {
     /// Seed (measure)
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Query workload (measure): `adversarial` replays every false positive
+    /// it finds and reports the sustained FPR instead of the usual figures
+    #[arg(long, value_parser = ["adversarial"])]
+    workload: Option<String>,
+    /// Adversarial workload: every N-th query replays a found false positive (0: never)
+    #[arg(long, default_value_t = 1)]
+    replay_every: u64,
+    /// Adversarial workload: insertions between consecutive queries (0: the filter holds still)
+    #[arg(long, default_value_t = 0.0)]
+    inserts_per_query: f64,
+    /// Adversarial workload: queries in the attack
+    #[arg(long, default_value_t = 200_000)]
+    attack_queries: u64,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -603,7 +617,31 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         spec.min_fpr_queries = q;
         spec.max_fpr_queries = q;
     }
-    let metrics: BTreeSet<Metric> = metrics.into_iter().collect();
+    let adversarial = a.workload.is_some();
+    let metrics: BTreeSet<Metric> = if adversarial {
+        // the attack, with memory and speed beside it
+        [Metric::Adversary, Metric::Memory, Metric::Speed].into()
+    } else {
+        metrics.into_iter().collect()
+    };
+    let attack = crate::spec::AdversarySpec {
+        queries: a.attack_queries,
+        replay_every: a.replay_every,
+        inserts_per_query: a.inserts_per_query,
+        ..Default::default()
+    };
+    if attack.queries < attack.windows {
+        return Err(format!(
+            "--attack-queries {} must be at least {}",
+            attack.queries, attack.windows
+        ));
+    }
+    if !(attack.inserts_per_query >= 0.0 && attack.inserts_per_query.is_finite()) {
+        return Err(format!(
+            "--inserts-per-query {} must be finite and >= 0",
+            attack.inserts_per_query
+        ));
+    }
     let workload = d.workload();
     let trace = match &workload {
         WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, a.seed)?)),
@@ -620,7 +658,7 @@ fn measure(d: DesignArgs) -> Result<(), String> {
     if summary_metrics {
         // drawn before the filter pass takes the generator
         let mut rng = Pcg64::seed_from_u64(rng.random());
-        let stream = KeyStream::new(&workload, trace, &mut rng);
+        let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
         let res = estimates::measure(
             &built,
             stream,
@@ -632,9 +670,25 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         )?;
         row.0.extend(res.0);
     }
+    let adversary_rng = adversarial.then(|| Pcg64::seed_from_u64(rng.random()));
     if filter_metrics {
         let res = metrics::measure(&mut built, stream, rng, &metrics, &spec, &rebuild)?;
         row.0.extend(res.row.0);
+    }
+    if let Some(mut rng) = adversary_rng {
+        let mut fresh = rebuild(rng.random())?;
+        let stream = KeyStream::new(&workload, trace, &mut rng);
+        let res = adversary::measure(&mut fresh, stream, rng, &attack, spec.ci_level, false)?;
+        // the names for the sustained FPR's interval
+        let ci = (
+            res.get_num("sustained_fpr_ci_low"),
+            res.get_num("sustained_fpr_ci_high"),
+        );
+        row.0.extend(res.0);
+        if let (Some(lo), Some(hi)) = ci {
+            row.num("fpr_ci_low", lo);
+            row.num("fpr_ci_high", hi);
+        }
     }
     print_row(&row, a.json);
     Ok(())

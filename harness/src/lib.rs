@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod adversary;
 pub mod bench;
 pub mod check;
 pub mod cli;

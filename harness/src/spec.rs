@@ -70,6 +70,9 @@ pub struct Spec {
     /// column (memory at equal measured FPR, error at equal memory).
     #[serde(default)]
     pub compare_at: Option<EqualAt>,
+    /// The adaptive query workload of the `adversary` metric.
+    #[serde(default)]
+    pub adversary: AdversarySpec,
 }
 
 /// How to compare designs at equal measured `x`: for every row of the
@@ -142,6 +145,44 @@ pub enum Metric {
     Distinct,
     /// Window entropy estimates and their error (summaries).
     Entropy,
+    /// FPR under an adaptive query workload that replays the false
+    /// positives it finds (see `[adversary]` and `adversary.rs`).
+    Adversary,
+}
+
+/// The adaptive query workload of the `adversary` metric.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdversarySpec {
+    /// Queries in the attack.
+    pub queries: u64,
+    /// Consecutive windows the queries are cut into; the FPR of the last is
+    /// the sustained FPR.
+    pub windows: u64,
+    /// Every `replay_every`-th query replays a false positive found so far
+    /// (round robin); 0 never replays.
+    pub replay_every: u64,
+    /// Fresh queries are drawn from a fixed pool of this many non-members
+    /// (so they repeat); 0 draws a new non-member every time.
+    pub pool: u64,
+    /// Zipf exponent of the draws from the pool (0 = uniform).
+    pub zipf: f64,
+    /// Insertions of the key stream between consecutive queries (may be
+    /// fractional); 0 holds the filter still during the attack.
+    pub inserts_per_query: f64,
+}
+
+impl Default for AdversarySpec {
+    fn default() -> Self {
+        AdversarySpec {
+            queries: 200_000,
+            windows: 20,
+            replay_every: 1,
+            pool: 0,
+            zipf: 0.0,
+            inserts_per_query: 0.0,
+        }
+    }
 }
 
 /// The key stream of an experiment.
@@ -406,6 +447,20 @@ impl Spec {
                     "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
                 ));
             }
+        }
+        let a = &self.adversary;
+        if a.queries == 0 || a.windows == 0 || a.windows > a.queries {
+            return Err(format!(
+                "adversary.queries = {} and adversary.windows = {} must satisfy 1 <= windows <= queries",
+                a.queries, a.windows
+            ));
+        }
+        let finite = |x: f64| x >= 0.0 && x.is_finite();
+        if !(finite(a.zipf) && finite(a.inserts_per_query)) {
+            return Err(format!(
+                "adversary.zipf = {} and adversary.inserts_per_query = {} must be finite and >= 0",
+                a.zipf, a.inserts_per_query
+            ));
         }
         for (i, p) in self.plot.iter().enumerate() {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {

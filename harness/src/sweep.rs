@@ -6,6 +6,7 @@
 //! are appended to a checkpoint (`results/.<name>.partial.jsonl`) as they
 //! complete; an interrupted run started again with the same spec skips them.
 
+use crate::adversary;
 use crate::designs;
 use crate::estimates;
 use crate::metrics::{self, PointResult, ProfileRow, Row, Value};
@@ -183,12 +184,13 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
         if p.repeat > 0 {
             continue;
         }
-        let (filter_metrics, summary_metrics) =
-            split_metrics(&spec.metrics.iter().copied().collect());
-        point_workload(&spec.workload, &p.params)
-            .and_then(|(_, params)| designs::build(&p.design, &params, 0))
+        let metrics = spec.metrics.iter().copied().collect();
+        let (filter_metrics, summary_metrics) = split_metrics(&metrics);
+        let adversary = metrics.contains(&Metric::Adversary);
+        point_parts(spec, &p.params)
+            .and_then(|(_, _, params)| designs::build(&p.design, &params, 0))
             .and_then(|b| {
-                if filter_metrics && b.filter.is_none() {
+                if (filter_metrics || adversary) && b.filter.is_none() {
                     Err(format!(
                         "{} is not a membership filter: only the count, distinct and entropy metrics apply",
                         p.design
@@ -288,7 +290,7 @@ pub fn run(
         todo.par_iter()
             .map(|p| {
                 let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
-                let (workload, params) = point_workload(&spec.workload, &p.params)?;
+                let (workload, attack, params) = point_parts(spec, &p.params)?;
                 let mut built = designs::build(&p.design, &params, rng.random())?;
                 let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
                 let window = built.geometry.window as f64;
@@ -326,6 +328,24 @@ pub fn run(
                         &measure,
                         &rebuild,
                         !filter_metrics,
+                    )
+                    .map_err(|e| format!("point {}: {e}", p.index))?;
+                    full.0.extend(row.0);
+                }
+                if metrics.contains(&Metric::Adversary) {
+                    // a fresh copy and its own generator, as for the summaries
+                    let mut rng = Pcg64::seed_from_u64(mix64(
+                        point_seed(spec.seed, p.index) ^ 0xAD7E_5A11_0000_0001,
+                    ));
+                    let mut fresh = designs::build(&p.design, &params, rng.random())?;
+                    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+                    let row = adversary::measure(
+                        &mut fresh,
+                        stream,
+                        rng,
+                        &attack,
+                        measure.ci_level,
+                        metrics.contains(&Metric::Memory) && !filter_metrics && !summary_metrics,
                     )
                     .map_err(|e| format!("point {}: {e}", p.index))?;
                     full.0.extend(row.0);
@@ -439,15 +459,37 @@ pub fn point_workload(
 
 /// Which passes a metric set needs: (membership filter, summary). `memory`
 /// goes with the filter pass unless only summary metrics are asked for.
+/// The `adversary` metric runs a third pass of its own (see `adversary.rs`);
+/// `memory` goes with it only when neither other pass runs.
 pub fn split_metrics(metrics: &BTreeSet<Metric>) -> (bool, bool) {
     let summary = estimates::wanted(metrics);
+    let adversary = metrics.contains(&Metric::Adversary);
     let filter = metrics.iter().any(|m| {
         !matches!(
             m,
-            Metric::Count | Metric::Distinct | Metric::Entropy | Metric::Memory
+            Metric::Count | Metric::Distinct | Metric::Entropy | Metric::Memory | Metric::Adversary
         )
-    }) || (!summary && metrics.contains(&Metric::Memory));
+    }) || (!summary && !adversary && metrics.contains(&Metric::Memory));
     (filter, summary)
+}
+
+/// A point's stream, attack and design parameters: `zipf` / `universe`
+/// shape the stream, `replay_every` / `pool` / `inserts_per_query` the
+/// attack; the rest go to the design.
+pub fn point_parts(
+    spec: &Spec,
+    params: &BTreeMap<String, f64>,
+) -> Result<
+    (
+        WorkloadSpec,
+        crate::spec::AdversarySpec,
+        BTreeMap<String, f64>,
+    ),
+    String,
+> {
+    let (workload, params) = point_workload(&spec.workload, params)?;
+    let (attack, params) = adversary::point_attack(&spec.adversary, &params)?;
+    Ok((workload, attack, params))
 }
 
 fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {

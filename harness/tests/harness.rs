@@ -2,7 +2,7 @@
 //! command line's handling of bad input.
 
 use assert_cmd::Command;
-use bloomlab_harness::metrics::{is_timing_column, Row};
+use bloomlab_harness::metrics::{is_timing_column, Row, Value};
 use bloomlab_harness::spec::Spec;
 use bloomlab_harness::sweep::{self, RunOptions};
 
@@ -626,6 +626,108 @@ fn summary_metrics_are_deterministic_and_scored_against_the_exact_window() {
             .unwrap()
     };
     assert!(d(1.2) < d(0.8));
+}
+
+const ADVERSARY_SPEC: &str = r#"
+name = "attack"
+seed = 5
+metrics = ["adversary", "memory"]
+[adversary]
+queries = 40000
+windows = 10
+[[sweep]]
+design = "apbf"
+grid = { window = [4096], fpr = [0.02], replay_every = [0, 10, 1], inserts_per_query = [0, 0.5] }
+[[sweep]]
+design = "swamp"
+grid = { window = [4096], fpr = [0.02], replay_every = [0, 10, 1], pool = [500] }
+"#;
+
+#[test]
+fn adversary_replays_false_positives_deterministically() {
+    let one = run_spec(ADVERSARY_SPEC, opts(1, None));
+    let two = run_spec(ADVERSARY_SPEC, opts(2, None));
+    assert_eq!(one.rows, two.rows);
+    assert_eq!(one.rows.len(), 9);
+    for r in &one.rows {
+        assert!(r.get_num("memory_bits").unwrap() > 0.0);
+        let fpr = r.get_num("sustained_fpr").unwrap();
+        let replay = r.get_num("target_replay_every").unwrap();
+        if r.get_num("inserts_per_query") == Some(0.0) {
+            // a still, non-adaptive filter: f + (1 - f)p
+            assert_eq!(
+                r.get("sustained_fpr_theory_in_ci"),
+                Some(&Value::Bool(true)),
+                "{r:?}"
+            );
+            if replay == 1.0 {
+                assert_eq!(fpr, 1.0);
+            }
+        } else {
+            assert!(r.get("sustained_fpr_theory").is_none());
+        }
+        if replay == 0.0 {
+            assert!(fpr < 0.05, "{r:?}");
+        }
+    }
+    // a bad attack is refused before anything runs
+    let bad = ADVERSARY_SPEC.replace("windows = 10", "windows = 0");
+    assert!(Spec::parse(&bad).unwrap_err().contains("adversary"));
+    let bad = ADVERSARY_SPEC.replace("pool = [500]", "pool = [0.5]");
+    let spec = Spec::parse(&bad).unwrap();
+    assert!(sweep::prepare(&spec, false).err().unwrap().contains("pool"));
+}
+
+#[test]
+fn adversarial_workload_from_the_command_line() {
+    let out = bloomlab()
+        .args([
+            "measure",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "4096",
+            "--eps",
+            "0.01",
+        ])
+        .args(["--workload", "adversarial", "--rounds", "5", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "sustained_fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "memory_bits",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "lacks {key}");
+    }
+    assert_eq!(v["sustained_fpr"], 1.0); // every query replays once one is found
+    let (code, err) = run(bloomlab().args([
+        "measure",
+        "apbf",
+        "--k",
+        "4",
+        "--l",
+        "3",
+        "--workload",
+        "adversarial",
+        "--attack-queries",
+        "5",
+    ]));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--attack-queries") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
 }
 
 #[test]
