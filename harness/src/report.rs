@@ -143,6 +143,7 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         "distinct_rel_rmse_theory_in_ci",
         "distinct_lb_theory_in_ci",
         "entropy_error_theory_in_ci",
+        "sustained_fpr_theory_in_ci",
     ] {
         let vals: Vec<bool> = rows
             .iter()
