@@ -55,6 +55,19 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// An exact window of w arrivals: no slack, smooth sliding.
+    fn exact(w: u64, guaranteed: bool) -> Geometry {
+        Geometry {
+            window: w,
+            slack: 0,
+            period: 1,
+            guaranteed,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        }
+    }
+
     fn sliding(f: &dyn SlidingFilter) -> Geometry {
         Geometry {
             window: f.window(),
@@ -748,15 +761,7 @@ fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, S
         };
     let bits = f.memory_bits() as f64;
     Ok(Built {
-        geometry: Geometry {
-            window: w,
-            slack: 0,
-            period: 1,
-            guaranteed: true,
-            horizon: None,
-            warmup: None,
-            spacing: None,
-        },
+        geometry: Geometry::exact(w, true),
         resolved,
         filter: Some(f),
         summary: None,
@@ -808,15 +813,7 @@ fn build_sketch(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Resu
             }
         };
     Ok(Built {
-        geometry: Geometry {
-            window: w,
-            slack: 0,
-            period: 1,
-            guaranteed: false,
-            horizon: None,
-            warmup: None,
-            spacing: None,
-        },
+        geometry: Geometry::exact(w, false),
         resolved,
         filter: None,
         summary: Some(summary),

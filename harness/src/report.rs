@@ -164,20 +164,8 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         None => md += &table(rows, &cols, &[]),
         Some(a) => {
             // one table per group, best (lowest) value of each listed column in bold
-            let mut groups: Vec<(String, Vec<Row>)> = Vec::new();
-            for r in rows {
-                let key = a
-                    .group_by
-                    .iter()
-                    .map(|c| format!("{c} = {}", cell(r, c)))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, v)) => v.push(r.clone()),
-                    None => groups.push((key, vec![r.clone()])),
-                }
-            }
-            for (key, g) in groups {
+            for (key, g) in group_rows(rows, &a.group_by) {
+                let g: Vec<Row> = g.into_iter().cloned().collect();
                 md += &format!("\n### {key}\n");
                 md += &table(&g, &cols, &a.lower_is_better);
             }
@@ -187,6 +175,24 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         md += &equal_table(e, rows);
     }
     md
+}
+
+/// Rows grouped by their values of `by` ("col = value, ..."), groups in
+/// order of first appearance.
+fn group_rows<'a>(rows: &'a [Row], by: &[String]) -> Vec<(String, Vec<&'a Row>)> {
+    let mut groups: Vec<(String, Vec<&Row>)> = Vec::new();
+    for r in rows {
+        let key = by
+            .iter()
+            .map(|c| format!("{c} = {}", cell(r, c)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    groups
 }
 
 /// `y` of a design at `x`, log-linear in `x` between the two points whose `x`
@@ -218,19 +224,7 @@ fn equal_table(e: &crate::spec::EqualAt, rows: &[Row]) -> String {
         y = e.y,
         r = e.reference
     );
-    let mut groups: Vec<(String, Vec<&Row>)> = Vec::new();
-    for r in rows {
-        let key = e
-            .group_by
-            .iter()
-            .map(|c| format!("{c} = {}", cell(r, c)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(r),
-            None => groups.push((key, vec![r])),
-        }
-    }
+    let groups = group_rows(rows, &e.group_by);
     let design = |r: &Row| match r.get("design") {
         Some(Value::Text(t)) => t.clone(),
         _ => String::new(),
