@@ -32,6 +32,16 @@ pub fn fastrange(h: u64, n: u64) -> u64 {
     ((h as u128 * n as u128) >> 64) as u64
 }
 
+/// One step of Marsaglia's xorshift64 (13, 7, 17) on `state` (never 0):
+/// the cheap generator the cuckoo tables use for their displacement walks.
+#[inline]
+pub fn xorshift64(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// (h mod n - b) mod n for b < n: with h fixed, an involution on 0..n (it is
 /// its own inverse), which gives a cuckoo entry's other bucket from either of
 /// its two.

@@ -654,8 +654,8 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         row.num(*k, *v);
     }
     let rebuild = |seed: u64| designs::build(name, &params, seed);
-    let (filter_metrics, summary_metrics) = sweep::split_metrics(&metrics);
-    if summary_metrics {
+    let passes = sweep::Passes::of(&metrics);
+    if passes.summary {
         // drawn before the filter pass takes the generator
         let mut rng = Pcg64::seed_from_u64(rng.random());
         let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
@@ -666,19 +666,26 @@ fn measure(d: DesignArgs) -> Result<(), String> {
             &metrics,
             &spec,
             &rebuild,
-            !filter_metrics,
+            passes.summary_memory(),
         )?;
         row.0.extend(res.0);
     }
-    let adversary_rng = adversarial.then(|| Pcg64::seed_from_u64(rng.random()));
-    if filter_metrics {
+    let adversary_rng = passes.adversary.then(|| Pcg64::seed_from_u64(rng.random()));
+    if passes.filter {
         let res = metrics::measure(&mut built, stream, rng, &metrics, &spec, &rebuild)?;
         row.0.extend(res.row.0);
     }
     if let Some(mut rng) = adversary_rng {
         let mut fresh = rebuild(rng.random())?;
         let stream = KeyStream::new(&workload, trace, &mut rng);
-        let res = adversary::measure(&mut fresh, stream, rng, &attack, spec.ci_level, false)?;
+        let res = adversary::measure(
+            &mut fresh,
+            stream,
+            rng,
+            &attack,
+            spec.ci_level,
+            passes.adversary_memory(),
+        )?;
         // the names for the sustained FPR's interval
         let ci = (
             res.get_num("sustained_fpr_ci_low"),

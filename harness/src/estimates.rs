@@ -103,7 +103,6 @@ pub fn measure(
             summary.summary_name()
         ));
     }
-    let name = summary.summary_name();
     let w = built.geometry.window;
     let theory = built.theory.estimates.as_deref();
     let arrivals = if spec.arrivals == 0 { w } else { spec.arrivals };
@@ -116,8 +115,7 @@ pub fn measure(
 
     let (mut mse, mut mse_theory, mut signed) = (Welford::default(), 0.0, Welford::default());
     let mut under = 0u64;
-    let (mut d_true, mut d_est, mut d_rel) =
-        (Welford::default(), Welford::default(), Welford::default());
+    let (mut d_est, mut d_rel) = (Welford::default(), Welford::default());
     let (mut lb, mut lb_rel, mut lb_above) = (Welford::default(), Welford::default(), 0u64);
     let (mut lb_theory, mut sd_theory) = (Welford::default(), Welford::default());
     let (mut h_true, mut h_est, mut h_err, mut h_rel) = (
@@ -144,9 +142,7 @@ pub fn measure(
             s.record(k);
             exact.record(k);
             if has(Metric::Count) {
-                let freq = s
-                    .as_frequency()
-                    .ok_or(format!("{name} does not estimate frequencies"))?;
+                let freq = s.as_frequency().expect("has() checked the capability");
                 let f = exact.frequency(k);
                 let e = freq.frequency(k) as f64 - f as f64;
                 under += (e < 0.0) as u64;
@@ -173,12 +169,9 @@ pub fn measure(
         let d = exact.distinct();
         d_all.add(d);
         if has(Metric::Distinct) {
-            let de = s
-                .as_distinct()
-                .ok_or(format!("{name} does not estimate distinct counts"))?;
+            let de = s.as_distinct().expect("has() checked the capability");
             distinct_name = de.distinct_name();
             let est = de.distinct();
-            d_true.add(d);
             d_est.add(est);
             d_rel.add(((est - d) / d).powi(2));
             if let Some(l) = de.distinct_lower_bound() {
@@ -192,9 +185,7 @@ pub fn measure(
             }
         }
         if has(Metric::Entropy) {
-            let he = s
-                .as_entropy()
-                .ok_or(format!("{name} does not estimate entropy"))?;
+            let he = s.as_entropy().expect("has() checked the capability");
             let (h, est) = (exact.entropy(), he.entropy());
             h_true.add(h);
             h_est.add(est);
@@ -239,9 +230,9 @@ pub fn measure(
         row.push("count_underestimates", Value::Int(under));
     }
     if has(Metric::Distinct) {
-        row.num("distinct_true", d_true.mean());
+        row.num("distinct_true", d_all.mean());
         if let Some(t) = theory {
-            row.num("fpr_theory_at_distinct_true", t.fpr(d_true.mean()));
+            row.num("fpr_theory_at_distinct_true", t.fpr(d_all.mean()));
         }
         row.num("distinct_estimate", d_est.mean());
         if distinct_name != "estimate" {

@@ -180,22 +180,20 @@ pub struct Prepared {
 /// so that a typo in the last block does not cost the first blocks' work.
 pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
     let points = spec.points(quick)?;
+    let passes = Passes::of(&spec.metrics.iter().copied().collect());
     for p in &points {
         if p.repeat > 0 {
             continue;
         }
-        let metrics = spec.metrics.iter().copied().collect();
-        let (filter_metrics, summary_metrics) = split_metrics(&metrics);
-        let adversary = metrics.contains(&Metric::Adversary);
         point_parts(spec, &p.params)
             .and_then(|(_, _, params)| designs::build(&p.design, &params, 0))
             .and_then(|b| {
-                if (filter_metrics || adversary) && b.filter.is_none() {
+                if (passes.filter || passes.adversary) && b.filter.is_none() {
                     Err(format!(
                         "{} is not a membership filter: only the count, distinct and entropy metrics apply",
                         p.design
                     ))
-                } else if summary_metrics && !filter_metrics && b.summary.is_none() {
+                } else if passes.summary && !passes.filter && b.summary.is_none() {
                     Err(format!(
                         "{} is not a measurement summary: the count, distinct and entropy metrics do not apply",
                         p.design
@@ -300,25 +298,21 @@ pub fn run(
                 if let Some(r) = p.rounds {
                     measure.rounds = if opts.quick { (r / 5).max(2) } else { r };
                 }
-                let (filter_metrics, summary_metrics) = split_metrics(&metrics);
+                let passes = Passes::of(&metrics);
                 let mut full = id.clone();
                 let PointResult {
                     row,
                     profile,
                     convergence,
-                } = if filter_metrics {
+                } = if passes.filter {
                     metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild)
                         .map_err(|e| format!("point {}: {e}", p.index))?
                 } else {
                     PointResult::default()
                 };
                 full.0.extend(row.0);
-                if summary_metrics && built.summary.is_some() {
-                    // its own generator, so that adding summary metrics to
-                    // a spec leaves the filter metrics' numbers unchanged
-                    let mut rng = Pcg64::seed_from_u64(mix64(
-                        point_seed(spec.seed, p.index) ^ 0x5EED_E571_3A7E_0001,
-                    ));
+                if passes.summary && built.summary.is_some() {
+                    let mut rng = pass_rng(spec.seed, p.index, 0x5EED_E571_3A7E_0001);
                     let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
                     let row = estimates::measure(
                         &built,
@@ -327,16 +321,14 @@ pub fn run(
                         &metrics,
                         &measure,
                         &rebuild,
-                        !filter_metrics,
+                        passes.summary_memory(),
                     )
                     .map_err(|e| format!("point {}: {e}", p.index))?;
                     full.0.extend(row.0);
                 }
-                if metrics.contains(&Metric::Adversary) {
-                    // a fresh copy and its own generator, as for the summaries
-                    let mut rng = Pcg64::seed_from_u64(mix64(
-                        point_seed(spec.seed, p.index) ^ 0xAD7E_5A11_0000_0001,
-                    ));
+                if passes.adversary {
+                    // a fresh copy of the design
+                    let mut rng = pass_rng(spec.seed, p.index, 0xAD7E_5A11_0000_0001);
                     let mut fresh = designs::build(&p.design, &params, rng.random())?;
                     let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
                     let row = adversary::measure(
@@ -345,7 +337,7 @@ pub fn run(
                         rng,
                         &attack,
                         measure.ci_level,
-                        metrics.contains(&Metric::Memory) && !filter_metrics && !summary_metrics,
+                        passes.adversary_memory(),
                     )
                     .map_err(|e| format!("point {}: {e}", p.index))?;
                     full.0.extend(row.0);
@@ -457,20 +449,60 @@ pub fn point_workload(
     Ok((WorkloadSpec::Zipf { universe, exponent }, rest))
 }
 
-/// Which passes a metric set needs: (membership filter, summary). `memory`
-/// goes with the filter pass unless only summary metrics are asked for.
-/// The `adversary` metric runs a third pass of its own (see `adversary.rs`);
-/// `memory` goes with it only when neither other pass runs.
-pub fn split_metrics(metrics: &BTreeSet<Metric>) -> (bool, bool) {
-    let summary = estimates::wanted(metrics);
-    let adversary = metrics.contains(&Metric::Adversary);
-    let filter = metrics.iter().any(|m| {
-        !matches!(
-            m,
-            Metric::Count | Metric::Distinct | Metric::Entropy | Metric::Memory | Metric::Adversary
-        )
-    }) || (!summary && !adversary && metrics.contains(&Metric::Memory));
-    (filter, summary)
+/// Which measurement passes a metric set needs. The summary metrics
+/// (`estimates.rs`) and the `adversary` metric (`adversary.rs`) run passes of
+/// their own; `memory` is reported by the filter pass when it runs, else by
+/// the summary pass, else by the adversary pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Passes {
+    /// The membership metrics of `metrics.rs`.
+    pub filter: bool,
+    /// count, distinct, entropy.
+    pub summary: bool,
+    /// The replaying adversary.
+    pub adversary: bool,
+    memory: bool,
+}
+
+impl Passes {
+    /// The passes `metrics` needs.
+    pub fn of(metrics: &BTreeSet<Metric>) -> Passes {
+        let summary = estimates::wanted(metrics);
+        let adversary = metrics.contains(&Metric::Adversary);
+        let memory = metrics.contains(&Metric::Memory);
+        let filter = metrics.iter().any(|m| {
+            !matches!(
+                m,
+                Metric::Count
+                    | Metric::Distinct
+                    | Metric::Entropy
+                    | Metric::Memory
+                    | Metric::Adversary
+            )
+        }) || (memory && !summary && !adversary);
+        Passes {
+            filter,
+            summary,
+            adversary,
+            memory,
+        }
+    }
+
+    /// Whether the summary pass reports `memory`.
+    pub fn summary_memory(&self) -> bool {
+        self.memory && !self.filter
+    }
+
+    /// Whether the adversary pass reports `memory`.
+    pub fn adversary_memory(&self) -> bool {
+        self.memory && !self.filter && !self.summary
+    }
+}
+
+/// The generator of a point's summary or adversary pass: its own, so that
+/// adding those metrics to a spec leaves the other passes' numbers unchanged.
+fn pass_rng(spec_seed: u64, index: usize, salt: u64) -> Pcg64 {
+    Pcg64::seed_from_u64(mix64(point_seed(spec_seed, index) ^ salt))
 }
 
 /// A point's stream, attack and design parameters: `zipf` / `universe`

@@ -39,7 +39,7 @@
 pub mod theory;
 
 use crate::bits::PackedInts;
-use crate::hash::{index, involution, mix64};
+use crate::hash::{index, involution, mix64, xorshift64};
 use crate::{Filter, ParamError, SlidingFilter};
 pub use theory::{Sizing, BUCKET_SLOTS, DEFAULT_MAX_LOAD};
 
@@ -209,10 +209,7 @@ impl NaorYogev {
     }
 
     fn next_random(&mut self) -> u64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
+        xorshift64(&mut self.rng)
     }
 
     /// The insertion, returning the slots and stash entries it read.

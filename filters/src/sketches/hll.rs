@@ -112,12 +112,7 @@ impl WindowSummary for Swlc {
         let code = self.clock.tick();
         self.stamps
             .set(register_of(key, self.p, self.salt).0 as u64, code);
-        for j in self.clock.sweep() {
-            let v = self.stamps.get(j);
-            if v != 0 && !self.clock.live(v) {
-                self.stamps.set(j, 0);
-            }
-        }
+        self.clock.clear_dead(&mut self.stamps);
     }
 
     fn summary_window(&self) -> u64 {

@@ -40,10 +40,9 @@ pub struct Swamp {
     window: u64,
     l: u32,
     cfb: PackedInts,
-    /// Oldest entry once the window is full; the next free one before.
+    /// Oldest entry once the window is full; the next free one before
+    /// (inserted mod W, kept to avoid a division per update).
     curr: u64,
-    /// Arrivals in the window (W once full).
-    len: u64,
     table: CountingTable,
     sum_flogf: f64,
     salt: u64,
@@ -67,7 +66,6 @@ impl Swamp {
             l,
             cfb: PackedInts::new(w, l),
             curr: 0,
-            len: 0,
             table: CountingTable::new(l, buckets_for(w)),
             sum_flogf: 0.0,
             salt: 0x243F_6A88_85A3_08D3,
@@ -129,12 +127,10 @@ impl Swamp {
 impl Filter for Swamp {
     fn insert(&mut self, key: u64) {
         let f = self.fingerprint(key);
-        if self.len == self.window {
+        if self.inserted >= self.window {
             let old = self.cfb.get(self.curr);
             let c = self.table.decrement(old);
             self.sum_flogf += flogf(c) - flogf(c + 1);
-        } else {
-            self.len += 1;
         }
         self.cfb.set(self.curr, f);
         let c = self.table.increment(f);
@@ -155,7 +151,7 @@ impl Filter for Swamp {
     }
 
     /// The CFB (W·L), the table (slots, overflow and stash entries) and four
-    /// words (curr, len, the entropy sum, the walk state).
+    /// words (curr, the arrival count, the entropy sum, the walk state).
     fn memory_bits(&self) -> u64 {
         self.cfb.len() * self.l as u64 + self.table.bits(self.entry_bits()) + 4 * 64
     }
@@ -237,6 +233,6 @@ impl DistinctEstimator for Swamp {
 
 impl EntropyEstimator for Swamp {
     fn entropy(&self) -> f64 {
-        entropy_from_sum(self.len, self.sum_flogf)
+        entropy_from_sum(self.inserted.min(self.window), self.sum_flogf)
     }
 }

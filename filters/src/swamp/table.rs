@@ -24,7 +24,7 @@
 //! flows of frequency ≥ 3 on a skewed one.
 
 use crate::bits::PackedInts;
-use crate::hash::{involution, mix64};
+use crate::hash::{involution, mix64, xorshift64};
 use std::collections::HashMap;
 
 /// Displacements before an insertion gives up and uses the stash.
@@ -227,10 +227,7 @@ impl CountingTable {
     }
 
     fn next_random(&mut self) -> u64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
+        xorshift64(&mut self.rng)
     }
 
     /// Stores a new fingerprint with count 1.

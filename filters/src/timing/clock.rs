@@ -18,6 +18,8 @@
 //! rate ≤ ⌈len / (W - 1)⌉: a few cells per arrival for the designs here. The
 //! conformance suite checks this over many wraps of the clock.
 
+use crate::bits::PackedInts;
+
 /// Bits per timestamp for window `w`: max(2, ⌈log2 2w⌉).
 pub fn stamp_bits(w: u64) -> u32 {
     (64 - (2 * w - 1).leading_zeros()).max(2)
@@ -95,6 +97,20 @@ impl Clock {
     #[inline]
     pub fn live(&self, code: u64) -> bool {
         self.age(code).is_some_and(|a| a < self.window)
+    }
+
+    /// The sweep over packed cells whose low `bits()` bits hold the code
+    /// (any bits above it, a fingerprint say, go with it): clears the dead
+    /// ones among the cells this arrival visits.
+    #[inline]
+    pub fn clear_dead(&mut self, cells: &mut PackedInts) {
+        let mask = (1 << self.bits) - 1;
+        for j in self.sweep() {
+            let v = cells.get(j);
+            if v != 0 && !self.live(v & mask) {
+                cells.set(j, 0);
+            }
+        }
     }
 
     /// The cells the sweep visits after this arrival: `rate` indices from the

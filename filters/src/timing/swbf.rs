@@ -32,7 +32,7 @@
 use super::clock::Clock;
 use crate::bits::PackedInts;
 use crate::error::{check_bits, check_nonzero, check_probability};
-use crate::hash::{fastrange, involution, mix64};
+use crate::hash::{fastrange, involution, mix64, xorshift64};
 use crate::{Filter, ParamError, SlidingFilter};
 
 /// Displacements before an insertion gives up and uses the stash.
@@ -175,10 +175,7 @@ impl Swbf {
     }
 
     fn next_random(&mut self) -> u64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
+        xorshift64(&mut self.rng)
     }
 
     fn place(&mut self, q1: u64, q2: u64, fp: u64, code: u64) {
@@ -225,12 +222,7 @@ impl Filter for Swbf {
         } else {
             self.place(q1, q2, fp, code);
         }
-        for s in self.clock.sweep() {
-            let v = self.slots.get(s);
-            if v != 0 && !self.clock.live(self.split(v).1) {
-                self.slots.set(s, 0);
-            }
-        }
+        self.clock.clear_dead(&mut self.slots);
         self.inserted += 1;
     }
 

@@ -124,12 +124,7 @@ impl Filter for TimingBloom {
             let c = self.cell(key, i);
             self.cells.set(c, code);
         }
-        for j in self.clock.sweep() {
-            let v = self.cells.get(j);
-            if v != 0 && !self.clock.live(v) {
-                self.cells.set(j, 0);
-            }
-        }
+        self.clock.clear_dead(&mut self.cells);
         self.inserted += 1;
     }
 
