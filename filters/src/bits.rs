@@ -41,6 +41,14 @@ impl BitArray {
         self.words[(i >> 6) as usize] |= 1 << (i & 63);
     }
 
+    /// Sets bit `i` to `v`.
+    #[inline]
+    pub fn assign(&mut self, i: u64, v: bool) {
+        debug_assert!(i < self.len);
+        let (w, b) = ((i >> 6) as usize, i & 63);
+        self.words[w] = (self.words[w] & !(1 << b)) | ((v as u64) << b);
+    }
+
     /// Clears bits `start..end`.
     pub fn clear_range(&mut self, start: u64, end: u64) {
         debug_assert!(start <= end && end <= self.len);

@@ -10,8 +10,8 @@
 //! *measurement* (per-flow frequency, distinct count, entropy) goes through the
 //! capability traits of [`summary`]: SWAMP implements all three beside
 //! [`Filter`], and its baselines ([`Wcss`], [`SlidingHll`], [`Swlc`]) the ones
-//! they answer. A capability trait for adaptive filters joins with the broom
-//! filter, so that no trait exists without an implementor.
+//! they answer. Adaptive filters (the [`broom`] filter) also implement
+//! [`AdaptiveFilter`], through which they learn of their false positives.
 //!
 //! Keys reach a filter as a 64-bit hash ([`hash::KeyHasher`]):
 //!
@@ -31,6 +31,7 @@
 pub mod apbf;
 pub mod bits;
 pub mod bloom;
+pub mod broom;
 mod error;
 pub mod hash;
 pub mod naor_yogev;
@@ -45,6 +46,7 @@ pub mod window;
 pub use apbf::blocked::BlockedApbf;
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
+pub use broom::{Broom, BroomFilter};
 pub use error::{ParamError, MAX_BITS};
 pub use naor_yogev::NaorYogev;
 pub use sketches::{SlidingHll, Swlc, Wcss};
@@ -107,6 +109,35 @@ pub trait Filter {
     fn zero_fraction(&self) -> Option<f64> {
         None
     }
+
+    /// The filter as an [`AdaptiveFilter`], if it learns from its false
+    /// positives. The default: it does not.
+    fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
+        None
+    }
+}
+
+/// A filter that learns from its false positives (the broom filter): the
+/// application, which checks its own set after a yes, reports each false
+/// positive, and the filter fixes it. Reached from a `dyn Filter` through
+/// [`Filter::as_adaptive`].
+pub trait AdaptiveFilter: Filter {
+    /// Tells the filter that its yes for `key` was wrong: the application
+    /// checked its own set and `key` is not in it. The filter fixes the
+    /// answer (for the broom filter, Extend) and returns whether it changed
+    /// anything; a `key` that is a member, or that the filter already
+    /// answers no for, changes nothing.
+    fn adapt(&mut self, key: u64) -> bool;
+
+    /// Accesses to the remote representation so far (reads and writes of
+    /// the application's dictionary), all operations together.
+    fn remote_accesses(&self) -> u64;
+
+    /// Adaptivity bits currently stored (ghosts included).
+    fn adaptivity_bits(&self) -> u64;
+
+    /// Elements currently stored (ghosts excluded).
+    fn stored(&self) -> u64;
 }
 
 /// A filter over a count-based sliding window, in the sense of the APBF paper:

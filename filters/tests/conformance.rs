@@ -11,6 +11,7 @@
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
+//! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
 //! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
 //!
 //! Every design also answers `contains_many` (batched queries) exactly as
@@ -25,9 +26,9 @@ use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
-    Apbf, BlockedApbf, BloomFilter, DistinctEstimator, EntropyEstimator, ExactWindow, Filter,
-    FrequencyEstimator, PartitionedBloomFilter, SlidingFilter, StableBloomFilter, Swamp, Swbf,
-    TimingBloom, Wcss, WindowSummary,
+    AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
+    EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
+    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
 };
 use common::{assert_rate_at_most, Keys, Rng};
 use proptest::prelude::*;
@@ -392,6 +393,102 @@ conformance!(sliding swbf: Swbf::with_fpr(3000, 0.01).unwrap(),
     },
     bad = [Swbf::new(0, 8), Swbf::new(10, 0), Swbf::new(10, 49), Swbf::with_fpr(10, 1.5)]);
 
+fn broom_memory(f: &Broom) -> u64 {
+    let (s, r) = (f.filter().slots(), f.filter().r() as u64);
+    s * (r + 5) + 64 * s.div_ceil(64) + 2 * f.filter().adaptivity_bits()
+}
+
+conformance!(sliding broom: Broom::with_fpr(3000, 0.01, 1).unwrap(),
+    bound = |f: &Broom| f.filter().fpr_bound(),
+    memory = broom_memory,
+    bad = [Broom::with_fpr(0, 0.01, 1), Broom::with_fpr(100, 0.0, 1), Broom::with_fpr(100, f64::NAN, 1),
+           BroomFilter::new(100, 100, 4, 3, 1).map(Broom::from_filter)]);
+
+/// What an adaptive filter promises, under the attack it is built for: the
+/// window slides (deletions), every yes on a never-inserted key is reported
+/// as a false positive, and the last 300 false positives found are replayed
+/// after each 50 insertions. Checks: a fixed false positive answers no at once;
+/// no key of the window is ever lost (Extend, ghosts and rehashing create no
+/// false negative); fresh queries and replays both answer yes no more often
+/// than the FPR bound; memory stays exactly accounted as adaptivity bits
+/// come and go; the filter's own audit (Invariant 7) passes.
+fn adaptive_promise(mut f: Broom, inserts: u64) {
+    let keys = Keys::new(0xADA7);
+    let w = f.window();
+    let bound = f.filter().fpr_bound();
+    let mut rng = Rng(3);
+    let (mut found, mut neg) = (Vec::new(), 0u64);
+    let (mut fresh_yes, mut fresh_n, mut replay_yes, mut replay_n) = (0, 0, 0, 0);
+    for t in 1..=inserts {
+        f.insert(keys.stream(t));
+        neg += 1;
+        let x = keys.negative(neg);
+        let yes = f.contains(x);
+        if t > w {
+            fresh_yes += yes as u64;
+            fresh_n += 1;
+        }
+        if yes {
+            assert!(f.adapt(x), "a false positive was not taken");
+            assert!(!f.contains(x), "a fixed false positive still answers yes");
+            found.push(x);
+            if found.len() > 300 {
+                found.remove(0);
+            }
+        }
+        if t % 50 == 0 {
+            for &x in &found {
+                let yes = f.contains(x);
+                replay_yes += yes as u64;
+                replay_n += 1;
+                if yes {
+                    f.adapt(x);
+                }
+            }
+            let oldest = w.min(t);
+            for _ in 0..20 {
+                let age = rng.range(1, oldest);
+                assert!(
+                    f.contains(keys.stream(t + 1 - age)),
+                    "false negative at age {age}, t {t}"
+                );
+            }
+        }
+        if t % 20_000 == 0 {
+            f.filter().check_invariant(f.remote()).unwrap();
+            assert_eq!(f.memory_bits(), broom_memory(&f));
+        }
+    }
+    assert_eq!(f.refused(), 0);
+    assert!(
+        f.adaptivity_bits() > 0 && f.filter().stats().phases >= 1,
+        "{:?}",
+        f.filter().stats()
+    );
+    assert_rate_at_most(
+        "broom fresh-query FPR under attack",
+        fresh_yes,
+        fresh_n,
+        bound,
+    );
+    assert_rate_at_most(
+        "broom replayed false positives",
+        replay_yes,
+        replay_n,
+        bound,
+    );
+}
+
+#[test]
+fn broom_adaptive_promise() {
+    adaptive_promise(Broom::with_fpr(2000, 0.05, 4).unwrap(), 200_000);
+    // short remainders: many collisions, Extends on insertion and ghosts
+    adaptive_promise(
+        Broom::from_filter(BroomFilter::new(500, 560, 2, 3, 5).unwrap()),
+        100_000,
+    );
+}
+
 /// A skewed stream with repeats: key = one of `universe` values, drawn with
 /// probability falling off as 1/rank (by rejection on a geometric mix).
 fn skewed(seed: u64, universe: u64, n: usize) -> Vec<u64> {
@@ -458,6 +555,8 @@ proptest! {
         let stream = skewed(seed, universe, 40 * w as usize + 50);
         no_false_negatives_with_repeats(Swamp::new(w, bits).unwrap().with_seed(seed), &stream);
         no_false_negatives_with_repeats(TimingBloom::new(w, 3, 8).unwrap(), &stream);
+        let broom = BroomFilter::new(w, w + 1 + w / 8, 3, 3, seed).unwrap();
+        no_false_negatives_with_repeats(Broom::from_filter(broom), &stream);
         no_false_negatives_with_repeats(Swbf::new(w, bits).unwrap(), &stream);
     }
 

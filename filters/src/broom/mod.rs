@@ -1,0 +1,934 @@
+//! The broom filter (`broom-filter-adaptivity-dictionary-problem.txt`,
+//! Bender, Farach-Colton, Goswami, Johnson, McCauley, Singh): an adaptive
+//! filter, which fixes each false positive it is told about, so that an
+//! adversary who replays the false positives it has found gains nothing.
+//!
+//! # Construction
+//! Every element y has a long hash h(y); the filter stores a *fingerprint*
+//! p(y), a prefix of h(y), under **Invariant 7**: no stored fingerprint is a
+//! prefix of another stored element's hash. A query x answers yes when some
+//! p(y) ⊑ h(x); by the invariant there is at most one such y.
+//!
+//! * **Digits.** h(y) is a 64-bit hash split as D = h·S (a 128-bit product,
+//!   S the number of slots): the quotient ⌊D / 2^64⌋ in 0..S, then the bits
+//!   of the fraction D mod 2^64 from the top. A fingerprint of length L is
+//!   the quotient and the top L fraction bits: r remainder bits and L - r
+//!   **adaptivity bits**. (With S a power of two this is the plain prefix of
+//!   h; the product lets S be any size, so the load n/S is chosen, not
+//!   rounded to a power of two.) Only the top 64 - ⌈log2 S⌉ fraction bits
+//!   are uniform, so a fingerprint has at most that many.
+//! * **Quotienting** ([`table`]): the remainder goes in a slot of a linear-
+//!   probing array at the quotient's position, with the quotient filter's
+//!   three metadata bits, plus one bit marking ghosts. Adaptivity bits are
+//!   kept beside the slots, apart from the remainders.
+//! * **Extend(x).** For the unique y with p(y) ⊑ h(x), read y from the
+//!   remote dictionary (RevLookup) and append bits of h(y) to p(y) up to and
+//!   including the first bit where h(y) and h(x) differ: then p(y) ⋢ h(x).
+//!   Extending a fingerprint keeps Invariant 7 for every other element.
+//! * **Insert(x).** For each stored p(y) with x's quotient and remainder:
+//!   if p(y) ⊑ h(x), Extend; either way p(y) and h(x) now differ at some
+//!   bit d, and p(x) must reach bit d so that p(x) ⋢ h(y). p(x) is the
+//!   shortest prefix of h(x) that reaches all those bits (at least r
+//!   fraction bits), and at least as long as any ghost it matches.
+//! * **Query.** x is a false positive when the application, which checks
+//!   the remote set after a yes, finds x absent; it tells the filter
+//!   ([`AdaptiveFilter::adapt`]), which calls Extend(x). x then answers no
+//!   until its matching element or a hash function changes.
+//! * **Ghosts.** Deleting y whose fingerprint has adaptivity bits keeps
+//!   its quotient and adaptivity bits as a ghost (remainder forgotten);
+//!   an element inserted later whose hash matches the ghost's quotient and
+//!   adaptivity bits gets at least as many adaptivity bits. This defeats the
+//!   paper's timing attack (delete and reinsert the element behind a known
+//!   false positive): the reinserted element takes back its adaptivity bits.
+//!   A fingerprint without adaptivity bits carries no history and is
+//!   deleted outright.
+//! * **Frontier.** Adaptivity bits are reclaimed by moving to a fresh hash
+//!   function incrementally: two functions h_a and h_b and a frontier z
+//!   over the element order (here the 64-bit key); elements and queries
+//!   x <= z use h_b, the others h_a. Each call to Adapt (Extend for a false
+//!   positive, or an insertion that had to Extend) moves the `c` smallest
+//!   stored elements above z, ghosts included, to h_b: a live element is
+//!   deleted and reinserted under h_b (its old adaptivity bits are gone), a
+//!   ghost is forgotten. When no element is left above z, a phase ends:
+//!   h_a := h_b, a new h_b, z := -∞. The paper asks c > 2 with deletions;
+//!   the default is [`DEFAULT_C`] = 3. The paper forgets ghosts by
+//!   "including deleted elements" in this sweep; we read that as deletions
+//!   driving the frontier too: each deletion moves it one element. Without
+//!   that, a stream of insertions and deletions with few Adapt calls piles
+//!   up ghosts until they fill the table (we measured 333 ghosts among
+//!   3334 slots, the table full, at n = 3000, ε = 0.01). As a last resort,
+//!   when ghosts would fill more than half the spare slots, an insertion
+//!   pushes the frontier on until they do not ([`BroomStats::forced`]).
+//!
+//! # The remote representation
+//! The paper's R, "fingerprint → element" (RevLookup) and the ordered set
+//! the frontier walks, is [`Remote`]: a separate value the caller owns and
+//! passes to every update, which counts its accesses. It is the
+//! application's own dictionary, not filter state, and is not in
+//! [`BroomFilter::memory_bits`]. Queries never touch it.
+//!
+//! # False-positive rate (exact, derived from the invariant)
+//! For a query key independent of the hash functions, its digits are
+//! uniform; the event "p(y) ⊑ h(x)" has probability 2^-L(y) / S, and by
+//! Invariant 7 the events for different stored y are disjoint (their
+//! fingerprints are prefix-free, so the sets of hashes they match do not
+//! overlap). Hence, exactly,
+//!
+//!   FPR = Σ_{y ∈ S} 2^-L(y) / S,
+//!
+//! which is n / (S·2^r) = α 2^-r with no adaptivity bits (load α = n/S),
+//! and only falls as adaptivity bits are added. Sizing for ε takes
+//! r = ⌈log2(α/ε)⌉. [`BroomFilter::fpr_now`] evaluates the sum on the
+//! current state; `tests/broom_vs_simulation.rs` checks it.
+//!
+//! # Memory
+//! S·(r + 4) bits of slots (remainder, three quotient-filter metadata bits,
+//! the ghost bit) plus the adaptivity bits in a self-delimiting code (per
+//! slot, the count in unary and then the bits: 1 + 2ℓ bits for ℓ bits) with
+//! one 64-bit offset per 64 slots so that a slot's code is found in O(1):
+//! S·(r + 5) + 64⌈S/64⌉ + 2A bits for A adaptivity bits in all. This
+//! implementation holds the adaptivity bits in a plain per-slot array for
+//! speed; [`BroomFilter::memory_bits`] reports the size of the code above,
+//! the layout the paper describes, and says so.
+
+pub mod table;
+
+use crate::error::{check_nonzero, check_probability, ParamError};
+use crate::hash::{mix64, GOLDEN};
+use crate::{Filter, SlidingFilter};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use table::{Entry, QuotientTable};
+
+/// Elements moved to the new hash function per call to Adapt.
+pub const DEFAULT_C: u32 = 3;
+
+/// Default load n / S at capacity (linear probing: clusters, and so update
+/// cost, grow as 1/(1 - α)²; 0.9 measured 2.3x slower per sliding insertion
+/// than 0.85, 0.8 1.26x faster).
+pub const DEFAULT_LOAD: f64 = 0.85;
+
+pub use crate::AdaptiveFilter;
+
+/// Why an insertion was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BroomError {
+    /// The filter already holds its capacity n of elements.
+    Full,
+}
+
+impl std::fmt::Display for BroomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BroomError::Full => write!(f, "broom filter full (capacity reached)"),
+        }
+    }
+}
+
+impl std::error::Error for BroomError {}
+
+/// A fingerprint as the remote dictionary keys it: quotient, the top `len`
+/// fraction bits (top-aligned, the rest zero), and `len`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint {
+    quot: u64,
+    prefix: u64,
+    len: u8,
+}
+
+/// What the remote dictionary holds for an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    Live(Fingerprint),
+    Ghost(Fingerprint),
+}
+
+/// The remote representation R: the elements (live and ghost) in key order
+/// with their fingerprints, and RevLookup (live fingerprint → element).
+/// Every call counts as one access.
+#[derive(Debug, Clone, Default)]
+pub struct Remote {
+    elems: BTreeMap<u64, Stored>,
+    rev: HashMap<Fingerprint, u64>,
+    accesses: u64,
+}
+
+impl Remote {
+    /// An empty dictionary.
+    pub fn new() -> Self {
+        Remote::default()
+    }
+
+    /// Accesses so far.
+    pub fn accesses(&self) -> u64 {
+        self.accesses
+    }
+
+    /// Whether `key` is a live element. One access.
+    pub fn is_member(&mut self, key: u64) -> bool {
+        self.accesses += 1;
+        matches!(self.elems.get(&key), Some(Stored::Live(_)))
+    }
+
+    fn get(&mut self, key: u64) -> Option<Stored> {
+        self.accesses += 1;
+        self.elems.get(&key).copied()
+    }
+
+    fn put(&mut self, key: u64, s: Stored) {
+        self.accesses += 1;
+        if let Some(Stored::Live(old)) = self.elems.insert(key, s) {
+            self.rev.remove(&old);
+        }
+        if let Stored::Live(fp) = s {
+            self.rev.insert(fp, key);
+        }
+    }
+
+    fn remove(&mut self, key: u64) {
+        self.accesses += 1;
+        if let Some(Stored::Live(old)) = self.elems.remove(&key) {
+            self.rev.remove(&old);
+        }
+    }
+
+    fn rev_lookup(&mut self, fp: &Fingerprint) -> Option<u64> {
+        self.accesses += 1;
+        self.rev.get(fp).copied()
+    }
+
+    fn next_after(&mut self, z: Option<u64>) -> Option<(u64, Stored)> {
+        self.accesses += 1;
+        let mut range = match z {
+            None => self.elems.range(..),
+            Some(z) if z == u64::MAX => return None,
+            Some(z) => self.elems.range(z + 1..),
+        };
+        range.next().map(|(&k, &s)| (k, s))
+    }
+}
+
+/// Counters of what the filter did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BroomStats {
+    /// Calls to Extend (false positives fixed plus insertions that broke
+    /// the invariant).
+    pub extends: u64,
+    /// False positives fixed.
+    pub fixed: u64,
+    /// Elements moved across the frontier (live or ghost).
+    pub moved: u64,
+    /// Phases completed (hash functions retired).
+    pub phases: u64,
+    /// Frontier steps forced because ghosts filled half the spare slots.
+    pub forced: u64,
+    /// Collisions of the whole usable hash that no adaptivity bit can
+    /// separate (expected n²·2^-(64 + …): never in practice).
+    pub unresolved: u64,
+}
+
+/// The broom filter's local representation. Updates take the [`Remote`]
+/// they need; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct BroomFilter {
+    table: QuotientTable,
+    capacity: u64,
+    r: u32,
+    /// usable fraction bits: 64 - ⌈log2 S⌉
+    fbits: u32,
+    c: u32,
+    seed: u64,
+    gen: u64,
+    frontier: Option<u64>,
+    live: u64,
+    stats: BroomStats,
+}
+
+impl BroomFilter {
+    /// Capacity `n` at false-positive rate at most `eps`: S = ⌈n / 0.85⌉
+    /// slots and r = ⌈log2(α/ε)⌉ remainder bits, α = n/S.
+    pub fn with_fpr(n: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
+        check_nonzero("n", n)?;
+        check_probability("eps", eps)?;
+        let slots = ((n as f64 / DEFAULT_LOAD).ceil() as u64).max(n + 1);
+        let alpha = n as f64 / slots as f64;
+        let r = (alpha / eps).log2().ceil().max(1.0) as u32;
+        BroomFilter::new(n, slots, r, DEFAULT_C, seed)
+    }
+
+    /// Capacity `n` in `slots` slots (> n) with `r`-bit remainders, moving
+    /// `c` elements across the frontier per Adapt.
+    pub fn new(n: u64, slots: u64, r: u32, c: u32, seed: u64) -> Result<Self, ParamError> {
+        check_nonzero("n", n)?;
+        check_nonzero("c", c as u64)?;
+        if slots <= n || slots > 1 << 40 {
+            return Err(ParamError::OutOfRange {
+                name: "slots",
+                value: slots.to_string(),
+                expected: "greater than n and at most 2^40",
+            });
+        }
+        let fbits = 64 - (64 - (slots - 1).leading_zeros());
+        if r == 0 || r + 8 > fbits {
+            return Err(ParamError::OutOfRange {
+                name: "r",
+                value: r.to_string(),
+                expected: "at least 1, leaving 8 hash bits for adaptivity",
+            });
+        }
+        Ok(BroomFilter {
+            table: QuotientTable::new(slots, r),
+            capacity: n,
+            r,
+            fbits,
+            c,
+            seed,
+            gen: 0,
+            frontier: None,
+            live: 0,
+            stats: BroomStats::default(),
+        })
+    }
+
+    /// Capacity n.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Number of slots S.
+    pub fn slots(&self) -> u64 {
+        self.table.slots()
+    }
+
+    /// Remainder bits r.
+    pub fn r(&self) -> u32 {
+        self.r
+    }
+
+    /// Elements stored.
+    pub fn len(&self) -> u64 {
+        self.live
+    }
+
+    /// True when no element is stored.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Ghosts stored.
+    pub fn ghosts(&self) -> u64 {
+        self.table.ghosts()
+    }
+
+    /// Adaptivity bits stored, ghosts included.
+    pub fn adaptivity_bits(&self) -> u64 {
+        self.table.adaptivity_bits()
+    }
+
+    /// What the filter has done so far.
+    pub fn stats(&self) -> BroomStats {
+        self.stats
+    }
+
+    /// The FPR bound at capacity with no adaptivity bits, n / (S·2^r).
+    pub fn fpr_bound(&self) -> f64 {
+        self.capacity as f64 / (self.slots() as f64 * 2f64.powi(self.r as i32))
+    }
+
+    /// The exact FPR of the current state for a key independent of the hash
+    /// functions: Σ over stored elements of 2^-L / S (module docs). Scans
+    /// the table.
+    pub fn fpr_now(&self) -> f64 {
+        let s = self.slots() as f64;
+        self.table
+            .all_entries()
+            .iter()
+            .filter(|e| !e.ghost)
+            .map(|e| 2f64.powi(-(self.r as i32 + e.alen as i32)) / s)
+            .sum()
+    }
+
+    /// Bits of the local representation (module docs, Memory):
+    /// S·(r + 5) + 64⌈S/64⌉ + 2A.
+    pub fn memory_bits(&self) -> u64 {
+        let s = self.slots();
+        s * (self.r as u64 + 5) + 64 * s.div_ceil(64) + 2 * self.adaptivity_bits()
+    }
+
+    /// Audits the state against the remote dictionary (no access counted):
+    /// every live element's fingerprint is stored, is a prefix of its
+    /// current hash and (Invariant 7) of no other live element's hash;
+    /// every ghost is stored; the counts agree. An error names the first
+    /// violation. O(n · run length).
+    pub fn check_invariant(&self, remote: &Remote) -> Result<(), String> {
+        let (mut live, mut ghosts) = (0u64, 0u64);
+        for (&y, s) in &remote.elems {
+            let (Stored::Live(fp) | Stored::Ghost(fp)) = *s;
+            let is_ghost = matches!(s, Stored::Ghost(_));
+            let (q, frac) = self.digits(y);
+            if fp.quot != q || Self::top(frac, fp.len as u32) != fp.prefix {
+                return Err(format!(
+                    "element {y:#x}: fingerprint is not a prefix of its hash"
+                ));
+            }
+            let want = if is_ghost {
+                self.ghost_entry(fp)
+            } else {
+                self.entry_of(q, frac, fp.len as u32)
+            };
+            let mut others = 0;
+            let mut stored = false;
+            for (_, e) in self.table.run(q) {
+                if e == want {
+                    stored = true;
+                }
+                if !is_ghost && self.matches(&e, frac) && e != want {
+                    others += 1;
+                }
+            }
+            if !stored {
+                return Err(format!("element {y:#x}: fingerprint not in the table"));
+            }
+            if others > 0 {
+                return Err(format!(
+                    "element {y:#x}: another fingerprint is a prefix of its hash (Invariant 7)"
+                ));
+            }
+            live += !is_ghost as u64;
+            ghosts += is_ghost as u64;
+        }
+        if live != self.live
+            || ghosts != self.table.ghosts()
+            || live + ghosts != self.table.entries()
+        {
+            return Err(format!(
+                "counts: remote {live} live + {ghosts} ghosts, table {} live, {} entries, {} ghosts",
+                self.live,
+                self.table.entries(),
+                self.table.ghosts()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The hash of `key` under generation `g`, as (quotient, fraction).
+    #[inline]
+    fn digits_gen(&self, key: u64, g: u64) -> (u64, u64) {
+        let salt = mix64(self.seed ^ g.wrapping_mul(GOLDEN));
+        let d = mix64(key ^ salt) as u128 * self.slots() as u128;
+        ((d >> 64) as u64, d as u64)
+    }
+
+    /// The hash function `key` is under: h_b below the frontier, else h_a.
+    #[inline]
+    fn digits(&self, key: u64) -> (u64, u64) {
+        let g = match self.frontier {
+            Some(z) if key <= z => self.gen + 1,
+            _ => self.gen,
+        };
+        self.digits_gen(key, g)
+    }
+
+    /// The top `len` bits of `frac`.
+    #[inline]
+    fn top(frac: u64, len: u32) -> u64 {
+        if len == 0 {
+            0
+        } else {
+            frac & (!0u64 << (64 - len))
+        }
+    }
+
+    #[inline]
+    fn fingerprint(&self, e: &Entry) -> Fingerprint {
+        let mut prefix = e.rem << (64 - self.r);
+        if e.alen > 0 {
+            prefix |= e.abits << (64 - self.r - e.alen as u32);
+        }
+        Fingerprint {
+            quot: e.quot,
+            prefix,
+            len: (self.r + e.alen as u32) as u8,
+        }
+    }
+
+    /// The table entry of the ghost of an element whose fingerprint was
+    /// `fp`: quotient and adaptivity bits, remainder 0.
+    fn ghost_entry(&self, fp: Fingerprint) -> Entry {
+        let e = self.entry_of(fp.quot, fp.prefix, fp.len as u32);
+        Entry {
+            rem: 0,
+            ghost: true,
+            ..e
+        }
+    }
+
+    #[inline]
+    fn entry_of(&self, quot: u64, frac: u64, len: u32) -> Entry {
+        let alen = len - self.r;
+        Entry {
+            quot,
+            rem: frac >> (64 - self.r),
+            abits: if alen == 0 {
+                0
+            } else {
+                (frac << self.r) >> (64 - alen)
+            },
+            alen: alen as u8,
+            ghost: false,
+        }
+    }
+
+    /// Whether the live entry `e` matches the fraction bits `frac` (same
+    /// quotient assumed): p(e) ⊑ h.
+    #[inline]
+    fn matches(&self, e: &Entry, frac: u64) -> bool {
+        !e.ghost
+            && e.rem == frac >> (64 - self.r)
+            && (e.alen == 0 || e.abits == (frac << self.r) >> (64 - e.alen as u32))
+    }
+
+    /// Whether the ghost `e` matches `frac`: its adaptivity bits agree (the
+    /// remainder is forgotten).
+    #[inline]
+    fn ghost_matches(&self, e: &Entry, frac: u64) -> bool {
+        e.ghost && e.abits == (frac << self.r) >> (64 - e.alen as u32)
+    }
+
+    /// Whether `key` is reported present (some stored p(y) ⊑ h(key)).
+    pub fn contains(&self, key: u64) -> bool {
+        let (q, frac) = self.digits(key);
+        self.table.run(q).any(|(_, e)| self.matches(&e, frac))
+    }
+
+    /// Extend: lengthens the live entry in `slot` (whose fingerprint is a
+    /// prefix of (q, frac)) to the first bit where its element's hash and
+    /// `frac` differ. Returns the new length, or None if the whole usable
+    /// hash agrees.
+    fn extend(&mut self, slot: u64, e: &Entry, frac: u64, remote: &mut Remote) -> Option<u32> {
+        self.stats.extends += 1;
+        let fp = self.fingerprint(e);
+        let Some(y) = remote.rev_lookup(&fp) else {
+            debug_assert!(false, "RevLookup found no element for a stored fingerprint");
+            return None;
+        };
+        let (_, yfrac) = self.digits(y);
+        let d = (yfrac ^ frac).leading_zeros();
+        if d >= self.fbits {
+            self.stats.unresolved += 1;
+            return None;
+        }
+        let e2 = self.entry_of(e.quot, yfrac, d + 1);
+        self.table.set_adaptivity(slot, e2.abits, e2.alen);
+        remote.put(y, Stored::Live(self.fingerprint(&e2)));
+        Some(d + 1)
+    }
+
+    /// Stores `key` (not stored, not a ghost unless `ghost` is its ghost)
+    /// under its current hash function; returns whether Extend was called.
+    fn store(&mut self, key: u64, ghost: Option<Fingerprint>, remote: &mut Remote) -> bool {
+        let (q, frac) = self.digits(key);
+        let mut len = self.r;
+        let mut extended = false;
+        let run: Vec<(u64, Entry)> = self.table.run(q).collect();
+        for (slot, e) in run {
+            if e.ghost {
+                if self.ghost_matches(&e, frac) {
+                    len = len.max(self.r + e.alen as u32);
+                }
+            } else if e.rem == frac >> (64 - self.r) {
+                let fp = self.fingerprint(&e);
+                let l = fp.len as u32;
+                if Self::top(frac, l) == fp.prefix {
+                    extended = true;
+                    match self.extend(slot, &e, frac, remote) {
+                        Some(l2) => len = len.max(l2),
+                        None => len = len.max(self.fbits),
+                    }
+                } else {
+                    let d = (fp.prefix ^ Self::top(frac, l)).leading_zeros();
+                    len = len.max(d + 1);
+                }
+            }
+        }
+        let len = len.min(self.fbits);
+        if let Some(g) = ghost {
+            let removed = self.table.remove(&self.ghost_entry(g));
+            debug_assert!(removed, "a ghost element's ghost is not stored");
+        }
+        let e = self.entry_of(q, frac, len);
+        self.table.insert(e);
+        remote.put(key, Stored::Live(self.fingerprint(&e)));
+        self.live += 1;
+        extended
+    }
+
+    /// Inserts `key`. An element already present changes nothing. Refused
+    /// when n elements are stored.
+    pub fn insert(&mut self, key: u64, remote: &mut Remote) -> Result<(), BroomError> {
+        let ghost = match remote.get(key) {
+            Some(Stored::Live(_)) => return Ok(()),
+            Some(Stored::Ghost(fp)) => Some(fp),
+            None => None,
+        };
+        if self.live >= self.capacity {
+            return Err(BroomError::Full);
+        }
+        // ghosts may fill at most half the spare slots: beyond that the
+        // frontier is pushed on, forgetting ghosts as it passes them
+        // (reinserting live elements keeps the count); a revived ghost
+        // frees the slot it takes
+        let limit = self.slots() - (self.slots() - self.capacity) / 2;
+        while ghost.is_none() && self.table.entries() + 1 > limit && self.table.ghosts() > 0 {
+            self.stats.forced += 1;
+            self.advance(remote, 1);
+        }
+        if self.table.entries() + 2 > self.slots() {
+            return Err(BroomError::Full);
+        }
+        if self.store(key, ghost, remote) {
+            self.advance(remote, self.c);
+        }
+        Ok(())
+    }
+
+    /// Deletes `key`; whether it was stored. Its quotient and adaptivity
+    /// bits stay as a ghost when it has adaptivity bits. Moves the frontier
+    /// one element, so that a phase lasts at most n + G deletions and the
+    /// ghosts are bounded by the deletions of about one phase that leave a
+    /// ghost.
+    pub fn delete(&mut self, key: u64, remote: &mut Remote) -> bool {
+        let Some(Stored::Live(fp)) = remote.get(key) else {
+            return false;
+        };
+        let found = self
+            .table
+            .run(fp.quot)
+            .find(|(_, e)| !e.ghost && self.fingerprint(e) == fp);
+        let Some((slot, e)) = found else {
+            debug_assert!(false, "a live element's fingerprint is not stored");
+            return false;
+        };
+        self.live -= 1;
+        if e.alen > 0 {
+            self.table.make_ghost(slot);
+            remote.put(key, Stored::Ghost(fp));
+        } else {
+            self.table.remove(&e);
+            remote.remove(key);
+        }
+        self.advance(remote, 1);
+        true
+    }
+
+    /// Fixes a false positive on `key` (Adapt): move the frontier, then
+    /// Extend the fingerprint that matches `key` (under the hash function
+    /// the move leaves it with), so that `key` answers no on return. Returns
+    /// whether `key` was a false positive (a non-member answering yes).
+    pub fn adapt(&mut self, key: u64, remote: &mut Remote) -> bool {
+        if !self.contains(key) || remote.is_member(key) {
+            return false;
+        }
+        self.advance(remote, self.c);
+        let (q, frac) = self.digits(key);
+        if let Some((slot, e)) = self.table.run(q).find(|(_, e)| self.matches(e, frac)) {
+            let fixed = self.extend(slot, &e, frac, remote).is_some();
+            self.stats.fixed += fixed as u64;
+        }
+        true
+    }
+
+    /// Moves the `c` smallest elements above the frontier to h_b, or ends
+    /// the phase.
+    fn advance(&mut self, remote: &mut Remote, c: u32) {
+        for _ in 0..c {
+            let Some((y, s)) = remote.next_after(self.frontier) else {
+                self.gen += 1;
+                self.frontier = None;
+                self.stats.phases += 1;
+                return;
+            };
+            self.stats.moved += 1;
+            match s {
+                Stored::Ghost(fp) => {
+                    let removed = self.table.remove(&self.ghost_entry(fp));
+                    debug_assert!(removed, "a ghost element's ghost is not stored");
+                    remote.remove(y);
+                    self.frontier = Some(y);
+                }
+                Stored::Live(fp) => {
+                    let found = self
+                        .table
+                        .run(fp.quot)
+                        .find(|(_, e)| !e.ghost && self.fingerprint(e) == fp);
+                    if let Some((_, e)) = found {
+                        self.table.remove(&e);
+                    }
+                    remote.remove(y);
+                    self.live -= 1;
+                    self.frontier = Some(y);
+                    // now under h_b; its Extends of others are not Adapt calls
+                    self.store(y, None, remote);
+                }
+            }
+        }
+    }
+}
+
+/// The broom filter over a sliding window of the last `window` arrivals:
+/// the filter with its remote dictionary and the window's arrival queue
+/// (the application's side). Each arrival inserts its key (a repeat of a
+/// key still in the window refreshes it) and deletes the key whose last
+/// arrival leaves the window, so the stored set is exactly the window's
+/// distinct keys: no false negatives and no slack. The filter has
+/// capacity `window`.
+#[derive(Debug, Clone)]
+pub struct Broom {
+    local: BroomFilter,
+    remote: Remote,
+    queue: VecDeque<u64>,
+    counts: HashMap<u64, u32>,
+    window: u64,
+    inserted: u64,
+    refused: u64,
+}
+
+impl Broom {
+    /// Window `w` at FPR at most `eps` ([`BroomFilter::with_fpr`]).
+    pub fn with_fpr(w: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
+        Ok(Broom::from_filter(BroomFilter::with_fpr(w, eps, seed)?))
+    }
+
+    /// Wraps a filter; its capacity is the window.
+    pub fn from_filter(local: BroomFilter) -> Self {
+        Broom {
+            window: local.capacity(),
+            local,
+            remote: Remote::new(),
+            queue: VecDeque::new(),
+            counts: HashMap::new(),
+            inserted: 0,
+            refused: 0,
+        }
+    }
+
+    /// The local filter.
+    pub fn filter(&self) -> &BroomFilter {
+        &self.local
+    }
+
+    /// The remote dictionary.
+    pub fn remote(&self) -> &Remote {
+        &self.remote
+    }
+
+    /// Insertions the filter refused (the table full of ghosts); each would
+    /// be a false negative. Zero in every test and experiment.
+    pub fn refused(&self) -> u64 {
+        self.refused
+    }
+}
+
+impl Filter for Broom {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        if self.queue.len() as u64 == self.window {
+            let old = self.queue.pop_front().expect("window >= 1");
+            let c = self.counts.get_mut(&old).expect("queued key counted");
+            *c -= 1;
+            if *c == 0 {
+                self.counts.remove(&old);
+                self.local.delete(old, &mut self.remote);
+            }
+        }
+        self.queue.push_back(key);
+        let c = self.counts.entry(key).or_insert(0);
+        *c += 1;
+        if *c == 1 && self.local.insert(key, &mut self.remote).is_err() {
+            self.refused += 1;
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.local.contains(key)
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.local.memory_bits()
+    }
+
+    fn name(&self) -> &'static str {
+        "broom"
+    }
+
+    fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
+        Some(self)
+    }
+}
+
+impl SlidingFilter for Broom {
+    fn window(&self) -> u64 {
+        self.window
+    }
+
+    fn slack(&self) -> u64 {
+        0
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+impl AdaptiveFilter for Broom {
+    fn adapt(&mut self, key: u64) -> bool {
+        self.local.adapt(key, &mut self.remote)
+    }
+
+    fn remote_accesses(&self) -> u64 {
+        self.remote.accesses()
+    }
+
+    fn adaptivity_bits(&self) -> u64 {
+        self.local.adaptivity_bits()
+    }
+
+    fn stored(&self) -> u64 {
+        self.local.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    fn keys(salt: u64, n: u64) -> Vec<u64> {
+        (0..n)
+            .map(|i| mix64(i ^ salt.wrapping_mul(GOLDEN)))
+            .collect()
+    }
+
+    /// Inserts, deletes and fixes false positives at random on a small
+    /// filter with short remainders (many collisions, many Extends, several
+    /// phases), auditing the invariant and checking for false negatives.
+    #[test]
+    fn invariant_holds_and_no_false_negatives_under_churn() {
+        let mut f = BroomFilter::new(200, 230, 2, 3, 9).unwrap();
+        let mut remote = Remote::new();
+        let pool = keys(1, 400);
+        let mut present = std::collections::BTreeSet::new();
+        let mut state = 12345u64;
+        for step in 0..40_000u64 {
+            let x = crate::hash::xorshift64(&mut state);
+            let key = pool[(x % pool.len() as u64) as usize];
+            match (x >> 32) % 3 {
+                0 => {
+                    if f.insert(key, &mut remote).is_ok() {
+                        present.insert(key);
+                    } else {
+                        assert_eq!(f.len(), 200);
+                    }
+                }
+                1 => {
+                    assert_eq!(f.delete(key, &mut remote), present.remove(&key));
+                }
+                _ => {
+                    let q = mix64(x) | 1; // odd: never in the pool's keys? not guaranteed, so check
+                    if !present.contains(&q) && f.contains(q) {
+                        assert!(f.adapt(q, &mut remote));
+                        assert!(!f.contains(q), "a fixed false positive still answers yes");
+                    }
+                }
+            }
+            if step % 500 == 0 {
+                f.check_invariant(&remote).unwrap();
+                for &k in &present {
+                    assert!(f.contains(k), "false negative at step {step}");
+                }
+            }
+        }
+        let s = f.stats();
+        assert!(s.fixed > 100 && s.phases >= 2 && s.moved > 1000, "{s:?}");
+        assert_eq!(s.unresolved, 0);
+    }
+
+    /// The paper's timing attack: find a false positive x and the element y
+    /// behind it, then repeat "query x, delete y, insert y". With ghosts, y
+    /// comes back with its adaptivity bits and x stays fixed.
+    #[test]
+    fn ghosts_defeat_the_delete_reinsert_attack() {
+        let mut f = BroomFilter::new(1000, 1100, 3, 3, 5).unwrap();
+        let mut remote = Remote::new();
+        let members = keys(2, 1000);
+        for &k in &members {
+            f.insert(k, &mut remote).unwrap();
+        }
+        let x = keys(3, 100_000)
+            .into_iter()
+            .find(|&q| f.contains(q))
+            .unwrap();
+        // the element behind x: delete members until x answers no
+        let y = *members
+            .iter()
+            .find(|&&y| {
+                let mut g = f.clone();
+                let mut r = remote.clone();
+                g.delete(y, &mut r);
+                !g.contains(x)
+            })
+            .unwrap();
+        assert!(f.adapt(x, &mut remote));
+        for _ in 0..20 {
+            assert!(!f.contains(x), "the attack found x again");
+            f.delete(y, &mut remote);
+            f.insert(y, &mut remote).unwrap();
+            assert!(f.contains(y));
+        }
+        f.check_invariant(&remote).unwrap();
+    }
+
+    /// Adaptivity bits are reclaimed: under a steady stream of fixed false
+    /// positives the total stays bounded (the frontier retires hash
+    /// functions), and with no adaptivity the memory is S(r + 5) + 64⌈S/64⌉.
+    #[test]
+    fn adaptivity_bits_stay_bounded_and_memory_is_exact() {
+        let mut f = BroomFilter::with_fpr(2000, 0.05, 7).unwrap();
+        let s = f.slots();
+        assert_eq!(
+            f.memory_bits(),
+            s * (f.r() as u64 + 5) + 64 * s.div_ceil(64)
+        );
+        let mut remote = Remote::new();
+        for k in keys(4, 2000) {
+            f.insert(k, &mut remote).unwrap();
+        }
+        let mut peak = 0;
+        for (i, q) in keys(5, 400_000).into_iter().enumerate() {
+            if f.contains(q) {
+                f.adapt(q, &mut remote);
+            }
+            if i % 1000 == 0 {
+                peak = peak.max(f.adaptivity_bits());
+            }
+        }
+        f.check_invariant(&remote).unwrap();
+        let st = f.stats();
+        assert!(st.phases >= 3, "{st:?}");
+        // each phase adds O(n) bits and retires the previous phase's
+        assert!(peak < 4 * 2000, "peak {peak} adaptivity bits");
+        assert_eq!(
+            f.memory_bits(),
+            s * (f.r() as u64 + 5) + 64 * s.div_ceil(64) + 2 * f.adaptivity_bits()
+        );
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected() {
+        assert!(BroomFilter::with_fpr(0, 0.01, 1).is_err());
+        assert!(BroomFilter::with_fpr(10, 1.0, 1).is_err());
+        assert!(BroomFilter::new(10, 10, 4, 3, 1).is_err());
+        assert!(BroomFilter::new(10, 20, 0, 3, 1).is_err());
+        assert!(BroomFilter::new(10, 20, 60, 3, 1).is_err());
+        assert!(BroomFilter::new(10, 20, 4, 0, 1).is_err());
+    }
+}

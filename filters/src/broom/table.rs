@@ -1,0 +1,403 @@
+//! The broom filter's quotienting: remainders in a linear-probing array of
+//! slots with the quotient filter's three metadata bits (`occupied`,
+//! `continuation`, `shifted`), one ghost bit, and the adaptivity bits beside
+//! the slots.
+//!
+//! An entry with quotient a sits in the run of a: the runs of one cluster lie
+//! in quotient order, each starting no earlier than its quotient's slot, with
+//! no empty slot between a quotient's slot and its run. `occupied[a]` says a
+//! has a run; `continuation[i]` that slot i continues the run of slot i - 1;
+//! `shifted[i]` that slot i's entry is not in its quotient's slot. A slot is
+//! empty exactly when its three bits are 0. Decoding a cluster from a slot
+//! whose entry is unshifted recovers every entry's quotient (the k-th run
+//! belongs to the k-th occupied quotient from there on), which is how the
+//! quotient costs no bits.
+//!
+//! Updates decode the cluster around the home slot into a list, change the
+//! list and lay it out again greedily (each entry at the later of the next
+//! free position and its quotient's slot), which keeps the invariants by
+//! construction; clusters have expected length O(1/(1 - α)²) at load α.
+//! Within a run, entries keep their order of insertion: a query reads the
+//! whole run.
+//!
+//! Indices wrap around the end of the array, so no extra slots are needed;
+//! the array always keeps one slot empty, which ends every cluster.
+
+use crate::bits::{BitArray, PackedInts};
+
+/// One stored fingerprint: quotient, remainder and adaptivity bits, or a
+/// ghost (a deleted element's quotient and adaptivity bits, remainder
+/// forgotten and stored as 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The slot the fingerprint belongs to.
+    pub quot: u64,
+    /// The next r bits of the hash (0 for a ghost).
+    pub rem: u64,
+    /// The adaptivity bits, right-aligned: the `alen` bits after the remainder.
+    pub abits: u64,
+    /// How many adaptivity bits.
+    pub alen: u8,
+    /// Whether this is a ghost.
+    pub ghost: bool,
+}
+
+/// The slot array. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct QuotientTable {
+    slots: u64,
+    rem: PackedInts,
+    occupied: BitArray,
+    continuation: BitArray,
+    shifted: BitArray,
+    ghost: BitArray,
+    abits: Vec<u64>,
+    alen: Vec<u8>,
+    entries: u64,
+    ghosts: u64,
+    adaptivity: u64,
+    scratch: Vec<Entry>,
+    scratch2: Vec<Entry>,
+}
+
+impl QuotientTable {
+    /// `slots` empty slots (>= 2) with `r`-bit remainders (1..=56).
+    pub fn new(slots: u64, r: u32) -> Self {
+        assert!(slots >= 2 && (1..=56).contains(&r));
+        QuotientTable {
+            slots,
+            rem: PackedInts::new(slots, r),
+            occupied: BitArray::new(slots),
+            continuation: BitArray::new(slots),
+            shifted: BitArray::new(slots),
+            ghost: BitArray::new(slots),
+            abits: vec![0; slots as usize],
+            alen: vec![0; slots as usize],
+            entries: 0,
+            ghosts: 0,
+            adaptivity: 0,
+            scratch: Vec::new(),
+            scratch2: Vec::new(),
+        }
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// Stored entries, ghosts included.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// Stored ghosts.
+    pub fn ghosts(&self) -> u64 {
+        self.ghosts
+    }
+
+    /// Adaptivity bits over all entries, ghosts included.
+    pub fn adaptivity_bits(&self) -> u64 {
+        self.adaptivity
+    }
+
+    #[inline]
+    fn next(&self, i: u64) -> u64 {
+        if i + 1 == self.slots {
+            0
+        } else {
+            i + 1
+        }
+    }
+
+    #[inline]
+    fn prev(&self, i: u64) -> u64 {
+        if i == 0 {
+            self.slots - 1
+        } else {
+            i - 1
+        }
+    }
+
+    #[inline]
+    fn is_empty_slot(&self, i: u64) -> bool {
+        !self.occupied.get(i) && !self.continuation.get(i) && !self.shifted.get(i)
+    }
+
+    #[inline]
+    fn entry_at(&self, i: u64, quot: u64) -> Entry {
+        Entry {
+            quot,
+            rem: self.rem.get(i),
+            abits: self.abits[i as usize],
+            alen: self.alen[i as usize],
+            ghost: self.ghost.get(i),
+        }
+    }
+
+    /// The slot where quotient `h`'s run starts, if it has one.
+    fn run_start(&self, h: u64) -> Option<u64> {
+        if !self.occupied.get(h) {
+            return None;
+        }
+        let mut s = h;
+        while self.shifted.get(s) {
+            s = self.prev(s);
+        }
+        // s holds the first entry of its own quotient's run
+        let (mut b, mut j) = (s, s);
+        while b != h {
+            j = self.next(j);
+            while self.continuation.get(j) {
+                j = self.next(j);
+            }
+            b = self.next(b);
+            while !self.occupied.get(b) {
+                b = self.next(b);
+            }
+        }
+        Some(j)
+    }
+
+    /// The entries of quotient `h`'s run with their slots, in slot order.
+    pub fn run(&self, h: u64) -> RunIter<'_> {
+        RunIter {
+            table: self,
+            quot: h,
+            next: self.run_start(h),
+            first: true,
+        }
+    }
+
+    /// Changes the adaptivity bits of the entry in `slot`.
+    pub fn set_adaptivity(&mut self, slot: u64, abits: u64, alen: u8) {
+        let i = slot as usize;
+        self.adaptivity = self.adaptivity - self.alen[i] as u64 + alen as u64;
+        self.abits[i] = abits;
+        self.alen[i] = alen;
+    }
+
+    /// Turns the live entry in `slot` into a ghost: forgets its remainder.
+    pub fn make_ghost(&mut self, slot: u64) {
+        debug_assert!(!self.ghost.get(slot));
+        self.ghost.set(slot);
+        self.rem.set(slot, 0);
+        self.ghosts += 1;
+    }
+
+    /// Decodes the cluster around quotient `h` into `out`: from the last
+    /// slot at or before `h` whose entry is unshifted (or `h` itself if its
+    /// slot is empty) up to the first empty slot; returns the start.
+    fn decode(&self, h: u64, out: &mut Vec<Entry>) -> u64 {
+        out.clear();
+        let mut s = h;
+        while self.shifted.get(s) {
+            s = self.prev(s);
+        }
+        if self.is_empty_slot(s) {
+            return s;
+        }
+        let (mut b, mut j) = (s, s);
+        loop {
+            out.push(self.entry_at(j, b));
+            j = self.next(j);
+            if self.is_empty_slot(j) {
+                return s;
+            }
+            if !self.continuation.get(j) {
+                b = self.next(b);
+                while !self.occupied.get(b) {
+                    b = self.next(b);
+                }
+            }
+        }
+    }
+
+    /// Offset of slot `x` from `s`, going forward.
+    #[inline]
+    fn offset(&self, s: u64, x: u64) -> u64 {
+        if x >= s {
+            x - s
+        } else {
+            x + self.slots - s
+        }
+    }
+
+    /// Lays `new` out from slot `s` over the decoded `old` entries, which
+    /// sat at offsets 0..old.len() from `s`; the first `k` entries of both
+    /// lists are the same and stay where they are.
+    fn encode(&mut self, s: u64, old: &[Entry], new: &[Entry], k: usize) {
+        debug_assert!(old[..k] == new[..k]);
+        let mut slot = (s + k as u64) % self.slots;
+        for x in &old[k..] {
+            self.occupied.assign(x.quot, false);
+            self.entries -= 1;
+            self.ghosts -= x.ghost as u64;
+            self.adaptivity -= x.alen as u64;
+            self.continuation.assign(slot, false);
+            self.shifted.assign(slot, false);
+            self.ghost.assign(slot, false);
+            self.rem.set(slot, 0);
+            self.abits[slot as usize] = 0;
+            self.alen[slot as usize] = 0;
+            slot = self.next(slot);
+        }
+        if k > 0 {
+            // its run may continue past k, and was just cleared
+            self.occupied.set(new[k - 1].quot);
+        }
+        let mut p = k as u64;
+        for (i, x) in new.iter().enumerate().skip(k) {
+            let home = self.offset(s, x.quot);
+            p = p.max(home);
+            debug_assert!(p <= old.len() as u64, "layout overran the cluster");
+            let slot = (s + p) % self.slots;
+            self.occupied.set(x.quot);
+            self.continuation
+                .assign(slot, i > 0 && new[i - 1].quot == x.quot);
+            self.shifted.assign(slot, p != home);
+            self.ghost.assign(slot, x.ghost);
+            self.rem.set(slot, x.rem);
+            self.abits[slot as usize] = x.abits;
+            self.alen[slot as usize] = x.alen;
+            self.entries += 1;
+            self.ghosts += x.ghost as u64;
+            self.adaptivity += x.alen as u64;
+            p += 1;
+        }
+    }
+
+    /// Stores `x` at the end of its quotient's run. The caller keeps at
+    /// least one slot empty afterwards (`entries() + 1 < slots()`).
+    pub fn insert(&mut self, x: Entry) {
+        debug_assert!(self.entries + 1 < self.slots);
+        let mut old = std::mem::take(&mut self.scratch);
+        let mut new = std::mem::take(&mut self.scratch2);
+        let s = self.decode(x.quot, &mut old);
+        let home = self.offset(s, x.quot);
+        let at = old.partition_point(|y| self.offset(s, y.quot) <= home);
+        new.clear();
+        new.extend_from_slice(&old[..at]);
+        new.push(x);
+        new.extend_from_slice(&old[at..]);
+        self.encode(s, &old, &new, at);
+        (self.scratch, self.scratch2) = (old, new);
+    }
+
+    /// Removes the first entry of `x`'s quotient's run equal to `x`;
+    /// whether there was one.
+    pub fn remove(&mut self, x: &Entry) -> bool {
+        if !self.occupied.get(x.quot) {
+            return false;
+        }
+        let mut old = std::mem::take(&mut self.scratch);
+        let mut new = std::mem::take(&mut self.scratch2);
+        let s = self.decode(x.quot, &mut old);
+        let found = match old.iter().position(|y| y == x) {
+            Some(at) => {
+                new.clear();
+                new.extend_from_slice(&old[..at]);
+                new.extend_from_slice(&old[at + 1..]);
+                self.encode(s, &old, &new, at);
+                true
+            }
+            None => false,
+        };
+        (self.scratch, self.scratch2) = (old, new);
+        found
+    }
+
+    /// Every stored entry (slot order from slot 0, quotients decoded), for
+    /// scans that tests and theory need.
+    pub fn all_entries(&self) -> Vec<Entry> {
+        let mut out = Vec::with_capacity(self.entries as usize);
+        for h in 0..self.slots {
+            out.extend(self.run(h).map(|(_, e)| e));
+        }
+        out
+    }
+}
+
+/// Iterator over one run: (slot, entry).
+pub struct RunIter<'a> {
+    table: &'a QuotientTable,
+    quot: u64,
+    next: Option<u64>,
+    first: bool,
+}
+
+impl Iterator for RunIter<'_> {
+    type Item = (u64, Entry);
+
+    fn next(&mut self) -> Option<(u64, Entry)> {
+        let j = self.next?;
+        if !self.first && !self.table.continuation.get(j) {
+            self.next = None;
+            return None;
+        }
+        self.first = false;
+        self.next = Some(self.table.next(j));
+        Some((j, self.table.entry_at(j, self.quot)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+    use std::collections::HashMap;
+
+    fn entry(q: u64, rem: u64) -> Entry {
+        Entry {
+            quot: q,
+            rem,
+            abits: rem & 7,
+            alen: (rem % 4) as u8,
+            ghost: rem % 5 == 0,
+        }
+    }
+
+    /// Random inserts and removes against a model (a multiset per quotient),
+    /// on a small table so clusters wrap around and merge.
+    #[test]
+    fn matches_a_model_under_inserts_and_removes() {
+        for slots in [2u64, 3, 7, 16, 61] {
+            let mut t = QuotientTable::new(slots, 8);
+            let mut model: HashMap<u64, Vec<Entry>> = HashMap::new();
+            let mut n = 0u64;
+            for step in 0..20_000u64 {
+                let h = mix64(step ^ slots);
+                let q = h % slots;
+                let grow = (h >> 32) % 3 != 0 && n + 1 < slots;
+                if grow {
+                    let x = entry(q, (h >> 40) & 255);
+                    t.insert(x);
+                    model.entry(q).or_default().push(x);
+                    n += 1;
+                } else if let Some(v) = model.get_mut(&q).filter(|v| !v.is_empty()) {
+                    let x = v.remove(((h >> 20) % v.len() as u64) as usize);
+                    assert!(t.remove(&x));
+                    n -= 1;
+                } else {
+                    assert!(!t.remove(&entry(q, 1)));
+                }
+                assert_eq!(t.entries(), n);
+                if step % 97 == 0 || slots < 8 {
+                    for h in 0..slots {
+                        let mut got: Vec<Entry> = t.run(h).map(|(_, e)| e).collect();
+                        let mut want = model.get(&h).cloned().unwrap_or_default();
+                        got.sort_by_key(|e| (e.rem, e.alen, e.ghost));
+                        want.sort_by_key(|e| (e.rem, e.alen, e.ghost));
+                        assert_eq!(got, want, "quotient {h} of {slots} at step {step}");
+                    }
+                    let all: Vec<Entry> = model.values().flatten().copied().collect();
+                    assert_eq!(t.ghosts(), all.iter().filter(|e| e.ghost).count() as u64);
+                    assert_eq!(
+                        t.adaptivity_bits(),
+                        all.iter().map(|e| e.alen as u64).sum::<u64>()
+                    );
+                }
+            }
+        }
+    }
+}
