@@ -24,14 +24,24 @@
 //! (`inserts_per_query` = 0): once a false positive is known, a replay
 //! answers yes every time, and a fresh draw with the filter's FPR p, so a
 //! late window's expected FPR is f + (1 - f)p with f the replayed share of
-//! its queries (1/`replay_every`, or 0 without replays). A filter that
-//! learns from its false positives (the broom filter of issue 6) is what
-//! this attack is for; the non-adaptive designs here are the baseline.
+//! its queries (1/`replay_every`, or 0 without replays).
+//!
+//! An adaptive filter ([`AdaptiveFilter`], the broom filter) is told of
+//! every false positive as the application would learn it, by checking its
+//! own set after a yes: every query here is of a key never inserted, so
+//! every yes is reported. A fixed false positive answers no, so its replay
+//! is dropped; the sustained FPR should stay at the fresh-query rate, below
+//! the design's bound p (`sustained_fpr_within_bound`: the interval reaches
+//! down to p). For such designs the pass also reports the adaptivity bits
+//! per stored element at the end (and the largest at any window's end),
+//! the remote accesses per operation of the attack (queries, fixes and
+//! insertions), and the false positives fixed.
 
 use crate::designs::Built;
 use crate::metrics::{binomial_ci, Row, Value};
 use crate::spec::AdversarySpec;
 use crate::workload::KeyStream;
+use bloomlab_filters::AdaptiveFilter;
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64;
@@ -99,6 +109,11 @@ pub fn measure(
     for _ in 0..warm {
         f.insert(stream.next_key(&mut rng));
     }
+    let adaptive = f.as_adaptive().is_some();
+    let remote_before = f.as_adaptive().map_or(0, |a| a.remote_accesses());
+    let (mut ops, mut fixed, mut adapt_max) = (0u64, 0u64, 0.0f64);
+    let per_element =
+        |a: &mut dyn AdaptiveFilter| a.adaptivity_bits() as f64 / a.stored().max(1) as f64;
     let pool: Vec<u64> = (0..attack.pool)
         .map(|_| stream.negative(&mut rng))
         .collect();
@@ -122,6 +137,7 @@ pub fn measure(
         while credit >= 1.0 {
             f.insert(stream.next_key(&mut rng));
             credit -= 1.0;
+            ops += 1;
         }
         let replay = attack.replay_every > 0 && q % attack.replay_every == 0 && !found.is_empty();
         let key = if replay {
@@ -137,7 +153,12 @@ pub fn measure(
             stream.negative(&mut rng)
         };
         let yes = f.contains(key);
+        ops += 1;
         if yes {
+            // the application checks its set: every attack key is absent
+            if let Some(a) = f.as_adaptive() {
+                fixed += a.adapt(key) as u64;
+            }
             yes_total += 1;
             first_at.get_or_insert(q);
             seen.insert(key);
@@ -153,6 +174,9 @@ pub fn measure(
         win_yes += yes as u64;
         win_n += 1;
         // the last window takes the remainder of an uneven division
+        if adaptive && (win_n == per_window || q == attack.queries) {
+            adapt_max = adapt_max.max(f.as_adaptive().map_or(0.0, per_element));
+        }
         if win_n == per_window && q + per_window <= attack.queries {
             first_window.get_or_insert((win_yes, win_n));
             (win_yes, win_n) = (0, 0);
@@ -179,7 +203,12 @@ pub fn measure(
     row.num("sustained_fpr", x as f64 / n as f64);
     row.num("sustained_fpr_ci_low", ci.0);
     row.num("sustained_fpr_ci_high", ci.1);
-    if let (Some(p), true) = (p, attack.inserts_per_query == 0.0) {
+    row.push("adaptive", Value::Bool(adaptive));
+    if let (Some(p), true) = (p, adaptive) {
+        row.num("sustained_fpr_bound", p);
+        row.push("sustained_fpr_within_bound", Value::Bool(ci.0 <= p));
+    }
+    if let (Some(p), true) = (p, attack.inserts_per_query == 0.0 && !adaptive) {
         let share = if attack.replay_every > 0 {
             1.0 / attack.replay_every as f64
         } else {
@@ -202,6 +231,15 @@ pub fn measure(
         "first_false_positive_at",
         first_at.map_or(f64::NAN, |q| q as f64),
     );
+    if let Some(a) = f.as_adaptive() {
+        row.num("adaptivity_bits_per_element", per_element(a));
+        row.num("adaptivity_bits_per_element_max", adapt_max);
+        row.num(
+            "remote_accesses_per_op",
+            (a.remote_accesses() - remote_before) as f64 / ops.max(1) as f64,
+        );
+        row.push("false_positives_fixed", Value::Int(fixed));
+    }
     if memory_here {
         let bits = f.memory_bits();
         row.push("memory_bits", Value::Int(bits));

@@ -152,6 +152,26 @@ enum DesignArgs {
     NaorYogev(NaorYogevArgs),
     /// SWAMP: membership, per-flow counts, distinct count and entropy over a window
     Swamp(SwampArgs),
+    /// Broom filter: adaptive, fixes each false positive it is told of (over an exact window of n arrivals)
+    Broom(BroomArgs),
+}
+
+#[derive(Args, Debug)]
+struct BroomArgs {
+    /// Capacity n: the window of the last n arrivals
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    n: u64,
+    /// Target FPR ε, in (0, 1): r = ⌈log2(α/ε)⌉ remainder bits
+    #[arg(long)]
+    eps: f64,
+    /// Load n/S at capacity, in (0, 1)
+    #[arg(long)]
+    load: Option<f64>,
+    /// Elements moved to the new hash function per Adapt
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    c: Option<u64>,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -274,6 +294,7 @@ impl DesignArgs {
         let eps = match self {
             DesignArgs::NaorYogev(a) => Some(a.eps),
             DesignArgs::Swamp(a) => Some(a.eps),
+            DesignArgs::Broom(a) => Some(a.eps),
             _ => None,
         };
         if let Some(eps) = eps {
@@ -387,6 +408,17 @@ impl DesignArgs {
                     Metric::Distinct,
                     Metric::Entropy,
                 ],
+            ),
+            DesignArgs::Broom(a) => (
+                "broom",
+                map(&[
+                    ("window", Some(a.n as f64)),
+                    ("fpr", Some(a.eps)),
+                    ("load", a.load),
+                    ("c", a.c.map(|c| c as f64)),
+                ]),
+                &a.common,
+                vec![Metric::Fpr, Metric::Fnr, Metric::Memory, Metric::Speed],
             ),
         }
     }
@@ -618,6 +650,10 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         spec.max_fpr_queries = q;
     }
     let adversarial = a.workload.is_some();
+    if adversarial {
+        // the filter pass only measures memory and speed: one round will do
+        spec.rounds = 1;
+    }
     let metrics: BTreeSet<Metric> = if adversarial {
         // the attack, with memory and speed beside it
         [Metric::Adversary, Metric::Memory, Metric::Speed].into()

@@ -31,6 +31,7 @@ pub const DESIGNS: &[&str] = &[
     "wcss",
     "swhll",
     "swlc",
+    "broom",
 ];
 
 /// How the harness drives a design: its window and the time scales of its
@@ -249,6 +250,7 @@ pub fn build(design: &str, params: &BTreeMap<String, f64>, seed: u64) -> Result<
         "swamp" => build_swamp(params, seed),
         "tbf" | "swbf" => build_timing(design, params),
         "wcss" | "swhll" | "swlc" => build_sketch(design, params, seed),
+        "broom" => build_broom(params, seed),
         other => Err(format!(
             "unknown design {other:?} (known: {})",
             DESIGNS.join(", ")
@@ -764,6 +766,65 @@ fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, S
         geometry: Geometry::exact(w, true),
         resolved,
         filter: Some(f),
+        summary: None,
+        theory: Theory {
+            scalars: vec![
+                ("fpr", p),
+                ("fpr_expired", p),
+                ("fnr", 0.0),
+                ("memory_bits", bits),
+                ("bits_per_element", bits / w as f64),
+            ],
+            ..Theory::default()
+        },
+    })
+}
+
+/// The broom filter over an exact window of `window` arrivals (its
+/// capacity n): from `fpr` (S = ⌈n/load⌉ slots, r = ⌈log2(α/ε)⌉), or from
+/// `remainder_bits`; `load` (default 0.85) and `c` (elements moved across
+/// the frontier per Adapt, default 3) are optional. Theory: the exact FPR
+/// at capacity before any adaptation, n/(S·2^r), and the memory before any
+/// adaptivity bit.
+fn build_broom(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, String> {
+    use bloomlab_filters::broom::{Broom, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
+    let fpr = check_params(
+        "broom",
+        params,
+        &["window", "fpr", "remainder_bits", "load", "c"],
+    )?;
+    let w = whole(params, "window")?.ok_or("broom needs window and fpr (or remainder_bits)")?;
+    let load = match params.get("load") {
+        None => DEFAULT_LOAD,
+        Some(&a) if a > 0.0 && a < 1.0 => a,
+        Some(&a) => return Err(format!("parameter load = {a} must be in (0, 1)")),
+    };
+    let c = match whole(params, "c")? {
+        None => DEFAULT_C,
+        Some(c) => small("c", c)?,
+    };
+    let slots = ((w as f64 / load).ceil() as u64).max(w + 1);
+    let r = match (fpr, whole(params, "remainder_bits")?) {
+        (Some(p), None) => ((w as f64 / slots as f64) / p).log2().ceil().max(1.0) as u64,
+        (None, Some(r)) => r,
+        _ => return Err("broom needs window and one of fpr, remainder_bits".into()),
+    };
+    let f = BroomFilter::new(w, slots, small("remainder_bits", r)?, c, seed)
+        .map_err(|e| format!("broom: {e}"))?;
+    let p = f.fpr_bound();
+    let resolved = vec![
+        ("window", w as f64),
+        ("slots", f.slots() as f64),
+        ("remainder_bits", f.r() as f64),
+        ("load", w as f64 / f.slots() as f64),
+        ("c", c as f64),
+    ];
+    let f = Broom::from_filter(f);
+    let bits = f.memory_bits() as f64;
+    Ok(Built {
+        geometry: Geometry::exact(w, true),
+        resolved,
+        filter: Some(Box::new(f)),
         summary: None,
         theory: Theory {
             scalars: vec![

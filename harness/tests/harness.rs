@@ -730,6 +730,103 @@ fn adversarial_workload_from_the_command_line() {
     );
 }
 
+const BROOM_SPEC: &str = r#"
+name = "broom_attack"
+seed = 9
+metrics = ["adversary", "memory"]
+[adversary]
+queries = 60000
+windows = 6
+[[sweep]]
+design = "broom"
+grid = { window = [4096], fpr = [0.02], replay_every = [1, 10], inserts_per_query = [0, 1], pool = [0, 2000] }
+[[sweep]]
+design = "apbf"
+grid = { window = [4096], fpr = [0.001], replay_every = [1], inserts_per_query = [0, 1] }
+"#;
+
+/// The broom filter under the replaying adversary, with and without
+/// insertions (deletions from the window) and repeated query pools: its
+/// sustained FPR stays within its bound while the APBF, with more memory,
+/// answers yes to nearly every query (a fifth or more of them when the
+/// window slides and found false positives age out); the figures are the same whatever the
+/// thread count.
+#[test]
+fn broom_resists_the_replaying_adversary() {
+    let one = run_spec(BROOM_SPEC, opts(1, None));
+    let two = run_spec(BROOM_SPEC, opts(2, None));
+    assert_eq!(one.rows, two.rows);
+    assert_eq!(one.rows.len(), 10);
+    let broom_bits = one.rows[0].get_num("memory_bits").unwrap();
+    for r in &one.rows {
+        let fpr = r.get_num("sustained_fpr").unwrap();
+        if r.get("design") == Some(&Value::Text("broom".into())) {
+            assert_eq!(r.get("adaptive"), Some(&Value::Bool(true)));
+            assert_eq!(
+                r.get("sustained_fpr_within_bound"),
+                Some(&Value::Bool(true)),
+                "{r:?}"
+            );
+            assert!(fpr < 0.03, "{r:?}");
+            assert!(r.get_num("false_positives_fixed").unwrap() > 0.0);
+            let per_op = r.get_num("remote_accesses_per_op").unwrap();
+            assert!(per_op > 0.0 && per_op < 20.0, "{r:?}");
+            assert!(r.get_num("adaptivity_bits_per_element").unwrap() > 0.0);
+        } else {
+            assert_eq!(r.get("adaptive"), Some(&Value::Bool(false)));
+            assert!(r.get_num("memory_bits").unwrap() > broom_bits);
+            // still: every replay answers yes; sliding: replays die with
+            // the window, but the FPR is still far above the broom's
+            let floor = if r.get_num("inserts_per_query") == Some(0.0) {
+                0.99
+            } else {
+                0.2
+            };
+            assert!(fpr > floor, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn broom_measure_gives_the_keys_the_issue_names() {
+    let out = bloomlab()
+        .args(["measure", "broom", "--n", "4096", "--eps", "0.01"])
+        .args([
+            "--workload",
+            "adversarial",
+            "--attack-queries",
+            "20000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "sustained_fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "adaptivity_bits_per_element",
+        "remote_accesses_per_op",
+        "memory_bits",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "lacks {key}");
+    }
+    for bad in [["--eps", "1.5"], ["--load", "1.0"]] {
+        let (code, err) = run(bloomlab()
+            .args(["measure", "broom", "--n", "100", "--eps", "0.01"])
+            .args(bad));
+        assert_ne!(code, 0);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
 #[test]
 fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
     let out = bloomlab()
