@@ -48,7 +48,9 @@ use rand_pcg::Pcg64;
 use std::collections::HashSet;
 
 /// Point parameters that shape the attack, overriding the spec's
-/// `[adversary]`: `replay_every`, `pool`, `inserts_per_query`. Returns the
+/// `[adversary]`: `replay_every`, `pool`, `inserts_per_query`, `queries`
+/// (a sweep over it follows the attack as it goes on) and `query_zipf`
+/// (the Zipf exponent of draws from the pool). Returns the
 /// attack and the design's own parameters.
 pub fn point_attack(
     base: &AdversarySpec,
@@ -66,6 +68,21 @@ pub fn point_attack(
     for (k, &v) in params {
         match k.as_str() {
             "replay_every" => a.replay_every = whole(k, v)?,
+            "query_zipf" if v >= 0.0 && v.is_finite() => a.zipf = v,
+            "query_zipf" => {
+                return Err(format!(
+                    "parameter query_zipf = {v} must be finite and >= 0"
+                ))
+            }
+            "queries" => {
+                a.queries = whole(k, v)?;
+                if a.queries < a.windows {
+                    return Err(format!(
+                        "parameter queries = {v} must be at least adversary.windows = {}",
+                        a.windows
+                    ));
+                }
+            }
             "pool" => a.pool = whole(k, v)?,
             "inserts_per_query" if v >= 0.0 && v.is_finite() => a.inserts_per_query = v,
             "inserts_per_query" => {
@@ -244,6 +261,13 @@ pub fn measure(
         let bits = f.memory_bits();
         row.push("memory_bits", Value::Int(bits));
         row.num("bits_per_element", bits as f64 / w.max(1) as f64);
+        // as in the filter pass: bits per element over log2(1/p)
+        if let Some(p) = p {
+            row.num(
+                "info_bound_ratio",
+                bits as f64 / w.max(1) as f64 / (1.0 / p).log2(),
+            );
+        }
     }
     Ok(row)
 }
