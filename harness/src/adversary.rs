@@ -11,7 +11,9 @@
 //! known; a replay that answers no is dropped (the window moved on), so the
 //! adversary searches again. Otherwise the query is a fresh draw: a new non-member, or one of a fixed
 //! `pool` of non-members (uniformly or by a Zipf law of exponent `zipf`), so
-//! that queries repeat. `inserts_per_query` insertions of the key stream run
+//! that queries repeat, or the next key of a `query_trace` file (in order
+//! from a random line, cycling; keys among the last w + s insertions are skipped as not
+//! non-members, and a replay that has since been inserted is dropped). `inserts_per_query` insertions of the key stream run
 //! between queries (0: the filter is still during the attack).
 //!
 //! The queries are cut into `windows` consecutive windows; the **sustained
@@ -40,7 +42,7 @@
 use crate::designs::Built;
 use crate::metrics::{binomial_ci, Row, Value};
 use crate::spec::AdversarySpec;
-use crate::workload::KeyStream;
+use crate::workload::{KeyStream, Trace};
 use bloomlab_filters::AdaptiveFilter;
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
@@ -95,6 +97,9 @@ pub fn point_attack(
             }
         }
     }
+    if a.query_trace.is_some() && a.pool > 0 {
+        return Err("parameter pool excludes adversary.query_trace".into());
+    }
     Ok((a, rest))
 }
 
@@ -105,6 +110,7 @@ pub fn measure(
     mut stream: KeyStream,
     mut rng: Pcg64,
     attack: &AdversarySpec,
+    query_trace: Option<&Trace>,
     level: f64,
     memory_here: bool,
 ) -> Result<Row, String> {
@@ -123,9 +129,18 @@ pub fn measure(
         .max(w + s + margin)
         .div_ceil(period)
         * period;
+    // with a query trace, the keys of the last w + s insertions (a trace
+    // key among them is not a non-member and is skipped)
+    let mut recent = Recent::new(if query_trace.is_some() { w + s } else { 0 });
     for _ in 0..warm {
-        f.insert(stream.next_key(&mut rng));
+        let k = stream.next_key(&mut rng);
+        f.insert(k);
+        recent.push(k);
     }
+    // the query trace is read in order from a random line (drawn only
+    // when there is one, so other attacks keep their numbers)
+    let mut trace_at = query_trace.map_or(0, |t| rng.random_range(0..t.len()));
+    let mut skipped = 0u64;
     let adaptive = f.as_adaptive().is_some();
     let remote_before = f.as_adaptive().map_or(0, |a| a.remote_accesses());
     let (mut ops, mut fixed, mut adapt_max) = (0u64, 0u64, 0.0f64);
@@ -152,14 +167,44 @@ pub fn measure(
     for q in 1..=attack.queries {
         credit += attack.inserts_per_query;
         while credit >= 1.0 {
-            f.insert(stream.next_key(&mut rng));
+            let k = stream.next_key(&mut rng);
+            f.insert(k);
+            recent.push(k);
             credit -= 1.0;
             ops += 1;
         }
-        let replay = attack.replay_every > 0 && q % attack.replay_every == 0 && !found.is_empty();
-        let key = if replay {
+        // a found false positive that has since been inserted is no longer
+        // one: dropped
+        let mut replay =
+            attack.replay_every > 0 && q % attack.replay_every == 0 && !found.is_empty();
+        if replay {
             next_replay = (next_replay + 1) % found.len();
+            if recent.contains(found[next_replay]) {
+                active.remove(&found[next_replay]);
+                found.swap_remove(next_replay);
+                replay = false;
+            }
+        }
+        let key = if replay {
             found[next_replay]
+        } else if let Some(t) = query_trace {
+            let keys = t.keys();
+            let mut tries = 0;
+            loop {
+                let k = keys[trace_at % keys.len()];
+                trace_at += 1;
+                if !recent.contains(k) {
+                    break k;
+                }
+                skipped += 1;
+                tries += 1;
+                if tries > keys.len() {
+                    return Err(
+                        "every key of the query trace is in the window: no non-member to query"
+                            .into(),
+                    );
+                }
+            }
         } else if attack.pool > 0 {
             let i = match &zipf {
                 Some(z) => z.sample(&mut rng) as usize - 1,
@@ -215,6 +260,9 @@ pub fn measure(
     );
     row.num("inserts_per_query", attack.inserts_per_query);
     row.push("pool", Value::Int(attack.pool));
+    if query_trace.is_some() {
+        row.push("query_trace_members_skipped", Value::Int(skipped));
+    }
     let (x, n) = last_window;
     let ci = binomial_ci(x, n, level);
     row.num("sustained_fpr", x as f64 / n as f64);
@@ -270,4 +318,43 @@ pub fn measure(
         }
     }
     Ok(row)
+}
+
+/// The keys of the last `cap` insertions, as a multiset (cap 0: tracks
+/// nothing and contains nothing).
+struct Recent {
+    cap: u64,
+    queue: std::collections::VecDeque<u64>,
+    counts: std::collections::HashMap<u64, u32>,
+}
+
+impl Recent {
+    fn new(cap: u64) -> Self {
+        Recent {
+            cap,
+            queue: Default::default(),
+            counts: Default::default(),
+        }
+    }
+
+    fn push(&mut self, k: u64) {
+        if self.cap == 0 {
+            return;
+        }
+        if self.queue.len() as u64 == self.cap {
+            let old = self.queue.pop_front().expect("cap >= 1");
+            if let std::collections::hash_map::Entry::Occupied(mut e) = self.counts.entry(old) {
+                *e.get_mut() -= 1;
+                if *e.get() == 0 {
+                    e.remove();
+                }
+            }
+        }
+        self.queue.push_back(k);
+        *self.counts.entry(k).or_insert(0) += 1;
+    }
+
+    fn contains(&self, k: u64) -> bool {
+        self.counts.contains_key(&k)
+    }
 }

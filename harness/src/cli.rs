@@ -241,6 +241,9 @@ struct Common {
     /// Adversarial workload: queries in the attack
     #[arg(long, default_value_t = 200_000)]
     attack_queries: u64,
+    /// Adversarial workload: fresh queries from this file, one key per line, in order
+    #[arg(long)]
+    query_trace: Option<PathBuf>,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -664,7 +667,15 @@ fn measure(d: DesignArgs) -> Result<(), String> {
         queries: a.attack_queries,
         replay_every: a.replay_every,
         inserts_per_query: a.inserts_per_query,
+        query_trace: a.query_trace.clone(),
         ..Default::default()
+    };
+    if a.query_trace.is_some() && !adversarial {
+        return Err("--query-trace needs --workload adversarial".into());
+    }
+    let query_trace = match &a.query_trace {
+        Some(path) => Some(Trace::load(path, a.seed)?),
+        None => None,
     };
     if attack.queries < attack.windows {
         return Err(format!(
@@ -719,6 +730,7 @@ fn measure(d: DesignArgs) -> Result<(), String> {
             stream,
             rng,
             &attack,
+            query_trace.as_ref(),
             spec.ci_level,
             passes.adversary_memory(),
         )?;

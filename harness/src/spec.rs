@@ -170,6 +170,10 @@ pub struct AdversarySpec {
     /// Insertions of the key stream between consecutive queries (may be
     /// fractional); 0 holds the filter still during the attack.
     pub inserts_per_query: f64,
+    /// Fresh queries taken in order (from a random line, cycling) from this trace file, one key
+    /// per line, hashed like a trace workload; keys among the last w + s
+    /// insertions are skipped (not non-members). Excludes `pool`.
+    pub query_trace: Option<std::path::PathBuf>,
 }
 
 impl Default for AdversarySpec {
@@ -181,6 +185,7 @@ impl Default for AdversarySpec {
             pool: 0,
             zipf: 0.0,
             inserts_per_query: 0.0,
+            query_trace: None,
         }
     }
 }
@@ -454,6 +459,9 @@ impl Spec {
                 "adversary.queries = {} and adversary.windows = {} must satisfy 1 <= windows <= queries",
                 a.queries, a.windows
             ));
+        }
+        if a.query_trace.is_some() && a.pool > 0 {
+            return Err("adversary.query_trace and adversary.pool exclude each other".into());
         }
         let finite = |x: f64| x >= 0.0 && x.is_finite();
         if !(finite(a.zipf) && finite(a.inserts_per_query)) {

@@ -174,6 +174,7 @@ pub struct Prepared {
     /// The expanded points.
     pub points: Vec<Point>,
     trace: Option<Arc<Trace>>,
+    query_trace: Option<Arc<Trace>>,
 }
 
 /// Checks every point's parameters and loads the trace before anything runs,
@@ -219,7 +220,15 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
         WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, spec.seed)?)),
         _ => None,
     };
-    Ok(Prepared { points, trace })
+    let query_trace = match &spec.adversary.query_trace {
+        Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        None => None,
+    };
+    Ok(Prepared {
+        points,
+        trace,
+        query_trace,
+    })
 }
 
 /// Runs every point of `spec` and returns the rows in expansion order.
@@ -229,7 +238,11 @@ pub fn run(
     prepared: &Prepared,
     opts: &RunOptions,
 ) -> Result<Outcome, String> {
-    let Prepared { points, trace } = prepared;
+    let Prepared {
+        points,
+        trace,
+        query_trace,
+    } = prepared;
     let measure = if opts.quick {
         spec.measure.quick()
     } else {
@@ -336,6 +349,7 @@ pub fn run(
                         stream,
                         rng,
                         &attack,
+                        query_trace.as_deref(),
                         measure.ci_level,
                         passes.adversary_memory(),
                     )

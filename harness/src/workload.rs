@@ -46,6 +46,11 @@ impl Trace {
         Ok(Trace { keys, set })
     }
 
+    /// The hashed keys, in file order.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
     /// Number of keys (lines).
     pub fn len(&self) -> usize {
         self.keys.len()

@@ -787,6 +787,78 @@ fn broom_resists_the_replaying_adversary() {
     }
 }
 
+/// The adversary's queries from a trace file: with a distinct insertion
+/// stream no query key is a member; with the same trace as the insertion
+/// workload, keys still in the window are skipped, not counted as false
+/// positives. The broom filter stays within its bound either way.
+#[test]
+fn adversary_queries_from_a_trace_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.txt");
+    let lines: Vec<String> = (0..3000)
+        .map(|i| format!("10.0.{}.{}", i / 200, i % 200))
+        .collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let spec = |workload: &str| {
+        format!(
+            r#"
+name = "trace_attack"
+seed = 3
+metrics = ["adversary"]
+{workload}
+[adversary]
+queries = 20000
+windows = 4
+query_trace = "{}"
+[[sweep]]
+design = "broom"
+grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
+[[sweep]]
+design = "apbf"
+grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
+"#,
+            path.display()
+        )
+    };
+    let distinct = run_spec(&spec(""), opts(2, None));
+    let same = run_spec(
+        &spec(&format!(
+            "workload = {{ kind = \"trace\", path = \"{}\" }}",
+            path.display()
+        )),
+        opts(2, None),
+    );
+    let skipped =
+        |r: &bloomlab_harness::metrics::Row| r.get_num("query_trace_members_skipped").unwrap();
+    assert!(distinct.rows.iter().all(|r| skipped(r) == 0.0));
+    // the trace is read from a random line: most starts meet the window
+    assert!(same.rows.iter().any(|r| skipped(r) > 0.0));
+    for rows in [&distinct.rows, &same.rows] {
+        for r in rows.iter() {
+            if r.get("design") == Some(&Value::Text("broom".into())) {
+                assert_eq!(
+                    r.get("sustained_fpr_within_bound"),
+                    Some(&Value::Bool(true)),
+                    "{r:?}"
+                );
+            } else {
+                assert!(r.get_num("sustained_fpr").unwrap() > 0.0, "{r:?}");
+            }
+        }
+    }
+    // a pool and a query trace exclude each other
+    let bad = spec("").replacen(
+        "inserts_per_query = [1] }",
+        "inserts_per_query = [1], pool = [10] }",
+        1,
+    );
+    let parsed = Spec::parse(&bad).unwrap();
+    assert!(sweep::prepare(&parsed, false)
+        .err()
+        .unwrap()
+        .contains("pool"));
+}
+
 #[test]
 fn broom_measure_gives_the_keys_the_issue_names() {
     let out = bloomlab()
