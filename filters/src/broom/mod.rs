@@ -93,7 +93,7 @@
 
 pub mod table;
 
-use crate::error::{check_nonzero, check_probability, ParamError};
+use crate::error::{check_bits, check_nonzero, check_probability, ParamError};
 use crate::hash::{mix64, GOLDEN};
 use crate::{Filter, SlidingFilter};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -267,6 +267,9 @@ impl BroomFilter {
                 expected: "greater than n and at most 2^40",
             });
         }
+        // what is allocated: remainder, 4 metadata bits and the per-slot
+        // adaptivity array (64 + 8 bits)
+        check_bits(slots.checked_mul(r as u64 + 4 + 72))?;
         let fbits = 64 - (64 - (slots - 1).leading_zeros());
         if r == 0 || r + 8 > fbits {
             return Err(ParamError::OutOfRange {
@@ -966,5 +969,7 @@ mod tests {
         assert!(BroomFilter::new(10, 20, 0, 3, 1).is_err());
         assert!(BroomFilter::new(10, 20, 60, 3, 1).is_err());
         assert!(BroomFilter::new(10, 20, 4, 0, 1).is_err());
+        // more than MAX_BITS allocated: an error, not an abort
+        assert!(BroomFilter::new(1 << 30, 1 << 31, 8, 3, 1).is_err());
     }
 }
