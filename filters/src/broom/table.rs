@@ -185,24 +185,44 @@ impl QuotientTable {
         self.ghosts += 1;
     }
 
-    /// Decodes the cluster around quotient `h` into `out`: from the last
-    /// slot at or before `h` whose entry is unshifted (or `h` itself if its
-    /// slot is empty) up to the first empty slot; returns the start.
-    fn decode(&self, h: u64, out: &mut Vec<Entry>) -> u64 {
+    /// Decodes the part of the cluster around quotient `h` that an update
+    /// at `h` can move: from the start of `h`'s run (or of the first run
+    /// after it, if `h` has none) up to the first empty slot, into `out`.
+    /// Returns (s, first): s is the last slot at or before `h` whose entry
+    /// is unshifted (or `h` itself if its slot is empty), from which the
+    /// runs before are skipped reading metadata bits only, and `first` the
+    /// offset from s of the first entry in `out` (of the empty slot that
+    /// ends the cluster, if `out` is empty).
+    fn decode(&self, h: u64, out: &mut Vec<Entry>) -> (u64, u64) {
         out.clear();
         let mut s = h;
         while self.shifted.get(s) {
             s = self.prev(s);
         }
         if self.is_empty_slot(s) {
-            return s;
+            return (s, 0);
         }
+        let hoff = self.offset(s, h);
         let (mut b, mut j) = (s, s);
+        while self.offset(s, b) < hoff {
+            j = self.next(j);
+            while self.continuation.get(j) {
+                j = self.next(j);
+            }
+            if self.is_empty_slot(j) {
+                return (s, self.offset(s, j));
+            }
+            b = self.next(b);
+            while !self.occupied.get(b) {
+                b = self.next(b);
+            }
+        }
+        let first = self.offset(s, j);
         loop {
             out.push(self.entry_at(j, b));
             j = self.next(j);
             if self.is_empty_slot(j) {
-                return s;
+                return (s, first);
             }
             if !self.continuation.get(j) {
                 b = self.next(b);
@@ -223,12 +243,12 @@ impl QuotientTable {
         }
     }
 
-    /// Lays `new` out from slot `s` over the decoded `old` entries, which
-    /// sat at offsets 0..old.len() from `s`; the first `k` entries of both
+    /// Lays `new` out over the decoded `old` entries, which sat at offsets
+    /// first..first + old.len() from slot `s`; the first `k` entries of both
     /// lists are the same and stay where they are.
-    fn encode(&mut self, s: u64, old: &[Entry], new: &[Entry], k: usize) {
+    fn encode(&mut self, (s, first): (u64, u64), old: &[Entry], new: &[Entry], k: usize) {
         debug_assert!(old[..k] == new[..k]);
-        let mut slot = (s + k as u64) % self.slots;
+        let mut slot = (s + first + k as u64) % self.slots;
         for x in &old[k..] {
             self.occupied.assign(x.quot, false);
             self.entries -= 1;
@@ -246,11 +266,11 @@ impl QuotientTable {
             // its run may continue past k, and was just cleared
             self.occupied.set(new[k - 1].quot);
         }
-        let mut p = k as u64;
+        let mut p = first + k as u64;
         for (i, x) in new.iter().enumerate().skip(k) {
             let home = self.offset(s, x.quot);
             p = p.max(home);
-            debug_assert!(p <= old.len() as u64, "layout overran the cluster");
+            debug_assert!(p <= first + old.len() as u64, "layout overran the cluster");
             let slot = (s + p) % self.slots;
             self.occupied.set(x.quot);
             self.continuation
@@ -273,14 +293,14 @@ impl QuotientTable {
         debug_assert!(self.entries + 1 < self.slots);
         let mut old = std::mem::take(&mut self.scratch);
         let mut new = std::mem::take(&mut self.scratch2);
-        let s = self.decode(x.quot, &mut old);
-        let home = self.offset(s, x.quot);
-        let at = old.partition_point(|y| self.offset(s, y.quot) <= home);
+        let at_s = self.decode(x.quot, &mut old);
+        let home = self.offset(at_s.0, x.quot);
+        let at = old.partition_point(|y| self.offset(at_s.0, y.quot) <= home);
         new.clear();
         new.extend_from_slice(&old[..at]);
         new.push(x);
         new.extend_from_slice(&old[at..]);
-        self.encode(s, &old, &new, at);
+        self.encode(at_s, &old, &new, at);
         (self.scratch, self.scratch2) = (old, new);
     }
 
@@ -292,13 +312,13 @@ impl QuotientTable {
         }
         let mut old = std::mem::take(&mut self.scratch);
         let mut new = std::mem::take(&mut self.scratch2);
-        let s = self.decode(x.quot, &mut old);
+        let at_s = self.decode(x.quot, &mut old);
         let found = match old.iter().position(|y| y == x) {
             Some(at) => {
                 new.clear();
                 new.extend_from_slice(&old[..at]);
                 new.extend_from_slice(&old[at + 1..]);
-                self.encode(s, &old, &new, at);
+                self.encode(at_s, &old, &new, at);
                 true
             }
             None => false,
