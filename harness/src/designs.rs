@@ -761,8 +761,20 @@ fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, S
             let p = f.fpr_theory(w as f64);
             (Box::new(f), resolved, p)
         };
+    Ok(exact_window_filter(f, w, p, resolved))
+}
+
+/// A filter over an exact window of `w` arrivals with no false negatives,
+/// whose theory is its FPR `p` (for never-inserted and expired keys alike)
+/// and its memory as built.
+fn exact_window_filter(
+    f: Box<dyn Filter + Send>,
+    w: u64,
+    p: f64,
+    resolved: Vec<(&'static str, f64)>,
+) -> Built {
     let bits = f.memory_bits() as f64;
-    Ok(Built {
+    Built {
         geometry: Geometry::exact(w, true),
         resolved,
         filter: Some(f),
@@ -777,7 +789,7 @@ fn build_timing(design: &str, params: &BTreeMap<String, f64>) -> Result<Built, S
             ],
             ..Theory::default()
         },
-    })
+    }
 }
 
 /// The broom filter over an exact window of `window` arrivals (its
@@ -819,24 +831,8 @@ fn build_broom(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, Strin
         ("load", w as f64 / f.slots() as f64),
         ("c", c as f64),
     ];
-    let f = Broom::from_filter(f);
-    let bits = f.memory_bits() as f64;
-    Ok(Built {
-        geometry: Geometry::exact(w, true),
-        resolved,
-        filter: Some(Box::new(f)),
-        summary: None,
-        theory: Theory {
-            scalars: vec![
-                ("fpr", p),
-                ("fpr_expired", p),
-                ("fnr", 0.0),
-                ("memory_bits", bits),
-                ("bits_per_element", bits / w as f64),
-            ],
-            ..Theory::default()
-        },
-    })
+    let f = Box::new(Broom::from_filter(f));
+    Ok(exact_window_filter(f, w, p, resolved))
 }
 
 /// The measurement-only baselines: WCSS (window and counters, or window

@@ -43,6 +43,26 @@ fn opts(threads: usize, dir: Option<std::path::PathBuf>) -> RunOptions {
     }
 }
 
+/// Runs `bloomlab` with `args`, asserts it succeeded, and parses its JSON output.
+fn json_out(args: &[&str]) -> serde_json::Value {
+    let out = bloomlab().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Runs `text` on one thread and on two, asserts the rows are the same,
+/// and returns the first run.
+fn same_rows_at_1_and_2_threads(text: &str) -> sweep::Outcome {
+    let one = run_spec(text, opts(1, None));
+    let two = run_spec(text, opts(2, None));
+    assert_eq!(one.rows, two.rows);
+    one
+}
+
 fn run_spec(text: &str, opts: RunOptions) -> sweep::Outcome {
     let spec = Spec::parse(text).unwrap();
     sweep::run(
@@ -512,30 +532,21 @@ fn naor_yogev_theory_and_measure_give_the_keys_the_issue_names() {
     }
     assert!(v["fpr"].as_f64().unwrap() <= 0.01);
     assert!(v["slack"].as_f64().unwrap() <= 512.0);
-    let out = bloomlab()
-        .args([
-            "measure",
-            "naor-yogev",
-            "--n",
-            "4096",
-            "--m",
-            "512",
-            "--eps",
-            "0.01",
-            "--rounds",
-            "10",
-            "--queries",
-            "20000",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_out(&[
+        "measure",
+        "naor-yogev",
+        "--n",
+        "4096",
+        "--m",
+        "512",
+        "--eps",
+        "0.01",
+        "--rounds",
+        "10",
+        "--queries",
+        "20000",
+        "--json",
+    ]);
     for key in [
         "fpr",
         "fpr_ci_low",
@@ -595,9 +606,7 @@ grid = { window = [2048], registers = [4096] }
 
 #[test]
 fn summary_metrics_are_deterministic_and_scored_against_the_exact_window() {
-    let one = run_spec(SUMMARY_SPEC, opts(1, None));
-    let two = run_spec(SUMMARY_SPEC, opts(2, None));
-    assert_eq!(one.rows, two.rows);
+    let one = same_rows_at_1_and_2_threads(SUMMARY_SPEC);
     assert_eq!(one.rows.len(), 7);
     for r in &one.rows {
         let design = r.get("design").unwrap().to_string();
@@ -645,9 +654,7 @@ grid = { window = [4096], fpr = [0.02], replay_every = [0, 10, 1], pool = [500] 
 
 #[test]
 fn adversary_replays_false_positives_deterministically() {
-    let one = run_spec(ADVERSARY_SPEC, opts(1, None));
-    let two = run_spec(ADVERSARY_SPEC, opts(2, None));
-    assert_eq!(one.rows, two.rows);
+    let one = same_rows_at_1_and_2_threads(ADVERSARY_SPEC);
     assert_eq!(one.rows.len(), 9);
     for r in &one.rows {
         assert!(r.get_num("memory_bits").unwrap() > 0.0);
@@ -680,26 +687,21 @@ fn adversary_replays_false_positives_deterministically() {
 
 #[test]
 fn adversarial_workload_from_the_command_line() {
-    let out = bloomlab()
-        .args([
-            "measure",
-            "naor-yogev",
-            "--n",
-            "4096",
-            "--m",
-            "4096",
-            "--eps",
-            "0.01",
-        ])
-        .args(["--workload", "adversarial", "--rounds", "5", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_out(&[
+        "measure",
+        "naor-yogev",
+        "--n",
+        "4096",
+        "--m",
+        "4096",
+        "--eps",
+        "0.01",
+        "--workload",
+        "adversarial",
+        "--rounds",
+        "5",
+        "--json",
+    ]);
     for key in [
         "sustained_fpr",
         "fpr_ci_low",
@@ -753,9 +755,7 @@ grid = { window = [4096], fpr = [0.001], replay_every = [1], inserts_per_query =
 /// thread count.
 #[test]
 fn broom_resists_the_replaying_adversary() {
-    let one = run_spec(BROOM_SPEC, opts(1, None));
-    let two = run_spec(BROOM_SPEC, opts(2, None));
-    assert_eq!(one.rows, two.rows);
+    let one = same_rows_at_1_and_2_threads(BROOM_SPEC);
     assert_eq!(one.rows.len(), 10);
     let broom_bits = one.rows[0].get_num("memory_bits").unwrap();
     for r in &one.rows {
@@ -861,23 +861,19 @@ grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
 
 #[test]
 fn broom_measure_gives_the_keys_the_issue_names() {
-    let out = bloomlab()
-        .args(["measure", "broom", "--n", "4096", "--eps", "0.01"])
-        .args([
-            "--workload",
-            "adversarial",
-            "--attack-queries",
-            "20000",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_out(&[
+        "measure",
+        "broom",
+        "--n",
+        "4096",
+        "--eps",
+        "0.01",
+        "--workload",
+        "adversarial",
+        "--attack-queries",
+        "20000",
+        "--json",
+    ]);
     for key in [
         "sustained_fpr",
         "fpr_ci_low",
