@@ -168,8 +168,12 @@ impl ExactWindow {
     }
 }
 
-impl WindowSummary for ExactWindow {
-    fn record(&mut self, key: u64) {
+impl ExactWindow {
+    /// Records an arrival of `key` and returns the key whose last arrival
+    /// left the window with it, if any (the key then has no arrival in the
+    /// window, unless it is `key` itself).
+    pub fn push(&mut self, key: u64) -> Option<u64> {
+        let mut gone = None;
         if self.keys.len() as u64 == self.window {
             let old = self.keys.pop_front().expect("full window");
             let c = self.counts.get_mut(&old).expect("counted");
@@ -178,6 +182,7 @@ impl WindowSummary for ExactWindow {
             *c -= 1;
             if *c == 0 {
                 self.counts.remove(&old);
+                gone = Some(old);
             }
         }
         self.keys.push_back(key);
@@ -185,6 +190,13 @@ impl WindowSummary for ExactWindow {
         self.sum_flogf += flogf(*c + 1) - flogf(*c);
         self.sum_sq += 2 * *c + 1;
         *c += 1;
+        gone
+    }
+}
+
+impl WindowSummary for ExactWindow {
+    fn record(&mut self, key: u64) {
+        self.push(key);
     }
 
     fn summary_window(&self) -> u64 {
@@ -259,6 +271,9 @@ mod tests {
         assert!((e.entropy_recomputed() - h).abs() < 1e-12);
         assert_eq!(e.second_moment(), 5.0);
         assert_eq!(e.keys().collect::<Vec<_>>(), [1, 3, 3]);
+        // 1 leaves with its last arrival; 3 does not
+        assert_eq!(e.push(2), Some(1));
+        assert_eq!(e.push(2), None);
         assert!(ExactWindow::new(0).is_err());
     }
 }

@@ -11,6 +11,16 @@ mod common;
 use bloomlab_filters::broom::{BroomFilter, Remote};
 use common::{assert_rate, Keys};
 
+/// n = 20 000 stream keys in S = 23 000 slots with r = 3 (FPR near 0.1).
+fn at_capacity(keys: &Keys, seed: u64) -> (BroomFilter, Remote) {
+    let mut f = BroomFilter::new(20_000, 23_000, 3, 3, seed).unwrap();
+    let mut remote = Remote::new();
+    for t in 1..=20_000 {
+        f.insert(keys.stream(t), &mut remote).unwrap();
+    }
+    (f, remote)
+}
+
 fn measure(f: &BroomFilter, keys: &Keys, from: u64, n: u64) -> u64 {
     (from..from + n)
         .filter(|&j| f.contains(keys.negative(j)))
@@ -20,11 +30,7 @@ fn measure(f: &BroomFilter, keys: &Keys, from: u64, n: u64) -> u64 {
 #[test]
 fn fpr_at_capacity_without_adaptivity_is_n_over_s_2r() {
     let keys = Keys::new(0xB200);
-    let mut f = BroomFilter::new(20_000, 23_000, 3, 3, 1).unwrap();
-    let mut remote = Remote::new();
-    for t in 1..=20_000 {
-        f.insert(keys.stream(t), &mut remote).unwrap();
-    }
+    let (f, _) = at_capacity(&keys, 1);
     // insertions Extend on collisions, so some elements have adaptivity
     // bits (at r = 3, many); the exact formula counts them, the bound does not
     let exact = f.fpr_now();
@@ -40,11 +46,7 @@ fn fpr_at_capacity_without_adaptivity_is_n_over_s_2r() {
 #[test]
 fn fpr_after_adaptation_matches_the_sum_over_fingerprints() {
     let keys = Keys::new(0xB201);
-    let mut f = BroomFilter::new(20_000, 23_000, 3, 3, 2).unwrap();
-    let mut remote = Remote::new();
-    for t in 1..=20_000 {
-        f.insert(keys.stream(t), &mut remote).unwrap();
-    }
+    let (mut f, mut remote) = at_capacity(&keys, 2);
     // an adversary's fixes: 30 000 false positives, each Extend lowers one
     // element's share of the FPR; the frontier rehashes elements meanwhile
     let mut j = 10_000_000u64;

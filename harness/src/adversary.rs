@@ -40,10 +40,10 @@
 //! insertions), and the false positives fixed.
 
 use crate::designs::Built;
-use crate::metrics::{binomial_ci, Row, Value};
+use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value};
 use crate::spec::AdversarySpec;
 use crate::workload::{KeyStream, Trace};
-use bloomlab_filters::AdaptiveFilter;
+use bloomlab_filters::{AdaptiveFilter, ExactWindow, FrequencyEstimator};
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64;
@@ -131,11 +131,18 @@ pub fn measure(
         * period;
     // with a query trace, the keys of the last w + s insertions (a trace
     // key among them is not a non-member and is skipped)
-    let mut recent = Recent::new(if query_trace.is_some() { w + s } else { 0 });
+    let mut recent = match query_trace {
+        Some(_) => Some(ExactWindow::new(w + s).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let in_window =
+        |r: &Option<ExactWindow>, k: u64| r.as_ref().is_some_and(|r| r.frequency(k) > 0);
     for _ in 0..warm {
         let k = stream.next_key(&mut rng);
         f.insert(k);
-        recent.push(k);
+        if let Some(r) = recent.as_mut() {
+            r.push(k);
+        }
     }
     // the query trace is read in order from a random line (drawn only
     // when there is one, so other attacks keep their numbers)
@@ -169,7 +176,9 @@ pub fn measure(
         while credit >= 1.0 {
             let k = stream.next_key(&mut rng);
             f.insert(k);
-            recent.push(k);
+            if let Some(r) = recent.as_mut() {
+                r.push(k);
+            }
             credit -= 1.0;
             ops += 1;
         }
@@ -179,7 +188,7 @@ pub fn measure(
             attack.replay_every > 0 && q % attack.replay_every == 0 && !found.is_empty();
         if replay {
             next_replay = (next_replay + 1) % found.len();
-            if recent.contains(found[next_replay]) {
+            if in_window(&recent, found[next_replay]) {
                 active.remove(&found[next_replay]);
                 found.swap_remove(next_replay);
                 replay = false;
@@ -193,7 +202,7 @@ pub fn measure(
             loop {
                 let k = keys[trace_at % keys.len()];
                 trace_at += 1;
-                if !recent.contains(k) {
+                if !in_window(&recent, k) {
                     break k;
                 }
                 skipped += 1;
@@ -309,52 +318,12 @@ pub fn measure(
         let bits = f.memory_bits();
         row.push("memory_bits", Value::Int(bits));
         row.num("bits_per_element", bits as f64 / w.max(1) as f64);
-        // as in the filter pass: bits per element over log2(1/p)
         if let Some(p) = p {
             row.num(
                 "info_bound_ratio",
-                bits as f64 / w.max(1) as f64 / (1.0 / p).log2(),
+                info_bound_ratio(bits as f64 / w.max(1) as f64, p),
             );
         }
     }
     Ok(row)
-}
-
-/// The keys of the last `cap` insertions, as a multiset (cap 0: tracks
-/// nothing and contains nothing).
-struct Recent {
-    cap: u64,
-    queue: std::collections::VecDeque<u64>,
-    counts: std::collections::HashMap<u64, u32>,
-}
-
-impl Recent {
-    fn new(cap: u64) -> Self {
-        Recent {
-            cap,
-            queue: Default::default(),
-            counts: Default::default(),
-        }
-    }
-
-    fn push(&mut self, k: u64) {
-        if self.cap == 0 {
-            return;
-        }
-        if self.queue.len() as u64 == self.cap {
-            let old = self.queue.pop_front().expect("cap >= 1");
-            if let std::collections::hash_map::Entry::Occupied(mut e) = self.counts.entry(old) {
-                *e.get_mut() -= 1;
-                if *e.get() == 0 {
-                    e.remove();
-                }
-            }
-        }
-        self.queue.push_back(k);
-        *self.counts.entry(k).or_insert(0) += 1;
-    }
-
-    fn contains(&self, k: u64) -> bool {
-        self.counts.contains_key(&k)
-    }
 }

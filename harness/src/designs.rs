@@ -815,14 +815,13 @@ fn build_broom(params: &BTreeMap<String, f64>, seed: u64) -> Result<Built, Strin
         None => DEFAULT_C,
         Some(c) => small("c", c)?,
     };
-    let slots = ((w as f64 / load).ceil() as u64).max(w + 1);
+    let slots = BroomFilter::slots_for(w, load);
     let r = match (fpr, whole(params, "remainder_bits")?) {
-        (Some(p), None) => ((w as f64 / slots as f64) / p).log2().ceil().max(1.0) as u64,
-        (None, Some(r)) => r,
+        (Some(p), None) => BroomFilter::remainder_bits_for(w, slots, p),
+        (None, Some(r)) => small("remainder_bits", r)?,
         _ => return Err("broom needs window and one of fpr, remainder_bits".into()),
     };
-    let f = BroomFilter::new(w, slots, small("remainder_bits", r)?, c, seed)
-        .map_err(|e| format!("broom: {e}"))?;
+    let f = BroomFilter::new(w, slots, r, c, seed).map_err(|e| format!("broom: {e}"))?;
     let p = f.fpr_bound();
     let resolved = vec![
         ("window", w as f64),

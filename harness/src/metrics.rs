@@ -635,7 +635,7 @@ pub fn measure(
             row.num("tinytable_bits_per_element", t);
         }
         if let Some(p) = theory.get("fpr") {
-            row.num("info_bound_ratio", bpe / (1.0 / p).log2());
+            row.num("info_bound_ratio", info_bound_ratio(bpe, p));
         }
         if let Some(e) = theory.get("efficiency_vs_bloom") {
             row.num("efficiency_vs_bloom", e);
@@ -847,6 +847,12 @@ fn measure_convergence(
         }
     }
     Ok(rows)
+}
+
+/// Bits per element over log2(1/p), the information-theoretic bits per
+/// element of a filter with FPR p.
+pub fn info_bound_ratio(bits_per_element: f64, p: f64) -> f64 {
+    bits_per_element / (1.0 / p).log2()
 }
 
 #[cfg(test)]

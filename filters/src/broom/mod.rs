@@ -55,8 +55,9 @@
 //!   "including deleted elements" in this sweep; we read that as deletions
 //!   driving the frontier too: each deletion moves it one element. Without
 //!   that, a stream of insertions and deletions with few Adapt calls piles
-//!   up ghosts until they fill the table (we measured 333 ghosts among
-//!   3334 slots, the table full, at n = 3000, ε = 0.01). As a last resort,
+//!   up ghosts until they fill the table (every deletion of an element with
+//!   adaptivity bits leaves one, and only Adapt calls would move the
+//!   frontier past them). As a last resort,
 //!   when ghosts would fill more than half the spare slots, an insertion
 //!   pushes the frontier on until they do not ([`BroomStats::forced`]).
 //!
@@ -95,16 +96,16 @@ pub mod table;
 
 use crate::error::{check_bits, check_nonzero, check_probability, ParamError};
 use crate::hash::{mix64, GOLDEN};
+use crate::{ExactWindow, FrequencyEstimator};
 use crate::{Filter, SlidingFilter};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use table::{Entry, QuotientTable};
 
 /// Elements moved to the new hash function per call to Adapt.
 pub const DEFAULT_C: u32 = 3;
 
 /// Default load n / S at capacity (linear probing: clusters, and so update
-/// cost, grow as 1/(1 - α)²; 0.9 measured 2.3x slower per sliding insertion
-/// than 0.85, 0.8 1.26x faster).
+/// cost, grow as 1/(1 - α)²).
 pub const DEFAULT_LOAD: f64 = 0.85;
 
 pub use crate::AdaptiveFilter;
@@ -239,7 +240,6 @@ pub struct BroomFilter {
     seed: u64,
     gen: u64,
     frontier: Option<u64>,
-    live: u64,
     stats: BroomStats,
 }
 
@@ -249,10 +249,25 @@ impl BroomFilter {
     pub fn with_fpr(n: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
         check_nonzero("n", n)?;
         check_probability("eps", eps)?;
-        let slots = ((n as f64 / DEFAULT_LOAD).ceil() as u64).max(n + 1);
-        let alpha = n as f64 / slots as f64;
-        let r = (alpha / eps).log2().ceil().max(1.0) as u32;
-        BroomFilter::new(n, slots, r, DEFAULT_C, seed)
+        let slots = Self::slots_for(n, DEFAULT_LOAD);
+        BroomFilter::new(
+            n,
+            slots,
+            Self::remainder_bits_for(n, slots, eps),
+            DEFAULT_C,
+            seed,
+        )
+    }
+
+    /// S = ⌈n / load⌉ slots (at least n + 1) for capacity `n` at `load`.
+    pub fn slots_for(n: u64, load: f64) -> u64 {
+        ((n as f64 / load).ceil() as u64).max(n + 1)
+    }
+
+    /// r = ⌈log2(α/ε)⌉ (at least 1), α = n/S: the fewest remainder bits
+    /// whose FPR bound n/(S·2^r) is at most `eps`.
+    pub fn remainder_bits_for(n: u64, slots: u64, eps: f64) -> u32 {
+        ((n as f64 / slots as f64) / eps).log2().ceil().max(1.0) as u32
     }
 
     /// Capacity `n` in `slots` slots (> n) with `r`-bit remainders, moving
@@ -287,7 +302,6 @@ impl BroomFilter {
             seed,
             gen: 0,
             frontier: None,
-            live: 0,
             stats: BroomStats::default(),
         })
     }
@@ -307,14 +321,14 @@ impl BroomFilter {
         self.r
     }
 
-    /// Elements stored.
+    /// Elements stored (the table's entries that are not ghosts).
     pub fn len(&self) -> u64 {
-        self.live
+        self.table.entries() - self.table.ghosts()
     }
 
     /// True when no element is stored.
     pub fn is_empty(&self) -> bool {
-        self.live == 0
+        self.len() == 0
     }
 
     /// Ghosts stored.
@@ -399,13 +413,9 @@ impl BroomFilter {
             live += !is_ghost as u64;
             ghosts += is_ghost as u64;
         }
-        if live != self.live
-            || ghosts != self.table.ghosts()
-            || live + ghosts != self.table.entries()
-        {
+        if ghosts != self.table.ghosts() || live + ghosts != self.table.entries() {
             return Err(format!(
-                "counts: remote {live} live + {ghosts} ghosts, table {} live, {} entries, {} ghosts",
-                self.live,
+                "counts: remote {live} live + {ghosts} ghosts, table {} entries, {} ghosts",
                 self.table.entries(),
                 self.table.ghosts()
             ));
@@ -454,14 +464,29 @@ impl BroomFilter {
         }
     }
 
+    /// The table entry of a live element whose fingerprint is `fp`.
+    fn live_entry(&self, fp: Fingerprint) -> Entry {
+        self.entry_of(fp.quot, fp.prefix, fp.len as u32)
+    }
+
     /// The table entry of the ghost of an element whose fingerprint was
     /// `fp`: quotient and adaptivity bits, remainder 0.
     fn ghost_entry(&self, fp: Fingerprint) -> Entry {
-        let e = self.entry_of(fp.quot, fp.prefix, fp.len as u32);
         Entry {
             rem: 0,
             ghost: true,
-            ..e
+            ..self.live_entry(fp)
+        }
+    }
+
+    /// The `alen` adaptivity bits of `frac` (right-aligned): those after
+    /// the remainder.
+    #[inline]
+    fn abits_of(&self, frac: u64, alen: u8) -> u64 {
+        if alen == 0 {
+            0
+        } else {
+            (frac << self.r) >> (64 - alen as u32)
         }
     }
 
@@ -471,11 +496,7 @@ impl BroomFilter {
         Entry {
             quot,
             rem: frac >> (64 - self.r),
-            abits: if alen == 0 {
-                0
-            } else {
-                (frac << self.r) >> (64 - alen)
-            },
+            abits: self.abits_of(frac, alen as u8),
             alen: alen as u8,
             ghost: false,
         }
@@ -485,16 +506,14 @@ impl BroomFilter {
     /// quotient assumed): p(e) ⊑ h.
     #[inline]
     fn matches(&self, e: &Entry, frac: u64) -> bool {
-        !e.ghost
-            && e.rem == frac >> (64 - self.r)
-            && (e.alen == 0 || e.abits == (frac << self.r) >> (64 - e.alen as u32))
+        !e.ghost && e.rem == frac >> (64 - self.r) && e.abits == self.abits_of(frac, e.alen)
     }
 
     /// Whether the ghost `e` matches `frac`: its adaptivity bits agree (the
     /// remainder is forgotten).
     #[inline]
     fn ghost_matches(&self, e: &Entry, frac: u64) -> bool {
-        e.ghost && e.abits == (frac << self.r) >> (64 - e.alen as u32)
+        e.ghost && e.abits == self.abits_of(frac, e.alen)
     }
 
     /// Whether `key` is reported present (some stored p(y) ⊑ h(key)).
@@ -531,9 +550,10 @@ impl BroomFilter {
     fn store(&mut self, key: u64, ghost: Option<Fingerprint>, remote: &mut Remote) -> bool {
         let (q, frac) = self.digits(key);
         let mut len = self.r;
-        let mut extended = false;
-        let run: Vec<(u64, Entry)> = self.table.run(q).collect();
-        for (slot, e) in run {
+        // by Invariant 7 at most one stored fingerprint is a prefix of
+        // h(key): the one to Extend
+        let mut prefix_of_key = None;
+        for (slot, e) in self.table.run(q) {
             if e.ghost {
                 if self.ghost_matches(&e, frac) {
                     len = len.max(self.r + e.alen as u32);
@@ -542,16 +562,16 @@ impl BroomFilter {
                 let fp = self.fingerprint(&e);
                 let l = fp.len as u32;
                 if Self::top(frac, l) == fp.prefix {
-                    extended = true;
-                    match self.extend(slot, &e, frac, remote) {
-                        Some(l2) => len = len.max(l2),
-                        None => len = len.max(self.fbits),
-                    }
+                    prefix_of_key.get_or_insert((slot, e));
                 } else {
                     let d = (fp.prefix ^ Self::top(frac, l)).leading_zeros();
                     len = len.max(d + 1);
                 }
             }
+        }
+        let extended = prefix_of_key.is_some();
+        if let Some((slot, e)) = prefix_of_key {
+            len = len.max(self.extend(slot, &e, frac, remote).unwrap_or(self.fbits));
         }
         let len = len.min(self.fbits);
         if let Some(g) = ghost {
@@ -561,7 +581,6 @@ impl BroomFilter {
         let e = self.entry_of(q, frac, len);
         self.table.insert(e);
         remote.put(key, Stored::Live(self.fingerprint(&e)));
-        self.live += 1;
         extended
     }
 
@@ -573,22 +592,21 @@ impl BroomFilter {
             Some(Stored::Ghost(fp)) => Some(fp),
             None => None,
         };
-        if self.live >= self.capacity {
+        if self.len() >= self.capacity {
             return Err(BroomError::Full);
         }
-        // ghosts may fill at most half the spare slots: beyond that the
-        // frontier is pushed on, forgetting ghosts as it passes them
-        // (reinserting live elements keeps the count); a revived ghost
-        // frees the slot it takes
-        // (and a slot must stay empty after the insertion)
+        // ghosts may fill at most half the spare slots, and a slot must
+        // stay empty after the insertion: beyond that the frontier is
+        // pushed on, forgetting ghosts as it passes them (reinserting live
+        // elements keeps the count); a revived ghost frees the slot it takes
         if ghost.is_none() {
-            let soft = self.slots() - (self.slots() - self.capacity) / 2;
-            let over = |t: &QuotientTable| t.entries() + 1 > soft || t.entries() + 2 > t.slots();
-            while over(&self.table) && self.table.ghosts() > 0 {
+            let s = self.slots();
+            let limit = (s - (s - self.capacity) / 2).min(s - 1);
+            while self.table.entries() + 1 > limit && self.table.ghosts() > 0 {
                 self.stats.forced += 1;
                 self.advance(remote, 1);
             }
-            if self.table.entries() + 2 > self.slots() {
+            if self.table.entries() + 1 > s - 1 {
                 return Err(BroomError::Full);
             }
         }
@@ -607,20 +625,21 @@ impl BroomFilter {
         let Some(Stored::Live(fp)) = remote.get(key) else {
             return false;
         };
-        let found = self
-            .table
-            .run(fp.quot)
-            .find(|(_, e)| !e.ghost && self.fingerprint(e) == fp);
-        let Some((slot, e)) = found else {
-            debug_assert!(false, "a live element's fingerprint is not stored");
-            return false;
-        };
-        self.live -= 1;
+        let e = self.live_entry(fp);
         if e.alen > 0 {
-            self.table.make_ghost(slot);
+            let slot = self
+                .table
+                .run(fp.quot)
+                .find(|(_, x)| *x == e)
+                .map(|(s, _)| s);
+            debug_assert!(slot.is_some(), "a live element's fingerprint is not stored");
+            if let Some(slot) = slot {
+                self.table.make_ghost(slot);
+            }
             remote.put(key, Stored::Ghost(fp));
         } else {
-            self.table.remove(&e);
+            let removed = self.table.remove(&e);
+            debug_assert!(removed, "a live element's fingerprint is not stored");
             remote.remove(key);
         }
         self.advance(remote, 1);
@@ -663,15 +682,9 @@ impl BroomFilter {
                     self.frontier = Some(y);
                 }
                 Stored::Live(fp) => {
-                    let found = self
-                        .table
-                        .run(fp.quot)
-                        .find(|(_, e)| !e.ghost && self.fingerprint(e) == fp);
-                    if let Some((_, e)) = found {
-                        self.table.remove(&e);
-                    }
+                    let removed = self.table.remove(&self.live_entry(fp));
+                    debug_assert!(removed, "a live element's fingerprint is not stored");
                     remote.remove(y);
-                    self.live -= 1;
                     self.frontier = Some(y);
                     // now under h_b; its Extends of others are not Adapt calls
                     self.store(y, None, remote);
@@ -692,9 +705,7 @@ impl BroomFilter {
 pub struct Broom {
     local: BroomFilter,
     remote: Remote,
-    queue: VecDeque<u64>,
-    counts: HashMap<u64, u32>,
-    window: u64,
+    arrivals: ExactWindow,
     inserted: u64,
     refused: u64,
 }
@@ -708,11 +719,9 @@ impl Broom {
     /// Wraps a filter; its capacity is the window.
     pub fn from_filter(local: BroomFilter) -> Self {
         Broom {
-            window: local.capacity(),
+            arrivals: ExactWindow::new(local.capacity()).expect("capacity >= 1"),
             local,
             remote: Remote::new(),
-            queue: VecDeque::new(),
-            counts: HashMap::new(),
             inserted: 0,
             refused: 0,
         }
@@ -729,7 +738,7 @@ impl Broom {
     }
 
     /// Insertions the filter refused (the table full of ghosts); each would
-    /// be a false negative. Zero in every test and experiment.
+    /// be a false negative. The conformance tests require zero.
     pub fn refused(&self) -> u64 {
         self.refused
     }
@@ -738,19 +747,12 @@ impl Broom {
 impl Filter for Broom {
     fn insert(&mut self, key: u64) {
         self.inserted += 1;
-        if self.queue.len() as u64 == self.window {
-            let old = self.queue.pop_front().expect("window >= 1");
-            let c = self.counts.get_mut(&old).expect("queued key counted");
-            *c -= 1;
-            if *c == 0 {
-                self.counts.remove(&old);
-                self.local.delete(old, &mut self.remote);
-            }
+        // the key leaving the window goes first, so at most n are stored
+        if let Some(old) = self.arrivals.push(key) {
+            self.local.delete(old, &mut self.remote);
         }
-        self.queue.push_back(key);
-        let c = self.counts.entry(key).or_insert(0);
-        *c += 1;
-        if *c == 1 && self.local.insert(key, &mut self.remote).is_err() {
+        let first = self.arrivals.frequency(key) == 1;
+        if first && self.local.insert(key, &mut self.remote).is_err() {
             self.refused += 1;
         }
     }
@@ -774,7 +776,7 @@ impl Filter for Broom {
 
 impl SlidingFilter for Broom {
     fn window(&self) -> u64 {
-        self.window
+        self.local.capacity()
     }
 
     fn slack(&self) -> u64 {
@@ -938,7 +940,7 @@ mod tests {
         for w in 1..=8u64 {
             let f = BroomFilter::new(w, w + 1, 2, 3, w).unwrap();
             let mut b = Broom::from_filter(f);
-            let mut window = VecDeque::new();
+            let mut window = std::collections::VecDeque::new();
             let mut state = 99 + w;
             for t in 0..5000u64 {
                 let x = crate::hash::xorshift64(&mut state);
