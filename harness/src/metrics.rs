@@ -95,6 +95,38 @@ impl Value {
     }
 }
 
+impl Value {
+    /// As JSON: counts stay integers, non-finite numbers become null.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Num(x) => {
+                serde_json::Number::from_f64(*x).map_or(serde_json::Value::Null, Into::into)
+            }
+            Value::Int(x) => (*x).into(),
+            Value::Bool(b) => (*b).into(),
+            Value::Text(s) => s.clone().into(),
+        }
+    }
+}
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl serde::Serialize for Row {
+    /// A row serializes as a map, columns in order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -104,11 +104,18 @@ fn id_row(p: &Point, built: &designs::Built) -> Row {
     row.push("point", Value::Int(p.index as u64));
     row.push("repeat", Value::Int(p.repeat as u64));
     row.push("design", Value::Text(p.design.clone()));
-    for (k, v) in &p.params {
-        row.num(format!("target_{k}"), *v);
+    for (k, &v) in &p.params {
+        // whole numbers as counts, so JSON keeps them integers (the CSV
+        // prints both alike)
+        let v = if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(53) {
+            Value::Int(v as u64)
+        } else {
+            Value::Num(v)
+        };
+        row.push(format!("target_{k}"), v);
     }
     for (k, v) in &built.resolved {
-        row.num(*k, *v);
+        row.push(*k, v.clone());
     }
     row.push("guaranteed", Value::Bool(built.geometry.guaranteed));
     row

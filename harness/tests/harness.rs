@@ -232,7 +232,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
                 "--k".into(),
                 "3".into(),
             ],
-            "--p",
+            "m, d, k and p",
         ),
         (
             vec![
@@ -260,7 +260,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
                 "--eps".into(),
                 "1.5".into(),
             ],
-            "eps",
+            "fpr",
         ),
         (
             vec![
@@ -273,7 +273,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
                 "--eps".into(),
                 "0.01".into(),
             ],
-            "--n",
+            "--window",
         ),
         (
             vec![
@@ -335,7 +335,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
                 "--eps".into(),
                 "0.01".into(),
             ],
-            "--w",
+            "--window",
         ),
         (
             vec![
@@ -346,7 +346,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
                 "--eps".into(),
                 "0".into(),
             ],
-            "--eps",
+            "fpr",
         ),
         (
             vec![

@@ -169,6 +169,14 @@ impl BlockedApbf {
     /// chooses them, g = ⌈window / l⌉, and the fewest blocks whose exact
     /// theory meets `fpr` (found by bisection; at least [`default_blocks`]).
     pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        let t = Self::sizing(window, fpr)?;
+        Self::new(t.k, t.l, t.g, t.blocks)
+    }
+
+    /// The configuration [`with_fpr`](Self::with_fpr) builds, without
+    /// allocating it: (k, l) as the unblocked APBF chooses them,
+    /// g = ⌈window / l⌉ and the fewest blocks whose exact theory meets `fpr`.
+    pub fn sizing(window: u64, fpr: f64) -> Result<BlockedTheory, ParamError> {
         check_nonzero("window", window)?;
         crate::error::check_probability("fpr", fpr)?;
         let unreachable = || ParamError::Unreachable {
@@ -208,7 +216,12 @@ impl BlockedApbf {
             }
             lo = hi;
         }
-        Self::new(k, l, g, lo)
+        Ok(BlockedTheory {
+            k,
+            l,
+            g,
+            blocks: lo,
+        })
     }
 
     /// k: slices written per insertion.

@@ -1,0 +1,158 @@
+//! Argument definitions of every subcommand. The design subcommands of
+//! `theory` and `measure` are built from the registry (see `mod.rs`): their
+//! parameter flags come from each design's parameter struct, and the flags
+//! below are the ones every design shares.
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// `bloomlab run SPEC`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The experiment spec (TOML)
+    pub spec: PathBuf,
+    /// Worker threads (default: the spec's `threads`, else one per core)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Reduced precision (fewer rounds and queries); outputs get a _quick suffix
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for CSV and markdown results
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Directory for charts
+    #[arg(long, default_value = "plots")]
+    pub plots_dir: PathBuf,
+    /// Ignore (and discard) a checkpoint of an interrupted run
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+/// `bloomlab reproduce` (and the experiment set of `check`).
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// Reduced precision; outputs get a _quick suffix (these are the CI baselines)
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory of experiment specs
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+    /// Directory for CSV and markdown results
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Directory for charts
+    #[arg(long, default_value = "plots")]
+    pub plots_dir: PathBuf,
+    /// Worker threads (reproduce: each spec's `threads`, else one per core, and
+    /// 1 with --quick; check: 1)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+/// `bloomlab check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The experiments and where their outputs go.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Family-wise significance of the statistical comparisons
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f64,
+    /// Largest acceptable growth of a design's speed ratio (ns/op over the run's median);
+    /// 3 by default because timings on a shared 2-core machine move by up to 1.5x
+    #[arg(long, default_value_t = 3.0)]
+    pub speed_tolerance: f64,
+}
+
+/// `bloomlab plan`.
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Window the design must guarantee (insertions)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub window: u64,
+    /// Target worst-phase FPR, in (0, 1)
+    #[arg(long)]
+    pub fpr: f64,
+    /// Largest acceptable peak NPWS
+    #[arg(long)]
+    pub max_npws: Option<f64>,
+    /// Largest acceptable bits per window element
+    #[arg(long)]
+    pub max_bits_per_element: Option<f64>,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bloomlab bench-report`.
+#[derive(Args, Debug)]
+pub struct BenchReportArgs {
+    /// Criterion's output directory
+    #[arg(long, default_value = "target/criterion")]
+    pub criterion_dir: PathBuf,
+    /// Directory for bench_ops.csv and bench_ops.md
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Directory for the charts
+    #[arg(long, default_value = "plots")]
+    pub plots_dir: PathBuf,
+}
+
+/// `bloomlab designs`.
+#[derive(Args, Debug)]
+pub struct DesignsArgs {
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The flags of `bloomlab theory <design>` beside the design's parameters.
+#[derive(Args, Debug)]
+pub struct TheoryFlags {
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The flags of `bloomlab measure <design>` beside the design's parameters:
+/// the one-point spec's seed, precision and workload.
+#[derive(Args, Debug)]
+pub struct MeasureFlags {
+    /// Seed (the spec's `seed`)
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Measurement rounds (the spec's `measure.rounds`)
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rounds: u64,
+    /// FPR queries per phase kind (default: sized to expect 4000 false positives)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub queries: Option<u64>,
+    /// Insert keys from a trace file, one key per line (default: distinct keys)
+    #[arg(long, conflicts_with = "zipf")]
+    pub trace: Option<PathBuf>,
+    /// Insert keys drawn from a Zipf law with this exponent (default: distinct keys)
+    #[arg(long)]
+    pub zipf: Option<f64>,
+    /// Universe of the Zipf stream
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub universe: u64,
+    /// Query workload: `adversarial` replays every false positive it finds and
+    /// reports the sustained FPR instead of the usual figures
+    #[arg(long, value_parser = ["adversarial"])]
+    pub workload: Option<String>,
+    /// Adversarial workload: every N-th query replays a found false positive (0: never)
+    #[arg(long, default_value_t = 1)]
+    pub replay_every: u64,
+    /// Adversarial workload: insertions between consecutive queries (0: the filter holds still)
+    #[arg(long, default_value_t = 0.0)]
+    pub inserts_per_query: f64,
+    /// Adversarial workload: queries in the attack
+    #[arg(long, default_value_t = 200_000)]
+    pub attack_queries: u64,
+    /// Adversarial workload: fresh queries from this file, one key per line, in order
+    #[arg(long)]
+    pub query_trace: Option<PathBuf>,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}

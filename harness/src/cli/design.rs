@@ -1,0 +1,306 @@
+//! `bloomlab theory`, `bloomlab measure` and `bloomlab designs`.
+//!
+//! `measure` is a one-point spec: it builds the [`Spec`] a user would write
+//! for the same parameters, seed and workload and runs it through
+//! [`sweep::run`], so its deterministic numbers are those of `bloomlab run`
+//! on that spec.
+
+use super::args::{DesignsArgs, MeasureFlags, TheoryFlags};
+use crate::designs::{Design, Params, REGISTRY};
+use crate::metrics::{Row, Value};
+use crate::report;
+use crate::spec::{AdversarySpec, MeasureSpec, Metric, Spec, SweepSpec, WorkloadSpec};
+use crate::sweep::{self, RunOptions};
+
+/// `bloomlab theory <design>`: resolved parameters and the closed-form
+/// figures.
+pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> Result<(), String> {
+    let built = d.build(params, 0)?;
+    let mut row = Row::default();
+    row.push("design", Value::Text(d.name().into()));
+    for (k, v) in &built.resolved {
+        row.push(*k, v.clone());
+    }
+    if built.geometry.guaranteed && row.get("slack").is_none() {
+        row.push("slack", Value::Int(built.geometry.slack));
+    }
+    for (k, v) in &built.theory.scalars {
+        row.num(*k, *v);
+    }
+    if let Some(p) = built.theory.get("probes_negative") {
+        row.num("expected_accesses", p);
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&row).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_plain(&row);
+    }
+    Ok(())
+}
+
+/// The one-point spec `measure` runs.
+pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result<Spec, String> {
+    if let Some(z) = a.zipf {
+        if !(z.is_finite() && z >= 0.0) {
+            return Err(format!("--zipf {z} must be a finite exponent >= 0"));
+        }
+    }
+    let adversarial = a.workload.is_some();
+    if a.query_trace.is_some() && !adversarial {
+        return Err("--query-trace needs --workload adversarial".into());
+    }
+    let adversary = AdversarySpec {
+        queries: a.attack_queries,
+        replay_every: a.replay_every,
+        inserts_per_query: a.inserts_per_query,
+        query_trace: a.query_trace.clone(),
+        ..Default::default()
+    };
+    if adversary.queries < adversary.windows {
+        return Err(format!(
+            "--attack-queries {} must be at least {}",
+            adversary.queries, adversary.windows
+        ));
+    }
+    if !(adversary.inserts_per_query >= 0.0 && adversary.inserts_per_query.is_finite()) {
+        return Err(format!(
+            "--inserts-per-query {} must be finite and >= 0",
+            adversary.inserts_per_query
+        ));
+    }
+    let metrics: Vec<Metric> = if adversarial {
+        // the attack, with memory and speed beside it
+        vec![Metric::Adversary, Metric::Memory, Metric::Speed]
+    } else {
+        d.measure_metrics().to_vec()
+    };
+    let mut measure = MeasureSpec {
+        // the filter pass only measures memory and speed under attack: one
+        // round will do
+        rounds: if adversarial { 1 } else { a.rounds },
+        ..MeasureSpec::default()
+    };
+    if let Some(q) = a.queries {
+        measure.min_fpr_queries = q;
+        measure.max_fpr_queries = q;
+    }
+    let workload = match (&a.trace, a.zipf) {
+        (Some(path), _) => WorkloadSpec::Trace { path: path.clone() },
+        (None, Some(exponent)) => WorkloadSpec::Zipf {
+            universe: a.universe,
+            exponent,
+        },
+        (None, None) => WorkloadSpec::Distinct,
+    };
+    Ok(Spec {
+        name: format!("measure_{}", d.name()),
+        description: format!("bloomlab measure {}", d.name()),
+        seed: a.seed,
+        repeats: 1,
+        metrics,
+        workload,
+        measure,
+        sweep: vec![SweepSpec {
+            design: d.name().into(),
+            points: vec![params.clone()],
+            grid: Default::default(),
+            rounds: None,
+            quick: true,
+        }],
+        plot: Vec::new(),
+        table_columns: None,
+        threads: Some(1),
+        adoption: None,
+        compare_at: None,
+        adversary,
+    })
+}
+
+/// `bloomlab measure <design>`: the row `bloomlab run` writes for the
+/// one-point spec.
+pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result<(), String> {
+    let spec = measure_spec(d, params, a)?;
+    // the design's own one-line error, before the sweep wraps it in a point
+    d.build(params, 0)?;
+    let prepared = sweep::prepare(&spec, false)?;
+    let opts = RunOptions {
+        threads: Some(1),
+        quick: false,
+        checkpoint_dir: None,
+        progress: false,
+    };
+    let out = sweep::run(&spec, "", &prepared, &opts)?;
+    let mut row = out.rows.into_iter().next().ok_or("the point gave no row")?;
+    // the issue's names for the sustained FPR's interval
+    if let (Some(lo), Some(hi)) = (
+        row.get_num("sustained_fpr_ci_low"),
+        row.get_num("sustained_fpr_ci_high"),
+    ) {
+        row.num("fpr_ci_low", lo);
+        row.num("fpr_ci_high", hi);
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&row).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_grouped(&row, spec.measure.ci_level);
+    }
+    Ok(())
+}
+
+/// `bloomlab designs`.
+pub(super) fn designs(a: &DesignsArgs) -> Result<(), String> {
+    if a.json {
+        let list: Vec<serde_json::Value> = REGISTRY
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "name": d.name(),
+                    "aliases": d.aliases(),
+                    "about": d.about(),
+                    "capabilities": d.capabilities().words(),
+                    "parameters": d.parameters().into_iter().map(|(n, h)| serde_json::json!({"name": n, "help": h})).collect::<Vec<_>>(),
+                    "measure_metrics": d.measure_metrics().iter().map(|m| format!("{m:?}").to_lowercase()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(list));
+        return Ok(());
+    }
+    for d in REGISTRY {
+        println!("{}  ({})", d.name(), d.capabilities().words());
+        println!("    {}", d.about());
+        for (name, help) in d.parameters() {
+            println!("    --{name:<26} {help}");
+        }
+    }
+    println!(
+        "\nEvery design answers `bloomlab theory <design> ...` and `bloomlab measure <design> ...` \
+         with these flags; a spec's [[sweep]] points take the same names as keys."
+    );
+    Ok(())
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Num(x) => report::fmt_num(*x),
+        other => other.to_string(),
+    }
+}
+
+fn print_plain(row: &Row) {
+    let width = row.0.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in &row.0 {
+        println!("{k:width$}  {}", cell(v));
+    }
+}
+
+/// Which group of the human-readable output a column belongs to.
+fn group_of(col: &str) -> &'static str {
+    const MEMORY: &[&str] = &[
+        "memory_bits",
+        "bits_per_element",
+        "info_bound_ratio",
+        "efficiency_vs_bloom",
+        "space_bound",
+        "memory_over_bound",
+        "tinytable",
+    ];
+    if col.ends_with("_ns") || col.contains("insert_probes") || col == "max_probes" {
+        "speed"
+    } else if MEMORY.iter().any(|m| col.starts_with(m)) {
+        "memory"
+    } else if ["count", "distinct", "entropy", "colliding", "flows"]
+        .iter()
+        .any(|p| col.starts_with(p))
+    {
+        "summary"
+    } else if [
+        "sustained",
+        "attack",
+        "adaptivity",
+        "remote",
+        "fixed",
+        "replay",
+        "pool",
+    ]
+    .iter()
+    .any(|p| col.starts_with(p))
+    {
+        "adversary"
+    } else {
+        "membership"
+    }
+}
+
+/// The unit a column is in, for the human-readable output.
+fn unit_of(col: &str) -> &'static str {
+    if col.ends_with("_ns") {
+        " ns"
+    } else if col == "memory_bits" || col.ends_with("_bits") {
+        " bits"
+    } else if col.starts_with("bits_per_element") || col == "space_bound_per_element" {
+        " bits/element"
+    } else {
+        ""
+    }
+}
+
+/// `measure`'s human-readable output: the parameters, then the membership,
+/// summary, adversary, speed and memory figures, each with its unit, then a
+/// one-line verdict per theory comparison.
+fn print_grouped(row: &Row, level: f64) {
+    let width = row.0.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let split = row
+        .0
+        .iter()
+        .position(|(k, _)| k == "guaranteed")
+        .map_or(0, |i| i + 1);
+    let (id, figures) = row.0.split_at(split);
+    println!("parameters");
+    for (k, v) in id.iter().filter(|(k, _)| k != "point" && k != "repeat") {
+        println!("  {k:width$}  {}", cell(v));
+    }
+    for group in ["membership", "summary", "adversary", "speed", "memory"] {
+        let cols: Vec<_> = figures
+            .iter()
+            .filter(|(k, _)| group_of(k) == group && !k.ends_with("_theory_in_ci"))
+            .collect();
+        if cols.is_empty() {
+            continue;
+        }
+        println!("{group}");
+        for (k, v) in cols {
+            println!("  {k:width$}  {}{}", cell(v), unit_of(k));
+        }
+    }
+    let verdicts: Vec<_> = figures
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_suffix("_theory_in_ci")?, v)))
+        .collect();
+    if !verdicts.is_empty() {
+        println!("verdicts ({:.0}% intervals)", level * 100.0);
+        for (name, v) in verdicts {
+            let theory = row
+                .get_num(&format!("{name}_theory"))
+                .or_else(|| row.get_num(name));
+            let measured = row.get_num(name);
+            let inside = matches!(v, Value::Bool(true));
+            println!(
+                "  {name}: measured {} against theory {}: {}",
+                measured.map_or("-".into(), report::fmt_num),
+                theory.map_or("-".into(), report::fmt_num),
+                if inside {
+                    "theory inside the interval"
+                } else {
+                    "THEORY OUTSIDE THE INTERVAL"
+                }
+            );
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Command-line interface. The argument definitions live in [`args`]; each
+//! command's orchestration in its own module. The `theory` and `measure`
+//! subcommands are built from the design registry, so every design answers
+//! both with its own parameter flags.
+//!
+//! Every error is printed as one line on stderr and gives a non-zero exit
+//! status (2 for usage errors, 1 for failures).
+
+pub mod args;
+mod design;
+mod experiment;
+mod plan;
+
+pub use experiment::{run_experiment, Experiment};
+
+use crate::designs::REGISTRY;
+use args::{
+    BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, PlanArgs, RunArgs, SuiteArgs,
+    TheoryFlags,
+};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use std::ffi::OsString;
+
+/// `bloomlab theory` or `bloomlab measure` with one subcommand per design.
+fn design_commands<F: Args>(name: &'static str, about: &'static str) -> Command {
+    let mut cmd = Command::new(name)
+        .about(about)
+        .subcommand_required(true)
+        .subcommand_value_name("DESIGN");
+    for d in REGISTRY {
+        let sub = Command::new(d.name())
+            .about(d.about())
+            .aliases(d.aliases().iter().copied());
+        cmd = cmd.subcommand(F::augment_args(d.args(sub)));
+    }
+    cmd
+}
+
+/// The whole command line.
+pub fn command() -> Command {
+    Command::new("bloomlab")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Benchmark and simulation harness for sliding-window approximate-membership filters")
+        .subcommand_required(true)
+        .subcommand(RunArgs::augment_args(Command::new("run").about(
+            "Run an experiment spec: writes results/<name>.csv and .md, plots/<name>*.svg",
+        )))
+        .subcommand(design_commands::<TheoryFlags>(
+            "theory",
+            "Print the theoretical figures of one configuration of a design",
+        ))
+        .subcommand(design_commands::<MeasureFlags>(
+            "measure",
+            "Measure one configuration of a design: a one-point spec, the same numbers `run` gives",
+        ))
+        .subcommand(DesignsArgs::augment_args(
+            Command::new("designs").about("List every design with its parameters and capabilities"),
+        ))
+        .subcommand(PlanArgs::augment_args(Command::new("plan").about(
+            "Which designs meet a window and FPR (and limits), cheapest first, from theory",
+        )))
+        .subcommand(SuiteArgs::augment_args(Command::new("reproduce").about(
+            "Run every experiment in experiments/ and write results/REPORT.md",
+        )))
+        .subcommand(CheckArgs::augment_args(Command::new("check").about(
+            "Rerun the experiments and compare with the committed baselines in results/",
+        )))
+        .subcommand(BenchReportArgs::augment_args(Command::new("bench-report").about(
+            "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-filters` first)",
+        )))
+}
+
+/// Parses a command line without running it (the docs' commands are
+/// tested through this). Errors are clap's.
+pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<ArgMatches, clap::Error> {
+    command().try_get_matches_from(args)
+}
+
+/// clap's message on one line: the message and what it lists, without the
+/// usage block.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut line = String::new();
+    for l in text.lines().map(str::trim) {
+        if l.is_empty() || l.starts_with("Usage:") || l.starts_with("For more") {
+            break;
+        }
+        line = if line.is_empty() {
+            l.to_string()
+        } else {
+            format!("{line} {l}")
+        };
+    }
+    line
+}
+
+/// Runs the command line; returns the exit status.
+pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
+    let matches = match parse(args) {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = e.print();
+                    0
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    2
+                }
+                _ => {
+                    eprintln!("{} (see bloomlab --help)", one_line(&e));
+                    2
+                }
+            };
+        }
+    };
+    let result = dispatch(&matches);
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn typed<T: FromArgMatches>(m: &ArgMatches) -> Result<T, String> {
+    T::from_arg_matches(m).map_err(|e| one_line(&e))
+}
+
+fn dispatch(matches: &ArgMatches) -> Result<(), String> {
+    let (name, m) = matches
+        .subcommand()
+        .ok_or("no command (see bloomlab --help)")?;
+    match name {
+        "run" => experiment::run(typed(m)?),
+        "theory" | "measure" => {
+            let (design, dm) = m.subcommand().ok_or("no design (see bloomlab designs)")?;
+            let d = crate::designs::lookup(design)?;
+            let params = d.params_from(dm)?;
+            if name == "theory" {
+                design::theory(d, &params, &typed::<TheoryFlags>(dm)?)
+            } else {
+                design::measure(d, &params, &typed::<MeasureFlags>(dm)?)
+            }
+        }
+        "designs" => design::designs(&typed::<DesignsArgs>(m)?),
+        "plan" => plan::plan(typed::<PlanArgs>(m)?),
+        "reproduce" => experiment::reproduce(typed::<SuiteArgs>(m)?),
+        "check" => experiment::check(typed::<CheckArgs>(m)?),
+        "bench-report" => {
+            let a: BenchReportArgs = typed(m)?;
+            crate::bench::run(&crate::bench::Paths {
+                criterion: &a.criterion_dir,
+                results: &a.results_dir,
+                plots: &a.plots_dir,
+            })
+            .map(|files| {
+                for f in files {
+                    eprintln!("wrote {}", f.display());
+                }
+            })
+        }
+        other => Err(format!("unknown command {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        // clap's own consistency checks: no flag of a design clashes with a
+        // shared flag, every alias is unique
+        super::command().debug_assert();
+    }
+}

@@ -1,0 +1,189 @@
+//! The Age-Partitioned Bloom filter (Shtul, Baquero, Almeida).
+
+use super::built::{int, Built, Geometry, ShiftProfile, Theory};
+use super::{at_least_one, probability, DesignDef, Params};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::{naor_yogev, window, SlidingFilter};
+use serde::{Deserialize, Serialize};
+
+/// Largest l the slack-constrained APBF choice considers.
+const MAX_L_WITH_SLACK: u32 = 4096;
+
+/// APBF parameters: (k, l, g | window), or (fpr[, l], g | window) picking
+/// k (and l), or (fpr, window, slack) picking the (k, l) with fewest bits
+/// whose slack k g is at most `slack`.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ApbfParams {
+    /// Slices written per insertion
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Extra slices (window = l g)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    l: Option<u32>,
+    /// Generation size (command line default 1024 when no window is given)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    g: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1): picks k (and l if not given)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Window (insertions): g = ⌈window / l⌉
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Largest slack k g (with fpr and window): fewest bits within it
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    slack: Option<u64>,
+}
+
+/// The APBF.
+pub struct Apbf;
+
+impl DesignDef for Apbf {
+    type Params = ApbfParams;
+    const NAME: &'static str = "apbf";
+    const ABOUT: &'static str =
+        "Age-Partitioned Bloom filter: k + l slices, a shift every g insertions";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::Accesses,
+        Metric::Npws,
+        Metric::Memory,
+        Metric::Speed,
+    ];
+
+    fn cli_defaults(p: &mut Params) {
+        if !p.contains_key("g") && !p.contains_key("window") {
+            p.insert("g".into(), 1024.0);
+        }
+    }
+
+    fn build(p: ApbfParams, _seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let (mut k, mut l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+        let (g, window) = (at_least_one("g", p.g)?, at_least_one("window", p.window)?);
+        let slack = at_least_one("slack", p.slack)?;
+        if let Some(max_slack) = slack {
+            // fewest bits with slack <= max_slack: needs fpr and window only
+            let (Some(e), Some(w), None, None, None) = (fpr, window, k, l, g) else {
+                return Err("apbf: slack (the largest slack) goes with fpr and window only".into());
+            };
+            let (kk, ll) = apbf_theory::choose_kl_with_slack(e, w, max_slack, MAX_L_WITH_SLACK)
+                .ok_or_else(|| {
+                    format!("apbf: no (k, l <= {MAX_L_WITH_SLACK}) reaches fpr {e} with slack <= {max_slack}")
+                })?;
+            (k, l) = (Some(kk), Some(ll));
+        }
+        if p.k.is_some() && fpr.is_some() {
+            return Err("apbf: give k or fpr, not both".into());
+        }
+        if g.is_some() && window.is_some() {
+            return Err("apbf: give g or window, not both".into());
+        }
+        let (k, l) = match (k, l, fpr) {
+            (None, None, Some(e)) => {
+                apbf_theory::choose_kl(e, bloomlab_filters::apbf::DEFAULT_MAX_L)
+                    .ok_or_else(|| format!("apbf: no (k, l) reaches fpr {e}"))?
+            }
+            (None, Some(l), Some(e)) => (
+                apbf_theory::choose_k(e, l)
+                    .ok_or_else(|| format!("apbf: no k reaches fpr {e} with l = {l}"))?,
+                l,
+            ),
+            (Some(k), Some(l), None) => (k, l),
+            (Some(k), Some(l), Some(_)) if slack.is_some() => (k, l),
+            _ => return Err("apbf needs k and l, or fpr (and optionally l)".into()),
+        };
+        let g = match (g, window) {
+            (Some(g), None) => g,
+            (None, Some(w)) => w.div_ceil(l as u64),
+            _ => return Err("apbf needs g or window".into()),
+        };
+        let f = bloomlab_filters::Apbf::new(k, l, g).map_err(|e| format!("apbf: {e}"))?;
+        let t: ApbfTheory = f.theory();
+        // with a largest slack, the Naor-Yogev lower bound for (window, slack,
+        // fpr) applies to the APBF as to any sliding Bloom filter
+        let bound = match (slack, window, fpr) {
+            (Some(m), Some(w), Some(e)) => vec![(
+                "space_bound_bits",
+                naor_yogev::theory::space_bound_bits(w, m, e),
+            )],
+            _ => Vec::new(),
+        };
+        let cost = t.query_cost();
+        let profile = ShiftProfile {
+            g,
+            by_phase: window::phase_grid(g, 256)
+                .into_iter()
+                .map(|p| (p, t.presence_by_shift(p)))
+                .collect(),
+        };
+        let theory = Theory {
+            scalars: vec![
+                ("fpr", t.fpr()),
+                ("fpr_paper_formula", apbf_theory::fpr_paper(k, l)),
+                ("fpr_asymptotic", apbf_theory::fpr(k, l)),
+                ("fpr_avg", t.fpr_avg()),
+                ("fpr_expired", t.fpr()),
+                ("fnr", 0.0),
+                ("probes_negative", cost.probes_no),
+                ("probes_false_positive", cost.probes_yes),
+                ("npws_peak", t.npws_peak()),
+                (
+                    "npws_peak_paper_formula",
+                    apbf_theory::npws_peak_paper(k, l),
+                ),
+                ("npws_avg", t.npws_avg()),
+                ("bits_per_element", t.bits_per_element()),
+                ("efficiency_vs_bloom", t.efficiency_vs_bloom()),
+            ]
+            .into_iter()
+            .chain(bound)
+            .collect(),
+            profile: Some(Box::new(profile)),
+            convergence: None,
+            estimates: None,
+        };
+        Ok(Built {
+            geometry: Geometry::sliding(&f),
+            resolved: vec![
+                int("k", k),
+                int("l", l),
+                int("g", g),
+                int("m", f.m()),
+                int("window", f.window()),
+                int("slack", f.slack()),
+            ],
+            filter: Some(Box::new(f)),
+            summary: None,
+            theory,
+        })
+    }
+
+    /// One configuration per l <= 32: the smallest k meeting the FPR.
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let (w, e) = (c.window, c.fpr);
+        Ok((1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
+            .filter_map(|l| {
+                let k = apbf_theory::choose_k(e, l)?;
+                let g = w.div_ceil(l as u64);
+                let t = ApbfTheory::new(k, l, g)?;
+                Some(Candidate {
+                    design: Self::NAME,
+                    params: Candidate::ints(&[("k", k as u64), ("l", l as u64), ("g", g)]),
+                    memory_bits: t.payload_bits() + 128,
+                    bits_per_element: (t.payload_bits() + 128) as f64 / t.window() as f64,
+                    fpr: t.fpr(),
+                    window: t.window(),
+                    slack: t.slack(),
+                    npws_peak: t.pws_at(g) / t.window() as f64,
+                    insert_bits: k as u64,
+                    query_probes: Some(t.expected_probes_negative()),
+                })
+            })
+            .collect())
+    }
+}

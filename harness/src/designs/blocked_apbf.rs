@@ -1,0 +1,160 @@
+//! The blocked APBF: the APBF with each key's k + l slices in one block of
+//! words, one cache line per query in the common case.
+
+use super::built::{int, switching_theory, Built, Geometry};
+use super::{at_least_one, probability, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
+use bloomlab_filters::{window, ParamError, SlidingFilter};
+use serde::{Deserialize, Serialize};
+
+/// Blocked APBF parameters: (k, l, g | window[, blocks]) (default blocks:
+/// the unblocked APBF's bits per slice in whole words) or (fpr, window):
+/// the unblocked choice of (k, l) and the fewest blocks meeting fpr in
+/// theory.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BlockedApbfParams {
+    /// Slices written per insertion
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Extra slices (window = l g)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    l: Option<u32>,
+    /// Generation size
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    g: Option<u64>,
+    /// Window (insertions): g = ⌈window / l⌉
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Blocks of k + l words (default: the unblocked APBF's memory)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    blocks: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1) (with window)
+    #[arg(long)]
+    fpr: Option<f64>,
+}
+
+/// The blocked APBF.
+pub struct BlockedApbf;
+
+/// Phases the theory averages over (each evaluation is k 2^(k-1) states per
+/// slice, 1.6e8 updates at (k, l) = (17, 32)).
+const PHASES: u64 = 8;
+
+impl DesignDef for BlockedApbf {
+    type Params = BlockedApbfParams;
+    const NAME: &'static str = "blocked_apbf";
+    const ALIASES: &'static [&'static str] = &["blocked-apbf"];
+    const ABOUT: &'static str =
+        "Blocked APBF: each key's slices in one block of 64-bit words (one cache line per query)";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::Accesses,
+        Metric::Npws,
+        Metric::Memory,
+        Metric::Speed,
+    ];
+
+    /// Its theory is the exact programme of `apbf::blocked`, on a grid of 8
+    /// phases. Also reports `fpr_independent`, the slices taken as
+    /// independent at their mean fills, which is the FPR of the unblocked
+    /// APBF with the same k, l, g and memory: the gap to `fpr` is the whole
+    /// cost of blocking.
+    fn build(p: BlockedApbfParams, _seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+        let (g, w, blocks) = (
+            at_least_one("g", p.g)?,
+            at_least_one("window", p.window)?,
+            at_least_one("blocks", p.blocks)?,
+        );
+        let e = |r: ParamError| format!("blocked_apbf: {r}");
+        let f = match (k, l, g, w, blocks, fpr) {
+            (None, None, None, Some(w), None, Some(e2)) => Filter::with_fpr(w, e2).map_err(e)?,
+            (Some(k), Some(l), g, w, b, None) if g.is_some() != w.is_some() => {
+                let g = g.unwrap_or_else(|| w.expect("one of g, window").div_ceil(l as u64));
+                match b {
+                    Some(b) => Filter::new(k, l, g, b),
+                    None => Filter::with_default_blocks(k, l, g),
+                }
+                .map_err(e)?
+            }
+            _ => return Err(
+                "blocked_apbf needs k, l and g or window (and optionally blocks), or fpr and window"
+                    .into(),
+            ),
+        };
+        let t = f.theory();
+        if f.k() > blocked::MAX_EXACT_K {
+            return Err(format!(
+                "blocked_apbf: its exact theory takes k <= {}, got k = {}",
+                blocked::MAX_EXACT_K,
+                f.k()
+            ));
+        }
+        const CHECKED: &str = "k checked against MAX_EXACT_K";
+        let mut theory = switching_theory(
+            &f,
+            t.payload_bits(),
+            PHASES,
+            &|p| t.fpr_at(p).expect(CHECKED),
+            &|p| t.presence_by_shift(p).expect(CHECKED),
+        );
+        theory
+            .scalars
+            .push(("fpr_independent", t.fpr_independent(f.g())));
+        Ok(Built {
+            geometry: Geometry::sliding(&f),
+            resolved: vec![
+                int("k", f.k()),
+                int("l", f.l()),
+                int("g", f.g()),
+                int("blocks", f.blocks()),
+                int("window", f.window()),
+                int("slack", f.slack()),
+            ],
+            filter: Some(Box::new(f)),
+            summary: None,
+            theory,
+        })
+    }
+
+    /// The configuration `with_fpr` builds: the unblocked APBF's (k, l) and
+    /// the fewest blocks meeting the FPR in exact theory.
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let t: BlockedTheory = Filter::sizing(c.window, c.fpr).map_err(|e| format!("{e}"))?;
+        let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
+        let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
+        let npws = window::phase_grid(t.g, PHASES)
+            .into_iter()
+            .map(|p| {
+                let by_j = t.presence_by_shift(p).unwrap_or_default();
+                window::pws(&by_j, fpr_at(p), win, slack, t.g, p)
+            })
+            .fold(0.0, f64::max)
+            / win as f64;
+        let memory = t.payload_bits() + 128;
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: Candidate::ints(&[
+                ("k", t.k as u64),
+                ("l", t.l as u64),
+                ("g", t.g),
+                ("blocks", t.blocks),
+            ]),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / win as f64,
+            fpr: fpr_at(t.g),
+            window: win,
+            slack,
+            npws_peak: npws,
+            insert_bits: t.k as u64,
+            // one block: k + l words, one cache line in the common case
+            query_probes: None,
+        }])
+    }
+}

@@ -1,0 +1,116 @@
+//! The broom filter (Bender, Farach-Colton, Goswami, Johnson, McCauley,
+//! Singh): an adaptive filter that fixes each false positive it is told of,
+//! run over an exact window of n arrivals.
+
+use super::built::{exact_window_filter, int, real, Built};
+use super::{at_least_one, probability, DesignDef};
+use crate::metrics::Value;
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::broom::{Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
+use serde::{Deserialize, Serialize};
+
+/// Broom filter parameters: window (its capacity n) and fpr (S = ⌈n/load⌉
+/// slots, r = ⌈log2(α/ε)⌉) or remainder_bits; load (default 0.85) and c
+/// (elements moved across the frontier per Adapt, default 3).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BroomParams {
+    /// Capacity n: the window of the last n arrivals
+    #[arg(long, alias = "n", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target FPR ε, in (0, 1): r = ⌈log2(α/ε)⌉ remainder bits
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Remainder bits r (instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    remainder_bits: Option<u32>,
+    /// Load n/S at capacity, in (0, 1) (default 0.85)
+    #[arg(long)]
+    load: Option<f64>,
+    /// Elements moved to the new hash function per Adapt (default 3)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    c: Option<u32>,
+}
+
+/// The broom filter over an exact window.
+pub struct Broom;
+
+/// Loads a plan considers.
+const PLAN_LOADS: [f64; 3] = [0.8, DEFAULT_LOAD, 0.9];
+
+impl DesignDef for Broom {
+    type Params = BroomParams;
+    const NAME: &'static str = "broom";
+    const ABOUT: &'static str =
+        "Broom filter: adaptive, fixes each false positive it is told of (exact window of n arrivals)";
+    const CAPS: super::Capabilities = super::Capabilities {
+        adaptive: true,
+        ..super::Capabilities::EXACT
+    };
+    const METRICS: &'static [Metric] = &[Metric::Fpr, Metric::Fnr, Metric::Memory, Metric::Speed];
+
+    /// Theory: the exact FPR at capacity before any adaptation,
+    /// n/(S·2^r), and the memory before any adaptivity bit.
+    fn build(p: BroomParams, seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?
+            .ok_or("broom needs window and fpr (or remainder_bits)")?;
+        let load = match p.load {
+            None => DEFAULT_LOAD,
+            Some(a) if a > 0.0 && a < 1.0 => a,
+            Some(a) => return Err(format!("parameter load = {a} must be in (0, 1)")),
+        };
+        let c = at_least_one("c", p.c)?.unwrap_or(DEFAULT_C);
+        let slots = BroomFilter::slots_for(w, load);
+        let r = match (fpr, at_least_one("remainder_bits", p.remainder_bits)?) {
+            (Some(e), None) => BroomFilter::remainder_bits_for(w, slots, e),
+            (None, Some(r)) => r,
+            _ => return Err("broom needs window and one of fpr, remainder_bits".into()),
+        };
+        let f = BroomFilter::new(w, slots, r, c, seed).map_err(|e| format!("broom: {e}"))?;
+        let bound = f.fpr_bound();
+        let resolved = vec![
+            int("window", w),
+            int("slots", f.slots()),
+            int("remainder_bits", f.r()),
+            real("load", w as f64 / f.slots() as f64),
+            int("c", c),
+        ];
+        let f = Box::new(Windowed::from_filter(f));
+        Ok(exact_window_filter(f, w, bound, resolved))
+    }
+
+    /// One configuration per load in {0.8, 0.85, 0.9}: S = ⌈n/load⌉ slots,
+    /// the fewest remainder bits meeting the FPR; memory S(r + 5) +
+    /// 64⌈S/64⌉ before any adaptivity bit.
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let w = c.window;
+        Ok(PLAN_LOADS
+            .iter()
+            .filter_map(|&load| {
+                let s = BroomFilter::slots_for(w, load);
+                let r = BroomFilter::remainder_bits_for(w, s, c.fpr);
+                let fbits = 64 - (64 - (s - 1).leading_zeros());
+                if r + 8 > fbits || s > 1 << 40 {
+                    return None;
+                }
+                let memory = s * (r as u64 + 5) + 64 * s.div_ceil(64);
+                let params = vec![
+                    ("window", Value::Int(w)),
+                    ("remainder_bits", Value::Int(r as u64)),
+                    ("load", Value::Num(load)),
+                ];
+                Some(Candidate::exact_window(
+                    Self::NAME,
+                    w,
+                    params,
+                    memory,
+                    w as f64 / (s as f64 * 2f64.powi(r as i32)),
+                    r as u64 + 4,
+                    None,
+                ))
+            })
+            .collect())
+    }
+}

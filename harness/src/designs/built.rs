@@ -1,0 +1,255 @@
+//! What a design gives the harness once built: the filter (or summary), its
+//! geometry (window, slack, time scales), its resolved parameters and its
+//! theory. Shared by every design module.
+
+use crate::metrics::Value;
+use bloomlab_filters::apbf::theory as apbf_theory;
+use bloomlab_filters::swamp;
+use bloomlab_filters::{window, Filter, SlidingFilter, WindowSummary};
+
+/// How the harness drives a design: its window and the time scales of its
+/// state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    /// w: the guaranteed window of a sliding design; for a design without
+    /// one, the window of interest over which `fnr` is reported.
+    pub window: u64,
+    /// s: the slack (0 for designs without a window).
+    pub slack: u64,
+    /// Insertions after which the expected state repeats (1: smooth).
+    pub period: u64,
+    /// Whether the design promises no false negatives within `window`.
+    pub guaranteed: bool,
+    /// Ages profiled (None: w + s + margin).
+    pub horizon: Option<u64>,
+    /// Insertions from empty to the steady state (None: the horizon).
+    pub warmup: Option<u64>,
+    /// Insertions between measurement rounds (None: w + s in whole periods).
+    pub spacing: Option<u64>,
+}
+
+impl Geometry {
+    /// An exact window of w arrivals: no slack, smooth sliding.
+    pub fn exact(w: u64, guaranteed: bool) -> Geometry {
+        Geometry {
+            window: w,
+            slack: 0,
+            period: 1,
+            guaranteed,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        }
+    }
+
+    /// The window, slack and period a sliding filter reports.
+    pub fn sliding(f: &dyn SlidingFilter) -> Geometry {
+        Geometry {
+            window: f.window(),
+            slack: f.slack(),
+            period: f.period(),
+            guaranteed: true,
+            horizon: None,
+            warmup: None,
+            spacing: None,
+        }
+    }
+}
+
+/// Theoretical zero fraction and FPR after t insertions from empty.
+pub type ConvergenceTheory = Box<dyn Fn(u64) -> (f64, f64) + Send + Sync>;
+
+/// A filter ready to measure, with its resolved parameters and theory.
+pub struct Built {
+    /// The filter (None for sketches that answer no membership queries).
+    pub filter: Option<Box<dyn Filter + Send>>,
+    /// The design as a sliding-window summary (frequency, distinct count,
+    /// entropy), if it is one; a separate instance from `filter`, measured on
+    /// its own stream.
+    pub summary: Option<Box<dyn WindowSummary + Send>>,
+    /// Window, slack and time scales.
+    pub geometry: Geometry,
+    /// Parameters actually used (after choosing k from an FPR target, say):
+    /// counts as [`Value::Int`], ratios as [`Value::Num`].
+    pub resolved: Vec<(&'static str, Value)>,
+    /// Theoretical figures.
+    pub theory: Theory,
+}
+
+/// Theoretical figures of one configuration. Scalar names match the measured
+/// metric names in `metrics.rs` (`fpr`, `fpr_avg`, `probes_negative`,
+/// `npws_peak`, `npws_avg`, `bits_per_element`, ...).
+#[derive(Default)]
+pub struct Theory {
+    /// name -> value.
+    pub scalars: Vec<(&'static str, f64)>,
+    /// P(yes | age) at the worst phase and averaged over phases.
+    pub profile: Option<Box<dyn ProfileTheory>>,
+    /// Zero fraction and FPR over time from empty.
+    pub convergence: Option<ConvergenceTheory>,
+    /// Expected errors of the summary's estimates, given the window.
+    pub estimates: Option<Box<dyn EstimateTheory>>,
+}
+
+/// Expected errors of a summary's estimates as functions of the window's
+/// true contents (SWAMP's, derived in `bloomlab_filters::swamp::theory`).
+pub trait EstimateTheory: Send + Sync {
+    /// Expected squared error of the frequency estimate of a key of window
+    /// frequency `f` in a window of `n` arrivals with Σ f² = `s2`.
+    fn count_mse(&self, n: u64, s2: f64, f: u64) -> f64;
+    /// Expected lower bound (Z) with D distinct keys in the window.
+    fn distinct_lb(&self, d: f64) -> f64;
+    /// Standard deviation of the point estimate with D distinct keys.
+    fn distinct_sd(&self, d: f64) -> f64;
+    /// Expected entropy error H - Ĥ for a window with these flow counts.
+    fn entropy_error(&self, counts: &mut dyn Iterator<Item = u64>) -> f64;
+    /// FPR with D distinct keys in the window (the membership theory's
+    /// figure is for D = W, a stream of distinct keys).
+    fn fpr(&self, d: f64) -> f64;
+    /// Expected pairs of distinct keys sharing a fingerprint, D(D-1)/2M:
+    /// below about 1 per round, the errors are rare events.
+    fn colliding_pairs(&self, d: f64) -> f64;
+}
+
+/// SWAMP's estimate theory at L-bit fingerprints.
+pub(crate) struct SwampEstimates(pub(crate) u32);
+
+impl EstimateTheory for SwampEstimates {
+    fn count_mse(&self, n: u64, s2: f64, f: u64) -> f64 {
+        swamp::theory::count_mse(self.0, n, s2, f)
+    }
+    fn distinct_lb(&self, d: f64) -> f64 {
+        swamp::theory::expected_distinct_fingerprints(self.0, d)
+    }
+    fn distinct_sd(&self, d: f64) -> f64 {
+        swamp::theory::distinct_mle_sd(self.0, d)
+    }
+    fn entropy_error(&self, counts: &mut dyn Iterator<Item = u64>) -> f64 {
+        swamp::theory::entropy_error_exact(self.0, counts)
+    }
+    fn fpr(&self, d: f64) -> f64 {
+        swamp::theory::fpr(self.0, d)
+    }
+    fn colliding_pairs(&self, d: f64) -> f64 {
+        d * (d - 1.0) / 2.0 * 2f64.powi(-(self.0 as i32))
+    }
+}
+
+impl Theory {
+    /// The named scalar, if this design's theory has it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.scalars
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+/// The theoretical age profile.
+pub trait ProfileTheory: Send + Sync {
+    /// P(yes | age) at the worst phase (phase = period).
+    fn worst(&self, age: u64) -> f64;
+    /// P(yes | age) averaged over phases.
+    fn avg(&self, age: u64) -> f64;
+}
+
+/// P(yes | age) from P(yes | switches) on a grid of phases, for designs that
+/// switch every g insertions.
+pub(crate) struct ShiftProfile {
+    pub(crate) g: u64,
+    /// (phase, P(yes | j shifts) for j = 0..=k+l)
+    pub(crate) by_phase: Vec<(u64, Vec<f64>)>,
+}
+
+impl ProfileTheory for ShiftProfile {
+    fn worst(&self, age: u64) -> f64 {
+        let (phase, by_j) = self.by_phase.last().expect("phase grid ends at g");
+        let j = apbf_theory::shifts_at_age(age, *phase, self.g) as usize;
+        by_j[j.min(by_j.len() - 1)]
+    }
+    fn avg(&self, age: u64) -> f64 {
+        self.by_phase
+            .iter()
+            .map(|(phase, by_j)| {
+                let j = apbf_theory::shifts_at_age(age, *phase, self.g) as usize;
+                by_j[j.min(by_j.len() - 1)]
+            })
+            .sum::<f64>()
+            / self.by_phase.len() as f64
+    }
+}
+
+/// The theory every switching design shares, from its FPR and P(yes | j
+/// switches) as functions of the phase: worst-phase and phase-averaged FPR and
+/// NPWS over a grid of at most `phases` phases, and the age profile.
+pub(crate) fn switching_theory(
+    f: &dyn SlidingFilter,
+    payload_bits: u64,
+    phases: u64,
+    fpr_at: &dyn Fn(u64) -> f64,
+    by_shift: &dyn Fn(u64) -> Vec<f64>,
+) -> Theory {
+    let (w, s, g) = (f.window(), f.slack(), f.period());
+    let grid = window::phase_grid(g, phases);
+    let by_phase: Vec<(u64, Vec<f64>)> = grid.iter().map(|&p| (p, by_shift(p))).collect();
+    let pws: Vec<f64> = by_phase
+        .iter()
+        .map(|(p, v)| window::pws(v, fpr_at(*p), w, s, g, *p))
+        .collect();
+    let n = grid.len() as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", fpr_at(g)),
+            ("fpr_avg", grid.iter().map(|&p| fpr_at(p)).sum::<f64>() / n),
+            ("fpr_expired", fpr_at(g)),
+            ("fnr", 0.0),
+            (
+                "npws_peak",
+                pws.iter().cloned().fold(0.0, f64::max) / w as f64,
+            ),
+            ("npws_avg", pws.iter().sum::<f64>() / n / w as f64),
+            ("bits_per_element", payload_bits as f64 / w as f64),
+        ],
+        profile: Some(Box::new(ShiftProfile { g, by_phase })),
+        convergence: None,
+        estimates: None,
+    }
+}
+
+/// A filter over an exact window of `w` arrivals with no false negatives,
+/// whose theory is its FPR `p` (for never-inserted and expired keys alike)
+/// and its memory as built.
+pub(crate) fn exact_window_filter(
+    f: Box<dyn Filter + Send>,
+    w: u64,
+    p: f64,
+    resolved: Vec<(&'static str, Value)>,
+) -> Built {
+    let bits = f.memory_bits() as f64;
+    Built {
+        geometry: Geometry::exact(w, true),
+        resolved,
+        filter: Some(f),
+        summary: None,
+        theory: Theory {
+            scalars: vec![
+                ("fpr", p),
+                ("fpr_expired", p),
+                ("fnr", 0.0),
+                ("memory_bits", bits),
+                ("bits_per_element", bits / w as f64),
+            ],
+            ..Theory::default()
+        },
+    }
+}
+
+/// A resolved count.
+pub(crate) fn int(name: &'static str, v: impl Into<u64>) -> (&'static str, Value) {
+    (name, Value::Int(v.into()))
+}
+
+/// A resolved ratio.
+pub(crate) fn real(name: &'static str, v: f64) -> (&'static str, Value) {
+    (name, Value::Num(v))
+}

@@ -1,0 +1,76 @@
+//! Double buffering: an active and a warm-up filter, swapped every g
+//! insertions.
+
+use super::segmented::{self, Sizing};
+use super::{Built, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::segmented::{theory as seg, DoubleBuffer as Filter};
+use serde::{Deserialize, Serialize};
+
+/// Double-buffering parameters: (window, fpr) or (k, g, m).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DoubleBufferParams {
+    /// Window (insertions)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Slices per filter
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Generation size
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    g: Option<u64>,
+    /// Bits per slice
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+}
+
+/// Double buffering.
+pub struct DoubleBuffer;
+
+impl DesignDef for DoubleBuffer {
+    type Params = DoubleBufferParams;
+    const NAME: &'static str = "double_buffer";
+    const ALIASES: &'static [&'static str] = &["double-buffer"];
+    const ABOUT: &'static str =
+        "Double buffering: active and warm-up Bloom filters, swapped every g insertions";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = segmented::METRICS;
+
+    fn build(p: DoubleBufferParams, _seed: u64) -> Result<Built, String> {
+        let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
+            Sizing::Explicit(k, g, m) => Filter::new(k, g, m),
+            Sizing::Target(w, e) => Filter::with_fpr(w, e),
+        }
+        .map_err(|e| format!("double_buffer: {e}"))?;
+        let (k, g, m) = (f.k(), f.g(), f.m());
+        let mut t = segmented::theory(&f, 2 * k as u64 * m, &|p| f.theory_fpr(p), &|p| {
+            f.theory_presence_by_shift(p)
+        });
+        t.scalars.push((
+            "probes_negative",
+            seg::double_buffer_probes_negative(k, g, m),
+        ));
+        let geometry = super::Geometry::sliding(&f);
+        Ok(segmented::finish(Box::new(f), geometry, t, (k, g, m), None))
+    }
+
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let (k, g, m) = Filter::sizing(c.window, c.fpr);
+        let fpr = seg::double_buffer_fpr(k, g, m, g);
+        Ok(vec![segmented::candidate(
+            Self::NAME,
+            vec![("k", k as u64), ("g", g), ("m", m)],
+            2 * k as u64 * m + 64,
+            (g, g, g),
+            fpr,
+            &[1.0, 1.0],
+            2 * k as u64,
+            Some(seg::double_buffer_probes_negative(k, g, m)),
+        )])
+    }
+}

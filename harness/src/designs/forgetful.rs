@@ -1,0 +1,89 @@
+//! The Forgetful Bloom filter: N past filters, a present and a future one.
+
+use super::segmented::{self, Sizing};
+use super::{at_least_one, Built, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
+use serde::{Deserialize, Serialize};
+
+/// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetfulParams {
+    /// Past filters N, 1..=14 (window N g, slack 2 g)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    past: Option<u32>,
+    /// Window (insertions)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Slices per filter
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Generation size
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    g: Option<u64>,
+    /// Bits per slice
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+}
+
+/// The Forgetful Bloom filter.
+pub struct Forgetful;
+
+impl DesignDef for Forgetful {
+    type Params = ForgetfulParams;
+    const NAME: &'static str = "forgetful";
+    const ABOUT: &'static str =
+        "Forgetful Bloom filter: N past filters, a present and a future one; keys refreshed on insert";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = segmented::METRICS;
+
+    fn build(p: ForgetfulParams, _seed: u64) -> Result<Built, String> {
+        let past = at_least_one("past", p.past)?.ok_or("forgetful needs past")?;
+        let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
+            Sizing::Explicit(k, g, m) => ForgetfulBloom::new(past, k, g, m),
+            Sizing::Target(w, e) => ForgetfulBloom::with_fpr(w, e, past),
+        }
+        .map_err(|e| format!("forgetful: {e}"))?;
+        let (k, g, m) = (f.k(), f.g(), f.m());
+        let payload = (past as u64 + 2) * k as u64 * m;
+        let t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+            f.theory_presence_by_shift(p)
+        });
+        let geometry = super::Geometry::sliding(&f);
+        Ok(segmented::finish(
+            Box::new(f),
+            geometry,
+            t,
+            (k, g, m),
+            Some(("past", past)),
+        ))
+    }
+
+    /// One configuration per N in 1..=8 past filters.
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        Ok((1..=8u32)
+            .filter_map(|past| {
+                let (k, g, m) = ForgetfulBloom::sizing(c.window, c.fpr, past)?;
+                let fpr = seg::forgetful_fpr(past, k, g, m, g);
+                let by_j: Vec<f64> = (0..=past as u64 + 1)
+                    .map(|j| seg::forgetful_presence(past, k, g, m, g, j))
+                    .collect();
+                Some(segmented::candidate(
+                    Self::NAME,
+                    vec![("k", k as u64), ("g", g), ("m", m), ("past", past as u64)],
+                    (past as u64 + 2) * k as u64 * m + 128,
+                    (past as u64 * g, 2 * g, g),
+                    fpr,
+                    &by_j,
+                    2 * k as u64,
+                    None,
+                ))
+            })
+            .collect())
+    }
+}

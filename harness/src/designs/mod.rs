@@ -1,0 +1,338 @@
+//! The design registry: one module per design, each implementing
+//! [`DesignDef`], and one list, [`REGISTRY`], that every command reads.
+//!
+//! A design module declares its parameters once, as a struct that derives
+//! both `clap::Args` (the flags of `bloomlab theory|measure <design>`) and
+//! `serde::Deserialize` with `deny_unknown_fields` (the keys of a spec's
+//! `[[sweep]]` point), so the flags and the spec keys are the same names.
+//! Parameters travel between the two as a [`Params`] map (the form a spec's
+//! grid expands to); [`Design::build`] turns the map back into the typed
+//! struct, so a spec point and a command line go through one parser.
+//!
+//! Adding a design: its filter module in `filters/`, one file here
+//! implementing [`DesignDef`], one line in [`REGISTRY`], and its arm in the
+//! filters' conformance suite (`docs/extending.md` has the recipe).
+
+mod a2;
+mod apbf;
+mod blocked_apbf;
+mod broom;
+mod built;
+mod double_buffer;
+mod forgetful;
+mod jumping;
+mod naor_yogev;
+mod segmented;
+mod sketches;
+mod stable;
+mod swamp;
+mod swbf;
+mod swhll;
+mod swlc;
+mod tbf;
+mod wcss;
+
+pub use built::{Built, ConvergenceTheory, EstimateTheory, Geometry, ProfileTheory, Theory};
+
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A design's parameters by name, as a spec point gives them.
+pub type Params = BTreeMap<String, f64>;
+
+/// What a design can be asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Answers membership queries (the `fpr`, `fnr`, ... metrics).
+    pub membership: bool,
+    /// Guarantees no false negatives within its window.
+    pub guaranteed_window: bool,
+    /// Has a slack (keys between w and w + s may still be reported).
+    pub slack: bool,
+    /// Answers sliding-window frequency, distinct-count or entropy queries.
+    pub summary: bool,
+    /// Learns of its false positives and fixes them (`AdaptiveFilter`).
+    pub adaptive: bool,
+}
+
+impl Capabilities {
+    /// A sliding filter with a guaranteed window and a slack.
+    pub const SLIDING: Capabilities = Capabilities {
+        membership: true,
+        guaranteed_window: true,
+        slack: true,
+        summary: false,
+        adaptive: false,
+    };
+    /// A filter over an exact window (no slack).
+    pub const EXACT: Capabilities = Capabilities {
+        slack: false,
+        ..Capabilities::SLIDING
+    };
+    /// A measurement summary that answers no membership queries.
+    pub const SUMMARY: Capabilities = Capabilities {
+        membership: false,
+        guaranteed_window: false,
+        slack: false,
+        summary: true,
+        adaptive: false,
+    };
+
+    /// Short words for `bloomlab designs`.
+    pub fn words(&self) -> String {
+        let mut w = Vec::new();
+        if self.membership {
+            w.push("membership");
+        }
+        if self.guaranteed_window {
+            w.push(if self.slack {
+                "window+slack"
+            } else {
+                "exact window"
+            });
+        } else if self.membership {
+            w.push("no window");
+        }
+        if self.summary {
+            w.push("summary");
+        }
+        if self.adaptive {
+            w.push("adaptive");
+        }
+        w.join(", ")
+    }
+}
+
+/// What a design module defines; [`Design`] is implemented for every
+/// `DesignDef`, so a module writes only this.
+pub trait DesignDef: Sync + Send + 'static {
+    /// The parameters: flags and spec keys alike.
+    type Params: clap::Args + clap::FromArgMatches + DeserializeOwned + Serialize;
+    /// The name specs and commands use (`naor_yogev`).
+    const NAME: &'static str;
+    /// Other names the command line accepts (`naor-yogev`).
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line: what the design is.
+    const ABOUT: &'static str;
+    /// What it can be asked.
+    const CAPS: Capabilities;
+    /// The metrics `bloomlab measure` takes for it.
+    const METRICS: &'static [Metric];
+    /// Builds the design; `seed` seeds its own randomness.
+    fn build(p: Self::Params, seed: u64) -> Result<Built, String>;
+    /// Every configuration worth considering for a plan request, or why the
+    /// design cannot take part.
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String>;
+    /// Defaults the command line applies before building (kept for flags
+    /// that had defaults before the spec keys did).
+    fn cli_defaults(_p: &mut Params) {}
+}
+
+/// A design as the commands see it (object safe; see [`DesignDef`]).
+pub trait Design: Sync {
+    /// Canonical name.
+    fn name(&self) -> &'static str;
+    /// Other accepted names.
+    fn aliases(&self) -> &'static [&'static str];
+    /// One line.
+    fn about(&self) -> &'static str;
+    /// Capabilities.
+    fn capabilities(&self) -> Capabilities;
+    /// Metrics of `bloomlab measure`.
+    fn measure_metrics(&self) -> &'static [Metric];
+    /// Adds the parameter flags to a command.
+    fn args(&self, cmd: clap::Command) -> clap::Command;
+    /// The parameters given on a command line, as a map.
+    fn params_from(&self, m: &clap::ArgMatches) -> Result<Params, String>;
+    /// Parameter names and their help, for `bloomlab designs`.
+    fn parameters(&self) -> Vec<(String, String)>;
+    /// Builds from a parameter map.
+    fn build(&self, params: &Params, seed: u64) -> Result<Built, String>;
+    /// Plan candidates or the reason there are none.
+    fn plan(&self, c: &Constraints) -> Result<Vec<Candidate>, String>;
+}
+
+impl<D: DesignDef> Design for D {
+    fn name(&self) -> &'static str {
+        D::NAME
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        D::ALIASES
+    }
+    fn about(&self) -> &'static str {
+        D::ABOUT
+    }
+    fn capabilities(&self) -> Capabilities {
+        D::CAPS
+    }
+    fn measure_metrics(&self) -> &'static [Metric] {
+        D::METRICS
+    }
+    fn args(&self, cmd: clap::Command) -> clap::Command {
+        <D::Params as clap::Args>::augment_args(cmd)
+    }
+    fn params_from(&self, m: &clap::ArgMatches) -> Result<Params, String> {
+        let p = <D::Params as clap::FromArgMatches>::from_arg_matches(m)
+            .map_err(|e| e.to_string().trim().replace('\n', " "))?;
+        let mut map = to_params(&p)?;
+        D::cli_defaults(&mut map);
+        Ok(map)
+    }
+    fn parameters(&self) -> Vec<(String, String)> {
+        let cmd = <D::Params as clap::Args>::augment_args(clap::Command::new(D::NAME));
+        cmd.get_arguments()
+            .map(|a| {
+                let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let aliases = a.get_all_aliases().unwrap_or_default();
+                let name = if aliases.is_empty() {
+                    a.get_id().to_string()
+                } else {
+                    format!("{} (--{})", a.get_id(), aliases.join(", --"))
+                };
+                (name, help)
+            })
+            .collect()
+    }
+    fn build(&self, params: &Params, seed: u64) -> Result<Built, String> {
+        D::build(from_params(D::NAME, params)?, seed)
+    }
+    fn plan(&self, c: &Constraints) -> Result<Vec<Candidate>, String> {
+        D::plan(c)
+    }
+}
+
+/// Every design, in the order `bloomlab designs` lists them.
+pub static REGISTRY: &[&dyn Design] = &[
+    &apbf::Apbf,
+    &blocked_apbf::BlockedApbf,
+    &stable::Stable,
+    &naor_yogev::NaorYogev,
+    &broom::Broom,
+    &swamp::Swamp,
+    &tbf::Tbf,
+    &swbf::Swbf,
+    &wcss::Wcss,
+    &swhll::Swhll,
+    &swlc::Swlc,
+    &jumping::Jumping,
+    &double_buffer::DoubleBuffer,
+    &a2::A2,
+    &forgetful::Forgetful,
+];
+
+/// The design called `name` (or one of its aliases).
+pub fn lookup(name: &str) -> Result<&'static dyn Design, String> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|d| d.name() == name || d.aliases().contains(&name))
+        .ok_or_else(|| {
+            format!(
+                "unknown design {name:?} (known: {})",
+                REGISTRY
+                    .iter()
+                    .map(|d| d.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// Builds design `design` from `params`; `seed` seeds the design's own
+/// randomness (the Stable Bloom filter's decrements, say).
+pub fn build(design: &str, params: &Params, seed: u64) -> Result<Built, String> {
+    lookup(design)?.build(params, seed)
+}
+
+/// A parameter map as JSON: whole numbers as integers, so that typed
+/// integer fields accept them.
+fn to_json(params: &Params) -> serde_json::Value {
+    let obj = params
+        .iter()
+        .map(|(k, &v)| {
+            let j = if v.fract() == 0.0 && v.abs() < 2f64.powi(53) {
+                if v >= 0.0 {
+                    serde_json::Value::from(v as u64)
+                } else {
+                    serde_json::Value::from(v as i64)
+                }
+            } else {
+                serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into)
+            };
+            (k.clone(), j)
+        })
+        .collect();
+    serde_json::Value::Object(obj)
+}
+
+/// The typed parameters of `design` from a map; errors name the parameter.
+pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> Result<P, String> {
+    serde_path_to_error::deserialize(to_json(params)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." {
+            format!("{design}: {inner}")
+        } else {
+            format!("{design}: parameter {path}: {inner}")
+        }
+    })
+}
+
+/// A typed parameter struct as a map (absent options left out, flags 0/1).
+pub fn to_params<P: Serialize>(p: &P) -> Result<Params, String> {
+    let v = serde_json::to_value(p).map_err(|e| e.to_string())?;
+    let serde_json::Value::Object(obj) = v else {
+        return Err("parameters must serialize to a map".into());
+    };
+    Ok(obj
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            serde_json::Value::Number(n) => n.as_f64().map(|x| (k, x)),
+            serde_json::Value::Bool(b) => Some((k, b as u8 as f64)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Checks a count parameter is at least 1 (the spec gives numbers; the
+/// flags check this themselves).
+pub(crate) fn at_least_one<T: Into<u64> + Copy>(
+    name: &str,
+    v: Option<T>,
+) -> Result<Option<T>, String> {
+    match v {
+        Some(x) if x.into() == 0 => {
+            Err(format!("parameter {name} = 0 must be a whole number >= 1"))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Checks a probability parameter lies in (0, 1).
+pub(crate) fn probability(name: &str, v: Option<f64>) -> Result<Option<f64>, String> {
+    match v {
+        Some(p) if !(p > 0.0 && p < 1.0) => {
+            Err(format!("parameter {name} = {p} must be in (0, 1)"))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Reads a 0/1 spec value (or a `true`/`false`) as a flag.
+pub(crate) fn zero_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    use serde::de::Error;
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Bool(b) => Ok(b),
+        serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => Ok(false),
+        serde_json::Value::Number(n) if n.as_f64() == Some(1.0) => Ok(true),
+        other => Err(D::Error::custom(format!("{other} must be 0 or 1"))),
+    }
+}
+
+use serde::Deserialize;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,156 @@
+//! What the segmentation baselines (jumping window, A2, double buffering,
+//! the Forgetful Bloom filter) share: sized from (window, fpr) or given
+//! (k, g, m) explicitly, and a switching theory.
+
+use super::built::{int, switching_theory, Built, Geometry, Theory};
+use super::{at_least_one, probability};
+use crate::plan::Candidate;
+use crate::spec::Metric;
+use bloomlab_filters::segmented::theory as seg;
+use bloomlab_filters::segmented::JumpingWindow;
+use bloomlab_filters::{window, Filter, SlidingFilter};
+
+/// The metrics `measure` takes for a segmentation baseline.
+pub(super) const METRICS: &[Metric] = &[
+    Metric::Fpr,
+    Metric::Fnr,
+    Metric::Accesses,
+    Metric::Npws,
+    Metric::Memory,
+    Metric::Speed,
+];
+
+/// How a segmented design is sized: explicitly, or from a window and FPR.
+pub(super) enum Sizing {
+    /// (k, g, m) as given.
+    Explicit(u32, u64, u64),
+    /// (window, fpr) for the design's own sizing.
+    Target(u64, f64),
+}
+
+/// Reads (window, fpr) or (k, g, m).
+pub(super) fn sizing(
+    design: &str,
+    window: Option<u64>,
+    fpr: Option<f64>,
+    k: Option<u32>,
+    g: Option<u64>,
+    m: Option<u64>,
+) -> Result<Sizing, String> {
+    let fpr = probability("fpr", fpr)?;
+    let window = at_least_one("window", window)?;
+    let (k, g, m) = (
+        at_least_one("k", k)?,
+        at_least_one("g", g)?,
+        at_least_one("m", m)?,
+    );
+    match (window, fpr, k, g, m) {
+        (Some(w), Some(e), None, None, None) => Ok(Sizing::Target(w, e)),
+        (None, None, Some(k), Some(g), Some(m)) => Ok(Sizing::Explicit(k, g, m)),
+        _ => Err(format!("{design} needs window and fpr, or k, g and m")),
+    }
+}
+
+/// The switching theory of a segmented filter with `payload` bits.
+pub(super) fn theory(
+    f: &dyn SlidingFilter,
+    payload: u64,
+    fpr_at: &dyn Fn(u64) -> f64,
+    by_shift: &dyn Fn(u64) -> Vec<f64>,
+) -> Theory {
+    switching_theory(f, payload, 256, fpr_at, by_shift)
+}
+
+/// The theory of a jumping window (A2 is a two-segment one).
+pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
+    let segments = f.segments();
+    let payload = segments as u64 * f.k() as u64 * f.m();
+    let mut t = theory(f, payload, &|p| f.theory_fpr(p), &|p| {
+        f.theory_presence_by_shift(p)
+    });
+    t.scalars.push((
+        "probes_negative",
+        seg::jumping_probes_negative(segments, f.k(), f.g(), f.m()),
+    ));
+    t
+}
+
+/// The built design, resolved parameters (k, g, m, the design's own
+/// count, window, slack).
+pub(super) fn finish(
+    filter: Box<dyn Filter + Send>,
+    geometry: Geometry,
+    theory: Theory,
+    (k, g, m): (u32, u64, u64),
+    extra: Option<(&'static str, u32)>,
+) -> Built {
+    let mut resolved = vec![int("k", k), int("g", g), int("m", m)];
+    if let Some((name, v)) = extra {
+        resolved.push(int(name, v));
+    }
+    resolved.push(int("window", geometry.window));
+    resolved.push(int("slack", geometry.slack));
+    Built {
+        filter: Some(filter),
+        summary: None,
+        geometry,
+        resolved,
+        theory,
+    }
+}
+
+fn npws_peak(by_j: &[f64], tail: f64, w: u64, s: u64, g: u64) -> f64 {
+    window::pws(by_j, tail, w, s, g, g) / w as f64
+}
+
+/// The plan candidate of a jumping window of `n` segments (A2: n = 2).
+pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) -> Candidate {
+    let (k, g, m) = JumpingWindow::sizing(w, e, n);
+    let (win, slack) = ((n as u64 - 1) * g, g);
+    let fpr = seg::jumping_fpr(n, k, g, m, g);
+    let mut by_j = vec![1.0; n as usize];
+    by_j.push(fpr);
+    let memory = n as u64 * k as u64 * m + 128;
+    let mut params = vec![("k", k as u64), ("g", g), ("m", m)];
+    if design == "jumping" {
+        params.push(("segments", n as u64));
+    }
+    Candidate {
+        design,
+        params: Candidate::ints(&params),
+        memory_bits: memory,
+        bits_per_element: memory as f64 / win as f64,
+        fpr,
+        window: win,
+        slack,
+        npws_peak: npws_peak(&by_j, fpr, win, slack, g),
+        insert_bits: k as u64,
+        query_probes: Some(seg::jumping_probes_negative(n, k, g, m)),
+    }
+}
+
+/// A candidate from its switching figures.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn candidate(
+    design: &'static str,
+    params: Vec<(&'static str, u64)>,
+    memory: u64,
+    (win, slack, g): (u64, u64, u64),
+    fpr: f64,
+    by_j: &[f64],
+    insert_bits: u64,
+    query_probes: Option<f64>,
+) -> Candidate {
+    Candidate {
+        design,
+        params: Candidate::ints(&params),
+        memory_bits: memory,
+        bits_per_element: memory as f64 / win as f64,
+        fpr,
+        window: win,
+        slack,
+        npws_peak: npws_peak(by_j, fpr, win, slack, g),
+        insert_bits,
+        query_probes,
+    }
+}

@@ -1,0 +1,166 @@
+//! The Stable Bloom filter (Deng and Rafiei): no window, a stable FPR.
+
+use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::{at_least_one, probability, zero_one, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
+use serde::{Deserialize, Serialize};
+
+/// Stable Bloom filter parameters: (m, d, k, p), or (m, d, k, fpr) picking
+/// P, or (memory, fpr) picking d, K and P.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StableParams {
+    /// Cells
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+    /// Bits per cell (Max = 2^d - 1)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    d: Option<u32>,
+    /// Cells set per insertion
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Cells decremented per insertion (or give fpr to pick the smallest P meeting it)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    p: Option<u64>,
+    /// Target stable FPR, in (0, 1) (picks P; with memory also d and K)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Memory in bits (with fpr: picks d, K and P)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    memory: Option<u64>,
+    /// Window of interest for the FNR (default: the age up to which the FNR stays below 1%)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Decrement P adjacent cells from one random start instead of a uniform P-subset (spec: 0 or 1)
+    #[arg(long)]
+    #[serde(default, deserialize_with = "zero_one")]
+    adjacent: bool,
+}
+
+struct StableProfile(stable::theory::StableTheory);
+
+impl ProfileTheory for StableProfile {
+    fn worst(&self, age: u64) -> f64 {
+        self.0.presence(age)
+    }
+    fn avg(&self, age: u64) -> f64 {
+        self.0.presence(age)
+    }
+}
+
+/// Largest history the harness keeps for a design without a window.
+const MAX_HORIZON: u64 = 1 << 24;
+
+/// The Stable Bloom filter.
+pub struct Stable;
+
+impl DesignDef for Stable {
+    type Params = StableParams;
+    const NAME: &'static str = "stable";
+    const ABOUT: &'static str =
+        "Stable Bloom filter: d-bit cells, P random decrements per insertion; no window";
+    const CAPS: super::Capabilities = super::Capabilities {
+        guaranteed_window: false,
+        slack: false,
+        ..super::Capabilities::SLIDING
+    };
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::ZeroFraction,
+        Metric::Memory,
+        Metric::Speed,
+    ];
+
+    fn build(a: StableParams, seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", a.fpr)?;
+        let (m, d, k, p) = (
+            at_least_one("m", a.m)?,
+            at_least_one("d", a.d)?,
+            at_least_one("k", a.k)?,
+            at_least_one("p", a.p)?,
+        );
+        let memory = at_least_one("memory", a.memory)?;
+        let f = match (m, d, k, p, fpr, memory) {
+            (Some(m), Some(d), Some(k), Some(p), None, None) => StableBloomFilter::new(m, d, k, p),
+            (Some(m), Some(d), Some(k), None, Some(e), None) => {
+                StableBloomFilter::with_fpr_for(m, d, k, e)
+            }
+            (None, None, None, None, Some(e), Some(bits)) => StableBloomFilter::with_fpr(bits, e),
+            _ => {
+                return Err(
+                    "stable needs m, d, k and p; or m, d, k and fpr; or memory and fpr".into(),
+                )
+            }
+        }
+        .map_err(|e| format!("stable: {e}"))?;
+        let f = f.with_seed(seed).with_decrement(if a.adjacent {
+            Decrement::Adjacent
+        } else {
+            Decrement::Uniform
+        });
+        let t = f.theory();
+        let window = match at_least_one("window", a.window)? {
+            Some(w) if w >= MAX_HORIZON => {
+                return Err(format!(
+                    "stable: parameter window = {w} must be below 2^24 (the longest age history the harness keeps)"
+                ))
+            }
+            Some(w) => w,
+            None => t.age_at_fnr(0.01).map_or(1, |a| a.saturating_sub(1).max(1)),
+        };
+        // Profile up to where P(yes | age) is within 1% of its limit, the FPR.
+        let horizon = t
+            .age_at_fnr((1.0 - t.fpr()) * 0.99)
+            .unwrap_or(MAX_HORIZON)
+            .clamp(window + 1, MAX_HORIZON);
+        let warmup = t.steps_to_stable(1e-4).min(1 << 30);
+        let fnr_window = (1..=window).map(|a| t.fnr_at_age(a)).sum::<f64>() / window as f64;
+        let theory = Theory {
+            scalars: vec![
+                ("zero_fraction", t.zero_fraction()),
+                ("fpr", t.fpr()),
+                ("fpr_avg", t.fpr()),
+                ("fpr_expired", t.fpr()),
+                ("fnr", fnr_window),
+                (
+                    "half_life",
+                    t.age_at_fnr(0.5).map_or(f64::NAN, |a| a as f64),
+                ),
+                ("steps_to_stable", warmup as f64),
+                ("bits_per_element", t.payload_bits() as f64 / window as f64),
+            ],
+            profile: Some(Box::new(StableProfile(t))),
+            convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
+            estimates: None,
+        };
+        Ok(Built {
+            geometry: Geometry {
+                window,
+                slack: 0,
+                period: 1,
+                guaranteed: false,
+                horizon: Some(horizon),
+                warmup: Some(warmup),
+                spacing: Some(horizon),
+            },
+            resolved: vec![
+                int("m", t.m),
+                int("d", t.d),
+                int("k", t.k),
+                int("p", t.p),
+                int("adjacent", a.adjacent as u64),
+                int("window", window),
+            ],
+            filter: Some(Box::new(f)),
+            summary: None,
+            theory,
+        })
+    }
+
+    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
+        Err("no window: a Stable Bloom filter loses recent keys too (see stable_fnr_by_age)".into())
+    }
+}

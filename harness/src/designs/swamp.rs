@@ -1,0 +1,117 @@
+//! SWAMP (Assaf, Ben Basat, Einziger, Friedman): a cyclic buffer of
+//! fingerprints and a counting table over an exact window; membership,
+//! per-flow counts, distinct count and entropy.
+
+use super::built::{int, Built, Geometry, SwampEstimates, Theory};
+use super::{at_least_one, probability, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
+use bloomlab_filters::ParamError;
+use serde::{Deserialize, Serialize};
+
+/// SWAMP parameters: window and fpr (L = ⌈log2(W/ε)⌉) or window and
+/// fingerprint_bits.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SwampParams {
+    /// Window W (arrivals)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target FPR ε, in (0, 1): fingerprints of ⌈log2(W/ε)⌉ bits
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Fingerprint bits L (instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    fingerprint_bits: Option<u32>,
+}
+
+/// SWAMP.
+pub struct Swamp;
+
+impl DesignDef for Swamp {
+    type Params = SwampParams;
+    const NAME: &'static str = "swamp";
+    const ABOUT: &'static str =
+        "SWAMP: membership, per-flow counts, distinct count and entropy over an exact window";
+    const CAPS: super::Capabilities = super::Capabilities {
+        summary: true,
+        ..super::Capabilities::EXACT
+    };
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::Memory,
+        Metric::Speed,
+        Metric::Count,
+        Metric::Distinct,
+        Metric::Entropy,
+    ];
+
+    /// `seed` picks the fingerprint hash.
+    fn build(p: SwampParams, seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?
+            .ok_or("swamp needs window and fpr (or fingerprint_bits)")?;
+        let bits = at_least_one("fingerprint_bits", p.fingerprint_bits)?;
+        let e = |r: ParamError| format!("swamp: {r}");
+        let make = || match (fpr, bits) {
+            (Some(p), None) => swamp::Swamp::with_fpr(w, p).map_err(e),
+            (None, Some(l)) => swamp::Swamp::new(w, l).map_err(e),
+            _ => Err("swamp needs window and one of fpr, fingerprint_bits".to_string()),
+        };
+        let f = make()?.with_seed(seed);
+        let l = f.fingerprint_bits();
+        let memory = swamp_theory::memory_bits(w, l) as f64;
+        let theory = Theory {
+            scalars: vec![
+                ("fpr", swamp_theory::fpr(l, w as f64)),
+                ("fpr_expired", swamp_theory::fpr(l, w as f64)),
+                ("fnr", 0.0),
+                ("memory_bits", memory),
+                ("bits_per_element", memory / w as f64),
+                (
+                    "tinytable_bits_per_element",
+                    swamp_theory::tinytable_memory_bits(w, l) / w as f64,
+                ),
+            ],
+            estimates: Some(Box::new(SwampEstimates(l))),
+            ..Theory::default()
+        };
+        Ok(Built {
+            geometry: Geometry::sliding(&f),
+            resolved: vec![
+                int("window", w),
+                int("fingerprint_bits", l),
+                int("slots", f.table().slots()),
+                int("remainder_bits", f.table().remainder_bits()),
+            ],
+            summary: Some(Box::new(make()?.with_seed(seed))),
+            filter: Some(Box::new(f)),
+            theory,
+        })
+    }
+
+    /// The fewest fingerprint bits whose exact FPR 1 - (1 - 2^-L)^w meets
+    /// the target (the paper's ⌈log2(w/ε)⌉ can be one more).
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let w = c.window;
+        Ok((1..=swamp::MAX_L)
+            .find(|&l| swamp_theory::fpr(l, w as f64) <= c.fpr)
+            .map(|l| {
+                let b = swamp_table::buckets_for(w);
+                let slot = swamp_table::remainder_bits(l, b) as u64 + 3;
+                Candidate::exact_window(
+                    Self::NAME,
+                    w,
+                    Candidate::ints(&[("window", w), ("fingerprint_bits", l as u64)]),
+                    swamp_theory::memory_bits(w, l),
+                    swamp_theory::fpr(l, w as f64),
+                    l as u64 + slot,
+                    Some(2.0 * swamp_table::SLOTS as f64),
+                )
+            })
+            .into_iter()
+            .collect())
+    }
+}

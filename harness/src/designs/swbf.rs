@@ -1,0 +1,80 @@
+//! SWBF: a cuckoo table of fingerprints with timestamps over an exact
+//! window (the SWAMP paper's baseline).
+
+use super::built::{exact_window_filter, int, Built};
+use super::{at_least_one, probability, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::timing::Swbf as Filter;
+use bloomlab_filters::ParamError;
+use serde::{Deserialize, Serialize};
+
+/// SWBF parameters: window and fpr, or window and fingerprint_bits.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SwbfParams {
+    /// Window (arrivals)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target FPR, in (0, 1)
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Fingerprint bits (instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    fingerprint_bits: Option<u32>,
+}
+
+/// SWBF.
+pub struct Swbf;
+
+impl DesignDef for Swbf {
+    type Params = SwbfParams;
+    const NAME: &'static str = "swbf";
+    const ABOUT: &'static str =
+        "SWBF: cuckoo table of fingerprints with insertion timestamps over an exact window";
+    const CAPS: super::Capabilities = super::Capabilities::EXACT;
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::Accesses,
+        Metric::Memory,
+        Metric::Speed,
+    ];
+
+    fn build(p: SwbfParams, _seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?.ok_or("swbf needs window")?;
+        let e = |r: ParamError| format!("swbf: {r}");
+        let f = match (fpr, at_least_one("fingerprint_bits", p.fingerprint_bits)?) {
+            (Some(p), None) => Filter::with_fpr(w, p).map_err(e)?,
+            (None, Some(b)) => Filter::new(w, b).map_err(e)?,
+            _ => return Err("swbf needs window and one of fpr, fingerprint_bits".into()),
+        };
+        let resolved = vec![
+            int("window", w),
+            int("fingerprint_bits", f.fingerprint_bits()),
+            int("buckets", f.buckets()),
+            int("stamp_bits", f.stamp_bits()),
+        ];
+        let p = f.fpr_theory(w as f64);
+        Ok(exact_window_filter(Box::new(f), w, p, resolved))
+    }
+
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let w = c.window;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| e.to_string())?;
+        let entry = (f.fingerprint_bits() + f.stamp_bits()) as u64;
+        Ok(vec![Candidate::exact_window(
+            Self::NAME,
+            w,
+            Candidate::ints(&[
+                ("window", w),
+                ("fingerprint_bits", f.fingerprint_bits() as u64),
+            ]),
+            4 * f.buckets() * entry + 3 * 64,
+            f.fpr_theory(w as f64),
+            entry,
+            Some(8.0),
+        )])
+    }
+}

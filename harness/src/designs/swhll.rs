@@ -1,0 +1,51 @@
+//! Sliding HyperLogLog: the SWAMP paper's distinct-count baseline.
+
+use super::built::int;
+use super::sketches::{summary, NOT_A_FILTER};
+use super::{at_least_one, Built, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::sketches::SlidingHll as Sketch;
+use serde::{Deserialize, Serialize};
+
+/// Swhll parameters: window and registers.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SwhllParams {
+    /// Window (arrivals)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Registers
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    registers: Option<u64>,
+}
+
+/// SlidingHll.
+pub struct Swhll;
+
+impl DesignDef for Swhll {
+    type Params = SwhllParams;
+    const NAME: &'static str = "swhll";
+    const ABOUT: &'static str = "Sliding HyperLogLog: distinct count over a window";
+    const CAPS: super::Capabilities = super::Capabilities::SUMMARY;
+    const METRICS: &'static [Metric] = &[Metric::Distinct, Metric::Memory];
+
+    /// `seed` picks the sketch's hash.
+    fn build(p: SwhllParams, seed: u64) -> Result<Built, String> {
+        const NEEDS: &str = "swhll needs window and registers";
+        let w = at_least_one("window", p.window)?.ok_or(NEEDS)?;
+        let m = at_least_one("registers", p.registers)?.ok_or(NEEDS)?;
+        let s = Sketch::new(w, m)
+            .map_err(|e| format!("swhll: {e}"))?
+            .with_seed(seed);
+        Ok(summary(
+            Box::new(s),
+            w,
+            vec![int("window", w), int("registers", m)],
+        ))
+    }
+
+    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
+        Err(NOT_A_FILTER.into())
+    }
+}

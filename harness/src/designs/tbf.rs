@@ -1,0 +1,81 @@
+//! The timing Bloom filter: a Bloom filter of timestamps over an exact
+//! window.
+
+use super::built::{exact_window_filter, int, Built};
+use super::{at_least_one, probability, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::timing::{clock, tbf, TimingBloom};
+use bloomlab_filters::{bloom, ParamError};
+use serde::{Deserialize, Serialize};
+
+/// Timing Bloom filter parameters: window and fpr, or window, k and s.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TbfParams {
+    /// Window (arrivals)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target FPR, in (0, 1)
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Cells set per insertion (with s, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Timestamp cells per slice (with k, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    s: Option<u64>,
+}
+
+/// The timing Bloom filter.
+pub struct Tbf;
+
+impl DesignDef for Tbf {
+    type Params = TbfParams;
+    const NAME: &'static str = "tbf";
+    const ABOUT: &'static str =
+        "Timing Bloom filter: k slices of insertion timestamps over an exact window";
+    const CAPS: super::Capabilities = super::Capabilities::EXACT;
+    const METRICS: &'static [Metric] = &[
+        Metric::Fpr,
+        Metric::Fnr,
+        Metric::Accesses,
+        Metric::Memory,
+        Metric::Speed,
+    ];
+
+    fn build(p: TbfParams, _seed: u64) -> Result<Built, String> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?.ok_or("tbf needs window")?;
+        let e = |r: ParamError| format!("tbf: {r}");
+        let f = match (fpr, at_least_one("k", p.k)?, at_least_one("s", p.s)?) {
+            (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
+            (None, Some(k), Some(s)) => TimingBloom::new(w, k, s).map_err(e)?,
+            _ => return Err("tbf needs window and fpr, or window, k and s".into()),
+        };
+        let resolved = vec![
+            int("window", w),
+            int("k", f.k()),
+            int("s", f.slice_cells()),
+            int("stamp_bits", f.stamp_bits()),
+        ];
+        let p = f.fpr_theory(w as f64);
+        Ok(exact_window_filter(Box::new(f), w, p, resolved))
+    }
+
+    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+        let w = c.window;
+        let (k, s) = TimingBloom::sizing(w, c.fpr).map_err(|e| e.to_string())?;
+        let b = clock::stamp_bits(w) as u64;
+        let fill = bloom::fill_ratio(w as f64, s as f64);
+        Ok(vec![Candidate::exact_window(
+            Self::NAME,
+            w,
+            Candidate::ints(&[("window", w), ("k", k as u64), ("s", s)]),
+            k as u64 * s * b + 128,
+            tbf::fpr(k, s, w as f64),
+            k as u64 * b,
+            Some(bloom::negative_query_probes(fill, k)),
+        )])
+    }
+}

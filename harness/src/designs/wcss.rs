@@ -1,0 +1,58 @@
+//! WCSS (Ben Basat, Einziger, Friedman, Kassner): window compact space
+//! saving, per-flow frequencies over a window (the SWAMP paper's counting
+//! baseline).
+
+use super::built::int;
+use super::sketches::{summary, NOT_A_FILTER};
+use super::{at_least_one, Built, DesignDef};
+use crate::plan::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::sketches::Wcss as Sketch;
+use serde::{Deserialize, Serialize};
+
+/// WCSS parameters: window and counters, or window and eps for ⌈4/eps⌉
+/// counters.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WcssParams {
+    /// Window (arrivals)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Counters
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    counters: Option<u64>,
+    /// Error bound eps (⌈4/eps⌉ counters; instead of counters)
+    #[arg(long)]
+    eps: Option<f64>,
+}
+
+/// WCSS.
+pub struct Wcss;
+
+impl DesignDef for Wcss {
+    type Params = WcssParams;
+    const NAME: &'static str = "wcss";
+    const ABOUT: &'static str = "WCSS: window compact space saving, per-flow counts over a window";
+    const CAPS: super::Capabilities = super::Capabilities::SUMMARY;
+    const METRICS: &'static [Metric] = &[Metric::Count, Metric::Memory];
+
+    fn build(p: WcssParams, _seed: u64) -> Result<Built, String> {
+        let w = at_least_one("window", p.window)?.ok_or("wcss needs window")?;
+        let e = |r| format!("wcss: {r}");
+        let f = match (at_least_one("counters", p.counters)?, p.eps) {
+            (Some(k), None) => Sketch::new(w, k).map_err(e)?,
+            (None, Some(eps)) => Sketch::with_error(w, eps).map_err(e)?,
+            _ => return Err("wcss needs window and one of counters, eps".into()),
+        };
+        let k = f.counters();
+        Ok(summary(
+            Box::new(f),
+            w,
+            vec![int("window", w), int("counters", k)],
+        ))
+    }
+
+    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
+        Err(NOT_A_FILTER.into())
+    }
+}

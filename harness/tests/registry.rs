@@ -1,0 +1,315 @@
+//! The registry reaches every design from every command: `theory` and
+//! `measure` for all fifteen, `measure` equal to `run` of the one-point
+//! spec, `plan` listing every design, and one-line errors for each.
+
+use assert_cmd::Command;
+use bloomlab_harness::designs::REGISTRY;
+use bloomlab_harness::metrics::is_timing_column;
+use std::collections::BTreeMap;
+
+fn bloomlab() -> Command {
+    Command::cargo_bin("bloomlab").unwrap()
+}
+
+/// Small parameters for each design, as flags (name, value).
+fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
+    match design {
+        "apbf" | "blocked_apbf" | "double_buffer" | "a2" | "tbf" | "swbf" | "broom" | "swamp" => {
+            vec![("window", "2048"), ("fpr", "0.01")]
+        }
+        "naor_yogev" => vec![("window", "2048"), ("slack", "1024"), ("fpr", "0.01")],
+        "jumping" => vec![("window", "2048"), ("fpr", "0.01"), ("segments", "4")],
+        "forgetful" => vec![("window", "2048"), ("fpr", "0.01"), ("past", "3")],
+        "stable" => vec![("m", "20000"), ("d", "2"), ("k", "3"), ("p", "10")],
+        "wcss" => vec![("window", "2048"), ("counters", "64")],
+        "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
+        other => panic!("no small parameters for {other}: add them here"),
+    }
+}
+
+fn flags(design: &str) -> Vec<String> {
+    small_params(design)
+        .into_iter()
+        .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+        .collect()
+}
+
+fn json(args: &[String]) -> serde_json::Value {
+    let out = bloomlab().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn fifteen_designs_in_the_registry() {
+    let names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
+    assert_eq!(names.len(), 15, "{names:?}");
+    let out = bloomlab().args(["designs", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 15);
+}
+
+#[test]
+fn every_design_answers_theory_and_measure_with_json() {
+    for d in REGISTRY {
+        let name = d.name();
+        let mut args = vec!["theory".to_string(), name.to_string()];
+        args.extend(flags(name));
+        args.push("--json".into());
+        let t = json(&args);
+        assert_eq!(t["design"], name);
+        // counts stay integers
+        assert!(t["window"].is_u64() || t["m"].is_u64(), "{name}: {t}");
+        let mut args = vec!["measure".to_string(), name.to_string()];
+        args.extend(flags(name));
+        args.extend(["--rounds", "2", "--json"].map(String::from));
+        let m = json(&args);
+        assert_eq!(m["design"], name);
+        let caps = d.capabilities();
+        if caps.membership {
+            assert!(m["fpr"].is_number(), "{name}: no fpr in {m}");
+        } else {
+            assert!(m["memory_bits"].is_number(), "{name}: no memory in {m}");
+        }
+    }
+}
+
+/// The spec a user would write for `measure <design> <flags> --seed S
+/// --rounds R`.
+fn one_point_spec(design: &str, seed: u64, rounds: u64) -> String {
+    let d = REGISTRY.iter().find(|d| d.name() == design).unwrap();
+    let metrics: Vec<String> = d
+        .measure_metrics()
+        .iter()
+        .map(|m| format!("{:?}", format!("{m:?}").to_lowercase()))
+        .collect();
+    let metrics = metrics.join(", ").replace("zerofraction", "zero_fraction");
+    let point: Vec<String> = small_params(design)
+        .into_iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    format!(
+        "name = \"one\"\nseed = {seed}\nmetrics = [{metrics}]\n[measure]\nrounds = {rounds}\n\
+         [[sweep]]\ndesign = \"{design}\"\npoints = [{{ {} }}]\n",
+        point.join(", ")
+    )
+}
+
+fn csv_rows(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let head: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            head.iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn measure_equals_run_of_the_one_point_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    for (design, seed) in [
+        ("apbf", 5),
+        ("naor_yogev", 6),
+        ("stable", 7),
+        ("swamp", 8),
+        ("broom", 9),
+    ] {
+        let spec = dir.path().join(format!("{design}.toml"));
+        std::fs::write(&spec, one_point_spec(design, seed, 3)).unwrap();
+        let out = bloomlab()
+            .args(["run", spec.to_str().unwrap(), "--threads", "1"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = csv_rows(&dir.path().join("results/one.csv")).remove(0);
+        let mut args = vec!["measure".to_string(), design.to_string()];
+        args.extend(flags(design));
+        args.extend(["--rounds", "3", "--json", "--seed"].map(String::from));
+        args.push(seed.to_string());
+        let m = json(&args);
+        let mut compared = 0;
+        for (col, v) in &run {
+            if is_timing_column(col) {
+                continue;
+            }
+            let got = &m[col];
+            let got = match got {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            // the CSV prints numbers with Rust's shortest round trip, JSON
+            // the same digits (and 1.0 as 1.0 where the CSV says 1)
+            let same = got == *v
+                || got
+                    .parse::<f64>()
+                    .ok()
+                    .zip(v.parse::<f64>().ok())
+                    .is_some_and(|(a, b)| a == b);
+            assert!(same, "{design}: {col} run {v} measure {got}");
+            compared += 1;
+        }
+        assert!(compared > 10, "{design}: only {compared} columns");
+    }
+}
+
+#[test]
+fn plan_lists_every_design() {
+    let v = json(&["plan", "--window", "10000", "--fpr", "0.001", "--json"].map(String::from));
+    let mut seen: Vec<String> = Vec::new();
+    for key in ["candidates", "rejected"] {
+        for x in v[key].as_array().unwrap() {
+            seen.push(x["design"].as_str().unwrap().to_string());
+        }
+    }
+    for d in REGISTRY {
+        assert!(
+            seen.iter().any(|s| s == d.name()),
+            "{} missing from plan",
+            d.name()
+        );
+    }
+    for d in ["blocked_apbf", "broom", "swamp", "tbf", "swbf"] {
+        assert!(
+            v["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["design"] == d),
+            "{d} not a candidate"
+        );
+    }
+}
+
+#[test]
+fn the_new_designs_give_one_line_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["theory", "tbf", "--window", "0", "--fpr", "0.01"],
+            "--window",
+        ),
+        (
+            &["theory", "tbf", "--window", "100"],
+            "tbf needs window and fpr",
+        ),
+        (&["measure", "swbf", "--window", "100", "--fpr", "2"], "fpr"),
+        (&["theory", "wcss", "--window", "100"], "counters"),
+        (&["measure", "swhll", "--window", "100"], "registers"),
+        (&["theory", "swlc", "--registers", "8"], "window"),
+        (
+            &["theory", "jumping", "--window", "100", "--fpr", "0.01"],
+            "segments",
+        ),
+        (
+            &[
+                "theory",
+                "jumping",
+                "--window",
+                "100",
+                "--fpr",
+                "0.01",
+                "--segments",
+                "1",
+            ],
+            "--segments",
+        ),
+        (
+            &["measure", "double_buffer", "--k", "3"],
+            "window and fpr, or k, g and m",
+        ),
+        (
+            &[
+                "theory", "a2", "--window", "100", "--fpr", "0.01", "--bogus", "1",
+            ],
+            "--bogus",
+        ),
+        (
+            &[
+                "theory",
+                "forgetful",
+                "--window",
+                "100",
+                "--fpr",
+                "0.01",
+                "--past",
+                "20",
+            ],
+            "past",
+        ),
+        (
+            &["measure", "blocked_apbf", "--window", "1000"],
+            "blocked_apbf needs",
+        ),
+        (
+            &[
+                "theory", "broom", "--window", "100", "--fpr", "0.01", "--load", "1.5",
+            ],
+            "load",
+        ),
+        (
+            &[
+                "measure",
+                "wcss",
+                "--window",
+                "100",
+                "--counters",
+                "10",
+                "--zipf=-2",
+            ],
+            "--zipf",
+        ),
+        (&["theory", "nope"], "nope"),
+        (
+            &[
+                "measure", "stable", "--m", "100", "--d", "2", "--k", "3", "--p", "5", "--window",
+                "20000000",
+            ],
+            "2^24",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = bloomlab().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: {err:?} should mention {needle}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn spec_keys_are_checked_by_the_design() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("typo.toml");
+    std::fs::write(
+        &spec,
+        "name = \"t\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"tbf\"\npoints = [{ window = 100, fpr = 0.01, slakc = 3 }]\n",
+    )
+    .unwrap();
+    let out = bloomlab()
+        .args(["run", spec.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("slakc") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}
