@@ -9,7 +9,7 @@
 //!
 //! * Partitioned, k slices of m bits, one hash per slice: the slices are filled by
 //!   independent hash functions, so a never-inserted key matches all k with
-//!   probability E[∏ r_i] = ∏ E[r_i] = r(n, m)^k, exactly (the FPR is
+//!   probability E\[∏ r_i\] = ∏ E\[r_i\] = r(n, m)^k, exactly (the FPR is
 //!   multilinear in independent fills).
 //! * Classic, one array of m bits, k hashes: fill r(kn, m) and the usual
 //!   approximation FPR ≈ r(kn, m)^k (Bose et al. show the true value is slightly

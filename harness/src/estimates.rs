@@ -20,7 +20,7 @@
 //!   `distinct_estimate` (the design's point estimate; `distinct_mle` too for
 //!   SWAMP) and `distinct_rel_rmse` = √(mean ((D̂ - D)/D)²), with the same for
 //!   `distinct_lb` where the design has a lower bound
-//!   (`distinct_lb_above_truth` counts violations). Theory (SWAMP): E[Z] and
+//!   (`distinct_lb_above_truth` counts violations). Theory (SWAMP): E\[Z\] and
 //!   the MLE's relative standard deviation, and `fpr_theory_at_distinct_true`,
 //!   the exact FPR at the measured D (the membership metrics' `fpr_theory` is
 //!   for a window of W distinct keys, an upper bound on streams with

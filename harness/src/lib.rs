@@ -4,9 +4,12 @@
 //! pipeline: [`spec`] (TOML experiment) -> [`workload`] (key streams) ->
 //! [`sweep`] (grid expansion, seeding, parallel execution) -> [`metrics`]
 //! (what is measured, defined once; [`estimates`] for the measurement
-//! summaries) -> [`report`] (CSV, markdown, SVG).
-//! [`designs`] maps design names to filters and their theory; [`bench`]
-//! turns the criterion benchmarks into tables and charts.
+//! summaries, [`adversary`] for the replaying adversary) -> [`report`] (CSV,
+//! markdown, SVG). [`designs`] holds one module per design behind one
+//! trait and the registry every command reads; [`plan`] picks designs from
+//! theory; [`check`] compares a rerun with the baselines; [`cli`] is the
+//! command line; [`bench`](mod@bench) turns the criterion benchmarks into
+//! tables and charts.
 
 #![warn(missing_docs)]
 

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
-    /// Output base name: results/<name>.csv, plots/<name>.svg.
+    /// Output base name: `results/<name>.csv`, `plots/<name>.svg`.
     pub name: String,
     /// What the experiment reproduces, in words.
     #[serde(default)]
@@ -132,12 +132,12 @@ pub enum Metric {
     /// ns per negative query through `contains_many` (batched, misses
     /// overlapped), beside the one-at-a-time figure of `speed`.
     Batched,
-    /// P(yes | age) over ages 1 ..= w + s + margin (written to <name>_profile.csv).
+    /// P(yes | age) over ages 1 ..= w + s + margin (written to `<name>_profile.csv`).
     Profile,
     /// Fraction of zero cells (Stable Bloom).
     ZeroFraction,
     /// Zero fraction and FPR from empty filters over time (written to
-    /// <name>_convergence.csv).
+    /// `<name>_convergence.csv`).
     Convergence,
     /// On-arrival RMSE of per-flow frequency estimates (summaries).
     Count,
@@ -346,7 +346,7 @@ pub struct PlotSpec {
     /// the row's parameters).
     #[serde(default)]
     pub reference: Option<String>,
-    /// xy: chart title (default "<y> vs <x>").
+    /// xy: chart title (default `"<y> vs <x>"`).
     #[serde(default)]
     pub title: Option<String>,
 }

@@ -36,9 +36,9 @@
 //! positions and independent of everything else, so y's bit in slice j is set
 //! with probability 1 - q^{n_j}, q = 63/64, independently across slices (every
 //! physical slice has its own bit hash). The unblocked recursion F then applies
-//! *given X*; the FPR is E_X[F]. Unlike the unblocked filter, F's inputs are
+//! *given X*; the FPR is E_X\[F\]. Unlike the unblocked filter, F's inputs are
 //! now correlated (adjacent slices share k - 1 generations, so one crowded
-//! block is crowded in all its slices) and E[F(q)] != F(E[q]): taking each slice's
+//! block is crowded in all its slices) and E\[F(q)\] != F(E\[q\]): taking each slice's
 //! mean fill, the *independent* approximation [`BlockedTheory::fpr_independent`],
 //! underestimates the FPR. That approximation is also exactly the FPR of the
 //! unblocked APBF with the same k, l, g and memory (m = 64 B bits per slice):
@@ -168,6 +168,15 @@ impl BlockedApbf {
     /// <= `fpr`: (k, l) as the unblocked [`Apbf::with_fpr`](super::Apbf::with_fpr)
     /// chooses them, g = ⌈window / l⌉, and the fewest blocks whose exact
     /// theory meets `fpr` (found by bisection; at least [`default_blocks`]).
+    ///
+    /// ```
+    /// use bloomlab_filters::{BlockedApbf, Filter, SlidingFilter};
+    /// let mut f = BlockedApbf::with_fpr(10_000, 1e-2).unwrap();
+    /// assert!(f.window() >= 10_000);
+    /// f.insert(7);
+    /// assert!(f.contains(7));
+    /// assert!(f.theory().fpr().unwrap() <= 1e-2);
+    /// ```
     pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         let t = Self::sizing(window, fpr)?;
         Self::new(t.k, t.l, t.g, t.blocks)

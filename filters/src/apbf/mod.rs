@@ -96,6 +96,14 @@ impl Apbf {
     /// Sized for a window of at least `window` insertions at worst-phase FPR <=
     /// `fpr`: (k, l) from [`theory::choose_kl`] (fewest bits per element with
     /// l <= [`DEFAULT_MAX_L`]), g = ⌈window / l⌉.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Apbf, Filter, SlidingFilter};
+    /// let mut f = Apbf::with_fpr(10_000, 1e-3).unwrap();
+    /// assert!(f.window() >= 10_000);
+    /// f.insert(42);
+    /// assert!(f.contains(42));
+    /// ```
     pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;

@@ -712,6 +712,13 @@ pub struct Broom {
 
 impl Broom {
     /// Window `w` at FPR at most `eps` ([`BroomFilter::with_fpr`]).
+    ///
+    /// ```
+    /// use bloomlab_filters::{Broom, Filter};
+    /// let mut f = Broom::with_fpr(1000, 1e-2, 7).unwrap();
+    /// f.insert(21);
+    /// assert!(f.contains(21));
+    /// ```
     pub fn with_fpr(w: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
         Ok(Broom::from_filter(BroomFilter::with_fpr(w, eps, seed)?))
     }

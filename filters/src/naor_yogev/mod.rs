@@ -2,7 +2,7 @@
 //! generation tags, de-amortized expiry and lazy deletion
 //! (`naor-yogev-tight-bounds-sliding-bloom-filters.txt`, Section 2).
 //!
-//! * A key's fingerprint h(x) is uniform on [R], R ≈ N/ε, N = (c + 1)g the
+//! * A key's fingerprint h(x) is uniform on \[R\], R ≈ N/ε, N = (c + 1)g the
 //!   largest number of active keys (the paper's n' = n(1 + 1/c)).
 //! * Inserting x stores h(x) with the current generation ℓ, or, if h(x) is
 //!   already stored and active, moves its tag to ℓ. ℓ advances every g
@@ -21,7 +21,7 @@
 //! with quotienting, which has what the construction needs (a cell per entry,
 //! scanning in a fixed order with a saved index, lazy deletion of any cell an
 //! operation touches, fixed per-entry data): B buckets of four slots; the
-//! fingerprint is (q, ρ) with bucket q ∈ [B] and remainder ρ of r bits; its
+//! fingerprint is (q, ρ) with bucket q ∈ \[B\] and remainder ρ of r bits; its
 //! other bucket is q' = (H(ρ) - q) mod B (an involution, so either bucket
 //! gives the other), and each slot stores ρ, one bit saying whether the entry
 //! sits in q or q', and its tag (0 = empty). A full pair of buckets displaces
@@ -86,6 +86,15 @@ pub struct NaorYogev {
 impl NaorYogev {
     /// Window `n`, slack at most `m`, FPR at most `eps`, with c chosen for least
     /// memory and the default maximum load.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, NaorYogev, SlidingFilter};
+    /// let mut f = NaorYogev::new(4096, 4096, 1e-3).unwrap();
+    /// for key in 0..5000 {
+    ///     f.insert(key);
+    /// }
+    /// assert!(f.contains(4999) && f.window() == 4096);
+    /// ```
     pub fn new(n: u64, m: u64, eps: f64) -> Result<Self, ParamError> {
         Self::from_sizing(Sizing::new(n, m, eps, None, DEFAULT_MAX_LOAD)?)
     }

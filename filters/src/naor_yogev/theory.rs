@@ -24,10 +24,10 @@
 //!
 //! # False positives
 //!
-//! Fingerprints are uniform on [R] with R = B·2^r (B buckets, r remainder
+//! Fingerprints are uniform on \[R\] with R = B·2^r (B buckets, r remainder
 //! bits). A never-inserted key x is reported iff h(x) is the fingerprint of an
 //! active key. With D distinct fingerprints among the N_φ = cg + φ active
-//! keys, P(yes) = D/R, and E[D] = R(1 - (1 - 1/R)^N_φ), so
+//! keys, P(yes) = D/R, and E\[D\] = R(1 - (1 - 1/R)^N_φ), so
 //!
 //!   FPR(φ) = 1 - (1 - 1/R)^(cg + φ)  <=  N_φ / R,
 //!

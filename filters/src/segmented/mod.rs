@@ -117,6 +117,14 @@ impl JumpingWindow {
 
     /// Window >= `window` with worst-phase FPR <= `fpr`: g = ⌈window/(n-1)⌉,
     /// each segment at 1 - (1 - fpr)^(1/n), half full after g keys.
+    ///
+    /// ```
+    /// use bloomlab_filters::segmented::JumpingWindow;
+    /// use bloomlab_filters::{Filter, SlidingFilter};
+    /// let mut f = JumpingWindow::with_fpr(1000, 1e-2, 5).unwrap();
+    /// f.insert(11);
+    /// assert!(f.contains(11) && f.window() >= 1000);
+    /// ```
     pub fn with_fpr(window: u64, fpr: f64, segments: u32) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;

@@ -23,7 +23,7 @@
 //! register suffices; over a sliding window that bit is "written within the
 //! last W arrivals", i.e. one timestamp per register. The estimate is
 //! D̂ = m ln(m/V), V the registers with no live timestamp (capped at m ln m
-//! when V = 0). With D distinct keys in the window, E[V] = m(1 - 1/m)^D
+//! when V = 0). With D distinct keys in the window, E\[V\] = m(1 - 1/m)^D
 //! exactly: the same occupancy law as SWAMP's Z. Memory: m timestamps.
 
 use crate::error::check_nonzero;
@@ -47,7 +47,7 @@ pub fn register_of(key: u64, p: u32, salt: u64) -> (usize, u8) {
     )
 }
 
-/// E[V]: registers (bins) left empty by D distinct keys in m registers.
+/// E\[V\]: registers (bins) left empty by D distinct keys in m registers.
 pub fn expected_empty(m: u64, d: f64) -> f64 {
     m as f64 * (d * (-1.0 / m as f64).ln_1p()).exp()
 }

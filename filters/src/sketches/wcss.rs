@@ -10,7 +10,7 @@
 //! * Each time a flow's counter reaches a multiple of b, an *overflow* of the
 //!   flow is recorded in the current block. Overflows are kept for the blocks
 //!   that overlap the window, and a table B counts them per flow.
-//! * Query(x) = b·(B[x] + 2): the overflows say how many whole blocks' worth
+//! * Query(x) = b·(B\[x\] + 2): the overflows say how many whole blocks' worth
 //!   of arrivals x had in the window; the +2 covers the partial block at each
 //!   end of the window.
 //!
@@ -115,6 +115,15 @@ pub struct Wcss {
 
 impl Wcss {
     /// Window `w` with `k` counters (blocks per frame), 1 ≤ k ≤ w.
+    ///
+    /// ```
+    /// use bloomlab_filters::{FrequencyEstimator, Wcss, WindowSummary};
+    /// let mut s = Wcss::new(100, 10).unwrap();
+    /// for _ in 0..5 {
+    ///     s.record(8);
+    /// }
+    /// assert!(s.frequency(8) >= 5); // never below the true window count
+    /// ```
     pub fn new(w: u64, k: u64) -> Result<Wcss, ParamError> {
         check_nonzero("window", w)?;
         check_nonzero("counters", k)?;

@@ -117,6 +117,14 @@ impl StableBloomFilter {
     /// `memory_bits` of cells at stable FPR <= `fpr`: d, K and P from
     /// [`theory::choose`] (the choice that keeps keys longest, measured by the
     /// age at which the FNR reaches 1/2).
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, StableBloomFilter};
+    /// let mut f = StableBloomFilter::with_fpr(80_000, 0.01).unwrap().with_seed(1);
+    /// assert!(f.theory().fpr() <= 0.01);
+    /// f.insert(9);
+    /// assert!(f.contains(9)); // the newest key is always reported
+    /// ```
     pub fn with_fpr(memory_bits: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("memory_bits", memory_bits)?;
         check_probability("fpr", fpr)?;

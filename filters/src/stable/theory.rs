@@ -12,16 +12,16 @@
 //!
 //! # Zero fraction (Theorem 1)
 //!
-//! By Lemma 1, C_t[j] = 0 iff, reading the steps backwards from t and keeping
+//! By Lemma 1, C_t\[j\] = 0 iff, reading the steps backwards from t and keeping
 //! only relevant ones, the first Max are all pure decrements, or there are fewer
 //! than Max relevant steps and none is a set. A relevant step is a pure
 //! decrement with probability q = b / (a + b), independently. With R_t ~
 //! Binomial(t, a + b) relevant steps,
 //!
-//! P(C_t[j] = 0) = E[q^min(R_t, Max)]  →  q^Max  (t → ∞),
+//! P(C_t\[j\] = 0) = E\[q^min(R_t, Max)\]  →  q^Max  (t → ∞),
 //!
 //! the stable point, with q = 1 / (1 + 1/(P (1/K - 1/m))) as in Deng and Rafiei.
-//! The convergence curve is the finite-t expectation ([`zero_fraction_at`]).
+//! The convergence curve is the finite-t expectation ([`StableTheory::zero_fraction_at`]).
 //!
 //! # False positives
 //!

@@ -74,6 +74,13 @@ impl Swamp {
     }
 
     /// The paper's sizing: L = ⌈log2(W/ε)⌉, so FPR ≤ ε.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, Swamp};
+    /// let mut f = Swamp::with_fpr(1024, 1e-3).unwrap();
+    /// f.insert(5);
+    /// assert!(f.contains(5));
+    /// ```
     pub fn with_fpr(w: u64, eps: f64) -> Result<Swamp, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;

@@ -4,7 +4,7 @@
 //!
 //! # Derivations
 //!
-//! Fingerprints h(x) are uniform on [M] and independent across distinct keys
+//! Fingerprints h(x) are uniform on \[M\] and independent across distinct keys
 //! (we hash keys through a 64-bit mixer; the paper needs only pairwise
 //! independence for its bounds).
 //!
@@ -15,14 +15,14 @@
 //! * **Frequency.** The estimate f̂_y counts the window arrivals whose
 //!   fingerprint is h(y): f̂_y = f_y + X with X = Σ_{j≠y} f_j·I_j and
 //!   I_j = [h(j) = h(y)] independent Bernoulli(1/M). So f̂_y ≥ f_y always,
-//!   E[X] = (n - f_y)/M and
-//!   E[X²] = (1/M)(1 - 1/M) Σ_{j≠y} f_j² + ((n - f_y)/M)², n the window's
+//!   E\[X\] = (n - f_y)/M and
+//!   E\[X²\] = (1/M)(1 - 1/M) Σ_{j≠y} f_j² + ((n - f_y)/M)², n the window's
 //!   arrivals. The *on-arrival* RMSE (the WCSS paper's measure: query each
-//!   arriving key) averages E[X²] over arrivals: [`count_mse`].
+//!   arriving key) averages E\[X²\] over arrivals: [`count_mse`].
 //! * **Distinct count.** Z, the number of distinct fingerprints, is the
 //!   number of occupied bins when D balls fall into M bins:
-//!   E[Z] = M(1 - (1 - 1/M)^D) ≤ D, and Z ≤ D always (DistinctLB). Setting
-//!   Z = E[Z] and solving for D gives the estimator
+//!   E\[Z\] = M(1 - (1 - 1/M)^D) ≤ D, and Z ≤ D always (DistinctLB). Setting
+//!   Z = E\[Z\] and solving for D gives the estimator
 //!   D̂ = ln(1 - Z/M) / ln(1 - 1/M) (DistinctMLE; the maximum-likelihood
 //!   estimate of D from Z up to the integrality of D). Its variance follows
 //!   from the occupancy variance
@@ -74,7 +74,7 @@ pub fn tinytable_memory_bits(w: u64, l: u32) -> f64 {
     wf * l as f64 + (1.0 + ALPHA) * wf * (l as f64 - wf.log2() + 3.0)
 }
 
-/// E[Z]: expected distinct fingerprints of D distinct keys, M = 2^L.
+/// E\[Z\]: expected distinct fingerprints of D distinct keys, M = 2^L.
 pub fn expected_distinct_fingerprints(l: u32, d: f64) -> f64 {
     let m = 2f64.powi(l as i32);
     -m * (d * (-1.0 / m).ln_1p()).exp_m1()

@@ -1,4 +1,4 @@
-//! SWBF, the sliding-window Bloom filter of the SWAMP paper's reference [34]
+//! SWBF, the sliding-window Bloom filter of the SWAMP paper's reference \[34\]
 //! as that paper describes it: a cuckoo table of 2W entries, each a
 //! fingerprint and a timestamp; entries older than the window count as empty,
 //! and a cleanup sweep clears them before their timestamps wrap around
@@ -96,6 +96,13 @@ impl Swbf {
 
     /// The fewest fingerprint bits with FPR ≤ `eps` over a window of `w`
     /// distinct keys.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, Swbf};
+    /// let mut f = Swbf::with_fpr(1000, 1e-2).unwrap();
+    /// f.insert(3);
+    /// assert!(f.contains(3));
+    /// ```
     pub fn with_fpr(w: u64, eps: f64) -> Result<Swbf, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;

@@ -60,6 +60,13 @@ impl TimingBloom {
     /// Sized for FPR ≤ `eps` over a window of `w` distinct keys, with the
     /// fewest cells: for each k from 1 to 2⌈log2(1/ε)⌉ + 2, the smallest s
     /// with (1 - (1 - 1/s)^w)^k ≤ ε, i.e. fill ε^(1/k); the (k, s) of least k·s.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, TimingBloom};
+    /// let mut f = TimingBloom::with_fpr(1000, 1e-2).unwrap();
+    /// f.insert(3);
+    /// assert!(f.contains(3));
+    /// ```
     pub fn with_fpr(w: u64, eps: f64) -> Result<TimingBloom, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;

@@ -107,7 +107,9 @@ impl DesignDef for Broom {
                     params,
                     memory,
                     w as f64 / (s as f64 * 2f64.powi(r as i32)),
-                    r as u64 + 4,
+                    // one slot: remainder, three metadata bits, the ghost bit,
+                    // and the unary terminator of its adaptivity code
+                    r as u64 + 5,
                     None,
                 ))
             })
