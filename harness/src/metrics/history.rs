@@ -1,0 +1,69 @@
+//! The recent insertions, to query keys by age.
+
+use std::collections::HashMap;
+
+/// The last `cap` insertions, to query keys by age.
+pub(crate) struct History {
+    ring: Vec<u64>,
+    t: u64,
+    /// key -> time of its last insertion (1-based); only for repeating streams.
+    last: Option<HashMap<u64, u64>>,
+}
+
+impl History {
+    pub(crate) fn new(cap: u64, distinct: bool) -> Self {
+        History {
+            ring: vec![0; cap as usize],
+            t: 0,
+            last: (!distinct).then(HashMap::new),
+        }
+    }
+    pub(crate) fn push(&mut self, key: u64) {
+        let cap = self.ring.len() as u64;
+        let idx = (self.t % cap) as usize;
+        if let Some(last) = &mut self.last {
+            if self.t >= cap {
+                let old = self.ring[idx];
+                if last.get(&old) == Some(&(self.t - cap + 1)) {
+                    last.remove(&old);
+                }
+            }
+            last.insert(key, self.t + 1);
+        }
+        self.ring[idx] = key;
+        self.t += 1;
+    }
+    /// The key whose most recent insertion was `age` insertions ago (1 = last).
+    pub(crate) fn at_age(&self, age: u64) -> Option<u64> {
+        let cap = self.ring.len() as u64;
+        if age == 0 || age > self.t.min(cap) {
+            return None;
+        }
+        let time = self.t - age + 1;
+        let key = self.ring[((time - 1) % cap) as usize];
+        match &self.last {
+            Some(last) if last.get(&key) != Some(&time) => None,
+            _ => Some(key),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_skips_reinserted_keys() {
+        let mut h = History::new(4, false);
+        for k in [1, 2, 1, 3] {
+            h.push(k);
+        }
+        assert_eq!(h.at_age(1), Some(3));
+        assert_eq!(h.at_age(2), Some(1));
+        assert_eq!(h.at_age(3), Some(2));
+        assert_eq!(h.at_age(4), None); // 1 was inserted again since
+        assert_eq!(h.at_age(5), None);
+        h.push(9); // evicts the first 1, which is stale anyway
+        assert_eq!(h.at_age(3), Some(1));
+    }
+}

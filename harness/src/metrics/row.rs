@@ -1,0 +1,99 @@
+//! Result rows: ordered (column, value) pairs, serialized in order.
+
+use std::fmt;
+
+/// A cell of a result row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A number.
+    Num(f64),
+    /// A count.
+    Int(u64),
+    /// A flag.
+    Bool(bool),
+    /// Text.
+    Text(String),
+}
+
+impl Value {
+    /// The numeric value, if any.
+    pub fn num(&self) -> Option<f64> {
+        match *self {
+            Value::Num(x) => Some(x),
+            Value::Int(x) => Some(x as f64),
+            _ => None,
+        }
+    }
+}
+
+impl Value {
+    /// As JSON: counts stay integers, non-finite numbers become null.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Num(x) => {
+                serde_json::Number::from_f64(*x).map_or(serde_json::Value::Null, Into::into)
+            }
+            Value::Int(x) => (*x).into(),
+            Value::Bool(b) => (*b).into(),
+            Value::Text(s) => s.clone().into(),
+        }
+    }
+}
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl serde::Serialize for Row {
+    /// A row serializes as a map, columns in order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Num(x) if x.is_nan() => write!(f, ""),
+            Value::Num(x) => write!(f, "{x}"),
+            Value::Int(x) => write!(f, "{x}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Text(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// One result row: ordered (column, value) pairs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row(pub Vec<(String, Value)>);
+
+impl Row {
+    /// Appends a column.
+    pub fn push(&mut self, name: impl Into<String>, v: Value) {
+        self.0.push((name.into(), v));
+    }
+    /// Appends a number.
+    pub fn num(&mut self, name: impl Into<String>, v: f64) {
+        self.push(name, Value::Num(v));
+    }
+    /// Looks a column up.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+    /// A numeric column.
+    pub fn get_num(&self, name: &str) -> Option<f64> {
+        self.get(name).and_then(Value::num)
+    }
+}
+
+/// Timing columns: excluded from determinism comparisons.
+pub fn is_timing_column(name: &str) -> bool {
+    name.ends_with("_ns")
+}
