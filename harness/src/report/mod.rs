@@ -1,0 +1,104 @@
+//! Outputs: tidy CSV (here), the markdown tables ([`markdown`]) and the
+//! charts ([`plots`]). Every file is written to a temporary name and renamed, so an
+//! interrupted run never leaves a half-written result in place of a good one.
+
+mod markdown;
+mod plots;
+
+pub use markdown::markdown;
+pub use plots::{plot_path, render_plots};
+
+use crate::metrics::Row;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically (temporary file + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Column names in order of first appearance.
+fn columns(rows: &[Row]) -> Vec<String> {
+    let mut cols: Vec<String> = Vec::new();
+    for r in rows {
+        for (n, _) in &r.0 {
+            if !cols.contains(n) {
+                cols.push(n.clone());
+            }
+        }
+    }
+    cols
+}
+
+/// Renders rows as CSV, one column per name seen, blanks where a row lacks it.
+pub fn csv_string(rows: &[Row]) -> Result<String, String> {
+    let cols = columns(rows);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&cols).map_err(|e| e.to_string())?;
+    for r in rows {
+        let rec: Vec<String> = cols
+            .iter()
+            .map(|c| r.get(c).map(|v| v.to_string()).unwrap_or_default())
+            .collect();
+        w.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    String::from_utf8(w.into_inner().map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+}
+
+/// Four significant digits; scientific notation for small or large values.
+pub fn fmt_num(x: f64) -> String {
+    if x.is_nan() {
+        "".into()
+    } else if x == 0.0 {
+        "0".into()
+    } else if x.abs() < 1e-2 || x.abs() >= 1e5 {
+        format!("{x:.3e}")
+    } else if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Value;
+
+    #[test]
+    fn csv_fills_missing_columns() {
+        let mut a = Row::default();
+        a.num("x", 1.0);
+        let mut b = Row::default();
+        b.num("y", 2.5);
+        b.push("x", Value::Int(3));
+        assert_eq!(csv_string(&[a, b]).unwrap(), "x,y\n1,\n3,2.5\n");
+    }
+
+    #[test]
+    fn numbers_are_formatted_readably() {
+        assert_eq!(fmt_num(0.000123456), "1.235e-4");
+        assert_eq!(fmt_num(12.3456), "12.35");
+        assert_eq!(fmt_num(14.0), "14");
+        assert_eq!(fmt_num(0.4567), "0.4567");
+    }
+
+    #[test]
+    fn atomic_write_replaces() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sub/x.csv");
+        write_atomic(&p, b"a").unwrap();
+        write_atomic(&p, b"b").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"b");
+        assert_eq!(std::fs::read_dir(p.parent().unwrap()).unwrap().count(), 1);
+    }
+}
