@@ -6,22 +6,24 @@
 //! are appended to a checkpoint (`results/.<name>.partial.jsonl`) as they
 //! complete; an interrupted run started again with the same spec skips them.
 
+mod checkpoint;
+
+pub use checkpoint::clear_checkpoint;
+
 use crate::adversary;
 use crate::designs;
 use crate::estimates;
 use crate::metrics::{self, PointResult, ProfileRow, Row, Value};
-use crate::spec::{Metric, Point, Spec, WorkloadSpec};
+use crate::spec::{MeasureSpec, Metric, Point, Spec, WorkloadSpec};
 use crate::workload::{KeyStream, Trace};
 use bloomlab_filters::hash::mix64;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// How to run a spec.
 #[derive(Debug, Clone)]
@@ -50,52 +52,6 @@ pub struct Outcome {
 /// The seed of point `index`.
 pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
     mix64(spec_seed ^ mix64(index as u64 + 1))
-}
-
-#[derive(Serialize, Deserialize)]
-struct Checkpoint {
-    key: u64,
-    index: usize,
-    row: Vec<(String, CellJson)>,
-    profile: Vec<Vec<(String, CellJson)>>,
-}
-
-#[derive(Serialize, Deserialize)]
-enum CellJson {
-    N(Option<f64>),
-    I(u64),
-    B(bool),
-    T(String),
-}
-
-fn to_json(row: &Row) -> Vec<(String, CellJson)> {
-    row.0
-        .iter()
-        .map(|(n, v)| {
-            let c = match v {
-                Value::Num(x) => CellJson::N(x.is_finite().then_some(*x)),
-                Value::Int(x) => CellJson::I(*x),
-                Value::Bool(b) => CellJson::B(*b),
-                Value::Text(s) => CellJson::T(s.clone()),
-            };
-            (n.clone(), c)
-        })
-        .collect()
-}
-
-fn from_json(cells: Vec<(String, CellJson)>) -> Row {
-    Row(cells
-        .into_iter()
-        .map(|(n, c)| {
-            let v = match c {
-                CellJson::N(x) => Value::Num(x.unwrap_or(f64::NAN)),
-                CellJson::I(x) => Value::Int(x),
-                CellJson::B(b) => Value::Bool(b),
-                CellJson::T(s) => Value::Text(s),
-            };
-            (n, v)
-        })
-        .collect())
 }
 
 /// Identifying columns of a point.
@@ -245,147 +201,39 @@ pub fn run(
     prepared: &Prepared,
     opts: &RunOptions,
 ) -> Result<Outcome, String> {
-    let Prepared {
-        points,
-        trace,
-        query_trace,
-    } = prepared;
     let measure = if opts.quick {
         spec.measure.quick()
     } else {
         spec.measure.clone()
     };
-    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
-
     // Checkpoint: keyed by the spec text and the precision used.
     let key = xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{}", opts.quick).as_bytes());
-    let ck_path = opts.checkpoint_dir.as_ref().map(|d| {
-        d.join(format!(
-            ".{}{}.partial.jsonl",
-            spec.name,
-            if opts.quick { "_quick" } else { "" }
-        ))
-    });
-    let mut done: BTreeMap<usize, PointResultRows> = BTreeMap::new();
-    if let Some(p) = &ck_path {
-        done = load_checkpoint(p, key);
-    }
-    let ck_file = match &ck_path {
-        Some(p) => {
-            std::fs::create_dir_all(p.parent().unwrap_or(Path::new(".")))
-                .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
-            Some(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(p)
-                    .map_err(|e| format!("cannot open checkpoint {}: {e}", p.display()))?,
-            ))
-        }
+    let mut ck = match &opts.checkpoint_dir {
+        Some(d) => Some(checkpoint::Open::new(
+            &checkpoint::path(d, spec, opts.quick),
+            key,
+        )?),
         None => None,
     };
-
-    let todo: Vec<&Point> = points
+    let mut done = ck
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.done))
+        .unwrap_or_default();
+    let todo: Vec<&Point> = prepared
+        .points
         .iter()
         .filter(|p| !done.contains_key(&p.index))
         .collect();
-    let bar = if opts.progress {
-        ProgressBar::new(points.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} elapsed, eta {eta}",
-        )
-        .unwrap()
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(spec.name.clone());
-    bar.set_position(done.len() as u64);
-
+    let bar = progress_bar(spec, prepared.points.len(), done.len(), opts.progress);
     let work = || -> Result<Vec<(usize, PointResultRows)>, String> {
         todo.par_iter()
             .map(|p| {
-                let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
-                let (workload, attack, params) = point_parts(spec, &p.params)?;
-                let mut built = designs::build(&p.design, &params, rng.random())?;
-                let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
-                let window = built.geometry.window as f64;
-                let id = id_row(p, &built);
-                let rebuild = |seed: u64| designs::build(&p.design, &params, seed);
-                let mut measure = measure.clone();
-                if let Some(r) = p.rounds {
-                    measure.rounds = if opts.quick { (r / 5).max(2) } else { r };
-                }
-                let passes = Passes::of(&metrics);
-                let mut full = id.clone();
-                let PointResult {
-                    row,
-                    profile,
-                    convergence,
-                } = if passes.filter {
-                    metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild)
-                        .map_err(|e| format!("point {}: {e}", p.index))?
-                } else {
-                    PointResult::default()
-                };
-                full.0.extend(row.0);
-                if passes.summary && built.summary.is_some() {
-                    let mut rng = pass_rng(spec.seed, p.index, 0x5EED_E571_3A7E_0001);
-                    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
-                    let row = estimates::measure(
-                        &built,
-                        stream,
-                        rng,
-                        &metrics,
-                        &measure,
-                        &rebuild,
-                        passes.summary_memory(),
-                    )
-                    .map_err(|e| format!("point {}: {e}", p.index))?;
-                    full.0.extend(row.0);
-                }
-                if passes.adversary {
-                    // a fresh copy of the design
-                    let mut rng = pass_rng(spec.seed, p.index, 0xAD7E_5A11_0000_0001);
-                    let mut fresh = designs::build(&p.design, &params, rng.random())?;
-                    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
-                    let row = adversary::measure(
-                        &mut fresh,
-                        stream,
-                        rng,
-                        &attack,
-                        query_trace.as_deref(),
-                        measure.ci_level,
-                        passes.adversary_memory(),
-                    )
-                    .map_err(|e| format!("point {}: {e}", p.index))?;
-                    full.0.extend(row.0);
-                }
-                let mut prof: Vec<Row> = profile
-                    .iter()
-                    .map(|pr| profile_row(&id, window, pr, measure.ci_level))
-                    .collect();
-                prof.extend(
-                    convergence
-                        .iter()
-                        .map(|c| convergence_row(&id, c, measure.ci_level)),
-                );
-                if let Some(f) = &ck_file {
-                    let line = serde_json::to_string(&Checkpoint {
-                        key,
-                        index: p.index,
-                        row: to_json(&full),
-                        profile: prof.iter().map(to_json).collect(),
-                    })
-                    .map_err(|e| e.to_string())?;
-                    let mut f = f.lock().unwrap();
-                    writeln!(f, "{line}").map_err(|e| format!("checkpoint write: {e}"))?;
-                    f.flush().map_err(|e| format!("checkpoint write: {e}"))?;
+                let (row, extra) = measure_point(spec, prepared, &measure, p, opts.quick)?;
+                if let Some(c) = &ck {
+                    c.append(p.index, &row, &extra)?;
                 }
                 bar.inc(1);
-                Ok((p.index, (full, prof)))
+                Ok((p.index, (row, extra)))
             })
             .collect()
     };
@@ -399,6 +247,31 @@ pub fn run(
     }?;
     bar.finish_and_clear();
     done.extend(fresh);
+    Ok(outcome(done))
+}
+
+/// The progress bar of a run (hidden unless asked for).
+fn progress_bar(spec: &Spec, points: usize, done: usize, show: bool) -> ProgressBar {
+    let bar = if show {
+        ProgressBar::new(points as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} elapsed, eta {eta}",
+        )
+        .unwrap()
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(spec.name.clone());
+    bar.set_position(done as u64);
+    bar
+}
+
+/// The finished points' rows, split into the result, profile and
+/// convergence tables.
+fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
     let mut out = Outcome {
         rows: Vec::new(),
         profile: Vec::new(),
@@ -416,10 +289,83 @@ pub fn run(
             }
         }
     }
-    Ok(out)
+    out
 }
 
-type PointResultRows = (Row, Vec<Row>);
+/// Measures one point: its row (identifying columns, then each pass's
+/// figures) and its profile and convergence rows. Used by `run` and, through
+/// a one-point spec, by `measure`. Each pass draws from its own generator,
+/// seeded by the spec seed and the point index, so a point's numbers do not
+/// depend on the thread it runs on or on the other points.
+pub fn measure_point(
+    spec: &Spec,
+    prepared: &Prepared,
+    measure: &MeasureSpec,
+    p: &Point,
+    quick: bool,
+) -> Result<PointResultRows, String> {
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+    let passes = Passes::of(&metrics);
+    let trace = &prepared.trace;
+    let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
+    let (workload, attack, params) = point_parts(spec, &p.params)?;
+    let mut built = designs::build(&p.design, &params, rng.random())?;
+    let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+    let window = built.geometry.window as f64;
+    let id = id_row(p, &built);
+    let rebuild = |seed: u64| designs::build(&p.design, &params, seed);
+    let mut measure = measure.clone();
+    if let Some(r) = p.rounds {
+        measure.rounds = if quick { (r / 5).max(2) } else { r };
+    }
+    let in_point = |e: String| format!("point {}: {e}", p.index);
+    let mut full = id.clone();
+    let PointResult {
+        row,
+        profile,
+        convergence,
+    } = if passes.filter {
+        metrics::measure(&mut built, stream, rng, &metrics, &measure, &rebuild).map_err(in_point)?
+    } else {
+        PointResult::default()
+    };
+    full.0.extend(row.0);
+    if passes.summary && built.summary.is_some() {
+        let mut rng = pass_rng(spec.seed, p.index, 0x5EED_E571_3A7E_0001);
+        let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+        let memory = passes.summary_memory();
+        let row = estimates::measure(&built, stream, rng, &metrics, &measure, &rebuild, memory)
+            .map_err(in_point)?;
+        full.0.extend(row.0);
+    }
+    if passes.adversary {
+        // a fresh copy of the design
+        let mut rng = pass_rng(spec.seed, p.index, 0xAD7E_5A11_0000_0001);
+        let mut fresh = designs::build(&p.design, &params, rng.random())?;
+        let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+        let row = adversary::measure(
+            &mut fresh,
+            stream,
+            rng,
+            &attack,
+            prepared.query_trace.as_deref(),
+            measure.ci_level,
+            passes.adversary_memory(),
+        )
+        .map_err(in_point)?;
+        full.0.extend(row.0);
+    }
+    let level = measure.ci_level;
+    let mut extra: Vec<Row> = profile
+        .iter()
+        .map(|pr| profile_row(&id, window, pr, level))
+        .collect();
+    extra.extend(convergence.iter().map(|c| convergence_row(&id, c, level)));
+    Ok((full, extra))
+}
+
+/// A point's row and its profile and convergence rows.
+pub type PointResultRows = (Row, Vec<Row>);
 
 /// Point parameters that shape the key stream rather than the design:
 /// `zipf` (exponent) and `universe` turn the spec's workload into a Zipf law
@@ -543,49 +489,4 @@ pub fn point_parts(
     let (workload, params) = point_workload(&spec.workload, params)?;
     let (attack, params) = adversary::point_attack(&spec.adversary, &params)?;
     Ok((workload, attack, params))
-}
-
-fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
-    let mut done = BTreeMap::new();
-    let Ok(f) = std::fs::File::open(path) else {
-        return done;
-    };
-    let mut stale = false;
-    for line in std::io::BufReader::new(f).lines().map_while(Result::ok) {
-        // A torn last line (interrupted write) is simply skipped.
-        match serde_json::from_str::<Checkpoint>(&line) {
-            Ok(c) if c.key == key => {
-                done.insert(
-                    c.index,
-                    (
-                        from_json(c.row),
-                        c.profile.into_iter().map(from_json).collect(),
-                    ),
-                );
-            }
-            Ok(_) => stale = true,
-            Err(_) => {}
-        }
-    }
-    if stale && done.is_empty() {
-        // A checkpoint of another version of the spec: start afresh.
-        let _ = std::fs::remove_file(path);
-    } else if !done.is_empty() {
-        eprintln!(
-            "resuming: {} finished point(s) from {}",
-            done.len(),
-            path.display()
-        );
-    }
-    done
-}
-
-/// Removes the checkpoint once the outputs are written.
-pub fn clear_checkpoint(results_dir: &Path, spec: &Spec, quick: bool) {
-    let p = results_dir.join(format!(
-        ".{}{}.partial.jsonl",
-        spec.name,
-        if quick { "_quick" } else { "" }
-    ));
-    let _ = std::fs::remove_file(p);
 }
