@@ -1,7 +1,7 @@
 //! The `adversary` metric: FPR under an adaptive query workload, the attack
-//! the adaptive-filter literature uses (`broom-filter-adaptivity-dictionary-
-//! problem.txt`): the adversary keeps every false positive it finds and
-//! replays them.
+//! the adaptive-filter literature uses (Bender et al., *Bloom Filters,
+//! Adaptivity, and the Dictionary Problem*): the adversary keeps every false
+//! positive it finds and replays them.
 //!
 //! One point: a fresh copy of the design is warmed to its steady state
 //! (w + s + a margin of insertions, in whole periods, so segmented designs sit
@@ -39,11 +39,11 @@
 //! the remote accesses per operation of the attack (queries, fixes and
 //! insertions), and the false positives fixed.
 
-use crate::designs::Built;
+use crate::designs::{Built, Geometry};
 use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value};
 use crate::spec::AdversarySpec;
 use crate::workload::{KeyStream, Trace};
-use bloomlab_filters::{AdaptiveFilter, ExactWindow, FrequencyEstimator};
+use bloomlab_filters::{AdaptiveFilter, ExactWindow, Filter, FrequencyEstimator};
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64;
@@ -103,12 +103,229 @@ pub fn point_attack(
     Ok((a, rest))
 }
 
+/// The attack's state: the filter, its key stream, the adversary's false
+/// positives and the counters the row reports.
+struct Attack<'a> {
+    f: &'a mut (dyn Filter + Send),
+    stream: KeyStream,
+    rng: Pcg64,
+    spec: &'a AdversarySpec,
+    query_trace: Option<&'a Trace>,
+    /// With a query trace, the keys of the last w + s insertions (a trace
+    /// key among them is not a non-member and is skipped).
+    recent: Option<ExactWindow>,
+    /// Next line of the query trace, and the trace keys skipped so far.
+    trace_at: usize,
+    skipped: u64,
+    pool: Vec<u64>,
+    zipf: Option<Zipf<f64>>,
+    /// The false positives being replayed (round robin), the same as a set,
+    /// and every false positive ever found.
+    found: Vec<u64>,
+    active: HashSet<u64>,
+    seen: HashSet<u64>,
+    next_replay: usize,
+    /// Insertions owed to the stream (`inserts_per_query` accumulates).
+    credit: f64,
+    /// Operations (insertions and queries) and false positives fixed.
+    ops: u64,
+    fixed: u64,
+}
+
+impl<'a> Attack<'a> {
+    /// Warms the filter to its steady state and draws the pool. The order
+    /// of the draws is part of the results: warm-up keys, the trace's first
+    /// line (only with a trace), the pool.
+    fn new(
+        f: &'a mut (dyn Filter + Send),
+        stream: KeyStream,
+        rng: Pcg64,
+        spec: &'a AdversarySpec,
+        query_trace: Option<&'a Trace>,
+        geometry: Geometry,
+    ) -> Result<Attack<'a>, String> {
+        let period = geometry.period.max(1);
+        let (w, s) = (geometry.window, geometry.slack);
+        let margin = ((w as f64 * 0.25) as u64).max(period);
+        let warm = geometry
+            .warmup
+            .unwrap_or(w + s + margin)
+            .max(w + s + margin)
+            .div_ceil(period)
+            * period;
+        let recent = match query_trace {
+            Some(_) => Some(ExactWindow::new(w + s).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let zipf = if spec.pool > 0 && spec.zipf > 0.0 {
+            Some(
+                Zipf::new(spec.pool as f64, spec.zipf)
+                    .map_err(|e| format!("adversary zipf: {e}"))?,
+            )
+        } else {
+            None
+        };
+        let mut a = Attack {
+            f,
+            stream,
+            rng,
+            spec,
+            query_trace,
+            recent,
+            trace_at: 0,
+            skipped: 0,
+            pool: Vec::new(),
+            zipf,
+            found: Vec::new(),
+            active: HashSet::new(),
+            seen: HashSet::new(),
+            next_replay: 0,
+            credit: 0.0,
+            ops: 0,
+            fixed: 0,
+        };
+        for _ in 0..warm {
+            a.insert();
+        }
+        // the query trace is read in order from a random line (drawn only
+        // when there is one, so other attacks keep their numbers)
+        a.trace_at = query_trace.map_or(0, |t| a.rng.random_range(0..t.len()));
+        a.pool = (0..spec.pool)
+            .map(|_| a.stream.negative(&mut a.rng))
+            .collect();
+        Ok(a)
+    }
+
+    fn insert(&mut self) {
+        let k = self.stream.next_key(&mut self.rng);
+        self.f.insert(k);
+        if let Some(r) = self.recent.as_mut() {
+            r.push(k);
+        }
+    }
+
+    fn in_window(&self, k: u64) -> bool {
+        self.recent.as_ref().is_some_and(|r| r.frequency(k) > 0)
+    }
+
+    /// Whether query `q` replays a found false positive; one that has since
+    /// been inserted is no longer one and is dropped.
+    fn replays(&mut self, q: u64) -> bool {
+        let every = self.spec.replay_every;
+        if every == 0 || q % every != 0 || self.found.is_empty() {
+            return false;
+        }
+        self.next_replay = (self.next_replay + 1) % self.found.len();
+        let key = self.found[self.next_replay];
+        if self.in_window(key) {
+            self.active.remove(&key);
+            self.found.swap_remove(self.next_replay);
+            return false;
+        }
+        true
+    }
+
+    /// A fresh query: the next non-member of the trace, a draw from the
+    /// pool, or a new non-member.
+    fn fresh(&mut self) -> Result<u64, String> {
+        if let Some(t) = self.query_trace {
+            let keys = t.keys();
+            for _ in 0..=keys.len() {
+                let k = keys[self.trace_at % keys.len()];
+                self.trace_at += 1;
+                if !self.in_window(k) {
+                    return Ok(k);
+                }
+                self.skipped += 1;
+            }
+            return Err(
+                "every key of the query trace is in the window: no non-member to query".into(),
+            );
+        }
+        if !self.pool.is_empty() {
+            let i = match &self.zipf {
+                Some(z) => z.sample(&mut self.rng) as usize - 1,
+                None => self.rng.random_range(0..self.pool.len()),
+            };
+            return Ok(self.pool[i]);
+        }
+        Ok(self.stream.negative(&mut self.rng))
+    }
+
+    /// Query `q`: the insertions owed before it, the query, and what the
+    /// answer teaches the adversary (and an adaptive filter). Returns the
+    /// answer.
+    fn query(&mut self, q: u64) -> Result<bool, String> {
+        self.credit += self.spec.inserts_per_query;
+        while self.credit >= 1.0 {
+            self.insert();
+            self.credit -= 1.0;
+            self.ops += 1;
+        }
+        let replay = self.replays(q);
+        let key = if replay {
+            self.found[self.next_replay]
+        } else {
+            self.fresh()?
+        };
+        let yes = self.f.contains(key);
+        self.ops += 1;
+        if yes {
+            // the application checks its set: every attack key is absent
+            if let Some(a) = self.f.as_adaptive() {
+                self.fixed += a.adapt(key) as u64;
+            }
+            self.seen.insert(key);
+            if self.active.insert(key) {
+                self.found.push(key);
+            }
+        } else if replay {
+            // no longer a false positive (the window moved on): the
+            // adversary drops it and goes back to searching
+            self.active.remove(&key);
+            self.found.swap_remove(self.next_replay);
+        }
+        Ok(yes)
+    }
+}
+
+/// The yes answers per window of queries: the first window and the last
+/// (which takes the remainder of an uneven division).
+struct Windows {
+    per_window: u64,
+    yes: u64,
+    n: u64,
+    first: Option<(u64, u64)>,
+    last: (u64, u64),
+}
+
+impl Windows {
+    /// Counts query `q` of `total`; returns whether a window ended.
+    fn add(&mut self, yes: bool, q: u64, total: u64) -> bool {
+        self.yes += yes as u64;
+        self.n += 1;
+        let ended = self.n == self.per_window || q == total;
+        if self.n == self.per_window && q + self.per_window <= total {
+            self.first.get_or_insert((self.yes, self.n));
+            (self.yes, self.n) = (0, 0);
+        } else if q == total {
+            self.last = (self.yes, self.n);
+        }
+        ended
+    }
+}
+
+/// Adaptivity bits per stored element.
+fn per_element(a: &mut dyn AdaptiveFilter) -> f64 {
+    a.adaptivity_bits() as f64 / a.stored().max(1) as f64
+}
+
 /// Measures the attack on `built` (a fresh copy of the design). Deterministic
 /// given `rng`'s seed.
 pub fn measure(
     built: &mut Built,
-    mut stream: KeyStream,
-    mut rng: Pcg64,
+    stream: KeyStream,
+    rng: Pcg64,
     attack: &AdversarySpec,
     query_trace: Option<&Trace>,
     level: f64,
@@ -120,159 +337,94 @@ pub fn measure(
         .filter
         .as_mut()
         .ok_or("the adversary metric needs a membership filter")?;
-    let period = geometry.period.max(1);
-    let (w, s) = (geometry.window, geometry.slack);
-    let margin = ((w as f64 * 0.25) as u64).max(period);
-    let warm = geometry
-        .warmup
-        .unwrap_or(w + s + margin)
-        .max(w + s + margin)
-        .div_ceil(period)
-        * period;
-    // with a query trace, the keys of the last w + s insertions (a trace
-    // key among them is not a non-member and is skipped)
-    let mut recent = match query_trace {
-        Some(_) => Some(ExactWindow::new(w + s).map_err(|e| e.to_string())?),
-        None => None,
+    let mut a = Attack::new(f.as_mut(), stream, rng, attack, query_trace, geometry)?;
+    let adaptive = a.f.as_adaptive().is_some();
+    let remote_before = a.f.as_adaptive().map_or(0, |x| x.remote_accesses());
+    let mut windows = Windows {
+        per_window: attack.queries / attack.windows,
+        yes: 0,
+        n: 0,
+        first: None,
+        last: (0, 0),
     };
-    let in_window =
-        |r: &Option<ExactWindow>, k: u64| r.as_ref().is_some_and(|r| r.frequency(k) > 0);
-    for _ in 0..warm {
-        let k = stream.next_key(&mut rng);
-        f.insert(k);
-        if let Some(r) = recent.as_mut() {
-            r.push(k);
-        }
-    }
-    // the query trace is read in order from a random line (drawn only
-    // when there is one, so other attacks keep their numbers)
-    let mut trace_at = query_trace.map_or(0, |t| rng.random_range(0..t.len()));
-    let mut skipped = 0u64;
-    let adaptive = f.as_adaptive().is_some();
-    let remote_before = f.as_adaptive().map_or(0, |a| a.remote_accesses());
-    let (mut ops, mut fixed, mut adapt_max) = (0u64, 0u64, 0.0f64);
-    let per_element =
-        |a: &mut dyn AdaptiveFilter| a.adaptivity_bits() as f64 / a.stored().max(1) as f64;
-    let pool: Vec<u64> = (0..attack.pool)
-        .map(|_| stream.negative(&mut rng))
-        .collect();
-    let zipf = if attack.pool > 0 && attack.zipf > 0.0 {
-        Some(
-            Zipf::new(attack.pool as f64, attack.zipf)
-                .map_err(|e| format!("adversary zipf: {e}"))?,
-        )
-    } else {
-        None
-    };
-    let per_window = attack.queries / attack.windows;
-    // found: the false positives being replayed (round robin), active: the
-    // same as a set; seen: every false positive ever found
-    let (mut found, mut active, mut seen) = (Vec::new(), HashSet::new(), HashSet::new());
-    let (mut next_replay, mut credit) = (0usize, 0.0f64);
-    let (mut first_at, mut yes_total) = (None, 0u64);
-    let (mut win_yes, mut win_n, mut first_window, mut last_window) = (0u64, 0u64, None, (0, 0));
+    let (mut first_at, mut yes_total, mut adapt_max) = (None, 0u64, 0.0f64);
     for q in 1..=attack.queries {
-        credit += attack.inserts_per_query;
-        while credit >= 1.0 {
-            let k = stream.next_key(&mut rng);
-            f.insert(k);
-            if let Some(r) = recent.as_mut() {
-                r.push(k);
-            }
-            credit -= 1.0;
-            ops += 1;
-        }
-        // a found false positive that has since been inserted is no longer
-        // one: dropped
-        let mut replay =
-            attack.replay_every > 0 && q % attack.replay_every == 0 && !found.is_empty();
-        if replay {
-            next_replay = (next_replay + 1) % found.len();
-            if in_window(&recent, found[next_replay]) {
-                active.remove(&found[next_replay]);
-                found.swap_remove(next_replay);
-                replay = false;
-            }
-        }
-        let key = if replay {
-            found[next_replay]
-        } else if let Some(t) = query_trace {
-            let keys = t.keys();
-            let mut tries = 0;
-            loop {
-                let k = keys[trace_at % keys.len()];
-                trace_at += 1;
-                if !in_window(&recent, k) {
-                    break k;
-                }
-                skipped += 1;
-                tries += 1;
-                if tries > keys.len() {
-                    return Err(
-                        "every key of the query trace is in the window: no non-member to query"
-                            .into(),
-                    );
-                }
-            }
-        } else if attack.pool > 0 {
-            let i = match &zipf {
-                Some(z) => z.sample(&mut rng) as usize - 1,
-                None => rng.random_range(0..pool.len()),
-            };
-            pool[i]
-        } else {
-            stream.negative(&mut rng)
-        };
-        let yes = f.contains(key);
-        ops += 1;
+        let yes = a.query(q)?;
         if yes {
-            // the application checks its set: every attack key is absent
-            if let Some(a) = f.as_adaptive() {
-                fixed += a.adapt(key) as u64;
-            }
             yes_total += 1;
             first_at.get_or_insert(q);
-            seen.insert(key);
-            if active.insert(key) {
-                found.push(key);
-            }
-        } else if replay {
-            // no longer a false positive (the window moved on): the
-            // adversary drops it and goes back to searching
-            active.remove(&key);
-            found.swap_remove(next_replay);
         }
-        win_yes += yes as u64;
-        win_n += 1;
-        // the last window takes the remainder of an uneven division
-        if adaptive && (win_n == per_window || q == attack.queries) {
-            adapt_max = adapt_max.max(f.as_adaptive().map_or(0.0, per_element));
-        }
-        if win_n == per_window && q + per_window <= attack.queries {
-            first_window.get_or_insert((win_yes, win_n));
-            (win_yes, win_n) = (0, 0);
-        } else if q == attack.queries {
-            last_window = (win_yes, win_n);
+        if windows.add(yes, q, attack.queries) && adaptive {
+            adapt_max = adapt_max.max(a.f.as_adaptive().map_or(0.0, per_element));
         }
     }
-    let first_window = first_window.unwrap_or(last_window);
+    let mut row = attack_columns(attack, query_trace.map(|_| a.skipped));
+    sustained_columns(&mut row, windows.last, p, adaptive, attack, level);
+    let first = windows.first.unwrap_or(windows.last);
+    row.num("first_window_fpr", first.0 as f64 / first.1.max(1) as f64);
+    row.num("adversary_fpr", yes_total as f64 / attack.queries as f64);
+    row.push("false_positives_found", Value::Int(a.seen.len() as u64));
+    row.num(
+        "first_false_positive_at",
+        first_at.map_or(f64::NAN, |q| q as f64),
+    );
+    let (ops, fixed) = (a.ops, a.fixed);
+    if let Some(x) = a.f.as_adaptive() {
+        row.num("adaptivity_bits_per_element", per_element(x));
+        row.num("adaptivity_bits_per_element_max", adapt_max);
+        row.num(
+            "remote_accesses_per_op",
+            (x.remote_accesses() - remote_before) as f64 / ops.max(1) as f64,
+        );
+        row.push("false_positives_fixed", Value::Int(fixed));
+    }
+    if memory_here {
+        let (bits, w) = (a.f.memory_bits(), geometry.window.max(1));
+        row.push("memory_bits", Value::Int(bits));
+        row.num("bits_per_element", bits as f64 / w as f64);
+        if let Some(p) = p {
+            row.num(
+                "info_bound_ratio",
+                info_bound_ratio(bits as f64 / w as f64, p),
+            );
+        }
+    }
+    Ok(row)
+}
+
+/// The attack's parameters.
+fn attack_columns(attack: &AdversarySpec, skipped: Option<u64>) -> Row {
     let mut row = Row::default();
     row.push("adversary_queries", Value::Int(attack.queries));
     row.push("replay_every", Value::Int(attack.replay_every));
-    row.num(
-        "replay_fraction",
-        if attack.replay_every > 0 {
-            1.0 / attack.replay_every as f64
-        } else {
-            0.0
-        },
-    );
+    row.num("replay_fraction", replay_share(attack));
     row.num("inserts_per_query", attack.inserts_per_query);
     row.push("pool", Value::Int(attack.pool));
-    if query_trace.is_some() {
+    if let Some(skipped) = skipped {
         row.push("query_trace_members_skipped", Value::Int(skipped));
     }
-    let (x, n) = last_window;
+    row
+}
+
+/// The replayed share of the queries: 1/`replay_every`, or 0.
+fn replay_share(attack: &AdversarySpec) -> f64 {
+    if attack.replay_every > 0 {
+        1.0 / attack.replay_every as f64
+    } else {
+        0.0
+    }
+}
+
+/// The sustained FPR (the last window's) with its interval, and its bound
+/// (adaptive designs) or theory (a design that holds still).
+fn sustained_columns(
+    row: &mut Row,
+    (x, n): (u64, u64),
+    p: Option<f64>,
+    adaptive: bool,
+    attack: &AdversarySpec,
+    level: f64,
+) {
     let ci = binomial_ci(x, n, level);
     row.num("sustained_fpr", x as f64 / n as f64);
     row.num("sustained_fpr_ci_low", ci.0);
@@ -283,11 +435,7 @@ pub fn measure(
         row.push("sustained_fpr_within_bound", Value::Bool(ci.0 <= p));
     }
     if let (Some(p), true) = (p, attack.inserts_per_query == 0.0 && !adaptive) {
-        let share = if attack.replay_every > 0 {
-            1.0 / attack.replay_every as f64
-        } else {
-            0.0
-        };
+        let share = replay_share(attack);
         let t = share + (1.0 - share) * p;
         row.num("sustained_fpr_theory", t);
         row.push(
@@ -295,35 +443,4 @@ pub fn measure(
             Value::Bool(t >= ci.0 && t <= ci.1),
         );
     }
-    row.num(
-        "first_window_fpr",
-        first_window.0 as f64 / first_window.1.max(1) as f64,
-    );
-    row.num("adversary_fpr", yes_total as f64 / attack.queries as f64);
-    row.push("false_positives_found", Value::Int(seen.len() as u64));
-    row.num(
-        "first_false_positive_at",
-        first_at.map_or(f64::NAN, |q| q as f64),
-    );
-    if let Some(a) = f.as_adaptive() {
-        row.num("adaptivity_bits_per_element", per_element(a));
-        row.num("adaptivity_bits_per_element_max", adapt_max);
-        row.num(
-            "remote_accesses_per_op",
-            (a.remote_accesses() - remote_before) as f64 / ops.max(1) as f64,
-        );
-        row.push("false_positives_fixed", Value::Int(fixed));
-    }
-    if memory_here {
-        let bits = f.memory_bits();
-        row.push("memory_bits", Value::Int(bits));
-        row.num("bits_per_element", bits as f64 / w.max(1) as f64);
-        if let Some(p) = p {
-            row.num(
-                "info_bound_ratio",
-                info_bound_ratio(bits as f64 / w.max(1) as f64, p),
-            );
-        }
-    }
-    Ok(row)
 }
