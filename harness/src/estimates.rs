@@ -53,6 +53,7 @@
 //!   as `summary_bits` beside the filter's `memory_bits`.
 
 use crate::designs::Built;
+use crate::designs::EstimateTheory;
 use crate::metrics::{Row, Value, Welford};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
@@ -68,6 +69,182 @@ pub fn wanted(metrics: &BTreeSet<Metric>) -> bool {
     metrics.contains(&Metric::Count)
         || metrics.contains(&Metric::Distinct)
         || metrics.contains(&Metric::Entropy)
+}
+
+/// A measured figure with its interval and, where the theory has it, the
+/// theoretical value and whether the interval holds it.
+fn interval(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: Option<f64>) {
+    row.num(name, x);
+    row.num(format!("{name}_ci_low"), ci.0);
+    row.num(format!("{name}_ci_high"), ci.1);
+    if let Some(t) = theory {
+        row.num(format!("{name}_theory"), t);
+        row.push(
+            format!("{name}_theory_in_ci"),
+            Value::Bool(t >= ci.0 && t <= ci.1),
+        );
+    }
+}
+
+/// The interval of a root mean square from that of the mean square.
+fn root((a, b): (f64, f64)) -> (f64, f64) {
+    (a.max(0.0).sqrt(), b.max(0.0).sqrt())
+}
+
+/// The `count` metric's accumulators: on-arrival squared and signed errors.
+#[derive(Default)]
+struct Counts {
+    mse: Welford,
+    signed: Welford,
+    mse_theory: f64,
+    under: u64,
+    heavy: Welford,
+    /// This round's sums.
+    sq: f64,
+    th: f64,
+    err: f64,
+}
+
+impl Counts {
+    /// One arrival of `k`, already recorded in `s` and `exact`.
+    fn arrival(
+        &mut self,
+        s: &dyn WindowSummary,
+        exact: &ExactWindow,
+        k: u64,
+        theory: Option<&dyn EstimateTheory>,
+    ) {
+        let freq = s.as_frequency().expect("the capability was checked");
+        let f = exact.frequency(k);
+        let e = freq.frequency(k) as f64 - f as f64;
+        self.under += (e < 0.0) as u64;
+        self.sq += e * e;
+        self.err += e;
+        if let Some(t) = theory {
+            self.th += t.count_mse(exact.len(), exact.second_moment(), f);
+        }
+    }
+
+    fn end_round(&mut self, exact: &ExactWindow, arrivals: u64) {
+        // the ten heaviest flows' share of sum f^2, which is their share
+        // of SWAMP's expected squared error
+        let mut f2: Vec<u64> = exact.counts().map(|c| c * c).collect();
+        let k = f2.len().saturating_sub(10);
+        if k > 0 {
+            f2.select_nth_unstable(k);
+        }
+        self.heavy
+            .add(f2[k..].iter().sum::<u64>() as f64 / exact.second_moment());
+        self.mse.add(self.sq / arrivals as f64);
+        self.signed.add(self.err / arrivals as f64);
+        self.mse_theory += self.th / arrivals as f64;
+        (self.sq, self.th, self.err) = (0.0, 0.0, 0.0);
+    }
+
+    fn columns(&self, row: &mut Row, arrivals: u64, rounds: u64, level: f64, theory: bool) {
+        row.push("count_arrivals", Value::Int(arrivals * rounds));
+        let t = theory.then(|| (self.mse_theory / rounds as f64).sqrt());
+        interval(
+            row,
+            "count_rmse",
+            self.mse.mean().sqrt(),
+            root(self.mse.ci(level)),
+            t,
+        );
+        row.num("count_mean_error", self.signed.mean());
+        row.num("heavy10_f2_share", self.heavy.mean());
+        row.push("count_underestimates", Value::Int(self.under));
+    }
+}
+
+/// The `distinct` metric's accumulators.
+#[derive(Default)]
+struct Distinct {
+    est: Welford,
+    rel: Welford,
+    lb: Welford,
+    lb_rel: Welford,
+    lb_above: u64,
+    lb_theory: Welford,
+    sd_theory: Welford,
+    name: &'static str,
+}
+
+impl Distinct {
+    fn end_round(&mut self, s: &dyn WindowSummary, d: f64, theory: Option<&dyn EstimateTheory>) {
+        let de = s.as_distinct().expect("the capability was checked");
+        self.name = de.distinct_name();
+        let est = de.distinct();
+        self.est.add(est);
+        self.rel.add(((est - d) / d).powi(2));
+        if let Some(l) = de.distinct_lower_bound() {
+            self.lb.add(l);
+            self.lb_rel.add(((l - d) / d).powi(2));
+            self.lb_above += (l > d) as u64;
+        }
+        if let Some(t) = theory {
+            self.lb_theory.add(t.distinct_lb(d));
+            self.sd_theory.add(t.distinct_sd(d) / d);
+        }
+    }
+
+    fn columns(&self, row: &mut Row, d: f64, level: f64, theory: Option<&dyn EstimateTheory>) {
+        row.num("distinct_true", d);
+        if let Some(t) = theory {
+            row.num("fpr_theory_at_distinct_true", t.fpr(d));
+        }
+        row.num("distinct_estimate", self.est.mean());
+        if self.name != "estimate" {
+            row.num(format!("distinct_{}", self.name), self.est.mean());
+        }
+        let (rel, ci) = (self.rel.mean().sqrt(), root(self.rel.ci(level)));
+        let t = theory.map(|_| self.sd_theory.mean());
+        interval(row, "distinct_rel_rmse", rel, ci, t);
+        if self.lb.count() > 0 {
+            let t = theory.map(|_| self.lb_theory.mean());
+            interval(row, "distinct_lb", self.lb.mean(), self.lb.ci(level), t);
+            let (rel, ci) = (self.lb_rel.mean().sqrt(), root(self.lb_rel.ci(level)));
+            interval(row, "distinct_lb_rel_rmse", rel, ci, None);
+            row.push("distinct_lb_above_truth", Value::Int(self.lb_above));
+        }
+    }
+}
+
+/// The `entropy` metric's accumulators.
+#[derive(Default)]
+struct Entropy {
+    truth: Welford,
+    est: Welford,
+    err: Welford,
+    rel: Welford,
+    theory: Welford,
+}
+
+impl Entropy {
+    fn end_round(
+        &mut self,
+        s: &dyn WindowSummary,
+        exact: &ExactWindow,
+        theory: Option<&dyn EstimateTheory>,
+    ) {
+        let he = s.as_entropy().expect("the capability was checked");
+        let (h, est) = (exact.entropy(), he.entropy());
+        self.truth.add(h);
+        self.est.add(est);
+        self.err.add(h - est);
+        self.rel.add((h - est).abs() / h);
+        if let Some(t) = theory {
+            self.theory.add(t.entropy_error(&mut exact.counts()));
+        }
+    }
+
+    fn columns(&self, row: &mut Row, level: f64, theory: bool) {
+        row.num("entropy_true", self.truth.mean());
+        row.num("entropy", self.est.mean());
+        let t = theory.then(|| self.theory.mean());
+        interval(row, "entropy_error", self.err.mean(), self.err.ci(level), t);
+        row.num("entropy_rel_error", self.rel.mean());
+    }
 }
 
 /// Measures the summary metrics of one configuration; `rebuild(seed)` makes
@@ -112,88 +289,34 @@ pub fn measure(
     for _ in 0..w {
         exact.record(stream.next_key(&mut rng));
     }
-
-    let (mut mse, mut mse_theory, mut signed) = (Welford::default(), 0.0, Welford::default());
-    let mut under = 0u64;
-    let (mut d_est, mut d_rel) = (Welford::default(), Welford::default());
-    let (mut lb, mut lb_rel, mut lb_above) = (Welford::default(), Welford::default(), 0u64);
-    let (mut lb_theory, mut sd_theory) = (Welford::default(), Welford::default());
-    let (mut h_true, mut h_est, mut h_err, mut h_rel) = (
-        Welford::default(),
-        Welford::default(),
-        Welford::default(),
-        Welford::default(),
-    );
-    let mut h_theory = Welford::default();
-    let mut bits = Welford::default();
-    let mut d_all = Welford::default();
-    let mut heavy = Welford::default();
-    let mut distinct_name = "estimate";
-
+    let (mut counts, mut distinct) = (Counts::default(), Distinct::default());
+    let mut entropy = Entropy::default();
+    distinct.name = "estimate";
+    let (mut bits, mut d_all) = (Welford::default(), Welford::default());
     for _ in 0..spec.rounds {
         let mut b = rebuild(rng.random())?;
         let s = b.summary.as_mut().ok_or("rebuild lost the summary")?;
         for k in exact.keys() {
             s.record(k);
         }
-        let (mut sq, mut th, mut err) = (0.0, 0.0, 0.0);
         for _ in 0..arrivals {
             let k = stream.next_key(&mut rng);
             s.record(k);
             exact.record(k);
             if has(Metric::Count) {
-                let freq = s.as_frequency().expect("has() checked the capability");
-                let f = exact.frequency(k);
-                let e = freq.frequency(k) as f64 - f as f64;
-                under += (e < 0.0) as u64;
-                sq += e * e;
-                err += e;
-                if let Some(t) = theory {
-                    th += t.count_mse(exact.len(), exact.second_moment(), f);
-                }
+                counts.arrival(s.as_ref(), &exact, k, theory);
             }
         }
         if has(Metric::Count) {
-            // the ten heaviest flows' share of sum f^2, which is their share
-            // of SWAMP's expected squared error
-            let mut f2: Vec<u64> = exact.counts().map(|c| c * c).collect();
-            let k = f2.len().saturating_sub(10);
-            if k > 0 {
-                f2.select_nth_unstable(k);
-            }
-            heavy.add(f2[k..].iter().sum::<u64>() as f64 / exact.second_moment());
-            mse.add(sq / arrivals as f64);
-            signed.add(err / arrivals as f64);
-            mse_theory += th / arrivals as f64;
+            counts.end_round(&exact, arrivals);
         }
         let d = exact.distinct();
         d_all.add(d);
         if has(Metric::Distinct) {
-            let de = s.as_distinct().expect("has() checked the capability");
-            distinct_name = de.distinct_name();
-            let est = de.distinct();
-            d_est.add(est);
-            d_rel.add(((est - d) / d).powi(2));
-            if let Some(l) = de.distinct_lower_bound() {
-                lb.add(l);
-                lb_rel.add(((l - d) / d).powi(2));
-                lb_above += (l > d) as u64;
-            }
-            if let Some(t) = theory {
-                lb_theory.add(t.distinct_lb(d));
-                sd_theory.add(t.distinct_sd(d) / d);
-            }
+            distinct.end_round(s.as_ref(), d, theory);
         }
         if has(Metric::Entropy) {
-            let he = s.as_entropy().expect("has() checked the capability");
-            let (h, est) = (exact.entropy(), he.entropy());
-            h_true.add(h);
-            h_est.add(est);
-            h_err.add(h - est);
-            h_rel.add((h - est).abs() / h);
-            if let Some(t) = theory {
-                h_theory.add(t.entropy_error(&mut exact.counts()));
-            }
+            entropy.end_round(s.as_ref(), &exact, theory);
         }
         bits.add(s.summary_bits() as f64);
     }
@@ -203,77 +326,14 @@ pub fn measure(
     if let Some(t) = theory {
         row.num("colliding_pairs_expected", t.colliding_pairs(d_all.mean()));
     }
-    let interval = |row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: Option<f64>| {
-        row.num(name, x);
-        row.num(format!("{name}_ci_low"), ci.0);
-        row.num(format!("{name}_ci_high"), ci.1);
-        if let Some(t) = theory {
-            row.num(format!("{name}_theory"), t);
-            row.push(
-                format!("{name}_theory_in_ci"),
-                Value::Bool(t >= ci.0 && t <= ci.1),
-            );
-        }
-    };
-    let root = |(a, b): (f64, f64)| (a.max(0.0).sqrt(), b.max(0.0).sqrt());
     if has(Metric::Count) {
-        row.push("count_arrivals", Value::Int(arrivals * spec.rounds));
-        interval(
-            &mut row,
-            "count_rmse",
-            mse.mean().sqrt(),
-            root(mse.ci(level)),
-            theory.map(|_| (mse_theory / spec.rounds as f64).sqrt()),
-        );
-        row.num("count_mean_error", signed.mean());
-        row.num("heavy10_f2_share", heavy.mean());
-        row.push("count_underestimates", Value::Int(under));
+        counts.columns(&mut row, arrivals, spec.rounds, level, theory.is_some());
     }
     if has(Metric::Distinct) {
-        row.num("distinct_true", d_all.mean());
-        if let Some(t) = theory {
-            row.num("fpr_theory_at_distinct_true", t.fpr(d_all.mean()));
-        }
-        row.num("distinct_estimate", d_est.mean());
-        if distinct_name != "estimate" {
-            row.num(format!("distinct_{distinct_name}"), d_est.mean());
-        }
-        interval(
-            &mut row,
-            "distinct_rel_rmse",
-            d_rel.mean().sqrt(),
-            root(d_rel.ci(level)),
-            theory.map(|_| sd_theory.mean()),
-        );
-        if lb.count() > 0 {
-            interval(
-                &mut row,
-                "distinct_lb",
-                lb.mean(),
-                lb.ci(level),
-                theory.map(|_| lb_theory.mean()),
-            );
-            interval(
-                &mut row,
-                "distinct_lb_rel_rmse",
-                lb_rel.mean().sqrt(),
-                root(lb_rel.ci(level)),
-                None,
-            );
-            row.push("distinct_lb_above_truth", Value::Int(lb_above));
-        }
+        distinct.columns(&mut row, d_all.mean(), level, theory);
     }
     if has(Metric::Entropy) {
-        row.num("entropy_true", h_true.mean());
-        row.num("entropy", h_est.mean());
-        interval(
-            &mut row,
-            "entropy_error",
-            h_err.mean(),
-            h_err.ci(level),
-            theory.map(|_| h_theory.mean()),
-        );
-        row.num("entropy_rel_error", h_rel.mean());
+        entropy.columns(&mut row, level, theory.is_some());
     }
     if has(Metric::Memory) && memory_here {
         row.num("memory_bits", bits.mean());
