@@ -110,6 +110,154 @@ pub fn count_tests(base: &Table) -> usize {
         .sum()
 }
 
+/// Rows by their `point` index.
+type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
+
+fn by_point(tab: &Table) -> ByPoint {
+    tab.iter()
+        .filter_map(|r| r.get("point").map(|p| (p.clone(), r.clone())))
+        .collect()
+}
+
+/// Collects the findings of one experiment.
+struct Checker<'a> {
+    experiment: &'a str,
+    /// z of the CSVs' intervals, and the z a difference must exceed to fail.
+    z_ci: f64,
+    z_fail: f64,
+    speed_tolerance: f64,
+    out: Vec<Finding>,
+}
+
+impl Checker<'_> {
+    fn finding(
+        &mut self,
+        point: &str,
+        column: &str,
+        base: String,
+        new: String,
+        measure: String,
+        regression: bool,
+    ) {
+        self.out.push(Finding {
+            experiment: self.experiment.into(),
+            point: point.into(),
+            column: column.into(),
+            base,
+            new,
+            measure,
+            regression,
+        })
+    }
+
+    /// One column of one row: exactly, to 1e-9 (theory), or by a z test.
+    fn column(
+        &mut self,
+        point: &str,
+        col: &str,
+        br: &BTreeMap<String, String>,
+        nr: &BTreeMap<String, String>,
+    ) {
+        let bv = &br[col];
+        let nv = nr.get(col).cloned().unwrap_or_default();
+        if EXACT.contains(&col) {
+            if *bv != nv {
+                self.finding(point, col, bv.clone(), nv, "exact".into(), true);
+            }
+        } else if col.ends_with("_theory") {
+            // a formula that changed is a finding in itself
+            let same = match (bv.parse::<f64>(), nv.parse::<f64>()) {
+                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
+                _ => *bv == nv,
+            };
+            if !same {
+                self.finding(point, col, bv.clone(), nv, "theory".into(), true);
+            }
+        } else if col.ends_with("_ns") {
+            // compared per design, in speed()
+        } else if let Some(z) = self.z_score(col, br, nr) {
+            if z.abs() > 3.0 {
+                let fails = z.abs() > self.z_fail;
+                self.finding(point, col, bv.clone(), nv, format!("z {z:.1}"), fails);
+            }
+        }
+    }
+
+    /// The difference of a column with an interval, over the standard error
+    /// recovered from both intervals; None for a column without one.
+    fn z_score(
+        &self,
+        col: &str,
+        br: &BTreeMap<String, String>,
+        nr: &BTreeMap<String, String>,
+    ) -> Option<f64> {
+        let (lo, hi) = (
+            num(br, &format!("{col}_ci_low"))?,
+            num(br, &format!("{col}_ci_high"))?,
+        );
+        let (x0, x1) = (num(br, col)?, num(nr, col)?);
+        let (lo1, hi1) = (
+            num(nr, &format!("{col}_ci_low")).unwrap_or(x1),
+            num(nr, &format!("{col}_ci_high")).unwrap_or(x1),
+        );
+        let z_ci = self.z_ci;
+        let se = ((hi - lo) / (2.0 * z_ci)).powi(2) + ((hi1 - lo1) / (2.0 * z_ci)).powi(2);
+        Some(if se > 0.0 {
+            (x1 - x0) / se.sqrt()
+        } else if x1 == x0 {
+            0.0
+        } else {
+            f64::INFINITY
+        })
+    }
+
+    /// Speed: each row's ns/op over the run's median for that column (robust
+    /// to one noisy reference), then per design the geometric mean over its
+    /// rows of (new ratio / baseline ratio): a design that got slower moves
+    /// all its rows, noise moves single rows.
+    fn speed(&mut self, b: &ByPoint, n: &ByPoint) {
+        let median = |m: &ByPoint, col: &str| {
+            let mut v: Vec<f64> = m.values().filter_map(|r| num(r, col)).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let ns_cols: std::collections::BTreeSet<String> = b
+            .values()
+            .flat_map(|r| r.keys())
+            // tails (p99, p99.9, max of single timed operations) move with
+            // whatever else the machine does: reported, not compared
+            .filter(|c| c.ends_with("_ns") && !c.contains("_p99") && !c.contains("_max"))
+            .cloned()
+            .collect();
+        for col in &ns_cols {
+            let (Some(mb), Some(mn)) = (median(b, col), median(n, col)) else {
+                continue;
+            };
+            let mut per_design: BTreeMap<String, (f64, usize, Vec<String>)> = BTreeMap::new();
+            for (point, br) in b {
+                let Some(nr) = n.get(point) else { continue };
+                let (Some(x0), Some(x1)) = (num(br, col), num(nr, col)) else {
+                    continue;
+                };
+                let change = (x1 / mn) / (x0 / mb);
+                let d = br.get("design").cloned().unwrap_or_default();
+                let e = per_design.entry(d).or_insert((0.0, 0, Vec::new()));
+                e.0 += change.ln();
+                e.1 += 1;
+                e.2.push(point.clone());
+            }
+            for (design, (sum, count, points)) in per_design {
+                let change = (sum / count as f64).exp();
+                let tol = self.speed_tolerance;
+                if change > tol.sqrt() || change < 1.0 / tol.sqrt() {
+                    let (rows, ratio) = (format!("{count} rows"), format!("ratio {change:.2}"));
+                    self.finding(&points.join(" "), col, design, rows, ratio, change > tol);
+                }
+            }
+        }
+    }
+}
+
 /// Compares one experiment's run with its baseline. `tests` is the total
 /// number of statistical comparisons in the whole check.
 pub fn compare(
@@ -120,153 +268,30 @@ pub fn compare(
     tests: usize,
 ) -> Vec<Finding> {
     let normal = Normal::new(0.0, 1.0).expect("standard normal");
-    let z_ci = normal.inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0);
-    let z_fail = normal.inverse_cdf(1.0 - t.alpha / (2.0 * tests.max(1) as f64));
-    let mut out = Vec::new();
-    let by_point = |tab: &Table| -> BTreeMap<String, BTreeMap<String, String>> {
-        tab.iter()
-            .filter_map(|r| r.get("point").map(|p| (p.clone(), r.clone())))
-            .collect()
+    let mut c = Checker {
+        experiment,
+        z_ci: normal.inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0),
+        z_fail: normal.inverse_cdf(1.0 - t.alpha / (2.0 * tests.max(1) as f64)),
+        speed_tolerance: t.speed_tolerance,
+        out: Vec::new(),
     };
     let (b, n) = (by_point(base), by_point(new));
-    let mut finding = |point: &str,
-                       column: &str,
-                       base: String,
-                       new: String,
-                       measure: String,
-                       regression: bool| {
-        out.push(Finding {
-            experiment: experiment.into(),
-            point: point.into(),
-            column: column.into(),
-            base,
-            new,
-            measure,
-            regression,
-        })
-    };
     for (point, br) in &b {
         let Some(nr) = n.get(point) else {
-            finding(
-                point,
-                "(row)",
-                "present".into(),
-                "missing".into(),
-                "exact".into(),
-                true,
-            );
+            let (p, m) = ("present".into(), "missing".into());
+            c.finding(point, "(row)", p, m, "exact".into(), true);
             continue;
         };
-        for (col, bv) in br {
-            let nv = nr.get(col).cloned().unwrap_or_default();
-            if EXACT.contains(&col.as_str()) {
-                if *bv != nv {
-                    finding(point, col, bv.clone(), nv, "exact".into(), true);
-                }
-            } else if col.ends_with("_theory") {
-                // a formula that changed is a finding in itself
-                let same = match (bv.parse::<f64>(), nv.parse::<f64>()) {
-                    (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
-                    _ => *bv == nv,
-                };
-                if !same {
-                    finding(point, col, bv.clone(), nv, "theory".into(), true);
-                }
-            } else if col.ends_with("_ns") {
-                // compared per design below
-            } else if let (Some(lo), Some(hi)) = (
-                num(br, &format!("{col}_ci_low")),
-                num(br, &format!("{col}_ci_high")),
-            ) {
-                let (Some(x0), Some(x1)) = (num(br, col), num(nr, col)) else {
-                    continue;
-                };
-                let (lo1, hi1) = (
-                    num(nr, &format!("{col}_ci_low")).unwrap_or(x1),
-                    num(nr, &format!("{col}_ci_high")).unwrap_or(x1),
-                );
-                let se = ((hi - lo) / (2.0 * z_ci)).powi(2) + ((hi1 - lo1) / (2.0 * z_ci)).powi(2);
-                let z = if se > 0.0 {
-                    (x1 - x0) / se.sqrt()
-                } else if x1 == x0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                };
-                if z.abs() > 3.0 {
-                    finding(
-                        point,
-                        col,
-                        bv.clone(),
-                        nv,
-                        format!("z {z:.1}"),
-                        z.abs() > z_fail,
-                    );
-                }
-            }
+        for col in br.keys() {
+            c.column(point, col, br, nr);
         }
     }
-    // Speed: each row's ns/op over the run's median for that column (robust
-    // to one noisy reference), then per design the geometric mean over its
-    // rows of (new ratio / baseline ratio): a design that got slower moves all
-    // its rows, noise moves single rows.
-    let median = |m: &BTreeMap<String, BTreeMap<String, String>>, col: &str| {
-        let mut v: Vec<f64> = m.values().filter_map(|r| num(r, col)).collect();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
-    let ns_cols: Vec<String> = b
-        .values()
-        .flat_map(|r| r.keys())
-        // tails (p99, p99.9, max of single timed operations) move with
-        // whatever else the machine does: reported, not compared
-        .filter(|c| c.ends_with("_ns") && !c.contains("_p99") && !c.contains("_max"))
-        .cloned()
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    for col in &ns_cols {
-        let (Some(mb), Some(mn)) = (median(&b, col), median(&n, col)) else {
-            continue;
-        };
-        let mut per_design: BTreeMap<String, (f64, usize, Vec<String>)> = BTreeMap::new();
-        for (point, br) in &b {
-            let Some(nr) = n.get(point) else { continue };
-            let (Some(x0), Some(x1)) = (num(br, col), num(nr, col)) else {
-                continue;
-            };
-            let change = (x1 / mn) / (x0 / mb);
-            let d = br.get("design").cloned().unwrap_or_default();
-            let e = per_design.entry(d).or_insert((0.0, 0, Vec::new()));
-            e.0 += change.ln();
-            e.1 += 1;
-            e.2.push(point.clone());
-        }
-        for (design, (sum, count, points)) in per_design {
-            let change = (sum / count as f64).exp();
-            if change > t.speed_tolerance.sqrt() || change < 1.0 / t.speed_tolerance.sqrt() {
-                finding(
-                    &points.join(" "),
-                    col,
-                    design.clone(),
-                    format!("{count} rows"),
-                    format!("ratio {change:.2}"),
-                    change > t.speed_tolerance,
-                );
-            }
-        }
-    }
+    c.speed(&b, &n);
     for point in n.keys().filter(|p| !b.contains_key(*p)) {
-        finding(
-            point,
-            "(row)",
-            "missing".into(),
-            "present".into(),
-            "exact".into(),
-            true,
-        );
+        let (m, p) = ("missing".into(), "present".into());
+        c.finding(point, "(row)", m, p, "exact".into(), true);
     }
-    out
+    c.out
 }
 
 #[cfg(test)]
