@@ -70,36 +70,20 @@ pub fn point_attack(
     for (k, &v) in params {
         match k.as_str() {
             "replay_every" => a.replay_every = whole(k, v)?,
-            "query_zipf" if v >= 0.0 && v.is_finite() => a.zipf = v,
-            "query_zipf" => {
-                return Err(format!(
-                    "parameter query_zipf = {v} must be finite and >= 0"
-                ))
-            }
-            "queries" => {
-                a.queries = whole(k, v)?;
-                if a.queries < a.windows {
-                    return Err(format!(
-                        "parameter queries = {v} must be at least adversary.windows = {}",
-                        a.windows
-                    ));
-                }
-            }
+            "query_zipf" => a.zipf = v,
+            "queries" => a.queries = whole(k, v)?,
             "pool" => a.pool = whole(k, v)?,
-            "inserts_per_query" if v >= 0.0 && v.is_finite() => a.inserts_per_query = v,
-            "inserts_per_query" => {
-                return Err(format!(
-                    "parameter inserts_per_query = {v} must be finite and >= 0"
-                ))
-            }
+            "inserts_per_query" => a.inserts_per_query = v,
             _ => {
                 rest.insert(k.clone(), v);
             }
         }
     }
-    if a.query_trace.is_some() && a.pool > 0 {
-        return Err("parameter pool excludes adversary.query_trace".into());
-    }
+    a.check(&|f| match f {
+        "windows" | "query_trace" => format!("adversary.{f}"),
+        "zipf" => "parameter query_zipf".into(),
+        _ => format!("parameter {f}"),
+    })?;
     Ok((a, rest))
 }
 

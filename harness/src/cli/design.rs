@@ -59,18 +59,12 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result
         query_trace: a.query_trace.clone(),
         ..Default::default()
     };
-    if adversary.queries < adversary.windows {
-        return Err(format!(
-            "--attack-queries {} must be at least {}",
-            adversary.queries, adversary.windows
-        ));
-    }
-    if !(adversary.inserts_per_query >= 0.0 && adversary.inserts_per_query.is_finite()) {
-        return Err(format!(
-            "--inserts-per-query {} must be finite and >= 0",
-            adversary.inserts_per_query
-        ));
-    }
+    adversary.check(&|f| match f {
+        "queries" => "--attack-queries".into(),
+        "windows" => "the attack's windows".into(),
+        "zipf" => "the pool's Zipf exponent".into(),
+        _ => format!("--{}", f.replace('_', "-")),
+    })?;
     let metrics: Vec<Metric> = if adversarial {
         // the attack, with memory and speed beside it
         vec![Metric::Adversary, Metric::Memory, Metric::Speed]

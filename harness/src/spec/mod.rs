@@ -22,9 +22,15 @@
 //! kind = "fpr_vs_theory"           # or "age_profile"
 //! ```
 
+mod plot;
+mod sections;
+
+pub use plot::{Adoption, EqualAt, PlotKind, PlotSpec};
+pub use sections::{AdversarySpec, MeasureSpec, WorkloadSpec};
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A whole experiment.
 #[derive(Debug, Clone, Deserialize)]
@@ -75,34 +81,6 @@ pub struct Spec {
     pub adversary: AdversarySpec,
 }
 
-/// How to compare designs at equal measured `x`: for every row of the
-/// reference design, every other design's `y` interpolated at that row's
-/// `x`, log-linearly between the two of its rows whose `x` bracket it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EqualAt {
-    /// The design whose rows give the `x` values.
-    pub reference: String,
-    /// The measured column held equal (e.g. `fpr`).
-    pub x: String,
-    /// The column compared (e.g. `bits_per_element`).
-    pub y: String,
-    /// One comparison per distinct combination of these columns.
-    #[serde(default)]
-    pub group_by: Vec<String>,
-}
-
-/// How to render adoption tables.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Adoption {
-    /// One table per distinct combination of these columns.
-    pub group_by: Vec<String>,
-    /// Columns where the smallest value is best (marked in bold).
-    #[serde(default)]
-    pub lower_is_better: Vec<String>,
-}
-
 fn default_seed() -> u64 {
     1
 }
@@ -150,140 +128,6 @@ pub enum Metric {
     Adversary,
 }
 
-/// The adaptive query workload of the `adversary` metric.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct AdversarySpec {
-    /// Queries in the attack.
-    pub queries: u64,
-    /// Consecutive windows the queries are cut into; the FPR of the last is
-    /// the sustained FPR.
-    pub windows: u64,
-    /// Every `replay_every`-th query replays a false positive found so far
-    /// (round robin); 0 never replays.
-    pub replay_every: u64,
-    /// Fresh queries are drawn from a fixed pool of this many non-members
-    /// (so they repeat); 0 draws a new non-member every time.
-    pub pool: u64,
-    /// Zipf exponent of the draws from the pool (0 = uniform).
-    pub zipf: f64,
-    /// Insertions of the key stream between consecutive queries (may be
-    /// fractional); 0 holds the filter still during the attack.
-    pub inserts_per_query: f64,
-    /// Fresh queries taken in order (from a random line, cycling) from this trace file, one key
-    /// per line, hashed like a trace workload; keys among the last w + s
-    /// insertions are skipped (not non-members). Excludes `pool`.
-    pub query_trace: Option<std::path::PathBuf>,
-}
-
-impl Default for AdversarySpec {
-    fn default() -> Self {
-        AdversarySpec {
-            queries: 200_000,
-            windows: 20,
-            replay_every: 1,
-            pool: 0,
-            zipf: 0.0,
-            inserts_per_query: 0.0,
-            query_trace: None,
-        }
-    }
-}
-
-/// The key stream of an experiment.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum WorkloadSpec {
-    /// Every insertion a fresh key.
-    #[default]
-    Distinct,
-    /// Keys drawn i.i.d. from a Zipf law over `universe` ranks.
-    Zipf {
-        /// Number of distinct keys.
-        universe: u64,
-        /// Zipf exponent s >= 0 (0 = uniform).
-        exponent: f64,
-    },
-    /// One key per line of a text file, replayed cyclically if the experiment
-    /// needs more insertions than the file has lines. Relative paths resolve
-    /// against the current directory.
-    Trace {
-        /// The file.
-        path: PathBuf,
-    },
-}
-
-/// Precision and cost knobs of the measurement.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct MeasureSpec {
-    /// Measurement rounds; each measures at the worst phase and at one
-    /// uniformly random phase, then advances the filter by w + s insertions
-    /// (rounded up to whole periods) so that rounds are independent.
-    pub rounds: u64,
-    /// FPR queries are sized to expect this many false positives at the
-    /// theoretical rate, within [min_fpr_queries, max_fpr_queries].
-    pub fpr_positives: f64,
-    /// Lower bound on FPR queries per phase kind.
-    pub min_fpr_queries: u64,
-    /// Upper bound on FPR queries per phase kind.
-    pub max_fpr_queries: u64,
-    /// Random in-window (and expired) ages checked per round.
-    pub age_samples: u64,
-    /// Confidence level of every interval.
-    pub ci_level: f64,
-    /// Age-profile bucket width in insertions (0 = g/8 or 1).
-    pub bucket: u64,
-    /// Ages beyond w + s measured, as a fraction of w (at least one period).
-    pub margin: f64,
-    /// Operations timed per speed figure.
-    pub speed_ops: u64,
-    /// Insertions measured one by one for the `tail` metric.
-    pub tail_ops: u64,
-    /// Checkpoints of the convergence curve.
-    pub convergence_points: u64,
-    /// FPR queries per run and checkpoint of the convergence curve.
-    pub convergence_queries: u64,
-    /// Arrivals per round of the summary metrics, each queried on arrival
-    /// for `count` (0 = the window W).
-    pub arrivals: u64,
-}
-
-impl Default for MeasureSpec {
-    fn default() -> Self {
-        MeasureSpec {
-            rounds: 200,
-            fpr_positives: 4000.0,
-            min_fpr_queries: 100_000,
-            max_fpr_queries: 20_000_000,
-            age_samples: 256,
-            ci_level: 0.99,
-            bucket: 0,
-            margin: 0.25,
-            speed_ops: 200_000,
-            tail_ops: 1_000_000,
-            convergence_points: 30,
-            convergence_queries: 2000,
-            arrivals: 0,
-        }
-    }
-}
-
-impl MeasureSpec {
-    /// The `--quick` variant: a fifth of the rounds, a tenth of the FPR queries.
-    pub fn quick(&self) -> MeasureSpec {
-        MeasureSpec {
-            rounds: (self.rounds / 5).max(10),
-            fpr_positives: self.fpr_positives / 10.0,
-            min_fpr_queries: self.min_fpr_queries / 10,
-            max_fpr_queries: self.max_fpr_queries / 10,
-            // speed keeps its full count: short timings are too noisy to
-            // compare as ratios in `check --quick`
-            ..self.clone()
-        }
-    }
-}
-
 /// One block of the grid: `points` (explicit parameter sets) crossed with the
 /// cartesian product of `grid`.
 #[derive(Debug, Clone, Deserialize)]
@@ -307,66 +151,6 @@ pub struct SweepSpec {
 
 fn yes() -> bool {
     true
-}
-
-/// A chart to render.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlotSpec {
-    /// What to draw.
-    pub kind: PlotKind,
-    /// Output file stem (defaults to the experiment name, suffixed when there
-    /// are several plots).
-    #[serde(default)]
-    pub file: Option<String>,
-    /// Logarithmic y axis (age_profile default true, xy default false).
-    #[serde(default)]
-    pub log_y: Option<bool>,
-    /// xy: column on the x axis.
-    #[serde(default)]
-    pub x: Option<String>,
-    /// xy: column on the y axis.
-    #[serde(default)]
-    pub y: Option<String>,
-    /// xy: one line per value of this column (default "design").
-    #[serde(default)]
-    pub series: Option<String>,
-    /// xy: only rows whose columns equal these values.
-    #[serde(default)]
-    pub filter: BTreeMap<String, f64>,
-    /// xy: logarithmic x axis.
-    #[serde(default)]
-    pub log_x: bool,
-    /// xy: a reference line; "info_bound" draws y = log2(1/x), the
-    /// information-theoretic bits per element at FPR x.
-    #[serde(default)]
-    pub bound: Option<String>,
-    /// xy: a column drawn as a black reference line through its values at
-    /// each x (e.g. `space_bound_per_element`, a lower bound that depends on
-    /// the row's parameters).
-    #[serde(default)]
-    pub reference: Option<String>,
-    /// xy: chart title (default `"<y> vs <x>"`).
-    #[serde(default)]
-    pub title: Option<String>,
-}
-
-/// Chart kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PlotKind {
-    /// Measured worst-phase FPR (with CI) against theory, log-log, with the
-    /// paper-formula values beside.
-    FprVsTheory,
-    /// P(yes | age), theory lines and measured points: against age / w when
-    /// every design guarantees a window, else against age.
-    AgeProfile,
-    /// Zero fraction and FPR against insertions from empty, theory lines and
-    /// measured points.
-    Convergence,
-    /// Any two result columns, one line per series (see `x`, `y`, `series`,
-    /// `filter`, `log_x`, `log_y`, `bound`).
-    Xy,
 }
 
 /// One grid point, after expansion.
@@ -405,6 +189,8 @@ impl Spec {
         Ok(spec)
     }
 
+    /// Checks what deserializing cannot: names, counts, ranges, and each
+    /// section through its own check.
     fn validate(&self) -> Result<(), String> {
         if self.name.is_empty()
             || !self
@@ -429,47 +215,9 @@ impl Spec {
         if self.threads == Some(0) {
             return Err("threads must be at least 1".into());
         }
-        let m = &self.measure;
-        if m.rounds == 0 {
-            return Err("measure.rounds must be at least 1".into());
-        }
-        if !(m.ci_level > 0.0 && m.ci_level < 1.0) {
-            return Err(format!(
-                "measure.ci_level = {} must be in (0, 1)",
-                m.ci_level
-            ));
-        }
-        if m.min_fpr_queries > m.max_fpr_queries {
-            return Err("measure.min_fpr_queries exceeds measure.max_fpr_queries".into());
-        }
-        if m.fpr_positives.is_nan() || m.fpr_positives <= 0.0 || m.margin.is_nan() || m.margin < 0.0
-        {
-            return Err("measure.fpr_positives must be > 0 and measure.margin >= 0".into());
-        }
-        if let WorkloadSpec::Zipf { universe, exponent } = self.workload {
-            if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
-                return Err(format!(
-                    "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
-                ));
-            }
-        }
-        let a = &self.adversary;
-        if a.queries == 0 || a.windows == 0 || a.windows > a.queries {
-            return Err(format!(
-                "adversary.queries = {} and adversary.windows = {} must satisfy 1 <= windows <= queries",
-                a.queries, a.windows
-            ));
-        }
-        if a.query_trace.is_some() && a.pool > 0 {
-            return Err("adversary.query_trace and adversary.pool exclude each other".into());
-        }
-        let finite = |x: f64| x >= 0.0 && x.is_finite();
-        if !(finite(a.zipf) && finite(a.inserts_per_query)) {
-            return Err(format!(
-                "adversary.zipf = {} and adversary.inserts_per_query = {} must be finite and >= 0",
-                a.zipf, a.inserts_per_query
-            ));
-        }
+        self.measure.check()?;
+        self.workload.check()?;
+        self.adversary.check(&|f| format!("adversary.{f}"))?;
         for (i, p) in self.plot.iter().enumerate() {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
                 return Err(format!("plot {}: kind xy needs x and y", i + 1));

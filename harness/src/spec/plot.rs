@@ -1,0 +1,92 @@
+//! How a spec asks for its charts and its comparison tables.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A chart to render.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// What to draw.
+    pub kind: PlotKind,
+    /// Output file stem (defaults to the experiment name, suffixed when there
+    /// are several plots).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// Logarithmic y axis (age_profile default true, xy default false).
+    #[serde(default)]
+    pub log_y: Option<bool>,
+    /// xy: column on the x axis.
+    #[serde(default)]
+    pub x: Option<String>,
+    /// xy: column on the y axis.
+    #[serde(default)]
+    pub y: Option<String>,
+    /// xy: one line per value of this column (default "design").
+    #[serde(default)]
+    pub series: Option<String>,
+    /// xy: only rows whose columns equal these values.
+    #[serde(default)]
+    pub filter: BTreeMap<String, f64>,
+    /// xy: logarithmic x axis.
+    #[serde(default)]
+    pub log_x: bool,
+    /// xy: a reference line; "info_bound" draws y = log2(1/x), the
+    /// information-theoretic bits per element at FPR x.
+    #[serde(default)]
+    pub bound: Option<String>,
+    /// xy: a column drawn as a black reference line through its values at
+    /// each x (e.g. `space_bound_per_element`, a lower bound that depends on
+    /// the row's parameters).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// xy: chart title (default `"<y> vs <x>"`).
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// Chart kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlotKind {
+    /// Measured worst-phase FPR (with CI) against theory, log-log, with the
+    /// paper-formula values beside.
+    FprVsTheory,
+    /// P(yes | age), theory lines and measured points: against age / w when
+    /// every design guarantees a window, else against age.
+    AgeProfile,
+    /// Zero fraction and FPR against insertions from empty, theory lines and
+    /// measured points.
+    Convergence,
+    /// Any two result columns, one line per series (see `x`, `y`, `series`,
+    /// `filter`, `log_x`, `log_y`, `bound`).
+    Xy,
+}
+
+/// How to compare designs at equal measured `x`: for every row of the
+/// reference design, every other design's `y` interpolated at that row's
+/// `x`, log-linearly between the two of its rows whose `x` bracket it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EqualAt {
+    /// The design whose rows give the `x` values.
+    pub reference: String,
+    /// The measured column held equal (e.g. `fpr`).
+    pub x: String,
+    /// The column compared (e.g. `bits_per_element`).
+    pub y: String,
+    /// One comparison per distinct combination of these columns.
+    #[serde(default)]
+    pub group_by: Vec<String>,
+}
+
+/// How to render adoption tables.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adoption {
+    /// One table per distinct combination of these columns.
+    pub group_by: Vec<String>,
+    /// Columns where the smallest value is best (marked in bold).
+    #[serde(default)]
+    pub lower_is_better: Vec<String>,
+}

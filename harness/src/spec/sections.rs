@@ -1,0 +1,213 @@
+//! The `[workload]`, `[measure]` and `[adversary]` sections of a spec, each
+//! with its one validation.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// The adaptive query workload of the `adversary` metric.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdversarySpec {
+    /// Queries in the attack.
+    pub queries: u64,
+    /// Consecutive windows the queries are cut into; the FPR of the last is
+    /// the sustained FPR.
+    pub windows: u64,
+    /// Every `replay_every`-th query replays a false positive found so far
+    /// (round robin); 0 never replays.
+    pub replay_every: u64,
+    /// Fresh queries are drawn from a fixed pool of this many non-members
+    /// (so they repeat); 0 draws a new non-member every time.
+    pub pool: u64,
+    /// Zipf exponent of the draws from the pool (0 = uniform).
+    pub zipf: f64,
+    /// Insertions of the key stream between consecutive queries (may be
+    /// fractional); 0 holds the filter still during the attack.
+    pub inserts_per_query: f64,
+    /// Fresh queries taken in order (from a random line, cycling) from this trace file, one key
+    /// per line, hashed like a trace workload; keys among the last w + s
+    /// insertions are skipped (not non-members). Excludes `pool`.
+    pub query_trace: Option<std::path::PathBuf>,
+}
+
+impl Default for AdversarySpec {
+    fn default() -> Self {
+        AdversarySpec {
+            queries: 200_000,
+            windows: 20,
+            replay_every: 1,
+            pool: 0,
+            zipf: 0.0,
+            inserts_per_query: 0.0,
+            query_trace: None,
+        }
+    }
+}
+
+/// The key stream of an experiment.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Every insertion a fresh key.
+    #[default]
+    Distinct,
+    /// Keys drawn i.i.d. from a Zipf law over `universe` ranks.
+    Zipf {
+        /// Number of distinct keys.
+        universe: u64,
+        /// Zipf exponent s >= 0 (0 = uniform).
+        exponent: f64,
+    },
+    /// One key per line of a text file, replayed cyclically if the experiment
+    /// needs more insertions than the file has lines. Relative paths resolve
+    /// against the current directory.
+    Trace {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Precision and cost knobs of the measurement.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasureSpec {
+    /// Measurement rounds; each measures at the worst phase and at one
+    /// uniformly random phase, then advances the filter by w + s insertions
+    /// (rounded up to whole periods) so that rounds are independent.
+    pub rounds: u64,
+    /// FPR queries are sized to expect this many false positives at the
+    /// theoretical rate, within [min_fpr_queries, max_fpr_queries].
+    pub fpr_positives: f64,
+    /// Lower bound on FPR queries per phase kind.
+    pub min_fpr_queries: u64,
+    /// Upper bound on FPR queries per phase kind.
+    pub max_fpr_queries: u64,
+    /// Random in-window (and expired) ages checked per round.
+    pub age_samples: u64,
+    /// Confidence level of every interval.
+    pub ci_level: f64,
+    /// Age-profile bucket width in insertions (0 = g/8 or 1).
+    pub bucket: u64,
+    /// Ages beyond w + s measured, as a fraction of w (at least one period).
+    pub margin: f64,
+    /// Operations timed per speed figure.
+    pub speed_ops: u64,
+    /// Insertions measured one by one for the `tail` metric.
+    pub tail_ops: u64,
+    /// Checkpoints of the convergence curve.
+    pub convergence_points: u64,
+    /// FPR queries per run and checkpoint of the convergence curve.
+    pub convergence_queries: u64,
+    /// Arrivals per round of the summary metrics, each queried on arrival
+    /// for `count` (0 = the window W).
+    pub arrivals: u64,
+}
+
+impl Default for MeasureSpec {
+    fn default() -> Self {
+        MeasureSpec {
+            rounds: 200,
+            fpr_positives: 4000.0,
+            min_fpr_queries: 100_000,
+            max_fpr_queries: 20_000_000,
+            age_samples: 256,
+            ci_level: 0.99,
+            bucket: 0,
+            margin: 0.25,
+            speed_ops: 200_000,
+            tail_ops: 1_000_000,
+            convergence_points: 30,
+            convergence_queries: 2000,
+            arrivals: 0,
+        }
+    }
+}
+
+impl MeasureSpec {
+    /// The `--quick` variant: a fifth of the rounds, a tenth of the FPR queries.
+    pub fn quick(&self) -> MeasureSpec {
+        MeasureSpec {
+            rounds: (self.rounds / 5).max(10),
+            fpr_positives: self.fpr_positives / 10.0,
+            min_fpr_queries: self.min_fpr_queries / 10,
+            max_fpr_queries: self.max_fpr_queries / 10,
+            // speed keeps its full count: short timings are too noisy to
+            // compare as ratios in `check --quick`
+            ..self.clone()
+        }
+    }
+}
+
+impl AdversarySpec {
+    /// The one validation of an attack, wherever it comes from; `name`
+    /// says how the caller's input names a field (`adversary.queries` in a
+    /// spec, `--attack-queries` on the command line, `parameter queries` in
+    /// a sweep point).
+    pub fn check(&self, name: &dyn Fn(&'static str) -> String) -> Result<(), String> {
+        if self.queries == 0 || self.windows == 0 || self.windows > self.queries {
+            return Err(format!(
+                "{} = {} and {} = {} must satisfy 1 <= windows <= queries",
+                name("queries"),
+                self.queries,
+                name("windows"),
+                self.windows
+            ));
+        }
+        if self.query_trace.is_some() && self.pool > 0 {
+            return Err(format!(
+                "{} and {} exclude each other",
+                name("query_trace"),
+                name("pool")
+            ));
+        }
+        for (field, x) in [
+            ("zipf", self.zipf),
+            ("inserts_per_query", self.inserts_per_query),
+        ] {
+            if !(x >= 0.0 && x.is_finite()) {
+                return Err(format!("{} = {x} must be finite and >= 0", name(field)));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl WorkloadSpec {
+    /// Checks a Zipf law's universe and exponent.
+    pub fn check(&self) -> Result<(), String> {
+        if let WorkloadSpec::Zipf { universe, exponent } = *self {
+            if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
+                return Err(format!(
+                    "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl MeasureSpec {
+    /// Checks the precision knobs.
+    pub fn check(&self) -> Result<(), String> {
+        if self.rounds == 0 {
+            return Err("measure.rounds must be at least 1".into());
+        }
+        if !(self.ci_level > 0.0 && self.ci_level < 1.0) {
+            return Err(format!(
+                "measure.ci_level = {} must be in (0, 1)",
+                self.ci_level
+            ));
+        }
+        if self.min_fpr_queries > self.max_fpr_queries {
+            return Err("measure.min_fpr_queries exceeds measure.max_fpr_queries".into());
+        }
+        if self.fpr_positives.is_nan()
+            || self.fpr_positives <= 0.0
+            || self.margin.is_nan()
+            || self.margin < 0.0
+        {
+            return Err("measure.fpr_positives must be > 0 and measure.margin >= 0".into());
+        }
+        Ok(())
+    }
+}
