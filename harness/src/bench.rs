@@ -168,6 +168,22 @@ fn fmt(x: f64) -> String {
     }
 }
 
+/// The mean ns/op and ratio to fastbloom of `design` at `op` and 2^`lw`.
+fn cell(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<(f64, Option<f64>)> {
+    rows.iter()
+        .find(|r| {
+            is(r, "operation", op)
+                && is(r, "design", design)
+                && r.get_num("log2_window") == Some(lw as f64)
+        })
+        .map(|r| {
+            (
+                r.get_num("ns_per_op").unwrap_or(f64::NAN),
+                r.get_num("ratio_to_fastbloom"),
+            )
+        })
+}
+
 /// The markdown report.
 pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
     let mut md = String::from(
@@ -190,20 +206,15 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
         s.dedup();
         s
     };
-    let cell = |op: &str, design: &str, lw: u32| -> Option<(f64, Option<f64>)> {
-        rows.iter()
-            .find(|r| {
-                is(r, "operation", op)
-                    && is(r, "design", design)
-                    && r.get_num("log2_window") == Some(lw as f64)
-            })
-            .map(|r| {
-                (
-                    r.get_num("ns_per_op").unwrap_or(f64::NAN),
-                    r.get_num("ratio_to_fastbloom"),
-                )
-            })
-    };
+    md += &operation_tables(rows, &sizes);
+    md += &targets(rows, &sizes);
+    md += &stable_vs_crate(benches);
+    md
+}
+
+/// One table per operation: designs by window size.
+fn operation_tables(rows: &[Row], sizes: &[u32]) -> String {
+    let mut md = String::new();
     for op in OPS {
         let mut designs: Vec<String> = rows
             .iter()
@@ -215,7 +226,7 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
             continue;
         }
         md += &format!("## {op}\n\n| design |");
-        for lw in &sizes {
+        for lw in sizes {
             md += &format!(" w = 2^{lw} |");
         }
         md += "\n|---|";
@@ -223,8 +234,8 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
         md += "\n";
         for d in &designs {
             md += &format!("| {d} |");
-            for &lw in &sizes {
-                md += &match cell(op, d, lw) {
+            for &lw in sizes {
+                md += &match cell(rows, op, d, lw) {
                     Some((ns, Some(r))) => format!(" {} ({:.2}) |", fmt(ns), r),
                     Some((ns, None)) => format!(" {} |", fmt(ns)),
                     None => " |".into(),
@@ -234,15 +245,20 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
         }
         md += "\n";
     }
-    // targets
-    md += "## Targets\n\n";
+    md
+}
+
+/// The blocked APBF's targets against fastbloom, and each design's growth
+/// from the smallest size to the largest.
+fn targets(rows: &[Row], sizes: &[u32]) -> String {
+    let mut md = String::from("## Targets\n\n");
     md += &format!(
         "Blocked APBF within {BLOCKED_TARGET}x of fastbloom at equal bits and k \
          (ratio = blocked APBF ns / fastbloom ns):\n\n| operation | size | ratio | target |\n|---|---|---|---|\n"
     );
     for op in ["insert", "query_positive", "query_negative"] {
-        for &lw in &sizes {
-            if let Some((_, Some(r))) = cell(op, "blocked_apbf", lw) {
+        for &lw in sizes {
+            if let Some((_, Some(r))) = cell(rows, op, "blocked_apbf", lw) {
                 let verdict = if r <= BLOCKED_TARGET {
                     "met".to_string()
                 } else {
@@ -261,52 +277,54 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
         designs.dedup();
         for d in &designs {
             for op in OPS {
-                if let (Some((a, _)), Some((b, _))) = (cell(op, d, lo), cell(op, d, hi)) {
+                if let (Some((a, _)), Some((b, _))) = (cell(rows, op, d, lo), cell(rows, op, d, hi))
+                {
                     md += &format!("| {d} | {op} | {:.2} |\n", b / a);
                 }
             }
         }
     }
-    // the Stable Bloom filter against the crate
+    md
+}
+
+/// The Stable Bloom filter against the stable-bloom-filter crate.
+fn stable_vs_crate(benches: &[Bench]) -> String {
     let stable: Vec<&Bench> = benches
         .iter()
         .filter(|b| b.group.starts_with("stable_"))
         .collect();
-    if !stable.is_empty() {
-        md += "\n## Stable Bloom filter vs the stable-bloom-filter crate\n\n\
-               Equal (m, d, K, P), both hashing the same 8-byte items \
-               (`cargo bench -p bloomlab-filters --bench stable_crate`). Speed-up = \
-               crate ns / bloomlab ns (target: at least 2).\n\n\
-               | parameters | operation | implementation | ns/op | speed-up over the crate |\n|---|---|---|---|---|\n";
-        let mut groups: Vec<&str> = stable.iter().map(|b| b.group.as_str()).collect();
-        groups.dedup();
-        for g in groups {
-            for op in ["insert", "query"] {
-                let crate_ns = stable
-                    .iter()
-                    .find(|b| {
-                        b.group == g && b.function == format!("{op}/stable-bloom-filter crate")
-                    })
-                    .map(|b| b.ns);
-                for b in stable
-                    .iter()
-                    .filter(|b| b.group == g && b.function.starts_with(&format!("{op}/bloomlab")))
-                {
-                    let up = crate_ns.map_or(String::new(), |c| format!("{:.2}", c / b.ns));
-                    md += &format!(
-                        "| {} | {op} | {} | {} | {up} |\n",
-                        g.trim_start_matches("stable_"),
-                        b.function.trim_start_matches(&format!("{op}/")),
-                        fmt(b.ns)
-                    );
-                }
-                if let Some(c) = crate_ns {
-                    md += &format!(
-                        "| {} | {op} | stable-bloom-filter crate | {} | 1 |\n",
-                        g.trim_start_matches("stable_"),
-                        fmt(c)
-                    );
-                }
+    if stable.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\n## Stable Bloom filter vs the stable-bloom-filter crate\n\n\
+         Equal (m, d, K, P), both hashing the same 8-byte items \
+         (`cargo bench -p bloomlab-filters --bench stable_crate`). Speed-up = \
+         crate ns / bloomlab ns (target: at least 2).\n\n\
+         | parameters | operation | implementation | ns/op | speed-up over the crate |\n|---|---|---|---|---|\n",
+    );
+    let mut groups: Vec<&str> = stable.iter().map(|b| b.group.as_str()).collect();
+    groups.dedup();
+    for g in groups {
+        let params = g.trim_start_matches("stable_");
+        for op in ["insert", "query"] {
+            let crate_ns = stable
+                .iter()
+                .find(|b| b.group == g && b.function == format!("{op}/stable-bloom-filter crate"))
+                .map(|b| b.ns);
+            for b in stable
+                .iter()
+                .filter(|b| b.group == g && b.function.starts_with(&format!("{op}/bloomlab")))
+            {
+                let up = crate_ns.map_or(String::new(), |c| format!("{:.2}", c / b.ns));
+                let imp = b.function.trim_start_matches(&format!("{op}/"));
+                md += &format!("| {params} | {op} | {imp} | {} | {up} |\n", fmt(b.ns));
+            }
+            if let Some(c) = crate_ns {
+                md += &format!(
+                    "| {params} | {op} | stable-bloom-filter crate | {} | 1 |\n",
+                    fmt(c)
+                );
             }
         }
     }

@@ -177,49 +177,16 @@ pub(super) fn reproduce(a: SuiteArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// An experiment's spec with its baseline and its rerun.
+type Run = (Spec, crate::check::Table, crate::check::Table);
+
 /// `bloomlab check`.
 pub(super) fn check(a: CheckArgs) -> Result<(), String> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) || a.speed_tolerance.is_nan() || a.speed_tolerance <= 1.0 {
         return Err("--alpha must be in (0, 1) and --speed-tolerance above 1".into());
     }
     let s = &a.suite;
-    let suffix = if s.quick { "_quick" } else { "" };
-    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id()));
-    let specs = experiment_files(&s.experiments)?;
-    // baselines first: a missing one is an error before anything runs
-    let mut pairs = Vec::new();
-    for path in &specs {
-        let spec = Spec::load(path)?;
-        let base = s.results_dir.join(format!("{}{suffix}.csv", spec.name));
-        if !base.exists() {
-            return Err(format!(
-                "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
-                base.display(),
-                if s.quick { " --quick" } else { "" }
-            ));
-        }
-        pairs.push((path.clone(), spec, base));
-    }
-    let mut runs = Vec::new();
-    for (path, spec, base) in &pairs {
-        run_experiment(&Experiment {
-            spec: path,
-            quick: s.quick,
-            results_dir: &scratch,
-            plots_dir: &scratch.join("plots"),
-            // one point at a time by default: timings of points running side by
-            // side on 2 cores disturb each other
-            threads: Some(s.threads.map_or(1, usize::from)),
-            fresh: true,
-        })?;
-        let new = scratch.join(format!("{}{suffix}.csv", spec.name));
-        runs.push((
-            spec.clone(),
-            crate::check::read_table(base)?,
-            crate::check::read_table(&new)?,
-        ));
-    }
-    let _ = std::fs::remove_dir_all(&scratch);
+    let runs = rerun_all(s)?;
     let tests: usize = runs
         .iter()
         .map(|(_, b, _)| crate::check::count_tests(b))
@@ -240,26 +207,7 @@ pub(super) fn check(a: CheckArgs) -> Result<(), String> {
             runs.len()
         );
     } else {
-        println!(
-            "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  verdict",
-            "experiment", "point", "column", "baseline", "now", "change"
-        );
-        for f in &findings {
-            println!(
-                "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  {}",
-                f.experiment,
-                f.point,
-                f.column,
-                f.base,
-                f.new,
-                f.measure,
-                if f.regression {
-                    "REGRESSION"
-                } else {
-                    "moved (within noise)"
-                }
-            );
-        }
+        print_findings(&findings);
         println!(
             "check: {} experiments, {tests} statistical comparisons (alpha {} overall), {} moved, {regressions} regression(s)",
             runs.len(),
@@ -274,5 +222,70 @@ pub(super) fn check(a: CheckArgs) -> Result<(), String> {
         ))
     } else {
         Ok(())
+    }
+}
+
+/// Reruns every experiment into a scratch directory, after checking that
+/// each has a baseline (a missing one is an error before anything runs).
+fn rerun_all(s: &SuiteArgs) -> Result<Vec<Run>, String> {
+    let suffix = if s.quick { "_quick" } else { "" };
+    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id()));
+    let mut pairs = Vec::new();
+    for path in experiment_files(&s.experiments)? {
+        let spec = Spec::load(&path)?;
+        let base = s.results_dir.join(format!("{}{suffix}.csv", spec.name));
+        if !base.exists() {
+            return Err(format!(
+                "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
+                base.display(),
+                if s.quick { " --quick" } else { "" }
+            ));
+        }
+        pairs.push((path, spec, base));
+    }
+    let mut runs = Vec::new();
+    for (path, spec, base) in pairs {
+        run_experiment(&Experiment {
+            spec: &path,
+            quick: s.quick,
+            results_dir: &scratch,
+            plots_dir: &scratch.join("plots"),
+            // one point at a time by default: timings of points running side by
+            // side on 2 cores disturb each other
+            threads: Some(s.threads.map_or(1, usize::from)),
+            fresh: true,
+        })?;
+        let new = scratch.join(format!("{}{suffix}.csv", spec.name));
+        let tables = (
+            crate::check::read_table(&base)?,
+            crate::check::read_table(&new)?,
+        );
+        runs.push((spec, tables.0, tables.1));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(runs)
+}
+
+/// The table of what moved.
+fn print_findings(findings: &[crate::check::Finding]) {
+    println!(
+        "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  verdict",
+        "experiment", "point", "column", "baseline", "now", "change"
+    );
+    for f in findings {
+        println!(
+            "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  {}",
+            f.experiment,
+            f.point,
+            f.column,
+            f.base,
+            f.new,
+            f.measure,
+            if f.regression {
+                "REGRESSION"
+            } else {
+                "moved (within noise)"
+            }
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `bloomlab plan`: the table (or JSON) of `crate::plan::plan`.
 
 use super::args::PlanArgs;
+use crate::plan::{Candidate, Rejected};
 use crate::report;
 
 /// `bloomlab plan`.
@@ -29,7 +30,16 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
     };
     let (ok, rejected) = crate::plan::plan(&c);
     if a.json {
-        let cands: Vec<serde_json::Value> = ok
+        print_json(&a, &ok, &rejected);
+    } else {
+        print_table(&ok, &rejected);
+    }
+    Ok(())
+}
+
+/// The plan as one JSON object.
+fn print_json(a: &PlanArgs, ok: &[Candidate], rejected: &[Rejected]) {
+    let cands: Vec<serde_json::Value> = ok
             .iter()
             .map(|x| {
                 serde_json::json!({
@@ -46,16 +56,18 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
                 })
             })
             .collect();
-        let rej: Vec<serde_json::Value> = rejected
-            .iter()
-            .map(|r| serde_json::json!({"design": r.design, "reason": r.reason}))
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({"window": a.window, "fpr": a.fpr, "candidates": cands, "rejected": rej})
-        );
-        return Ok(());
-    }
+    let rej: Vec<serde_json::Value> = rejected
+        .iter()
+        .map(|r| serde_json::json!({"design": r.design, "reason": r.reason}))
+        .collect();
+    println!(
+        "{}",
+        serde_json::json!({"window": a.window, "fpr": a.fpr, "candidates": cands, "rejected": rej})
+    );
+}
+
+/// The plan as a table, one line per design.
+fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
     println!(
         "{:<14} {:<40} {:>12} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>9}",
         "design",
@@ -69,7 +81,7 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
         "write bits",
         "neg reads"
     );
-    for x in &ok {
+    for x in ok {
         let params = x
             .params
             .iter()
@@ -90,7 +102,7 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
             x.query_probes.map_or("-".into(), |p| format!("{p:.2}"))
         );
     }
-    for r in &rejected {
+    for r in rejected {
         println!("{:<14} cannot: {}", r.design, r.reason);
     }
     println!(
@@ -98,5 +110,4 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
          in the design's own unit (slices for the APBF and the segmented filters, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF; - where no tested theory gives it)"
     );
-    Ok(())
 }

@@ -117,25 +117,7 @@ impl DesignDef for Stable {
             .unwrap_or(MAX_HORIZON)
             .clamp(window + 1, MAX_HORIZON);
         let warmup = t.steps_to_stable(1e-4).min(1 << 30);
-        let fnr_window = (1..=window).map(|a| t.fnr_at_age(a)).sum::<f64>() / window as f64;
-        let theory = Theory {
-            scalars: vec![
-                ("zero_fraction", t.zero_fraction()),
-                ("fpr", t.fpr()),
-                ("fpr_avg", t.fpr()),
-                ("fpr_expired", t.fpr()),
-                ("fnr", fnr_window),
-                (
-                    "half_life",
-                    t.age_at_fnr(0.5).map_or(f64::NAN, |a| a as f64),
-                ),
-                ("steps_to_stable", warmup as f64),
-                ("bits_per_element", t.payload_bits() as f64 / window as f64),
-            ],
-            profile: Some(Box::new(StableProfile(t))),
-            convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
-            estimates: None,
-        };
+        let theory = stable_theory(t, window, warmup);
         Ok(Built {
             geometry: Geometry {
                 window,
@@ -162,5 +144,29 @@ impl DesignDef for Stable {
 
     fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
         Err("no window: a Stable Bloom filter loses recent keys too (see stable_fnr_by_age)".into())
+    }
+}
+
+/// The theory of a Stable Bloom filter whose FNR is reported over ages
+/// 1..=`window`, `warmup` insertions from empty to its stable point.
+fn stable_theory(t: stable::theory::StableTheory, window: u64, warmup: u64) -> Theory {
+    let fnr_window = (1..=window).map(|a| t.fnr_at_age(a)).sum::<f64>() / window as f64;
+    Theory {
+        scalars: vec![
+            ("zero_fraction", t.zero_fraction()),
+            ("fpr", t.fpr()),
+            ("fpr_avg", t.fpr()),
+            ("fpr_expired", t.fpr()),
+            ("fnr", fnr_window),
+            (
+                "half_life",
+                t.age_at_fnr(0.5).map_or(f64::NAN, |a| a as f64),
+            ),
+            ("steps_to_stable", warmup as f64),
+            ("bits_per_element", t.payload_bits() as f64 / window as f64),
+        ],
+        profile: Some(Box::new(StableProfile(t))),
+        convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
+        estimates: None,
     }
 }
