@@ -22,11 +22,6 @@ impl BitArray {
         self.len
     }
 
-    /// True when the array holds no bits.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Reads bit `i`.
     #[inline]
     pub fn get(&self, i: u64) -> bool {
@@ -97,16 +92,6 @@ impl PackedInts {
     /// Number of fields.
     pub fn len(&self) -> u64 {
         self.len
-    }
-
-    /// True when there are no fields.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Bits per field.
-    pub fn width(&self) -> u32 {
-        self.width
     }
 
     /// Reads field `i`.

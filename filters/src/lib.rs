@@ -29,9 +29,10 @@
 #![warn(missing_docs)]
 
 pub mod apbf;
-pub mod bits;
+pub(crate) mod bits;
 pub mod bloom;
 pub mod broom;
+pub(crate) mod clock;
 mod error;
 pub mod hash;
 pub mod naor_yogev;

@@ -17,7 +17,7 @@
 //!   h; the product lets S be any size, so the load n/S is chosen, not
 //!   rounded to a power of two.) Only the top 64 - ⌈log2 S⌉ fraction bits
 //!   are uniform, so a fingerprint has at most that many.
-//! * **Quotienting** ([`table`]): the remainder goes in a slot of a linear-
+//! * **Quotienting** (`broom/table.rs`): the remainder goes in a slot of a linear-
 //!   probing array at the quotient's position, with the quotient filter's
 //!   three metadata bits, plus one bit marking ghosts. Adaptivity bits are
 //!   kept beside the slots, apart from the remainders.
@@ -92,7 +92,7 @@
 //! speed; [`BroomFilter::memory_bits`] reports the size of the code above,
 //! the layout the paper describes, and says so.
 
-pub mod table;
+pub(crate) mod table;
 
 use crate::error::{check_bits, check_nonzero, check_probability, ParamError};
 use crate::hash::{mix64, GOLDEN};

@@ -13,7 +13,7 @@
 //! register's value over the window is the ρ of its oldest live pair. The
 //! estimate is HLL's, E = α_m m² / Σ_j 2^(-R_j), with the small-range
 //! correction m ln(m/V) when E ≤ 2.5m and V registers are zero. Timestamps
-//! wrap around; a sweep drops expired pairs ([`Clock`]). Memory: the live
+//! wrap around; a sweep drops expired pairs (the shared wraparound clock, `clock.rs`). Memory: the live
 //! pairs at b + 6 bits each (timestamp, ρ ≤ 64 - p + 1).
 //!
 //! # Sliding linear counting (SWLC)
@@ -26,10 +26,10 @@
 //! when V = 0). With D distinct keys in the window, E\[V\] = m(1 - 1/m)^D
 //! exactly: the same occupancy law as SWAMP's Z. Memory: m timestamps.
 
+use crate::clock::Clock;
 use crate::error::check_nonzero;
 use crate::hash::mix64;
 use crate::summary::{DistinctEstimator, WindowSummary};
-use crate::timing::clock::Clock;
 use crate::ParamError;
 use std::collections::VecDeque;
 

@@ -1,8 +1,9 @@
 //! Timestamp-based sliding-window baselines of the SWAMP paper: the timing
 //! Bloom filter ([`TimingBloom`]) and SWBF ([`Swbf`]), both over wraparound
-//! timestamps with incremental cleanup ([`clock`]).
+//! timestamps with incremental cleanup (the crate's shared wraparound
+//! clock).
 
-pub mod clock;
+pub use crate::clock::stamp_bits;
 pub mod swbf;
 pub mod tbf;
 

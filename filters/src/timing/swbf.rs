@@ -2,7 +2,7 @@
 //! as that paper describes it: a cuckoo table of 2W entries, each a
 //! fingerprint and a timestamp; entries older than the window count as empty,
 //! and a cleanup sweep clears them before their timestamps wrap around
-//! ([`Clock`]).
+//! (the shared wraparound clock, `clock.rs`).
 //!
 //! The table has B = ⌈W/2⌉ buckets of four slots. A key's bucket q₁ and
 //! f-bit fingerprint φ come from its hash; its other bucket is
@@ -29,8 +29,8 @@
 //!
 //! about 4D/(W·2^f). Memory: 4B slots of f + b bits, b = ⌈log2 2W⌉.
 
-use super::clock::Clock;
 use crate::bits::PackedInts;
+use crate::clock::Clock;
 use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::{fastrange, involution, mix64, xorshift64};
 use crate::{Filter, ParamError, SlidingFilter};

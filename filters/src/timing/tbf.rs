@@ -5,7 +5,7 @@
 //! Insertion writes the current timestamp into the key's k cells; a query
 //! answers yes when all k cells are live (written within the last W arrivals).
 //! Timestamps wrap around modulo T and a sweep clears dead cells before their
-//! codes come round again ([`Clock`]).
+//! codes come round again (the shared wraparound clock (`clock.rs`)).
 //!
 //! # Theory
 //!
@@ -16,8 +16,8 @@
 //! filled independently, so FPR = (1 - (1 - 1/s)^D)^k exactly, and D = W for
 //! a stream of distinct keys. Memory: k·s cells of b = ⌈log2 2W⌉ bits.
 
-use super::clock::Clock;
 use crate::bits::PackedInts;
+use crate::clock::Clock;
 use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::index;
 use crate::{Filter, ParamError, SlidingFilter};

@@ -5,7 +5,7 @@ use super::built::{exact_window_filter, int, Built};
 use super::{at_least_one, probability, DesignDef};
 use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::timing::{clock, tbf, TimingBloom};
+use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
 use bloomlab_filters::{bloom, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ impl DesignDef for Tbf {
     fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
         let w = c.window;
         let (k, s) = TimingBloom::sizing(w, c.fpr).map_err(|e| e.to_string())?;
-        let b = clock::stamp_bits(w) as u64;
+        let b = stamp_bits(w) as u64;
         let fill = bloom::fill_ratio(w as f64, s as f64);
         Ok(vec![Candidate::exact_window(
             Self::NAME,

@@ -1,5 +1,5 @@
-//! Outputs: tidy CSV (here), the markdown tables ([`markdown`]) and the
-//! charts ([`plots`]). Every file is written to a temporary name and renamed, so an
+//! Outputs: tidy CSV (here), the markdown tables (`markdown.rs`) and the
+//! charts (`plots/`). Every file is written to a temporary name and renamed, so an
 //! interrupted run never leaves a half-written result in place of a good one.
 
 mod markdown;

@@ -69,6 +69,7 @@ impl Clock {
     }
 
     /// Cells the sweep clears per arrival.
+    #[cfg(test)]
     pub fn rate(&self) -> u64 {
         self.rate
     }
