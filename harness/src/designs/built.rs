@@ -77,7 +77,7 @@ pub struct Built {
 }
 
 /// Theoretical figures of one configuration. Scalar names match the measured
-/// metric names in `metrics.rs` (`fpr`, `fpr_avg`, `probes_negative`,
+/// metric names in [`crate::metrics`] (`fpr`, `fpr_avg`, `probes_negative`,
 /// `npws_peak`, `npws_avg`, `bits_per_element`, ...).
 #[derive(Default)]
 pub struct Theory {

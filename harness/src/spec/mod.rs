@@ -88,7 +88,7 @@ fn default_repeats() -> u32 {
     1
 }
 
-/// A measurable figure; see `metrics.rs` for the definitions.
+/// A measurable figure; see [`crate::metrics`] for the definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {

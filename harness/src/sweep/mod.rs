@@ -422,7 +422,7 @@ pub fn point_workload(
 /// the summary pass, else by the adversary pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Passes {
-    /// The membership metrics of `metrics.rs`.
+    /// The membership metrics of [`crate::metrics`].
     pub filter: bool,
     /// count, distinct, entropy.
     pub summary: bool,
