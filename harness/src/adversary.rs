@@ -57,13 +57,15 @@ use std::collections::HashSet;
 pub fn point_attack(
     base: &AdversarySpec,
     params: &std::collections::BTreeMap<String, f64>,
-) -> Result<(AdversarySpec, std::collections::BTreeMap<String, f64>), String> {
+) -> anyhow::Result<(AdversarySpec, std::collections::BTreeMap<String, f64>)> {
     let mut a = base.clone();
     let whole = |k: &str, v: f64| {
         if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(53) {
             Ok(v as u64)
         } else {
-            Err(format!("parameter {k} = {v} must be a whole number >= 0"))
+            Err(anyhow::anyhow!(
+                "parameter {k} = {v} must be a whole number >= 0"
+            ))
         }
     };
     let mut rest = std::collections::BTreeMap::new();
@@ -127,7 +129,7 @@ impl<'a> Attack<'a> {
         spec: &'a AdversarySpec,
         query_trace: Option<&'a Trace>,
         geometry: Geometry,
-    ) -> Result<Attack<'a>, String> {
+    ) -> anyhow::Result<Attack<'a>> {
         let period = geometry.period.max(1);
         let (w, s) = (geometry.window, geometry.slack);
         let margin = ((w as f64 * 0.25) as u64).max(period);
@@ -138,13 +140,13 @@ impl<'a> Attack<'a> {
             .div_ceil(period)
             * period;
         let recent = match query_trace {
-            Some(_) => Some(ExactWindow::new(w + s).map_err(|e| e.to_string())?),
+            Some(_) => Some(ExactWindow::new(w + s).map_err(|e| anyhow::anyhow!("{e}"))?),
             None => None,
         };
         let zipf = if spec.pool > 0 && spec.zipf > 0.0 {
             Some(
                 Zipf::new(spec.pool as f64, spec.zipf)
-                    .map_err(|e| format!("adversary zipf: {e}"))?,
+                    .map_err(|e| anyhow::anyhow!("adversary zipf: {e}"))?,
             )
         } else {
             None
@@ -211,7 +213,7 @@ impl<'a> Attack<'a> {
 
     /// A fresh query: the next non-member of the trace, a draw from the
     /// pool, or a new non-member.
-    fn fresh(&mut self) -> Result<u64, String> {
+    fn fresh(&mut self) -> anyhow::Result<u64> {
         if let Some(t) = self.query_trace {
             let keys = t.keys();
             for _ in 0..=keys.len() {
@@ -222,9 +224,9 @@ impl<'a> Attack<'a> {
                 }
                 self.skipped += 1;
             }
-            return Err(
-                "every key of the query trace is in the window: no non-member to query".into(),
-            );
+            return Err(anyhow::anyhow!(
+                "every key of the query trace is in the window: no non-member to query"
+            ));
         }
         if !self.pool.is_empty() {
             let i = match &self.zipf {
@@ -239,7 +241,7 @@ impl<'a> Attack<'a> {
     /// Query `q`: the insertions owed before it, the query, and what the
     /// answer teaches the adversary (and an adaptive filter). Returns the
     /// answer.
-    fn query(&mut self, q: u64) -> Result<bool, String> {
+    fn query(&mut self, q: u64) -> anyhow::Result<bool> {
         self.credit += self.spec.inserts_per_query;
         while self.credit >= 1.0 {
             self.insert();
@@ -314,13 +316,13 @@ pub fn measure(
     query_trace: Option<&Trace>,
     level: f64,
     memory_here: bool,
-) -> Result<Row, String> {
+) -> anyhow::Result<Row> {
     let geometry = built.geometry;
     let p = built.theory.get("fpr");
     let f = built
         .filter
         .as_mut()
-        .ok_or("the adversary metric needs a membership filter")?;
+        .ok_or_else(|| anyhow::anyhow!("the adversary metric needs a membership filter"))?;
     let mut a = Attack::new(f.as_mut(), stream, rng, attack, query_trace, geometry)?;
     let adaptive = a.f.as_adaptive().is_some();
     let remote_before = a.f.as_adaptive().map_or(0, |x| x.remote_accesses());

@@ -50,16 +50,16 @@ pub struct Bench {
     pub ci: (f64, f64),
 }
 
-fn read_json(path: &Path) -> Result<Json, String> {
+fn read_json(path: &Path) -> anyhow::Result<Json> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Every benchmark under `dir` (criterion's output directory).
-pub fn collect(dir: &Path) -> Result<Vec<Bench>, String> {
+pub fn collect(dir: &Path) -> anyhow::Result<Vec<Bench>> {
     if !dir.is_dir() {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "no criterion results in {} (run `cargo bench -p bloomlab-filters` first)",
             dir.display()
         ));
@@ -67,11 +67,11 @@ pub fn collect(dir: &Path) -> Result<Vec<Bench>, String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
+        let entries = std::fs::read_dir(&d)
+            .map_err(|e| anyhow::anyhow!("cannot list {}: {e}", d.display()))?;
         for e in entries {
             let p = e
-                .map_err(|e| format!("cannot list {}: {e}", d.display()))?
+                .map_err(|e| anyhow::anyhow!("cannot list {}: {e}", d.display()))?
                 .path();
             if p.is_dir() && p.file_name().is_some_and(|n| n != "report") {
                 stack.push(p);
@@ -84,10 +84,10 @@ pub fn collect(dir: &Path) -> Result<Vec<Bench>, String> {
     Ok(out)
 }
 
-fn parse_one(bench_json: &Path) -> Result<Bench, String> {
+fn parse_one(bench_json: &Path) -> anyhow::Result<Bench> {
     let b = read_json(bench_json)?;
     let est = read_json(&bench_json.with_file_name("estimates.json"))?;
-    let bad = |what: &str| format!("{}: no {what}", bench_json.display());
+    let bad = |what: &str| anyhow::anyhow!("{}: no {what}", bench_json.display());
     let text = |k: &str| b.get(k).and_then(Json::as_str).map(str::to_string);
     let elements = b
         .pointer("/throughput/Elements")
@@ -343,11 +343,11 @@ pub struct Paths<'a> {
 
 /// Reads the criterion results and writes the CSV, markdown and charts;
 /// returns the files written.
-pub fn run(p: &Paths) -> Result<Vec<PathBuf>, String> {
+pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
     let benches = collect(p.criterion)?;
     let rows = rows(&benches);
     if rows.is_empty() {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "no results of benches/ops.rs in {} (run `cargo bench -p bloomlab-filters --bench ops`)",
             p.criterion.display()
         ));
@@ -438,7 +438,9 @@ mod tests {
 
     #[test]
     fn missing_directory_is_a_clear_error() {
-        let e = collect(Path::new("/nonexistent/criterion")).unwrap_err();
+        let e = collect(Path::new("/nonexistent/criterion"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cargo bench"), "{e}");
     }
 }

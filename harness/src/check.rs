@@ -26,16 +26,16 @@ use std::collections::BTreeMap;
 pub type Table = Vec<BTreeMap<String, String>>;
 
 /// Reads a CSV file into rows.
-pub fn read_table(path: &std::path::Path) -> Result<Table, String> {
-    let mut r =
-        csv::Reader::from_path(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read_table(path: &std::path::Path) -> anyhow::Result<Table> {
+    let mut r = csv::Reader::from_path(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     let headers = r
         .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         .clone();
     let mut out = Vec::new();
     for rec in r.records() {
-        let rec = rec.map_err(|e| format!("{}: {e}", path.display()))?;
+        let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         out.push(
             headers
                 .iter()

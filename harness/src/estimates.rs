@@ -255,13 +255,13 @@ pub fn measure(
     mut rng: Pcg64,
     metrics: &BTreeSet<Metric>,
     spec: &MeasureSpec,
-    rebuild: &dyn Fn(u64) -> Result<Built, String>,
+    rebuild: &dyn Fn(u64) -> anyhow::Result<Built>,
     memory_here: bool,
-) -> Result<Row, String> {
+) -> anyhow::Result<Row> {
     let summary = built
         .summary
         .as_ref()
-        .ok_or("this design is not a measurement summary: the count, distinct and entropy metrics do not apply")?;
+        .ok_or_else(|| anyhow::anyhow!("this design is not a measurement summary: the count, distinct and entropy metrics do not apply"))?;
     // each metric where the design has the capability (a spec may mix WCSS,
     // which only counts, with distinct-count sketches); none at all is an error
     let able = |m: Metric| match m {
@@ -275,7 +275,7 @@ pub fn measure(
         .into_iter()
         .any(has)
     {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "{} answers none of the requested summary metrics",
             summary.summary_name()
         ));
@@ -285,7 +285,7 @@ pub fn measure(
     let arrivals = if spec.arrivals == 0 { w } else { spec.arrivals };
     let level = spec.ci_level;
 
-    let mut exact = ExactWindow::new(w).map_err(|e| e.to_string())?;
+    let mut exact = ExactWindow::new(w).map_err(|e| anyhow::anyhow!("{e}"))?;
     for _ in 0..w {
         exact.record(stream.next_key(&mut rng));
     }
@@ -295,7 +295,10 @@ pub fn measure(
     let (mut bits, mut d_all) = (Welford::default(), Welford::default());
     for _ in 0..spec.rounds {
         let mut b = rebuild(rng.random())?;
-        let s = b.summary.as_mut().ok_or("rebuild lost the summary")?;
+        let s = b
+            .summary
+            .as_mut()
+            .ok_or_else(|| anyhow::anyhow!("rebuild lost the summary"))?;
         for k in exact.keys() {
             s.record(k);
         }

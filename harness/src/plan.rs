@@ -105,6 +105,7 @@ pub fn plan(c: &Constraints) -> (Vec<Candidate>, Vec<Rejected>) {
         let configs = match d.plan(c) {
             Ok(configs) => configs,
             Err(reason) => {
+                let reason = reason.to_string();
                 rejected.push(Rejected { design, reason });
                 continue;
             }

@@ -26,21 +26,22 @@ pub struct Trace {
 impl Trace {
     /// Reads one key per line (trailing `\r` stripped; empty lines skipped),
     /// hashing each with XXH3 under `seed`.
-    pub fn load(path: &Path, seed: u64) -> Result<Trace, String> {
-        let file =
-            std::fs::File::open(path).map_err(|e| format!("trace file {}: {e}", path.display()))?;
+    pub fn load(path: &Path, seed: u64) -> anyhow::Result<Trace> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| anyhow::anyhow!("trace file {}: {e}", path.display()))?;
         let hasher = KeyHasher::new(seed);
         let mut keys = Vec::new();
         for (n, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
-            let line =
-                line.map_err(|e| format!("trace file {} line {}: {e}", path.display(), n + 1))?;
+            let line = line.map_err(|e| {
+                anyhow::anyhow!("trace file {} line {}: {e}", path.display(), n + 1)
+            })?;
             let line = line.strip_suffix(b"\r").unwrap_or(&line);
             if !line.is_empty() {
                 keys.push(hasher.hash_bytes(line));
             }
         }
         if keys.is_empty() {
-            return Err(format!("trace file {} has no keys", path.display()));
+            return Err(anyhow::anyhow!("trace file {} has no keys", path.display()));
         }
         let set = keys.iter().copied().collect();
         Ok(Trace { keys, set })
@@ -207,11 +208,16 @@ mod tests {
     #[test]
     fn trace_errors_and_replay() {
         let dir = tempfile::tempdir().unwrap();
-        let missing = Trace::load(&dir.path().join("nope.txt"), 1).unwrap_err();
+        let missing = Trace::load(&dir.path().join("nope.txt"), 1)
+            .unwrap_err()
+            .to_string();
         assert!(missing.contains("nope.txt") && !missing.contains('\n'));
         let empty = dir.path().join("empty.txt");
         std::fs::write(&empty, "\n\n").unwrap();
-        assert!(Trace::load(&empty, 1).unwrap_err().contains("no keys"));
+        assert!(Trace::load(&empty, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("no keys"));
         let p = dir.path().join("t.txt");
         std::fs::write(&p, "a\r\nb\nc\n").unwrap();
         let t = Arc::new(Trace::load(&p, 1).unwrap());

@@ -679,10 +679,17 @@ fn adversary_replays_false_positives_deterministically() {
     }
     // a bad attack is refused before anything runs
     let bad = ADVERSARY_SPEC.replace("windows = 10", "windows = 0");
-    assert!(Spec::parse(&bad).unwrap_err().contains("adversary"));
+    assert!(Spec::parse(&bad)
+        .unwrap_err()
+        .to_string()
+        .contains("adversary"));
     let bad = ADVERSARY_SPEC.replace("pool = [500]", "pool = [0.5]");
     let spec = Spec::parse(&bad).unwrap();
-    assert!(sweep::prepare(&spec, false).err().unwrap().contains("pool"));
+    assert!(sweep::prepare(&spec, false)
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("pool"));
 }
 
 #[test]
@@ -856,6 +863,7 @@ grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
     assert!(sweep::prepare(&parsed, false)
         .err()
         .unwrap()
+        .to_string()
         .contains("pool"));
 }
 

@@ -14,7 +14,7 @@ use crate::sweep::{self, RunOptions};
 
 /// `bloomlab theory <design>`: resolved parameters and the closed-form
 /// figures.
-pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> Result<(), String> {
+pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> anyhow::Result<()> {
     let built = d.build(params, 0)?;
     let mut row = Row::default();
     row.push("design", Value::Text(d.name().into()));
@@ -33,7 +33,7 @@ pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> Result
     if a.json {
         println!(
             "{}",
-            serde_json::to_string(&row).map_err(|e| e.to_string())?
+            serde_json::to_string(&row).map_err(|e| anyhow::anyhow!("{e}"))?
         );
     } else {
         print_plain(&row);
@@ -42,15 +42,17 @@ pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> Result
 }
 
 /// The one-point spec `measure` runs.
-pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result<Spec, String> {
+pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow::Result<Spec> {
     if let Some(z) = a.zipf {
         if !(z.is_finite() && z >= 0.0) {
-            return Err(format!("--zipf {z} must be a finite exponent >= 0"));
+            return Err(anyhow::anyhow!("--zipf {z} must be a finite exponent >= 0"));
         }
     }
     let adversarial = a.workload.is_some();
     if a.query_trace.is_some() && !adversarial {
-        return Err("--query-trace needs --workload adversarial".into());
+        return Err(anyhow::anyhow!(
+            "--query-trace needs --workload adversarial"
+        ));
     }
     let adversary = AdversarySpec {
         queries: a.attack_queries,
@@ -115,7 +117,7 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result
 
 /// `bloomlab measure <design>`: the row `bloomlab run` writes for the
 /// one-point spec.
-pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Result<(), String> {
+pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow::Result<()> {
     let spec = measure_spec(d, params, a)?;
     // the design's own one-line error, before the sweep wraps it in a point
     d.build(params, 0)?;
@@ -127,7 +129,11 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Resu
         progress: false,
     };
     let out = sweep::run(&spec, "", &prepared, &opts)?;
-    let mut row = out.rows.into_iter().next().ok_or("the point gave no row")?;
+    let mut row = out
+        .rows
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("the point gave no row"))?;
     // the names for the sustained FPR's interval
     if let (Some(lo), Some(hi)) = (
         row.get_num("sustained_fpr_ci_low"),
@@ -139,7 +145,7 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Resu
     if a.json {
         println!(
             "{}",
-            serde_json::to_string(&row).map_err(|e| e.to_string())?
+            serde_json::to_string(&row).map_err(|e| anyhow::anyhow!("{e}"))?
         );
     } else {
         print_grouped(&row, spec.measure.ci_level);
@@ -148,7 +154,7 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> Resu
 }
 
 /// `bloomlab designs`.
-pub(super) fn designs(a: &DesignsArgs) -> Result<(), String> {
+pub(super) fn designs(a: &DesignsArgs) -> anyhow::Result<()> {
     if a.json {
         let list: Vec<serde_json::Value> = REGISTRY
             .iter()

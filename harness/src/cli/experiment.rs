@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// `bloomlab run`.
-pub(super) fn run(a: RunArgs) -> Result<(), String> {
+pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
     run_experiment(&Experiment {
         spec: &a.spec,
         quick: a.quick,
@@ -37,10 +37,10 @@ pub struct Experiment<'a> {
 }
 
 /// Runs a spec and writes its outputs; returns the spec and the files written.
-pub fn run_experiment(x: &Experiment) -> Result<(Spec, Vec<PathBuf>), String> {
+pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let text = std::fs::read_to_string(x.spec)
-        .map_err(|e| format!("cannot read spec {}: {e}", x.spec.display()))?;
-    let spec = Spec::parse(&text).map_err(|e| format!("spec {}: {e}", x.spec.display()))?;
+        .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", x.spec.display()))?;
+    let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
     }
@@ -103,21 +103,24 @@ pub fn run_experiment(x: &Experiment) -> Result<(Spec, Vec<PathBuf>), String> {
 }
 
 /// The experiment specs in a directory, by name.
-fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+fn experiment_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(format!("no experiment specs (*.toml) in {}", dir.display()));
+        return Err(anyhow::anyhow!(
+            "no experiment specs (*.toml) in {}",
+            dir.display()
+        ));
     }
     Ok(files)
 }
 
 /// `bloomlab reproduce`.
-pub(super) fn reproduce(a: SuiteArgs) -> Result<(), String> {
+pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
     let suffix = if a.quick { "_quick" } else { "" };
     let mut report = format!(
         "# bloomlab reproduction report\n\nProduced by `cargo run --release -- reproduce{}`: every \
@@ -139,7 +142,7 @@ pub(super) fn reproduce(a: SuiteArgs) -> Result<(), String> {
         })?;
         let md_path = a.results_dir.join(format!("{}{suffix}.md", spec.name));
         let md = std::fs::read_to_string(&md_path)
-            .map_err(|e| format!("cannot read {}: {e}", md_path.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", md_path.display()))?;
         // demote the experiment's headings one level under the report
         let body: String = md
             .lines()
@@ -181,9 +184,11 @@ pub(super) fn reproduce(a: SuiteArgs) -> Result<(), String> {
 type Run = (Spec, crate::check::Table, crate::check::Table);
 
 /// `bloomlab check`.
-pub(super) fn check(a: CheckArgs) -> Result<(), String> {
+pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) || a.speed_tolerance.is_nan() || a.speed_tolerance <= 1.0 {
-        return Err("--alpha must be in (0, 1) and --speed-tolerance above 1".into());
+        return Err(anyhow::anyhow!(
+            "--alpha must be in (0, 1) and --speed-tolerance above 1"
+        ));
     }
     let s = &a.suite;
     let runs = rerun_all(s)?;
@@ -216,7 +221,7 @@ pub(super) fn check(a: CheckArgs) -> Result<(), String> {
         );
     }
     if regressions > 0 {
-        Err(format!(
+        Err(anyhow::anyhow!(
             "{regressions} regression(s) against the baselines in {}",
             s.results_dir.display()
         ))
@@ -227,7 +232,7 @@ pub(super) fn check(a: CheckArgs) -> Result<(), String> {
 
 /// Reruns every experiment into a scratch directory, after checking that
 /// each has a baseline (a missing one is an error before anything runs).
-fn rerun_all(s: &SuiteArgs) -> Result<Vec<Run>, String> {
+fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
     let suffix = if s.quick { "_quick" } else { "" };
     let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id()));
     let mut pairs = Vec::new();
@@ -235,7 +240,7 @@ fn rerun_all(s: &SuiteArgs) -> Result<Vec<Run>, String> {
         let spec = Spec::load(&path)?;
         let base = s.results_dir.join(format!("{}{suffix}.csv", spec.name));
         if !base.exists() {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
                 base.display(),
                 if s.quick { " --quick" } else { "" }

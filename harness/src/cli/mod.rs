@@ -120,24 +120,26 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             1
         }
     }
 }
 
-fn typed<T: FromArgMatches>(m: &ArgMatches) -> Result<T, String> {
-    T::from_arg_matches(m).map_err(|e| one_line(&e))
+fn typed<T: FromArgMatches>(m: &ArgMatches) -> anyhow::Result<T> {
+    T::from_arg_matches(m).map_err(|e| anyhow::anyhow!(one_line(&e)))
 }
 
-fn dispatch(matches: &ArgMatches) -> Result<(), String> {
+fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
     let (name, m) = matches
         .subcommand()
-        .ok_or("no command (see bloomlab --help)")?;
+        .ok_or_else(|| anyhow::anyhow!("no command (see bloomlab --help)"))?;
     match name {
         "run" => experiment::run(typed(m)?),
         "theory" | "measure" => {
-            let (design, dm) = m.subcommand().ok_or("no design (see bloomlab designs)")?;
+            let (design, dm) = m
+                .subcommand()
+                .ok_or_else(|| anyhow::anyhow!("no design (see bloomlab designs)"))?;
             let d = crate::designs::lookup(design)?;
             let params = d.params_from(dm)?;
             if name == "theory" {
@@ -163,7 +165,7 @@ fn dispatch(matches: &ArgMatches) -> Result<(), String> {
                 }
             })
         }
-        other => Err(format!("unknown command {other}")),
+        other => Err(anyhow::anyhow!("unknown command {other}")),
     }
 }
 

@@ -5,9 +5,9 @@ use crate::plan::{Candidate, Rejected};
 use crate::report;
 
 /// `bloomlab plan`.
-pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
+pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
     if !(a.fpr > 0.0 && a.fpr < 1.0) {
-        return Err(format!("--fpr {} must be in (0, 1)", a.fpr));
+        return Err(anyhow::anyhow!("--fpr {} must be in (0, 1)", a.fpr));
     }
     for (name, v) in [
         ("--max-npws", a.max_npws),
@@ -15,12 +15,12 @@ pub(super) fn plan(a: PlanArgs) -> Result<(), String> {
     ] {
         if let Some(x) = v {
             if x.is_nan() || x <= 0.0 {
-                return Err(format!("{name} {x} must be positive"));
+                return Err(anyhow::anyhow!("{name} {x} must be positive"));
             }
         }
     }
     if a.window > 1 << 40 {
-        return Err(format!("--window {} is larger than 2^40", a.window));
+        return Err(anyhow::anyhow!("--window {} is larger than 2^40", a.window));
     }
     let c = crate::plan::Constraints {
         window: a.window,

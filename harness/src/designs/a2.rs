@@ -40,12 +40,12 @@ impl DesignDef for A2 {
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
     const METRICS: &'static [Metric] = segmented::METRICS;
 
-    fn build(p: A2Params, _seed: u64) -> Result<Built, String> {
+    fn build(p: A2Params, _seed: u64) -> anyhow::Result<Built> {
         let a = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => A2Buffer::new(k, g, m),
             Sizing::Target(w, e) => A2Buffer::with_fpr(w, e),
         }
-        .map_err(|e| format!("a2: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("a2: {e}"))?;
         let j = a.as_jumping();
         let t = segmented::jumping_theory(j);
         let geometry = super::Geometry::sliding(j);
@@ -53,7 +53,7 @@ impl DesignDef for A2 {
         Ok(segmented::finish(Box::new(a), geometry, t, kgm, None))
     }
 
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         Ok(vec![segmented::jumping_candidate(
             Self::NAME,
             c.window,

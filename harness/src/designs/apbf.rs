@@ -61,10 +61,10 @@ impl DesignDef for Apbf {
         }
     }
 
-    fn build(p: ApbfParams, _seed: u64) -> Result<Built, String> {
+    fn build(p: ApbfParams, _seed: u64) -> anyhow::Result<Built> {
         let (k, l, g) = resolve(&p)?;
         let (slack, window, fpr) = (p.slack, p.window, p.fpr);
-        let f = bloomlab_filters::Apbf::new(k, l, g).map_err(|e| format!("apbf: {e}"))?;
+        let f = bloomlab_filters::Apbf::new(k, l, g).map_err(|e| anyhow::anyhow!("apbf: {e}"))?;
         let t: ApbfTheory = f.theory();
         // with a largest slack, the Naor-Yogev lower bound for (window, slack,
         // fpr) applies to the APBF as to any sliding Bloom filter
@@ -126,7 +126,7 @@ impl DesignDef for Apbf {
     }
 
     /// One configuration per l <= 32: the smallest k meeting the FPR.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let (w, e) = (c.window, c.fpr);
         Ok((1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
             .filter_map(|l| {
@@ -152,7 +152,7 @@ impl DesignDef for Apbf {
 
 /// (k, l, g) from the parameters: as given, or chosen for an FPR target
 /// (and a largest slack).
-fn resolve(p: &ApbfParams) -> Result<(u32, u32, u64), String> {
+fn resolve(p: &ApbfParams) -> anyhow::Result<(u32, u32, u64)> {
     let fpr = probability("fpr", p.fpr)?;
     let (mut k, mut l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
     let (g, window) = (at_least_one("g", p.g)?, at_least_one("window", p.window)?);
@@ -160,36 +160,44 @@ fn resolve(p: &ApbfParams) -> Result<(u32, u32, u64), String> {
     if let Some(max_slack) = slack {
         // fewest bits with slack <= max_slack: needs fpr and window only
         let (Some(e), Some(w), None, None, None) = (fpr, window, k, l, g) else {
-            return Err("apbf: slack (the largest slack) goes with fpr and window only".into());
+            return Err(anyhow::anyhow!(
+                "apbf: slack (the largest slack) goes with fpr and window only"
+            ));
         };
         let (kk, ll) = apbf_theory::choose_kl_with_slack(e, w, max_slack, MAX_L_WITH_SLACK)
             .ok_or_else(|| {
-                format!("apbf: no (k, l <= {MAX_L_WITH_SLACK}) reaches fpr {e} with slack <= {max_slack}")
+                anyhow::anyhow!("apbf: no (k, l <= {MAX_L_WITH_SLACK}) reaches fpr {e} with slack <= {max_slack}")
             })?;
         (k, l) = (Some(kk), Some(ll));
     }
     if p.k.is_some() && fpr.is_some() {
-        return Err("apbf: give k or fpr, not both".into());
+        return Err(anyhow::anyhow!("apbf: give k or fpr, not both"));
     }
     if g.is_some() && window.is_some() {
-        return Err("apbf: give g or window, not both".into());
+        return Err(anyhow::anyhow!("apbf: give g or window, not both"));
     }
     let (k, l) = match (k, l, fpr) {
-        (None, None, Some(e)) => apbf_theory::choose_kl(e, bloomlab_filters::apbf::DEFAULT_MAX_L)
-            .ok_or_else(|| format!("apbf: no (k, l) reaches fpr {e}"))?,
+        (None, None, Some(e)) => {
+            apbf_theory::choose_kl(e, bloomlab_filters::apbf::DEFAULT_MAX_L)
+                .ok_or_else(|| anyhow::anyhow!("apbf: no (k, l) reaches fpr {e}"))?
+        }
         (None, Some(l), Some(e)) => (
             apbf_theory::choose_k(e, l)
-                .ok_or_else(|| format!("apbf: no k reaches fpr {e} with l = {l}"))?,
+                .ok_or_else(|| anyhow::anyhow!("apbf: no k reaches fpr {e} with l = {l}"))?,
             l,
         ),
         (Some(k), Some(l), None) => (k, l),
         (Some(k), Some(l), Some(_)) if slack.is_some() => (k, l),
-        _ => return Err("apbf needs k and l, or fpr (and optionally l)".into()),
+        _ => {
+            return Err(anyhow::anyhow!(
+                "apbf needs k and l, or fpr (and optionally l)"
+            ))
+        }
     };
     let g = match (g, window) {
         (Some(g), None) => g,
         (None, Some(w)) => w.div_ceil(l as u64),
-        _ => return Err("apbf needs g or window".into()),
+        _ => return Err(anyhow::anyhow!("apbf needs g or window")),
     };
     Ok((k, l, g))
 }

@@ -64,7 +64,7 @@ impl DesignDef for BlockedApbf {
     /// independent at their mean fills, which is the FPR of the unblocked
     /// APBF with the same k, l, g and memory: the gap to `fpr` is the whole
     /// cost of blocking.
-    fn build(p: BlockedApbfParams, _seed: u64) -> Result<Built, String> {
+    fn build(p: BlockedApbfParams, _seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
         let (g, w, blocks) = (
@@ -72,7 +72,7 @@ impl DesignDef for BlockedApbf {
             at_least_one("window", p.window)?,
             at_least_one("blocks", p.blocks)?,
         );
-        let e = |r: ParamError| format!("blocked_apbf: {r}");
+        let e = |r: ParamError| anyhow::anyhow!("blocked_apbf: {r}");
         let f = match (k, l, g, w, blocks, fpr) {
             (None, None, None, Some(w), None, Some(e2)) => Filter::with_fpr(w, e2).map_err(e)?,
             (Some(k), Some(l), g, w, b, None) if g.is_some() != w.is_some() => {
@@ -83,14 +83,15 @@ impl DesignDef for BlockedApbf {
                 }
                 .map_err(e)?
             }
-            _ => return Err(
+            _ => {
+                return Err(anyhow::anyhow!(
                 "blocked_apbf needs k, l and g or window (and optionally blocks), or fpr and window"
-                    .into(),
-            ),
+            ))
+            }
         };
         let t = f.theory();
         if f.k() > blocked::MAX_EXACT_K {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "blocked_apbf: its exact theory takes k <= {}, got k = {}",
                 blocked::MAX_EXACT_K,
                 f.k()
@@ -125,8 +126,9 @@ impl DesignDef for BlockedApbf {
 
     /// The configuration `with_fpr` builds: the unblocked APBF's (k, l) and
     /// the fewest blocks meeting the FPR in exact theory.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
-        let t: BlockedTheory = Filter::sizing(c.window, c.fpr).map_err(|e| format!("{e}"))?;
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let t: BlockedTheory =
+            Filter::sizing(c.window, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
         let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
         let npws = window::phase_grid(t.g, PHASES)

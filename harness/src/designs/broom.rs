@@ -52,23 +52,28 @@ impl DesignDef for Broom {
 
     /// Theory: the exact FPR at capacity before any adaptation,
     /// n/(S·2^r), and the memory before any adaptivity bit.
-    fn build(p: BroomParams, seed: u64) -> Result<Built, String> {
+    fn build(p: BroomParams, seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let w = at_least_one("window", p.window)?
-            .ok_or("broom needs window and fpr (or remainder_bits)")?;
+            .ok_or_else(|| anyhow::anyhow!("broom needs window and fpr (or remainder_bits)"))?;
         let load = match p.load {
             None => DEFAULT_LOAD,
             Some(a) if a > 0.0 && a < 1.0 => a,
-            Some(a) => return Err(format!("parameter load = {a} must be in (0, 1)")),
+            Some(a) => return Err(anyhow::anyhow!("parameter load = {a} must be in (0, 1)")),
         };
         let c = at_least_one("c", p.c)?.unwrap_or(DEFAULT_C);
         let slots = BroomFilter::slots_for(w, load);
         let r = match (fpr, at_least_one("remainder_bits", p.remainder_bits)?) {
             (Some(e), None) => BroomFilter::remainder_bits_for(w, slots, e),
             (None, Some(r)) => r,
-            _ => return Err("broom needs window and one of fpr, remainder_bits".into()),
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "broom needs window and one of fpr, remainder_bits"
+                ))
+            }
         };
-        let f = BroomFilter::new(w, slots, r, c, seed).map_err(|e| format!("broom: {e}"))?;
+        let f =
+            BroomFilter::new(w, slots, r, c, seed).map_err(|e| anyhow::anyhow!("broom: {e}"))?;
         let bound = f.fpr_bound();
         let resolved = vec![
             int("window", w),
@@ -84,7 +89,7 @@ impl DesignDef for Broom {
     /// One configuration per load in {0.8, 0.85, 0.9}: S = ⌈n/load⌉ slots,
     /// the fewest remainder bits meeting the FPR; memory S(r + 5) +
     /// 64⌈S/64⌉ before any adaptivity bit.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
         Ok(PLAN_LOADS
             .iter()

@@ -41,12 +41,12 @@ impl DesignDef for DoubleBuffer {
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
     const METRICS: &'static [Metric] = segmented::METRICS;
 
-    fn build(p: DoubleBufferParams, _seed: u64) -> Result<Built, String> {
+    fn build(p: DoubleBufferParams, _seed: u64) -> anyhow::Result<Built> {
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => Filter::new(k, g, m),
             Sizing::Target(w, e) => Filter::with_fpr(w, e),
         }
-        .map_err(|e| format!("double_buffer: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("double_buffer: {e}"))?;
         let (k, g, m) = (f.k(), f.g(), f.m());
         let mut t = segmented::theory(&f, 2 * k as u64 * m, &|p| f.theory_fpr(p), &|p| {
             f.theory_presence_by_shift(p)
@@ -59,7 +59,7 @@ impl DesignDef for DoubleBuffer {
         Ok(segmented::finish(Box::new(f), geometry, t, (k, g, m), None))
     }
 
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let (k, g, m) = Filter::sizing(c.window, c.fpr);
         let fpr = seg::double_buffer_fpr(k, g, m, g);
         Ok(vec![segmented::candidate(

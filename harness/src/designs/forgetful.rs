@@ -42,13 +42,14 @@ impl DesignDef for Forgetful {
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
     const METRICS: &'static [Metric] = segmented::METRICS;
 
-    fn build(p: ForgetfulParams, _seed: u64) -> Result<Built, String> {
-        let past = at_least_one("past", p.past)?.ok_or("forgetful needs past")?;
+    fn build(p: ForgetfulParams, _seed: u64) -> anyhow::Result<Built> {
+        let past =
+            at_least_one("past", p.past)?.ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => ForgetfulBloom::new(past, k, g, m),
             Sizing::Target(w, e) => ForgetfulBloom::with_fpr(w, e, past),
         }
-        .map_err(|e| format!("forgetful: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("forgetful: {e}"))?;
         let (k, g, m) = (f.k(), f.g(), f.m());
         let payload = (past as u64 + 2) * k as u64 * m;
         let t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
@@ -65,7 +66,7 @@ impl DesignDef for Forgetful {
     }
 
     /// One configuration per N in 1..=8 past filters.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         Ok((1..=8u32)
             .filter_map(|past| {
                 let (k, g, m) = ForgetfulBloom::sizing(c.window, c.fpr, past)?;

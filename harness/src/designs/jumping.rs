@@ -42,13 +42,14 @@ impl DesignDef for Jumping {
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
     const METRICS: &'static [Metric] = segmented::METRICS;
 
-    fn build(p: JumpingParams, _seed: u64) -> Result<Built, String> {
-        let n = at_least_one("segments", p.segments)?.ok_or("jumping needs segments")?;
+    fn build(p: JumpingParams, _seed: u64) -> anyhow::Result<Built> {
+        let n = at_least_one("segments", p.segments)?
+            .ok_or_else(|| anyhow::anyhow!("jumping needs segments"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => JumpingWindow::new(n, k, g, m),
             Sizing::Target(w, e) => JumpingWindow::with_fpr(w, e, n),
         }
-        .map_err(|e| format!("jumping: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("jumping: {e}"))?;
         let t = segmented::jumping_theory(&f);
         let geometry = super::Geometry::sliding(&f);
         let kgm = (f.k(), f.g(), f.m());
@@ -62,7 +63,7 @@ impl DesignDef for Jumping {
     }
 
     /// One configuration per n in 3..=16 segments.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         Ok((3..=16)
             .map(|n| segmented::jumping_candidate(Self::NAME, c.window, c.fpr, n))
             .collect())

@@ -122,10 +122,10 @@ pub trait DesignDef: Sync + Send + 'static {
     /// The metrics `bloomlab measure` takes for it.
     const METRICS: &'static [Metric];
     /// Builds the design; `seed` seeds its own randomness.
-    fn build(p: Self::Params, seed: u64) -> Result<Built, String>;
+    fn build(p: Self::Params, seed: u64) -> anyhow::Result<Built>;
     /// Every configuration worth considering for a plan request, or why the
     /// design cannot take part.
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String>;
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>>;
     /// Defaults the command line applies before building (kept for flags
     /// that had defaults before the spec keys did).
     fn cli_defaults(_p: &mut Params) {}
@@ -146,13 +146,13 @@ pub trait Design: Sync {
     /// Adds the parameter flags to a command.
     fn args(&self, cmd: clap::Command) -> clap::Command;
     /// The parameters given on a command line, as a map.
-    fn params_from(&self, m: &clap::ArgMatches) -> Result<Params, String>;
+    fn params_from(&self, m: &clap::ArgMatches) -> anyhow::Result<Params>;
     /// Parameter names and their help, for `bloomlab designs`.
     fn parameters(&self) -> Vec<(String, String)>;
     /// Builds from a parameter map.
-    fn build(&self, params: &Params, seed: u64) -> Result<Built, String>;
+    fn build(&self, params: &Params, seed: u64) -> anyhow::Result<Built>;
     /// Plan candidates or the reason there are none.
-    fn plan(&self, c: &Constraints) -> Result<Vec<Candidate>, String>;
+    fn plan(&self, c: &Constraints) -> anyhow::Result<Vec<Candidate>>;
 }
 
 impl<D: DesignDef> Design for D {
@@ -174,9 +174,9 @@ impl<D: DesignDef> Design for D {
     fn args(&self, cmd: clap::Command) -> clap::Command {
         <D::Params as clap::Args>::augment_args(cmd)
     }
-    fn params_from(&self, m: &clap::ArgMatches) -> Result<Params, String> {
+    fn params_from(&self, m: &clap::ArgMatches) -> anyhow::Result<Params> {
         let p = <D::Params as clap::FromArgMatches>::from_arg_matches(m)
-            .map_err(|e| e.to_string().trim().replace('\n', " "))?;
+            .map_err(|e| anyhow::anyhow!(e.to_string().trim().replace('\n', " ")))?;
         let mut map = to_params(&p)?;
         D::cli_defaults(&mut map);
         Ok(map)
@@ -196,10 +196,10 @@ impl<D: DesignDef> Design for D {
             })
             .collect()
     }
-    fn build(&self, params: &Params, seed: u64) -> Result<Built, String> {
+    fn build(&self, params: &Params, seed: u64) -> anyhow::Result<Built> {
         D::build(from_params(D::NAME, params)?, seed)
     }
-    fn plan(&self, c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(&self, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         D::plan(c)
     }
 }
@@ -224,13 +224,13 @@ pub static REGISTRY: &[&dyn Design] = &[
 ];
 
 /// The design called `name` (or one of its aliases).
-pub fn lookup(name: &str) -> Result<&'static dyn Design, String> {
+pub fn lookup(name: &str) -> anyhow::Result<&'static dyn Design> {
     REGISTRY
         .iter()
         .copied()
         .find(|d| d.name() == name || d.aliases().contains(&name))
         .ok_or_else(|| {
-            format!(
+            anyhow::anyhow!(
                 "unknown design {name:?} (known: {})",
                 REGISTRY
                     .iter()
@@ -243,7 +243,7 @@ pub fn lookup(name: &str) -> Result<&'static dyn Design, String> {
 
 /// Builds design `design` from `params`; `seed` seeds the design's own
 /// randomness (the Stable Bloom filter's decrements, say).
-pub fn build(design: &str, params: &Params, seed: u64) -> Result<Built, String> {
+pub fn build(design: &str, params: &Params, seed: u64) -> anyhow::Result<Built> {
     lookup(design)?.build(params, seed)
 }
 
@@ -269,23 +269,23 @@ fn to_json(params: &Params) -> serde_json::Value {
 }
 
 /// The typed parameters of `design` from a map; errors name the parameter.
-pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> Result<P, String> {
+pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> anyhow::Result<P> {
     serde_path_to_error::deserialize(to_json(params)).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         if path == "." {
-            format!("{design}: {inner}")
+            anyhow::anyhow!("{design}: {inner}")
         } else {
-            format!("{design}: parameter {path}: {inner}")
+            anyhow::anyhow!("{design}: parameter {path}: {inner}")
         }
     })
 }
 
 /// A typed parameter struct as a map (absent options left out, flags 0/1).
-pub fn to_params<P: Serialize>(p: &P) -> Result<Params, String> {
-    let v = serde_json::to_value(p).map_err(|e| e.to_string())?;
+pub fn to_params<P: Serialize>(p: &P) -> anyhow::Result<Params> {
+    let v = serde_json::to_value(p).map_err(|e| anyhow::anyhow!("{e}"))?;
     let serde_json::Value::Object(obj) = v else {
-        return Err("parameters must serialize to a map".into());
+        return Err(anyhow::anyhow!("parameters must serialize to a map"));
     };
     Ok(obj
         .into_iter()
@@ -302,20 +302,20 @@ pub fn to_params<P: Serialize>(p: &P) -> Result<Params, String> {
 pub(crate) fn at_least_one<T: Into<u64> + Copy>(
     name: &str,
     v: Option<T>,
-) -> Result<Option<T>, String> {
+) -> anyhow::Result<Option<T>> {
     match v {
-        Some(x) if x.into() == 0 => {
-            Err(format!("parameter {name} = 0 must be a whole number >= 1"))
-        }
+        Some(x) if x.into() == 0 => Err(anyhow::anyhow!(
+            "parameter {name} = 0 must be a whole number >= 1"
+        )),
         other => Ok(other),
     }
 }
 
 /// Checks a probability parameter lies in (0, 1).
-pub(crate) fn probability(name: &str, v: Option<f64>) -> Result<Option<f64>, String> {
+pub(crate) fn probability(name: &str, v: Option<f64>) -> anyhow::Result<Option<f64>> {
     match v {
         Some(p) if !(p > 0.0 && p < 1.0) => {
-            Err(format!("parameter {name} = {p} must be in (0, 1)"))
+            Err(anyhow::anyhow!("parameter {name} = {p} must be in (0, 1)"))
         }
         other => Ok(other),
     }

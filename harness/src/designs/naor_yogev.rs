@@ -70,14 +70,14 @@ impl DesignDef for NaorYogev {
         Metric::Tail,
     ];
 
-    fn build(p: NaorYogevParams, seed: u64) -> Result<Built, String> {
+    fn build(p: NaorYogevParams, seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "naor_yogev needs window, slack and fpr";
-        let eps = probability("fpr", p.fpr)?.ok_or(NEEDS)?;
-        let n = at_least_one("window", p.window)?.ok_or(NEEDS)?;
-        let m = at_least_one("slack", p.slack)?.ok_or(NEEDS)?;
+        let eps = probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let n = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let m = at_least_one("slack", p.slack)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
         let c = at_least_one("c", p.c)?;
         let load = p.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
-        let e = |r: ParamError| format!("naor_yogev: {r}");
+        let e = |r: ParamError| anyhow::anyhow!("naor_yogev: {r}");
         let size = naor_yogev::Sizing::new(n, m, eps, c, load).map_err(e)?;
         let f = bloomlab_filters::NaorYogev::from_sizing(size)
             .map_err(e)?
@@ -129,7 +129,7 @@ impl DesignDef for NaorYogev {
 
     /// The least-memory c for each largest slack w / 2^i; the peak NPWS is
     /// about slack / w (the whole slack is active just before a shift).
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let (w, e) = (c.window, c.fpr);
         Ok((0..=PLAN_SLACKS)
             .filter_map(|i| {

@@ -36,7 +36,7 @@ pub(super) fn sizing(
     k: Option<u32>,
     g: Option<u64>,
     m: Option<u64>,
-) -> Result<Sizing, String> {
+) -> anyhow::Result<Sizing> {
     let fpr = probability("fpr", fpr)?;
     let window = at_least_one("window", window)?;
     let (k, g, m) = (
@@ -47,7 +47,9 @@ pub(super) fn sizing(
     match (window, fpr, k, g, m) {
         (Some(w), Some(e), None, None, None) => Ok(Sizing::Target(w, e)),
         (None, None, Some(k), Some(g), Some(m)) => Ok(Sizing::Explicit(k, g, m)),
-        _ => Err(format!("{design} needs window and fpr, or k, g and m")),
+        _ => Err(anyhow::anyhow!(
+            "{design} needs window and fpr, or k, g and m"
+        )),
     }
 }
 

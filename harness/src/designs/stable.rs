@@ -74,7 +74,7 @@ impl DesignDef for Stable {
         Metric::Speed,
     ];
 
-    fn build(a: StableParams, seed: u64) -> Result<Built, String> {
+    fn build(a: StableParams, seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", a.fpr)?;
         let (m, d, k, p) = (
             at_least_one("m", a.m)?,
@@ -90,12 +90,12 @@ impl DesignDef for Stable {
             }
             (None, None, None, None, Some(e), Some(bits)) => StableBloomFilter::with_fpr(bits, e),
             _ => {
-                return Err(
-                    "stable needs m, d, k and p; or m, d, k and fpr; or memory and fpr".into(),
-                )
+                return Err(anyhow::anyhow!(
+                    "stable needs m, d, k and p; or m, d, k and fpr; or memory and fpr"
+                ))
             }
         }
-        .map_err(|e| format!("stable: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("stable: {e}"))?;
         let f = f.with_seed(seed).with_decrement(if a.adjacent {
             Decrement::Adjacent
         } else {
@@ -104,7 +104,7 @@ impl DesignDef for Stable {
         let t = f.theory();
         let window = match at_least_one("window", a.window)? {
             Some(w) if w >= MAX_HORIZON => {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "stable: parameter window = {w} must be below 2^24 (the longest age history the harness keeps)"
                 ))
             }
@@ -142,8 +142,10 @@ impl DesignDef for Stable {
         })
     }
 
-    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
-        Err("no window: a Stable Bloom filter loses recent keys too (see stable_fnr_by_age)".into())
+    fn plan(_c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        Err(anyhow::anyhow!(
+            "no window: a Stable Bloom filter loses recent keys too (see stable_fnr_by_age)"
+        ))
     }
 }
 

@@ -49,16 +49,18 @@ impl DesignDef for Swamp {
     ];
 
     /// `seed` picks the fingerprint hash.
-    fn build(p: SwampParams, seed: u64) -> Result<Built, String> {
+    fn build(p: SwampParams, seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let w = at_least_one("window", p.window)?
-            .ok_or("swamp needs window and fpr (or fingerprint_bits)")?;
+            .ok_or_else(|| anyhow::anyhow!("swamp needs window and fpr (or fingerprint_bits)"))?;
         let bits = at_least_one("fingerprint_bits", p.fingerprint_bits)?;
-        let e = |r: ParamError| format!("swamp: {r}");
+        let e = |r: ParamError| anyhow::anyhow!("swamp: {r}");
         let make = || match (fpr, bits) {
             (Some(p), None) => swamp::Swamp::with_fpr(w, p).map_err(e),
             (None, Some(l)) => swamp::Swamp::new(w, l).map_err(e),
-            _ => Err("swamp needs window and one of fpr, fingerprint_bits".to_string()),
+            _ => Err(anyhow::anyhow!(
+                "swamp needs window and one of fpr, fingerprint_bits"
+            )),
         };
         let f = make()?.with_seed(seed);
         let l = f.fingerprint_bits();
@@ -94,7 +96,7 @@ impl DesignDef for Swamp {
 
     /// The fewest fingerprint bits whose exact FPR 1 - (1 - 2^-L)^w meets
     /// the target (the paper's ⌈log2(w/ε)⌉ can be one more).
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
         Ok((1..=swamp::MAX_L)
             .find(|&l| swamp_theory::fpr(l, w as f64) <= c.fpr)

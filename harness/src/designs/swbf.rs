@@ -41,14 +41,19 @@ impl DesignDef for Swbf {
         Metric::Speed,
     ];
 
-    fn build(p: SwbfParams, _seed: u64) -> Result<Built, String> {
+    fn build(p: SwbfParams, _seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?.ok_or("swbf needs window")?;
-        let e = |r: ParamError| format!("swbf: {r}");
+        let w = at_least_one("window", p.window)?
+            .ok_or_else(|| anyhow::anyhow!("swbf needs window"))?;
+        let e = |r: ParamError| anyhow::anyhow!("swbf: {r}");
         let f = match (fpr, at_least_one("fingerprint_bits", p.fingerprint_bits)?) {
             (Some(p), None) => Filter::with_fpr(w, p).map_err(e)?,
             (None, Some(b)) => Filter::new(w, b).map_err(e)?,
-            _ => return Err("swbf needs window and one of fpr, fingerprint_bits".into()),
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "swbf needs window and one of fpr, fingerprint_bits"
+                ))
+            }
         };
         let resolved = vec![
             int("window", w),
@@ -60,9 +65,9 @@ impl DesignDef for Swbf {
         Ok(exact_window_filter(Box::new(f), w, p, resolved))
     }
 
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| e.to_string())?;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let entry = (f.fingerprint_bits() + f.stamp_bits()) as u64;
         Ok(vec![Candidate::exact_window(
             Self::NAME,

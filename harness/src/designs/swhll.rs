@@ -31,12 +31,12 @@ impl DesignDef for Swhll {
     const METRICS: &'static [Metric] = &[Metric::Distinct, Metric::Memory];
 
     /// `seed` picks the sketch's hash.
-    fn build(p: SwhllParams, seed: u64) -> Result<Built, String> {
+    fn build(p: SwhllParams, seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "swhll needs window and registers";
-        let w = at_least_one("window", p.window)?.ok_or(NEEDS)?;
-        let m = at_least_one("registers", p.registers)?.ok_or(NEEDS)?;
+        let w = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let m = at_least_one("registers", p.registers)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
         let s = Sketch::new(w, m)
-            .map_err(|e| format!("swhll: {e}"))?
+            .map_err(|e| anyhow::anyhow!("swhll: {e}"))?
             .with_seed(seed);
         Ok(summary(
             Box::new(s),
@@ -45,7 +45,7 @@ impl DesignDef for Swhll {
         ))
     }
 
-    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
-        Err(NOT_A_FILTER.into())
+    fn plan(_c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        Err(anyhow::anyhow!(NOT_A_FILTER))
     }
 }

@@ -32,12 +32,12 @@ impl DesignDef for Swlc {
     const METRICS: &'static [Metric] = &[Metric::Distinct, Metric::Memory];
 
     /// `seed` picks the sketch's hash.
-    fn build(p: SwlcParams, seed: u64) -> Result<Built, String> {
+    fn build(p: SwlcParams, seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "swlc needs window and registers";
-        let w = at_least_one("window", p.window)?.ok_or(NEEDS)?;
-        let m = at_least_one("registers", p.registers)?.ok_or(NEEDS)?;
+        let w = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let m = at_least_one("registers", p.registers)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
         let s = Sketch::new(w, m)
-            .map_err(|e| format!("swlc: {e}"))?
+            .map_err(|e| anyhow::anyhow!("swlc: {e}"))?
             .with_seed(seed);
         Ok(summary(
             Box::new(s),
@@ -46,7 +46,7 @@ impl DesignDef for Swlc {
         ))
     }
 
-    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
-        Err(NOT_A_FILTER.into())
+    fn plan(_c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        Err(anyhow::anyhow!(NOT_A_FILTER))
     }
 }

@@ -44,14 +44,19 @@ impl DesignDef for Tbf {
         Metric::Speed,
     ];
 
-    fn build(p: TbfParams, _seed: u64) -> Result<Built, String> {
+    fn build(p: TbfParams, _seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?.ok_or("tbf needs window")?;
-        let e = |r: ParamError| format!("tbf: {r}");
+        let w =
+            at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!("tbf needs window"))?;
+        let e = |r: ParamError| anyhow::anyhow!("tbf: {r}");
         let f = match (fpr, at_least_one("k", p.k)?, at_least_one("s", p.s)?) {
             (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
             (None, Some(k), Some(s)) => TimingBloom::new(w, k, s).map_err(e)?,
-            _ => return Err("tbf needs window and fpr, or window, k and s".into()),
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "tbf needs window and fpr, or window, k and s"
+                ))
+            }
         };
         let resolved = vec![
             int("window", w),
@@ -63,9 +68,9 @@ impl DesignDef for Tbf {
         Ok(exact_window_filter(Box::new(f), w, p, resolved))
     }
 
-    fn plan(c: &Constraints) -> Result<Vec<Candidate>, String> {
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let (k, s) = TimingBloom::sizing(w, c.fpr).map_err(|e| e.to_string())?;
+        let (k, s) = TimingBloom::sizing(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let b = stamp_bits(w) as u64;
         let fill = bloom::fill_ratio(w as f64, s as f64);
         Ok(vec![Candidate::exact_window(

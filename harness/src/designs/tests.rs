@@ -74,7 +74,7 @@ fn bad_parameters_give_one_line_errors() {
         p(&[("k", 4.0), ("l", 3.0), ("g", 1e15)]),
         p(&[("k", 1e12), ("l", 3.0), ("g", 10.0)]),
     ] {
-        let e = build("apbf", &bad, 0).err().expect("must fail");
+        let e = build("apbf", &bad, 0).err().expect("must fail").to_string();
         assert!(!e.contains('\n'));
     }
     let s = build("stable", &p(&[("memory", 80_000.0), ("fpr", 0.01)]), 0).unwrap();
@@ -96,5 +96,6 @@ fn bad_parameters_give_one_line_errors() {
     assert!(build("nope", &p(&[]), 0)
         .err()
         .unwrap()
+        .to_string()
         .contains("unknown design"));
 }

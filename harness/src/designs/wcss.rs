@@ -36,13 +36,18 @@ impl DesignDef for Wcss {
     const CAPS: super::Capabilities = super::Capabilities::SUMMARY;
     const METRICS: &'static [Metric] = &[Metric::Count, Metric::Memory];
 
-    fn build(p: WcssParams, _seed: u64) -> Result<Built, String> {
-        let w = at_least_one("window", p.window)?.ok_or("wcss needs window")?;
-        let e = |r| format!("wcss: {r}");
+    fn build(p: WcssParams, _seed: u64) -> anyhow::Result<Built> {
+        let w = at_least_one("window", p.window)?
+            .ok_or_else(|| anyhow::anyhow!("wcss needs window"))?;
+        let e = |r| anyhow::anyhow!("wcss: {r}");
         let f = match (at_least_one("counters", p.counters)?, p.eps) {
             (Some(k), None) => Sketch::new(w, k).map_err(e)?,
             (None, Some(eps)) => Sketch::with_error(w, eps).map_err(e)?,
-            _ => return Err("wcss needs window and one of counters, eps".into()),
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "wcss needs window and one of counters, eps"
+                ))
+            }
         };
         let k = f.counters();
         Ok(summary(
@@ -52,7 +57,7 @@ impl DesignDef for Wcss {
         ))
     }
 
-    fn plan(_c: &Constraints) -> Result<Vec<Candidate>, String> {
-        Err(NOT_A_FILTER.into())
+    fn plan(_c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        Err(anyhow::anyhow!(NOT_A_FILTER))
     }
 }

@@ -32,10 +32,12 @@ pub(super) fn measure_convergence(
     stream: &KeyStream,
     rng: &mut Pcg64,
     spec: &MeasureSpec,
-    rebuild: &dyn Fn(u64) -> Result<Built, String>,
-) -> Result<Vec<ConvergenceRow>, String> {
+    rebuild: &dyn Fn(u64) -> anyhow::Result<Built>,
+) -> anyhow::Result<Vec<ConvergenceRow>> {
     let Some(curve) = built.theory.convergence.as_ref() else {
-        return Err("metric convergence: this design has no convergence theory".into());
+        return Err(anyhow::anyhow!(
+            "metric convergence: this design has no convergence theory"
+        ));
     };
     let end = (built.geometry.warmup.unwrap_or(1000) as f64 * 1.5).max(2.0);
     let n = spec.convergence_points.max(2);
@@ -62,7 +64,7 @@ pub(super) fn measure_convergence(
         let f = b
             .filter
             .as_mut()
-            .ok_or("convergence needs a membership filter")?;
+            .ok_or_else(|| anyhow::anyhow!("convergence needs a membership filter"))?;
         let mut st = stream.fresh(rng);
         let mut t = 0u64;
         for row in rows.iter_mut() {

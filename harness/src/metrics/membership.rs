@@ -217,8 +217,8 @@ pub fn measure(
     mut rng: Pcg64,
     metrics: &BTreeSet<Metric>,
     spec: &MeasureSpec,
-    rebuild: &dyn Fn(u64) -> Result<Built, String>,
-) -> Result<PointResult, String> {
+    rebuild: &dyn Fn(u64) -> anyhow::Result<Built>,
+) -> anyhow::Result<PointResult> {
     let convergence = if metrics.contains(&Metric::Convergence) {
         measure_convergence(built, &stream, &mut rng, spec, rebuild)?
     } else {
@@ -228,7 +228,7 @@ pub fn measure(
     let distinct = stream.is_distinct();
     let theory = &built.theory;
     let Some(f) = built.filter.as_mut() else {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "{} is not a membership filter: only the count, distinct and entropy metrics apply",
             built
                 .summary

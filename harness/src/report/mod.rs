@@ -12,17 +12,18 @@ use crate::metrics::Row;
 use std::path::Path;
 
 /// Writes `bytes` to `path` atomically (temporary file + rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
     let tmp = path.with_extension(format!(
         "{}.tmp",
         path.extension().and_then(|e| e.to_str()).unwrap_or("")
     ));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(&tmp, bytes)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 /// Column names in order of first appearance.
@@ -39,18 +40,19 @@ fn columns(rows: &[Row]) -> Vec<String> {
 }
 
 /// Renders rows as CSV, one column per name seen, blanks where a row lacks it.
-pub fn csv_string(rows: &[Row]) -> Result<String, String> {
+pub fn csv_string(rows: &[Row]) -> anyhow::Result<String> {
     let cols = columns(rows);
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&cols).map_err(|e| e.to_string())?;
+    w.write_record(&cols).map_err(|e| anyhow::anyhow!("{e}"))?;
     for r in rows {
         let rec: Vec<String> = cols
             .iter()
             .map(|c| r.get(c).map(|v| v.to_string()).unwrap_or_default())
             .collect();
-        w.write_record(&rec).map_err(|e| e.to_string())?;
+        w.write_record(&rec).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    String::from_utf8(w.into_inner().map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+    String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Four significant digits; scientific notation for small or large values.

@@ -170,20 +170,20 @@ pub struct Point {
 
 impl Spec {
     /// Reads and validates a spec file. Errors are one line.
-    pub fn load(path: &Path) -> Result<Spec, String> {
+    pub fn load(path: &Path) -> anyhow::Result<Spec> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read spec {}: {e}", path.display()))?;
-        Spec::parse(&text).map_err(|e| format!("spec {}: {e}", path.display()))
+            .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", path.display()))?;
+        Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", path.display()))
     }
 
     /// Parses and validates spec text. Errors are one line.
-    pub fn parse(text: &str) -> Result<Spec, String> {
+    pub fn parse(text: &str) -> anyhow::Result<Spec> {
         let spec: Spec = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
                 .map(|s| format!("line {}: ", text[..s.start].lines().count().max(1)))
                 .unwrap_or_default();
-            format!("{line}{}", e.message().trim().replace('\n', " "))
+            anyhow::anyhow!("{line}{}", e.message().trim().replace('\n', " "))
         })?;
         spec.validate()?;
         Ok(spec)
@@ -191,41 +191,41 @@ impl Spec {
 
     /// Checks what deserializing cannot: names, counts, ranges, and each
     /// section through its own check.
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> anyhow::Result<()> {
         if self.name.is_empty()
             || !self
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "name {:?} must be non-empty and use only letters, digits, _ and -",
                 self.name
             ));
         }
         if self.metrics.is_empty() {
-            return Err("metrics is empty: name at least one".into());
+            return Err(anyhow::anyhow!("metrics is empty: name at least one"));
         }
         if self.sweep.is_empty() {
-            return Err("no [[sweep]] block: nothing to run".into());
+            return Err(anyhow::anyhow!("no [[sweep]] block: nothing to run"));
         }
         if self.repeats == 0 {
-            return Err("repeats must be at least 1".into());
+            return Err(anyhow::anyhow!("repeats must be at least 1"));
         }
         if self.threads == Some(0) {
-            return Err("threads must be at least 1".into());
+            return Err(anyhow::anyhow!("threads must be at least 1"));
         }
         self.measure.check()?;
         self.workload.check()?;
         self.adversary.check(&|f| format!("adversary.{f}"))?;
         for (i, p) in self.plot.iter().enumerate() {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
-                return Err(format!("plot {}: kind xy needs x and y", i + 1));
+                return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", i + 1));
             }
         }
         for (i, s) in self.sweep.iter().enumerate() {
             if s.rounds == Some(0) {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "sweep {} ({}): rounds must be at least 1",
                     i + 1,
                     s.design
@@ -233,7 +233,11 @@ impl Spec {
             }
             for (k, v) in &s.grid {
                 if v.is_empty() {
-                    return Err(format!("sweep {} ({}): grid {k} is empty", i + 1, s.design));
+                    return Err(anyhow::anyhow!(
+                        "sweep {} ({}): grid {k} is empty",
+                        i + 1,
+                        s.design
+                    ));
                 }
             }
         }
@@ -245,7 +249,7 @@ impl Spec {
     /// lexicographic parameter order. The order is the seed order. With
     /// `quick`, blocks marked `quick = false` are left out (the others keep
     /// their indices and seeds).
-    pub fn points(&self, quick: bool) -> Result<Vec<Point>, String> {
+    pub fn points(&self, quick: bool) -> anyhow::Result<Vec<Point>> {
         let mut out: Vec<(bool, Point)> = Vec::new();
         for repeat in 0..self.repeats {
             for (bi, block) in self.sweep.iter().enumerate() {
@@ -260,7 +264,7 @@ impl Spec {
                         let mut next = Vec::with_capacity(combos.len() * values.len());
                         for c in &combos {
                             if c.contains_key(key) {
-                                return Err(format!(
+                                return Err(anyhow::anyhow!(
                                     "sweep {} ({}): parameter {key} is both in points and in grid",
                                     bi + 1,
                                     block.design
@@ -344,7 +348,7 @@ grid = { g = [10, 20] }
             ("name = [", "line 1"),
         ];
         for (text, needle) in cases {
-            let e = Spec::parse(text).unwrap_err();
+            let e = Spec::parse(text).unwrap_err().to_string();
             assert!(!e.contains('\n'), "multi-line error: {e}");
             assert!(e.contains(needle), "{e:?} should mention {needle}");
         }
@@ -353,6 +357,6 @@ grid = { g = [10, 20] }
     #[test]
     fn point_and_grid_overlap_is_an_error() {
         let s = Spec::parse(&OK.replace("g = [10, 20]", "k = [1]")).unwrap();
-        assert!(s.points(false).unwrap_err().contains("both"));
+        assert!(s.points(false).unwrap_err().to_string().contains("both"));
     }
 }

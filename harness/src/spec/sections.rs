@@ -143,9 +143,9 @@ impl AdversarySpec {
     /// says how the caller's input names a field (`adversary.queries` in a
     /// spec, `--attack-queries` on the command line, `parameter queries` in
     /// a sweep point).
-    pub fn check(&self, name: &dyn Fn(&'static str) -> String) -> Result<(), String> {
+    pub fn check(&self, name: &dyn Fn(&'static str) -> String) -> anyhow::Result<()> {
         if self.queries == 0 || self.windows == 0 || self.windows > self.queries {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "{} = {} and {} = {} must satisfy 1 <= windows <= queries",
                 name("queries"),
                 self.queries,
@@ -154,7 +154,7 @@ impl AdversarySpec {
             ));
         }
         if self.query_trace.is_some() && self.pool > 0 {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "{} and {} exclude each other",
                 name("query_trace"),
                 name("pool")
@@ -165,7 +165,10 @@ impl AdversarySpec {
             ("inserts_per_query", self.inserts_per_query),
         ] {
             if !(x >= 0.0 && x.is_finite()) {
-                return Err(format!("{} = {x} must be finite and >= 0", name(field)));
+                return Err(anyhow::anyhow!(
+                    "{} = {x} must be finite and >= 0",
+                    name(field)
+                ));
             }
         }
         Ok(())
@@ -174,10 +177,10 @@ impl AdversarySpec {
 
 impl WorkloadSpec {
     /// Checks a Zipf law's universe and exponent.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> anyhow::Result<()> {
         if let WorkloadSpec::Zipf { universe, exponent } = *self {
             if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
                 ));
             }
@@ -188,25 +191,29 @@ impl WorkloadSpec {
 
 impl MeasureSpec {
     /// Checks the precision knobs.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> anyhow::Result<()> {
         if self.rounds == 0 {
-            return Err("measure.rounds must be at least 1".into());
+            return Err(anyhow::anyhow!("measure.rounds must be at least 1"));
         }
         if !(self.ci_level > 0.0 && self.ci_level < 1.0) {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "measure.ci_level = {} must be in (0, 1)",
                 self.ci_level
             ));
         }
         if self.min_fpr_queries > self.max_fpr_queries {
-            return Err("measure.min_fpr_queries exceeds measure.max_fpr_queries".into());
+            return Err(anyhow::anyhow!(
+                "measure.min_fpr_queries exceeds measure.max_fpr_queries"
+            ));
         }
         if self.fpr_positives.is_nan()
             || self.fpr_positives <= 0.0
             || self.margin.is_nan()
             || self.margin < 0.0
         {
-            return Err("measure.fpr_positives must be > 0 and measure.margin >= 0".into());
+            return Err(anyhow::anyhow!(
+                "measure.fpr_positives must be > 0 and measure.margin >= 0"
+            ));
         }
         Ok(())
     }

@@ -77,15 +77,15 @@ pub(super) struct Open {
 impl Open {
     /// Loads the checkpoint at `path` (keeping only lines of `key`) and opens
     /// it for appending.
-    pub fn new(path: &Path, key: u64) -> Result<Open, String> {
+    pub fn new(path: &Path, key: u64) -> anyhow::Result<Open> {
         let done = load_checkpoint(path, key);
         std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| format!("cannot open checkpoint {}: {e}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot open checkpoint {}: {e}", path.display()))?;
         Ok(Open {
             done,
             file: Mutex::new(file),
@@ -94,17 +94,18 @@ impl Open {
     }
 
     /// Appends a finished point.
-    pub fn append(&self, index: usize, row: &Row, profile: &[Row]) -> Result<(), String> {
+    pub fn append(&self, index: usize, row: &Row, profile: &[Row]) -> anyhow::Result<()> {
         let line = serde_json::to_string(&Checkpoint {
             key: self.key,
             index,
             row: to_json(row),
             profile: profile.iter().map(to_json).collect(),
         })
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut f = self.file.lock().unwrap();
-        writeln!(f, "{line}").map_err(|e| format!("checkpoint write: {e}"))?;
-        f.flush().map_err(|e| format!("checkpoint write: {e}"))
+        writeln!(f, "{line}").map_err(|e| anyhow::anyhow!("checkpoint write: {e}"))?;
+        f.flush()
+            .map_err(|e| anyhow::anyhow!("checkpoint write: {e}"))
     }
 }
 

@@ -142,7 +142,7 @@ pub struct Prepared {
 
 /// Checks every point's parameters and loads the trace before anything runs,
 /// so that a typo in the last block does not cost the first blocks' work.
-pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
+pub fn prepare(spec: &Spec, quick: bool) -> anyhow::Result<Prepared> {
     let points = spec.points(quick)?;
     let passes = Passes::of(&spec.metrics.iter().copied().collect());
     for p in &points {
@@ -153,12 +153,12 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
             .and_then(|(_, _, params)| designs::build(&p.design, &params, 0))
             .and_then(|b| {
                 if (passes.filter || passes.adversary) && b.filter.is_none() {
-                    Err(format!(
+                    Err(anyhow::anyhow!(
                         "{} is not a membership filter: only the count, distinct and entropy metrics apply",
                         p.design
                     ))
                 } else if passes.summary && !passes.filter && b.summary.is_none() {
-                    Err(format!(
+                    Err(anyhow::anyhow!(
                         "{} is not a measurement summary: the count, distinct and entropy metrics do not apply",
                         p.design
                     ))
@@ -167,7 +167,7 @@ pub fn prepare(spec: &Spec, quick: bool) -> Result<Prepared, String> {
                 }
             })
             .map_err(|e| {
-            format!(
+            anyhow::anyhow!(
                 "point {} ({} {}): {e}",
                 p.index,
                 p.design,
@@ -200,7 +200,7 @@ pub fn run(
     spec_text: &str,
     prepared: &Prepared,
     opts: &RunOptions,
-) -> Result<Outcome, String> {
+) -> anyhow::Result<Outcome> {
     let measure = if opts.quick {
         spec.measure.quick()
     } else {
@@ -225,7 +225,7 @@ pub fn run(
         .filter(|p| !done.contains_key(&p.index))
         .collect();
     let bar = progress_bar(spec, prepared.points.len(), done.len(), opts.progress);
-    let work = || -> Result<Vec<(usize, PointResultRows)>, String> {
+    let work = || -> anyhow::Result<Vec<(usize, PointResultRows)>> {
         todo.par_iter()
             .map(|p| {
                 let (row, extra) = measure_point(spec, prepared, &measure, p, opts.quick)?;
@@ -241,7 +241,7 @@ pub fn run(
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
-            .map_err(|e| format!("cannot start {n} threads: {e}"))?
+            .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?
             .install(work),
         None => work(),
     }?;
@@ -303,7 +303,7 @@ pub fn measure_point(
     measure: &MeasureSpec,
     p: &Point,
     quick: bool,
-) -> Result<PointResultRows, String> {
+) -> anyhow::Result<PointResultRows> {
     let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
     let passes = Passes::of(&metrics);
     let trace = &prepared.trace;
@@ -318,7 +318,7 @@ pub fn measure_point(
     if let Some(r) = p.rounds {
         measure.rounds = if quick { (r / 5).max(2) } else { r };
     }
-    let in_point = |e: String| format!("point {}: {e}", p.index);
+    let in_point = |e: anyhow::Error| anyhow::anyhow!("point {}: {e:#}", p.index);
     let mut full = id.clone();
     let PointResult {
         row,
@@ -374,7 +374,7 @@ pub type PointResultRows = (Row, Vec<Row>);
 pub fn point_workload(
     workload: &WorkloadSpec,
     params: &BTreeMap<String, f64>,
-) -> Result<(WorkloadSpec, BTreeMap<String, f64>), String> {
+) -> anyhow::Result<(WorkloadSpec, BTreeMap<String, f64>)> {
     let (zipf, universe) = (params.get("zipf"), params.get("universe"));
     if zipf.is_none() && universe.is_none() {
         return Ok((workload.clone(), params.clone()));
@@ -383,28 +383,32 @@ pub fn point_workload(
         WorkloadSpec::Zipf { universe, .. } => Some(*universe),
         WorkloadSpec::Distinct => None,
         WorkloadSpec::Trace { .. } => {
-            return Err(
-                "zipf and universe parameters need a distinct or zipf workload, not a trace".into(),
-            )
+            return Err(anyhow::anyhow!(
+                "zipf and universe parameters need a distinct or zipf workload, not a trace"
+            ))
         }
     };
     let exponent = match (zipf, workload) {
         (Some(&z), _) => z,
         (None, WorkloadSpec::Zipf { exponent, .. }) => *exponent,
-        _ => return Err("universe given without zipf".into()),
+        _ => return Err(anyhow::anyhow!("universe given without zipf")),
     };
     let universe = match (universe, base_universe) {
         (Some(&u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
         (Some(&u), _) => {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "parameter universe = {u} must be a whole number >= 1"
             ))
         }
         (None, Some(u)) => u,
-        (None, None) => return Err("zipf needs a universe (parameter or zipf workload)".into()),
+        (None, None) => {
+            return Err(anyhow::anyhow!(
+                "zipf needs a universe (parameter or zipf workload)"
+            ))
+        }
     };
     if !(exponent >= 0.0 && exponent.is_finite()) {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "parameter zipf = {exponent} must be a finite exponent >= 0"
         ));
     }
@@ -478,14 +482,11 @@ fn pass_rng(spec_seed: u64, index: usize, salt: u64) -> Pcg64 {
 pub fn point_parts(
     spec: &Spec,
     params: &BTreeMap<String, f64>,
-) -> Result<
-    (
-        WorkloadSpec,
-        crate::spec::AdversarySpec,
-        BTreeMap<String, f64>,
-    ),
-    String,
-> {
+) -> anyhow::Result<(
+    WorkloadSpec,
+    crate::spec::AdversarySpec,
+    BTreeMap<String, f64>,
+)> {
     let (workload, params) = point_workload(&spec.workload, params)?;
     let (attack, params) = adversary::point_attack(&spec.adversary, &params)?;
     Ok((workload, attack, params))

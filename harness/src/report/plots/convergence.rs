@@ -11,7 +11,7 @@ pub(super) fn convergence<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     spec: &Spec,
     rows: &[Row],
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -37,9 +37,9 @@ where
             .push([t.max(1.0), z, zt, f, ft]);
     }
     if groups.is_empty() {
-        return Err(
-            "plot convergence: no convergence rows (add \"convergence\" to metrics)".into(),
-        );
+        return Err(anyhow::anyhow!(
+            "plot convergence: no convergence rows (add \"convergence\" to metrics)"
+        ));
     }
     let tmax = groups
         .values()

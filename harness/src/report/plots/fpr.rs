@@ -10,7 +10,7 @@ pub(super) fn fpr_vs_theory<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     spec: &Spec,
     rows: &[Row],
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -28,9 +28,9 @@ where
         .filter(|p| p.0 > 0.0 && p.1 > 0.0)
         .collect();
     if pts.is_empty() {
-        return Err(
-            "plot fpr_vs_theory: no row has fpr and fpr_theory (add \"fpr\" to metrics)".into(),
-        );
+        return Err(anyhow::anyhow!(
+            "plot fpr_vs_theory: no row has fpr and fpr_theory (add \"fpr\" to metrics)"
+        ));
     }
     let lo = pts
         .iter()

@@ -27,13 +27,13 @@ pub fn plot_path(spec: &Spec, plots_dir: &Path, i: usize, suffix: &str) -> PathB
 /// embedded so that charts need no system fonts or fontconfig.
 static FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
 
-fn register_font() -> Result<(), String> {
+fn register_font() -> anyhow::Result<()> {
     static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let ok = *ONCE.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, FONT).is_ok()
     });
     ok.then_some(())
-        .ok_or_else(|| "plot: cannot load the embedded font".to_string())
+        .ok_or_else(|| anyhow::anyhow!("plot: cannot load the embedded font"))
 }
 
 /// Renders every plot of `spec`, as SVG and PNG; returns the files written.
@@ -42,7 +42,7 @@ pub fn render_plots(
     out: &Outcome,
     plots_dir: &Path,
     suffix: &str,
-) -> Result<Vec<PathBuf>, String> {
+) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     if !spec.plot.is_empty() {
         register_font()?;
@@ -58,7 +58,7 @@ pub fn render_plots(
             out,
         ) {
             // e.g. a chart of the 2^20 windows in a --quick run that skips them
-            Err(e) if e.contains(NO_ROWS) => {
+            Err(e) if e.to_string().contains(NO_ROWS) => {
                 eprintln!("warning: {e}; {} not written", path.display());
                 continue;
             }
@@ -75,7 +75,8 @@ pub fn render_plots(
             spec,
             out,
         )?;
-        std::fs::rename(&tmp, &png).map_err(|e| format!("cannot write {}: {e}", png.display()))?;
+        std::fs::rename(&tmp, &png)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", png.display()))?;
         written.push(png);
     }
     Ok(written)
@@ -86,7 +87,7 @@ fn draw_plot<DB: DrawingBackend>(
     p: &PlotSpec,
     spec: &Spec,
     out: &Outcome,
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -104,7 +105,7 @@ where
 fn legend<'a, DB, CT>(
     chart: &mut ChartContext<'a, DB, CT>,
     pos: SeriesLabelPosition,
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB: DrawingBackend + 'a,
     DB::ErrorType: 'static,
@@ -133,8 +134,8 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
 ];
 
-fn err(e: impl std::fmt::Display) -> String {
-    format!("plot: {e}")
+fn err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("plot: {e}")
 }
 
 fn label(r: &Row) -> String {

@@ -95,7 +95,7 @@ pub(super) fn age_profile<DB: DrawingBackend>(
     spec: &Spec,
     profile: &[Row],
     log_y: bool,
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -116,7 +116,7 @@ where
     };
     let groups = profile_groups(profile, relative);
     if groups.is_empty() {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "plot age_profile: {NO_ROWS} of the profile (add \"profile\" to metrics)"
         ));
     }

@@ -22,12 +22,12 @@ struct XyData<'a> {
 }
 
 impl<'a> XyData<'a> {
-    fn collect(p: &'a PlotSpec, rows: &[Row]) -> Result<XyData<'a>, String> {
+    fn collect(p: &'a PlotSpec, rows: &[Row]) -> anyhow::Result<XyData<'a>> {
         let (xc, yc) = (p.x.as_deref().unwrap_or(""), p.y.as_deref().unwrap_or(""));
         let log_y = p.log_y.unwrap_or(false);
         let (groups, reference) = Self::series(p, rows, xc, yc);
         if groups.is_empty() {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "plot xy: {NO_ROWS} with {xc} and {yc} (after the filter)"
             ));
         }
@@ -48,7 +48,7 @@ impl<'a> XyData<'a> {
                 })
                 .collect(),
             Some(other) => {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "plot xy: unknown bound {other:?} (known: info_bound)"
                 ))
             }
@@ -234,7 +234,7 @@ pub(super) fn xy<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     p: &PlotSpec,
     rows: &[Row],
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
