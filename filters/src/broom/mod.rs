@@ -1,5 +1,6 @@
-//! The broom filter (`broom-filter-adaptivity-dictionary-problem.txt`,
-//! Bender, Farach-Colton, Goswami, Johnson, McCauley, Singh): an adaptive
+//! The broom filter (Bender, Farach-Colton, Goswami, Johnson, McCauley,
+//! Singh, *Bloom Filters, Adaptivity, and the Dictionary Problem*,
+//! arXiv:1711.01616): an adaptive
 //! filter, which fixes each false positive it is told about, so that an
 //! adversary who replays the false positives it has found gains nothing.
 //!

@@ -1,6 +1,7 @@
 //! The Naor-Yogev sliding Bloom filter: a dictionary of fingerprints with
 //! generation tags, de-amortized expiry and lazy deletion
-//! (`naor-yogev-tight-bounds-sliding-bloom-filters.txt`, Section 2).
+//! (Naor, Yogev, *Tight Bounds for Sliding Bloom Filters*, arXiv:1304.5872,
+//! Section 2).
 //!
 //! * A key's fingerprint h(x) is uniform on \[R\], R ≈ N/ε, N = (c + 1)g the
 //!   largest number of active keys (the paper's n' = n(1 + 1/c)).

@@ -1,6 +1,6 @@
 //! Sizing and theory of the Naor-Yogev sliding Bloom filter
-//! (`naor-yogev-tight-bounds-sliding-bloom-filters.txt`; its displayed
-//! formulas were lost in extraction and are re-derived here from the text).
+//! (Naor, Yogev, *Tight Bounds for Sliding Bloom Filters*, arXiv:1304.5872;
+//! the displayed formulas of our copy were lost in extraction and are re-derived here from the text).
 //!
 //! # Generations, window and slack
 //!

@@ -1,5 +1,6 @@
-//! Theory of the Stable Bloom filter, from the proofs in
-//! `stable-bloom-filter-proofs.txt` (displayed formulas lost in extraction,
+//! Theory of the Stable Bloom filter (Deng, Rafiei, *Approximately Detecting
+//! Duplicates for Streaming Data using Stable Bloom Filters*, SIGMOD 2006),
+//! from the proofs of its stable point (displayed formulas lost in our copy,
 //! re-derived here from the model and Lemma 1).
 //!
 //! # Model

@@ -1,5 +1,7 @@
 //! SWAMP, the Sliding Window Approximate Measurement Protocol
-//! (`swamp-sliding-window-measurement.txt`): one structure over the last W
+//! (Assaf, Ben Basat, Einziger, Friedman, *Pay for a Sliding Bloom Filter
+//! and Get Counting, Distinct Elements, and Entropy for Free*, INFOCOM
+//! 2018): one structure over the last W
 //! arrivals that answers membership, per-flow frequency, distinct count and
 //! entropy.
 //!
