@@ -46,14 +46,7 @@ impl DesignDef for Apbf {
     const ABOUT: &'static str =
         "Age-Partitioned Bloom filter: k + l slices, a shift every g insertions";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Npws,
-        Metric::Memory,
-        Metric::Speed,
-    ];
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     fn cli_defaults(p: &mut Params) {
         if !p.contains_key("g") && !p.contains_key("window") {

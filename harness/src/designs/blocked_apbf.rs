@@ -50,14 +50,7 @@ impl DesignDef for BlockedApbf {
     const ABOUT: &'static str =
         "Blocked APBF: each key's slices in one block of 64-bit words (one cache line per query)";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Npws,
-        Metric::Memory,
-        Metric::Speed,
-    ];
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     /// Its theory is the exact programme of `apbf::blocked`, on a grid of 8
     /// phases. Also reports `fpr_independent`, the slices taken as

@@ -5,30 +5,14 @@ use super::{at_least_one, Built, DesignDef};
 use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
-use serde::{Deserialize, Serialize};
 
-/// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ForgetfulParams {
-    /// Past filters N, 1..=14 (window N g, slack 2 g)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    past: Option<u32>,
-    /// Window (insertions)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    window: Option<u64>,
-    /// Target worst-phase FPR, in (0, 1)
-    #[arg(long)]
-    fpr: Option<f64>,
-    /// Slices per filter
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    k: Option<u32>,
-    /// Generation size
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    g: Option<u64>,
-    /// Bits per slice
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    m: Option<u64>,
+segmented::segmented_params! {
+    /// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
+    ForgetfulParams {
+        /// Past filters N, 1..=14 (window N g, slack 2 g)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        past: Option<u32>,
+    }
 }
 
 /// The Forgetful Bloom filter.

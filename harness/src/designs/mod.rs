@@ -23,6 +23,7 @@ mod forgetful;
 mod jumping;
 mod naor_yogev;
 mod segmented;
+mod shared;
 mod sketches;
 mod stable;
 mod swamp;
@@ -39,6 +40,25 @@ use crate::spec::Metric;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// The metrics `measure` takes for a sliding design with a slack.
+pub(crate) const SLIDING_METRICS: &[Metric] = &[
+    Metric::Fpr,
+    Metric::Fnr,
+    Metric::Accesses,
+    Metric::Npws,
+    Metric::Memory,
+    Metric::Speed,
+];
+
+/// The metrics `measure` takes for a filter over an exact window.
+pub(crate) const EXACT_METRICS: &[Metric] = &[
+    Metric::Fpr,
+    Metric::Fnr,
+    Metric::Accesses,
+    Metric::Memory,
+    Metric::Speed,
+];
 
 /// A design's parameters by name, as a spec point gives them.
 pub type Params = BTreeMap<String, f64>;

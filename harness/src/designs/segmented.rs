@@ -11,14 +11,37 @@ use bloomlab_filters::segmented::JumpingWindow;
 use bloomlab_filters::{window, Filter, SlidingFilter};
 
 /// The metrics `measure` takes for a segmentation baseline.
-pub(super) const METRICS: &[Metric] = &[
-    Metric::Fpr,
-    Metric::Fnr,
-    Metric::Accesses,
-    Metric::Npws,
-    Metric::Memory,
-    Metric::Speed,
-];
+pub(super) const METRICS: &[Metric] = super::SLIDING_METRICS;
+
+/// A segmented design's parameter struct: its own fields, then (window,
+/// fpr) or (k, g, m). A macro because serde's `deny_unknown_fields` does not
+/// combine with `flatten`.
+macro_rules! segmented_params {
+    ($(#[$meta:meta])* $name:ident { $($extra:tt)* }) => {
+        $(#[$meta])*
+        #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($extra)*
+            /// Window (insertions)
+            #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+            window: Option<u64>,
+            /// Target worst-phase FPR, in (0, 1)
+            #[arg(long)]
+            fpr: Option<f64>,
+            /// Slices per segment
+            #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+            k: Option<u32>,
+            /// Generation size
+            #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+            g: Option<u64>,
+            /// Bits per slice
+            #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+            m: Option<u64>,
+        }
+    };
+}
+pub(super) use segmented_params;
 
 /// How a segmented design is sized: explicitly, or from a window and FPR.
 pub(super) enum Sizing {

@@ -1,7 +1,9 @@
 //! What the measurement-only baselines (WCSS, sliding HyperLogLog, SWLC)
 //! share: an exact window, no membership queries, no plan.
 
-use super::built::{Built, Geometry, Theory};
+use super::at_least_one;
+use super::built::{int, Built, Geometry, Theory};
+use super::shared::RegistersParams;
 use crate::metrics::Value;
 use bloomlab_filters::WindowSummary;
 
@@ -21,4 +23,18 @@ pub(super) fn summary(
         summary: Some(s),
         theory: Theory::default(),
     }
+}
+
+/// A register sketch over a window from (window, registers): `make` builds
+/// it, seeded.
+pub(super) fn registers(
+    design: &str,
+    p: RegistersParams,
+    make: impl FnOnce(u64, u64) -> Result<Box<dyn WindowSummary + Send>, bloomlab_filters::ParamError>,
+) -> anyhow::Result<Built> {
+    let needs = || anyhow::anyhow!("{design} needs window and registers");
+    let w = at_least_one("window", p.window)?.ok_or_else(needs)?;
+    let m = at_least_one("registers", p.registers)?.ok_or_else(needs)?;
+    let s = make(w, m).map_err(|e| anyhow::anyhow!("{design}: {e}"))?;
+    Ok(summary(s, w, vec![int("window", w), int("registers", m)]))
 }

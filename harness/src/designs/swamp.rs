@@ -3,34 +3,18 @@
 //! per-flow counts, distinct count and entropy.
 
 use super::built::{int, Built, Geometry, SwampEstimates, Theory};
+use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
 use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
 use bloomlab_filters::ParamError;
-use serde::{Deserialize, Serialize};
-
-/// SWAMP parameters: window and fpr (L = ⌈log2(W/ε)⌉) or window and
-/// fingerprint_bits.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct SwampParams {
-    /// Window W (arrivals)
-    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
-    window: Option<u64>,
-    /// Target FPR ε, in (0, 1): fingerprints of ⌈log2(W/ε)⌉ bits
-    #[arg(long, alias = "eps")]
-    fpr: Option<f64>,
-    /// Fingerprint bits L (instead of fpr)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    fingerprint_bits: Option<u32>,
-}
 
 /// SWAMP.
 pub struct Swamp;
 
 impl DesignDef for Swamp {
-    type Params = SwampParams;
+    type Params = FingerprintParams;
     const NAME: &'static str = "swamp";
     const ABOUT: &'static str =
         "SWAMP: membership, per-flow counts, distinct count and entropy over an exact window";
@@ -49,7 +33,7 @@ impl DesignDef for Swamp {
     ];
 
     /// `seed` picks the fingerprint hash.
-    fn build(p: SwampParams, seed: u64) -> anyhow::Result<Built> {
+    fn build(p: FingerprintParams, seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let w = at_least_one("window", p.window)?
             .ok_or_else(|| anyhow::anyhow!("swamp needs window and fpr (or fingerprint_bits)"))?;

@@ -2,46 +2,25 @@
 //! window (the SWAMP paper's baseline).
 
 use super::built::{exact_window_filter, int, Built};
+use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
 use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::timing::Swbf as Filter;
 use bloomlab_filters::ParamError;
-use serde::{Deserialize, Serialize};
-
-/// SWBF parameters: window and fpr, or window and fingerprint_bits.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct SwbfParams {
-    /// Window (arrivals)
-    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
-    window: Option<u64>,
-    /// Target FPR, in (0, 1)
-    #[arg(long, alias = "eps")]
-    fpr: Option<f64>,
-    /// Fingerprint bits (instead of fpr)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    fingerprint_bits: Option<u32>,
-}
 
 /// SWBF.
 pub struct Swbf;
 
 impl DesignDef for Swbf {
-    type Params = SwbfParams;
+    type Params = FingerprintParams;
     const NAME: &'static str = "swbf";
     const ABOUT: &'static str =
         "SWBF: cuckoo table of fingerprints with insertion timestamps over an exact window";
     const CAPS: super::Capabilities = super::Capabilities::EXACT;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Memory,
-        Metric::Speed,
-    ];
+    const METRICS: &'static [Metric] = super::EXACT_METRICS;
 
-    fn build(p: SwbfParams, _seed: u64) -> anyhow::Result<Built> {
+    fn build(p: FingerprintParams, _seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let w = at_least_one("window", p.window)?
             .ok_or_else(|| anyhow::anyhow!("swbf needs window"))?;

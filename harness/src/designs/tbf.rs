@@ -36,13 +36,7 @@ impl DesignDef for Tbf {
     const ABOUT: &'static str =
         "Timing Bloom filter: k slices of insertion timestamps over an exact window";
     const CAPS: super::Capabilities = super::Capabilities::EXACT;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Memory,
-        Metric::Speed,
-    ];
+    const METRICS: &'static [Metric] = super::EXACT_METRICS;
 
     fn build(p: TbfParams, _seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
