@@ -15,45 +15,7 @@
 //! for the TBF, timestamp cells.
 
 use crate::designs::REGISTRY;
-use crate::metrics::Value;
-
-/// Constraints of a plan.
-#[derive(Debug, Clone, Copy)]
-pub struct Constraints {
-    /// Window (insertions) the design must guarantee.
-    pub window: u64,
-    /// Target worst-phase FPR.
-    pub fpr: f64,
-    /// Largest acceptable peak NPWS.
-    pub max_npws: Option<f64>,
-    /// Largest acceptable bits per window element.
-    pub max_bits_per_element: Option<f64>,
-}
-
-/// One design that meets the constraints.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    /// Design name as `bloomlab run` knows it.
-    pub design: &'static str,
-    /// Parameters (name, value), as a spec point or the flags take them.
-    pub params: Vec<(&'static str, Value)>,
-    /// Predicted `memory_bits`.
-    pub memory_bits: u64,
-    /// memory_bits / window.
-    pub bits_per_element: f64,
-    /// Worst-phase FPR.
-    pub fpr: f64,
-    /// Guaranteed window (>= the requested one).
-    pub window: u64,
-    /// Slack.
-    pub slack: u64,
-    /// Peak NPWS.
-    pub npws_peak: f64,
-    /// Bits written per insertion.
-    pub insert_bits: u64,
-    /// Expected slice probes of a negative query, where the theory has them.
-    pub query_probes: Option<f64>,
-}
+pub use crate::designs::{Candidate, Constraints};
 
 /// A design that cannot meet the constraints, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,37 +24,6 @@ pub struct Rejected {
     pub design: &'static str,
     /// One line.
     pub reason: String,
-}
-
-impl Candidate {
-    /// A design over an exact window of `w` arrivals: slack 0, NPWS 0.
-    pub fn exact_window(
-        design: &'static str,
-        w: u64,
-        params: Vec<(&'static str, Value)>,
-        memory: u64,
-        fpr: f64,
-        insert_bits: u64,
-        query_probes: Option<f64>,
-    ) -> Candidate {
-        Candidate {
-            design,
-            params,
-            memory_bits: memory,
-            bits_per_element: memory as f64 / w as f64,
-            fpr,
-            window: w,
-            slack: 0,
-            npws_peak: 0.0,
-            insert_bits,
-            query_probes,
-        }
-    }
-
-    /// Integer parameters (name, value).
-    pub fn ints(params: &[(&'static str, u64)]) -> Vec<(&'static str, Value)> {
-        params.iter().map(|&(k, v)| (k, Value::Int(v))).collect()
-    }
 }
 
 /// The plan: feasible designs (cheapest configuration each, sorted by memory)

@@ -3,7 +3,7 @@
 
 use super::segmented::{self, Sizing};
 use super::{Built, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::A2Buffer;
 

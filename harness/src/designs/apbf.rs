@@ -2,7 +2,7 @@
 
 use super::built::{int, Built, Geometry, ShiftProfile, Theory};
 use super::{at_least_one, probability, DesignDef, Params};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::{naor_yogev, window, SlidingFilter};

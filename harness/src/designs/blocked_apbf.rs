@@ -3,7 +3,7 @@
 
 use super::built::{int, switching_theory, Built, Geometry};
 use super::{at_least_one, probability, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
 use bloomlab_filters::{window, ParamError, SlidingFilter};

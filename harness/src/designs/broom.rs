@@ -4,8 +4,8 @@
 
 use super::built::{exact_window_filter, int, real, Built};
 use super::{at_least_one, probability, DesignDef};
+use super::{Candidate, Constraints};
 use crate::metrics::Value;
-use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::broom::{Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 
 use super::segmented::{self, Sizing};
 use super::{at_least_one, Built, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
 

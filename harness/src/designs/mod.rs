@@ -18,6 +18,7 @@ mod apbf;
 mod blocked_apbf;
 mod broom;
 mod built;
+mod candidate;
 mod double_buffer;
 mod forgetful;
 mod jumping;
@@ -34,8 +35,8 @@ mod tbf;
 mod wcss;
 
 pub use built::{Built, ConvergenceTheory, EstimateTheory, Geometry, ProfileTheory, Theory};
+pub use candidate::{Candidate, Constraints};
 
-use crate::plan::{Candidate, Constraints};
 use crate::spec::Metric;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -3,7 +3,7 @@
 
 use super::built::{int, real, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::{naor_yogev, window, ParamError};
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,8 @@
 //! (k, g, m) explicitly, and a switching theory.
 
 use super::built::{int, switching_theory, Built, Geometry, Theory};
+use super::Candidate;
 use super::{at_least_one, probability};
-use crate::plan::Candidate;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::theory as seg;
 use bloomlab_filters::segmented::JumpingWindow;

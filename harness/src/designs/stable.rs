@@ -2,7 +2,7 @@
 
 use super::built::{int, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, zero_one, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use serde::{Deserialize, Serialize};

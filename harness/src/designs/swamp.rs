@@ -5,7 +5,7 @@
 use super::built::{int, Built, Geometry, SwampEstimates, Theory};
 use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
 use bloomlab_filters::ParamError;

@@ -4,7 +4,7 @@
 use super::built::{exact_window_filter, int, Built};
 use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::timing::Swbf as Filter;
 use bloomlab_filters::ParamError;

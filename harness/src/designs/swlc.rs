@@ -3,7 +3,7 @@
 use super::shared::RegistersParams;
 use super::sketches::{self, NOT_A_FILTER};
 use super::{Built, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::sketches::Swlc as Sketch;
 

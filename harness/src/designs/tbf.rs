@@ -3,7 +3,7 @@
 
 use super::built::{exact_window_filter, int, Built};
 use super::{at_least_one, probability, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
 use bloomlab_filters::{bloom, ParamError};

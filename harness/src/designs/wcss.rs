@@ -5,7 +5,7 @@
 use super::built::int;
 use super::sketches::{summary, NOT_A_FILTER};
 use super::{at_least_one, Built, DesignDef};
-use crate::plan::{Candidate, Constraints};
+use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::sketches::Wcss as Sketch;
 use serde::{Deserialize, Serialize};
