@@ -28,10 +28,13 @@ fn design_commands<F: Args>(name: &'static str, about: &'static str) -> Command 
         .subcommand_required(true)
         .subcommand_value_name("DESIGN");
     for d in REGISTRY {
-        let sub = Command::new(d.name())
+        // the parameter structs' doc comments would set the about text:
+        // the design's own goes last
+        let sub = F::augment_args(d.args(Command::new(d.name())))
             .about(d.about())
+            .long_about(None)
             .aliases(d.aliases().iter().copied());
-        cmd = cmd.subcommand(F::augment_args(d.args(sub)));
+        cmd = cmd.subcommand(sub);
     }
     cmd
 }
@@ -176,5 +179,20 @@ mod tests {
         // clap's own consistency checks: no flag of a design clashes with a
         // shared flag, every alias is unique
         super::command().debug_assert();
+    }
+
+    #[test]
+    fn every_design_subcommand_has_its_design_s_help() {
+        let cmd = super::command();
+        for name in ["theory", "measure"] {
+            let c = cmd.find_subcommand(name).unwrap();
+            for d in crate::designs::REGISTRY {
+                let sub = c.find_subcommand(d.name()).unwrap();
+                assert_eq!(
+                    sub.get_about().map(|a| a.to_string()).as_deref(),
+                    Some(d.about())
+                );
+            }
+        }
     }
 }
