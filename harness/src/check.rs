@@ -14,6 +14,9 @@
 //!   `g`, `m`, `window`, `slack`, ...): must be equal; `*_theory` columns
 //!   must agree to 1e-9 (a formula that drifts is caught even when the
 //!   measurement still agrees with it).
+//! * **Malformed** — a measured figure or bound that is not a finite
+//!   number, a value blank on one side only, a column on one side only, a
+//!   point twice or missing: failures, since they cannot be compared.
 //! * **Speed** — `*_ns` columns as ratios to the run's median of the same
 //!   column (machines differ; ratios within one run move much less), averaged
 //!   per design (geometric mean over its rows): a regression when a design's
@@ -33,6 +36,12 @@ pub fn read_table(path: &std::path::Path) -> anyhow::Result<Table> {
         .headers()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         .clone();
+    if headers.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} is empty: no header row",
+            path.display()
+        ));
+    }
     let mut out = Vec::new();
     for rec in r.records() {
         let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -43,6 +52,12 @@ pub fn read_table(path: &std::path::Path) -> anyhow::Result<Table> {
                 .map(|(h, v)| (h.to_string(), v.to_string()))
                 .collect(),
         );
+    }
+    if out.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} has a header but no rows",
+            path.display()
+        ));
     }
     Ok(out)
 }
@@ -119,6 +134,30 @@ fn by_point(tab: &Table) -> ByPoint {
         .collect()
 }
 
+/// Points that stand in more than one row of a table.
+fn duplicates(tab: &Table) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut dup = std::collections::BTreeSet::new();
+    for p in tab.iter().filter_map(|r| r.get("point")) {
+        if !seen.insert(p.clone()) {
+            dup.insert(p.clone());
+        }
+    }
+    dup.into_iter().collect()
+}
+
+/// A cell that should hold a number: blank (no value), a finite number, or
+/// something else (an error naming it).
+fn finite_cell(v: &str) -> Result<Option<f64>, ()> {
+    if v.is_empty() {
+        return Ok(None);
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(Some(x)),
+        _ => Err(()),
+    }
+}
+
 /// Collects the findings of one experiment.
 struct Checker<'a> {
     experiment: &'a str,
@@ -175,11 +214,42 @@ impl Checker<'_> {
             }
         } else if col.ends_with("_ns") {
             // compared per design, in speed()
+        } else if let Some(bad) = self.malformed(col, br, nr) {
+            self.finding(point, col, bv.clone(), nv, bad, true);
         } else if let Some(z) = self.z_score(col, br, nr) {
             if z.abs() > 3.0 {
                 let fails = z.abs() > self.z_fail;
                 self.finding(point, col, bv.clone(), nv, format!("z {z:.1}"), fails);
             }
+        }
+    }
+
+    /// For a column with an interval on either side: why its cells cannot
+    /// be compared (a non-numeric or non-finite value or bound, or a value
+    /// on one side only), if they cannot.
+    fn malformed(
+        &self,
+        col: &str,
+        br: &BTreeMap<String, String>,
+        nr: &BTreeMap<String, String>,
+    ) -> Option<String> {
+        let (lo, hi) = (format!("{col}_ci_low"), format!("{col}_ci_high"));
+        if !(br.contains_key(&lo) || nr.contains_key(&lo)) {
+            return None;
+        }
+        for (side, r) in [("baseline", br), ("run", nr)] {
+            for c in [col, lo.as_str(), hi.as_str()] {
+                let v = r.get(c).map_or("", String::as_str);
+                if finite_cell(v).is_err() {
+                    return Some(format!("{side} {c} = {v:?} is not a finite number"));
+                }
+            }
+        }
+        let blank = |r: &BTreeMap<String, String>| r.get(col).is_none_or(|v| v.is_empty());
+        match (blank(br), blank(nr)) {
+            (true, false) => Some("blank in the baseline only".into()),
+            (false, true) => Some("blank in the run only".into()),
+            _ => None,
         }
     }
 
@@ -275,6 +345,12 @@ pub fn compare(
         speed_tolerance: t.speed_tolerance,
         out: Vec::new(),
     };
+    for (side, tab) in [("baseline", base), ("run", new)] {
+        for point in duplicates(tab) {
+            let what = format!("in the {side} twice");
+            c.finding(&point, "(row)", side.into(), "duplicate".into(), what, true);
+        }
+    }
     let (b, n) = (by_point(base), by_point(new));
     for (point, br) in &b {
         let Some(nr) = n.get(point) else {
@@ -282,7 +358,16 @@ pub fn compare(
             c.finding(point, "(row)", p, m, "exact".into(), true);
             continue;
         };
-        for col in br.keys() {
+        // a column on one side only cannot be compared: a failure
+        for col in br.keys().filter(|k| !nr.contains_key(*k)) {
+            let (p, m) = ("present".into(), "missing".into());
+            c.finding(point, col, p, m, "column".into(), true);
+        }
+        for col in nr.keys().filter(|k| !br.contains_key(*k)) {
+            let (m, p) = ("missing".into(), "present".into());
+            c.finding(point, col, m, p, "column".into(), true);
+        }
+        for col in br.keys().filter(|k| nr.contains_key(*k)) {
             c.column(point, col, br, nr);
         }
     }
@@ -378,5 +463,78 @@ mod tests {
         assert!(compare("x", &base, &base[..1].to_vec(), &T, tests)
             .iter()
             .any(|f| f.regression));
+    }
+
+    fn one_row() -> Table {
+        vec![row(&[
+            ("point", "0"),
+            ("design", "a"),
+            ("fpr", "0.01"),
+            ("fpr_ci_low", "0.009"),
+            ("fpr_ci_high", "0.011"),
+            ("memory_bits", "100"),
+        ])]
+    }
+
+    /// The findings of a baseline corrupted by `edit`, against a clean run.
+    fn corrupted(edit: impl Fn(&mut Table)) -> Vec<Finding> {
+        let mut base = one_row();
+        edit(&mut base);
+        compare("x", &base, &one_row(), &T, 1)
+    }
+
+    #[test]
+    fn a_corrupted_baseline_fails() {
+        for bad in ["NaN", "abc", "inf"] {
+            let f = corrupted(|b| {
+                b[0].insert("fpr".into(), bad.into());
+            });
+            assert!(
+                f.iter().any(|f| f.regression && f.column == "fpr"),
+                "{bad}: {f:?}"
+            );
+        }
+        let f = corrupted(|b| {
+            b[0].insert("fpr_ci_high".into(), "inf".into());
+        });
+        assert!(
+            f.iter()
+                .any(|f| f.regression && f.measure.contains("fpr_ci_high")),
+            "{f:?}"
+        );
+        for col in ["fpr_ci_low", "memory_bits"] {
+            let f = corrupted(|b| {
+                b[0].remove(col);
+            });
+            assert!(
+                f.iter().any(|f| f.regression && f.column == col),
+                "{col}: {f:?}"
+            );
+        }
+        let f = corrupted(|b| {
+            let r = b[0].clone();
+            b.push(r);
+        });
+        assert!(
+            f.iter().any(|f| f.regression && f.new == "duplicate"),
+            "{f:?}"
+        );
+        let f = corrupted(|b| {
+            b[0].insert("fpr".into(), String::new());
+        });
+        assert!(f.iter().any(|f| f.regression && f.column == "fpr"), "{f:?}");
+        // and the clean baseline passes
+        assert!(corrupted(|_| {}).is_empty());
+    }
+
+    #[test]
+    fn an_empty_baseline_is_an_error_naming_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        for (name, text) in [("empty.csv", ""), ("header.csv", "point,fpr\n")] {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            let e = read_table(&p).unwrap_err().to_string();
+            assert!(e.contains(name), "{e}");
+        }
     }
 }

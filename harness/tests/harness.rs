@@ -1002,4 +1002,65 @@ fn reproduce_then_check_catches_an_altered_baseline() {
         stdout.contains("memory_bits") && stdout.contains("REGRESSION"),
         "{stdout}"
     );
+    // a non-numeric FPR (with memory restored) fails too, naming the column
+    let fpr = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|h| h == "fpr")
+        .unwrap();
+    let mut cells: Vec<String> = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    cells[fpr] = "abc".into();
+    lines[1] = cells.join(",");
+    std::fs::write(&base, lines.join("\n") + "\n").unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
+        .args(["check", "--quick"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", child.id()));
+    let out = child.wait_with_output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("tiny") && stdout.contains(" fpr ") && stdout.contains("REGRESSION"),
+        "{stdout}"
+    );
+    // and a failed check leaves no scratch directory behind
+    assert!(!scratch.exists(), "{} left behind", scratch.display());
+    // nor does one whose second experiment fails half-way (its trace is gone)
+    std::fs::write(
+        exp.join("z_gone.toml"),
+        SPEC.replace("name = \"tiny\"", "name = \"z_gone\"")
+            .replace(
+                "[measure]",
+                "[workload]\nkind = \"trace\"\npath = \"gone.txt\"\n[measure]",
+            ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("results/z_gone_quick.csv"), "point\n0\n").unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
+        .args(["check", "--quick"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", child.id()));
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("gone.txt"),
+        "{stderr}"
+    );
+    assert!(!scratch.exists(), "{} left behind", scratch.display());
 }

@@ -234,7 +234,9 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
 /// each has a baseline (a missing one is an error before anything runs).
 fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
     let suffix = if s.quick { "_quick" } else { "" };
-    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id()));
+    let guard =
+        Scratch(std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id())));
+    let scratch = &guard.0;
     let mut pairs = Vec::new();
     for path in experiment_files(&s.experiments)? {
         let spec = Spec::load(&path)?;
@@ -253,7 +255,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
         run_experiment(&Experiment {
             spec: &path,
             quick: s.quick,
-            results_dir: &scratch,
+            results_dir: scratch,
             plots_dir: &scratch.join("plots"),
             // one point at a time by default: timings of points running side by
             // side on 2 cores disturb each other
@@ -267,8 +269,16 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
         );
         runs.push((spec, tables.0, tables.1));
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     Ok(runs)
+}
+
+/// The scratch directory of a check, removed however the check ends.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The table of what moved.
