@@ -44,7 +44,7 @@ pub fn plan(c: &Constraints) -> (Vec<Candidate>, Vec<Rejected>) {
         if configs.is_empty() {
             rejected.push(Rejected {
                 design,
-                reason: format!("no configuration reaches FPR {}", c.fpr),
+                reason: format!("no configuration reaches FPR {:e}", c.fpr),
             });
             continue;
         }

@@ -195,6 +195,31 @@ fn plan_lists_every_design() {
 }
 
 #[test]
+fn plan_answers_tiny_fprs_quickly_and_exactly() {
+    // 1 - (1 - 1e-16)^(1/n) used to round to 0: a jumping window of
+    // u32::MAX slices, and a plan that never returned
+    let out = bloomlab()
+        .args(["plan", "--window", "1000", "--fpr", "1e-16", "--json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let jumping = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["design"] == "jumping")
+        .expect("a jumping window meets 1e-16");
+    let fpr = jumping["fpr"].as_f64().unwrap();
+    assert!(fpr > 0.0 && fpr <= 1e-16, "{fpr}");
+}
+
+#[test]
 fn the_new_designs_give_one_line_errors() {
     let cases: &[(&[&str], &str)] = &[
         (

@@ -135,7 +135,9 @@ impl JumpingWindow {
     /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating.
     pub fn sizing(window: u64, fpr: f64, segments: u32) -> (u32, u64, u64) {
         let g = window.div_ceil(segments.max(2) as u64 - 1);
-        let eps = 1.0 - (1.0 - fpr).powf(1.0 / segments.max(1) as f64);
+        // 1 - (1 - fpr)^(1/n), without the cancellation that makes it 0 for
+        // fpr below about 1e-16
+        let eps = -((-fpr).ln_1p() / segments.max(1) as f64).exp_m1();
         (slices_for(eps), g, half_full(g))
     }
 

@@ -41,7 +41,9 @@ pub use crate::window::fill;
 pub fn jumping_fpr(segments: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
     let cur = fill(phase, m).powi(k as i32);
     let full = fill(g, m).powi(k as i32);
-    1.0 - (1.0 - cur) * (1.0 - full).powi(segments as i32 - 1)
+    // 1 - (1 - cur)(1 - full)^(n-1), without the cancellation that makes
+    // it 0 below about 1e-16
+    -((-cur).ln_1p() + (segments as f64 - 1.0) * (-full).ln_1p()).exp_m1()
 }
 
 /// Expected probes of a negative query of a jumping window just before a

@@ -38,11 +38,8 @@ impl DesignDef for A2 {
     }
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        Ok(vec![segmented::jumping_candidate(
-            Self::NAME,
-            c.window,
-            c.fpr,
-            2,
-        )])
+        Ok(segmented::jumping_candidate(Self::NAME, c.window, c.fpr, 2)
+            .into_iter()
+            .collect())
     }
 }

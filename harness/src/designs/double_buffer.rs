@@ -45,6 +45,9 @@ impl DesignDef for DoubleBuffer {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let (k, g, m) = Filter::sizing(c.window, c.fpr);
+        if k > segmented::MAX_PLAN_K {
+            return Ok(Vec::new());
+        }
         let fpr = seg::double_buffer_fpr(k, g, m, g);
         Ok(vec![segmented::candidate(
             Self::NAME,

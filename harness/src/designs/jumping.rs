@@ -49,7 +49,7 @@ impl DesignDef for Jumping {
     /// One configuration per n in 3..=16 segments.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         Ok((3..=16)
-            .map(|n| segmented::jumping_candidate(Self::NAME, c.window, c.fpr, n))
+            .filter_map(|n| segmented::jumping_candidate(Self::NAME, c.window, c.fpr, n))
             .collect())
     }
 }

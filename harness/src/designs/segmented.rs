@@ -128,9 +128,16 @@ fn npws_peak(by_j: &[f64], tail: f64, w: u64, s: u64, g: u64) -> f64 {
     window::pws(by_j, tail, w, s, g, g) / w as f64
 }
 
-/// The plan candidate of a jumping window of `n` segments (A2: n = 2).
-pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) -> Candidate {
+/// Most slices a plan considers for one segment.
+pub(super) const MAX_PLAN_K: u32 = 64;
+
+/// The plan candidate of a jumping window of `n` segments (A2: n = 2), if
+/// it needs at most [`MAX_PLAN_K`] slices per segment.
+pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) -> Option<Candidate> {
     let (k, g, m) = JumpingWindow::sizing(w, e, n);
+    if k > MAX_PLAN_K {
+        return None;
+    }
     let (win, slack) = ((n as u64 - 1) * g, g);
     let fpr = seg::jumping_fpr(n, k, g, m, g);
     let mut by_j = vec![1.0; n as usize];
@@ -140,7 +147,7 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
     if design == "jumping" {
         params.push(("segments", n as u64));
     }
-    Candidate {
+    Some(Candidate {
         design,
         params: Candidate::ints(&params),
         memory_bits: memory,
@@ -151,7 +158,7 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
         npws_peak: npws_peak(&by_j, fpr, win, slack, g),
         insert_bits: k as u64,
         query_probes: Some(seg::jumping_probes_negative(n, k, g, m)),
-    }
+    })
 }
 
 /// A candidate from its switching figures.
