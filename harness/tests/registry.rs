@@ -220,6 +220,23 @@ fn plan_answers_tiny_fprs_quickly_and_exactly() {
 }
 
 #[test]
+fn apbf_theory_with_a_hundred_thousand_slices_does_not_overflow_the_stack() {
+    // the probe-cost recursion was l / k deep: a stack overflow at l = 1e5
+    let out = bloomlab()
+        .args([
+            "theory", "apbf", "--k", "1", "--l", "100000", "--g", "1", "--json",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn the_new_designs_give_one_line_errors() {
     let cases: &[(&[&str], &str)] = &[
         (
@@ -297,6 +314,10 @@ fn the_new_designs_give_one_line_errors() {
             "--zipf",
         ),
         (&["theory", "nope"], "nope"),
+        (
+            &["theory", "apbf", "--k", "100000", "--l", "1", "--g", "1"],
+            "smaller k + l",
+        ),
         (
             &[
                 "measure", "stable", "--m", "100", "--d", "2", "--k", "3", "--p", "5", "--window",

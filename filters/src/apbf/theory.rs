@@ -151,47 +151,70 @@ pub struct QueryCost {
     pub probes_yes: f64,
 }
 
+/// Most (slice, p, c) states [`query_cost`] tabulates: (k + l) k^2 of them,
+/// 24 bytes each (768 MiB at this limit).
+pub const MAX_COST_STATES: u64 = 1 << 25;
+
 /// Expected probes of Algorithm 1 (start at slice l, move right on matches,
-/// jump back k on a miss), memoised on every state variable (i, p, c).
+/// jump back k on a miss), tabulated on every state variable (i, p, c). All
+/// NaN when the table would exceed [`MAX_COST_STATES`].
+///
+/// The table is filled without recursion (a recursion l / k deep overflowed
+/// the stack at l = 100 000): a hit goes from (i, p, c) to (i + 1, p, c + 1),
+/// keeping d = i - c; a miss goes to (i - k, c, 0), lowering d (c < k). So
+/// the states are filled by d upwards and, within one d, by c downwards.
 pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
     let (k, l) = (k as usize, l as usize);
     assert_eq!(q.len(), k + l, "one probability per slice");
-    // memo[(i * k + p) * k + c] = (P(no), E[probes 1{no}], E[probes 1{yes}])
-    let mut memo: Vec<Option<(f64, f64, f64)>> = vec![None; (k + l) * k * k];
-    fn go(
-        i: isize,
-        p: usize,
-        c: usize,
-        q: &[f64],
-        k: usize,
-        memo: &mut Vec<Option<(f64, f64, f64)>>,
-    ) -> (f64, f64, f64) {
-        if i < 0 {
-            return (1.0, 0.0, 0.0);
-        }
-        let iu = i as usize;
-        let slot = (iu * k + p) * k + c;
-        if let Some(v) = memo[slot] {
-            return v;
-        }
-        // One probe of slice i, then either branch.
-        let add_probe = |(pn, gn, gy): (f64, f64, f64)| (pn, gn + pn, gy + (1.0 - pn));
-        let hit = if p + c + 1 == k {
-            (0.0, 0.0, 1.0)
-        } else {
-            add_probe(go(i + 1, p, c + 1, q, k, memo))
-        };
-        let miss = add_probe(go(i - k as isize, c, 0, q, k, memo));
-        let qi = q[iu];
-        let v = (
-            qi * hit.0 + (1.0 - qi) * miss.0,
-            qi * hit.1 + (1.0 - qi) * miss.1,
-            qi * hit.2 + (1.0 - qi) * miss.2,
-        );
-        memo[slot] = Some(v);
-        v
+    let nan = QueryCost {
+        p_no: f64::NAN,
+        probes_no: f64::NAN,
+        probes_yes: f64::NAN,
+    };
+    let states = (k as u64 + l as u64)
+        .checked_mul(k as u64)
+        .and_then(|x| x.checked_mul(k as u64));
+    if states.is_none_or(|s| s > MAX_COST_STATES) {
+        return nan;
     }
-    let (p_no, g_no, g_yes) = go(l as isize, 0, 0, q, k, &mut memo);
+    let n = k + l;
+    // table[(i * k + p) * k + c] = (P(no), E[probes 1{no}], E[probes 1{yes}])
+    let mut table = vec![(0.0f64, 0.0f64, 0.0f64); n * k * k];
+    let at = |table: &[(f64, f64, f64)], i: isize, p: usize, c: usize| {
+        if i < 0 {
+            (1.0, 0.0, 0.0)
+        } else {
+            table[(i as usize * k + p) * k + c]
+        }
+    };
+    // one probe of slice i, then either branch
+    let add_probe = |(pn, gn, gy): (f64, f64, f64)| (pn, gn + pn, gy + (1.0 - pn));
+    for d in -(k as isize - 1)..n as isize {
+        for c in (0..k).rev() {
+            let i = d + c as isize;
+            if i < 0 || i >= n as isize {
+                continue;
+            }
+            for p in 0..k - c {
+                let hit = if p + c + 1 == k {
+                    (0.0, 0.0, 1.0)
+                } else if i + 1 < n as isize {
+                    add_probe(at(&table, i + 1, p, c + 1))
+                } else {
+                    // past the last slice: no reachable state gets here
+                    (0.0, 0.0, 1.0)
+                };
+                let miss = add_probe(at(&table, i - k as isize, c, 0));
+                let qi = q[i as usize];
+                table[(i as usize * k + p) * k + c] = (
+                    qi * hit.0 + (1.0 - qi) * miss.0,
+                    qi * hit.1 + (1.0 - qi) * miss.1,
+                    qi * hit.2 + (1.0 - qi) * miss.2,
+                );
+            }
+        }
+    }
+    let (p_no, g_no, g_yes) = at(&table, l as isize, 0, 0);
     QueryCost {
         p_no,
         probes_no: g_no / p_no,

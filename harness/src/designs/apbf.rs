@@ -8,6 +8,9 @@ use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::{naor_yogev, window, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
+/// Most steps the APBF's theory may take (about a minute here).
+const MAX_THEORY_WORK: f64 = 1e11;
+
 /// Largest l the slack-constrained APBF choice considers.
 const MAX_L_WITH_SLACK: u32 = 4096;
 
@@ -57,6 +60,16 @@ impl DesignDef for Apbf {
     fn build(p: ApbfParams, _seed: u64) -> anyhow::Result<Built> {
         let (k, l, g) = resolve(&p)?;
         let (slack, window, fpr) = (p.slack, p.window, p.fpr);
+        // the age profile evaluates F for every shift count at up to 256
+        // phases, each in (k + l) k steps: refuse what would not finish
+        let phases = g.min(256) as f64;
+        let slices = k as f64 + l as f64;
+        let work = phases * (slices + 1.0) * slices * k as f64;
+        if work > MAX_THEORY_WORK {
+            return Err(anyhow::anyhow!(
+                "apbf: the theory of k = {k}, l = {l} takes about {work:.1e} steps (limit {MAX_THEORY_WORK:.0e}): choose a smaller k + l"
+            ));
+        }
         let f = bloomlab_filters::Apbf::new(k, l, g).map_err(|e| anyhow::anyhow!("apbf: {e}"))?;
         let t: ApbfTheory = f.theory();
         // with a largest slack, the Naor-Yogev lower bound for (window, slack,
