@@ -30,7 +30,7 @@ use bloomlab_filters::{
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
     SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
 };
-use common::{assert_rate_at_most, Keys, Rng};
+use common::{assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
 
 /// Inserts `inserts` distinct keys; after each, checks the keys of age 1 and
@@ -178,11 +178,11 @@ macro_rules! conformance {
             use super::*;
             #[test]
             fn batched_queries_agree_with_contains() {
-                batched_queries_agree($build);
+                within(DEADLINE_SECS, || batched_queries_agree($build));
             }
             #[test]
             fn recent_keys_reported_and_fpr_within_stable_bound() {
-                stable_promise($build, 1_000_000);
+                within(DEADLINE_SECS, || stable_promise($build, 1_000_000));
             }
             #[test]
             fn memory_reported_exactly() {
@@ -200,17 +200,19 @@ macro_rules! conformance {
             use super::*;
             #[test]
             fn batched_queries_agree_with_contains() {
-                batched_queries_agree($build);
+                within(DEADLINE_SECS, || batched_queries_agree($build));
             }
             #[test]
             fn no_false_negatives_over_a_million_insertions() {
-                no_false_negatives_in_window($build, 1_000_000);
+                within(DEADLINE_SECS, || no_false_negatives_in_window($build, 1_000_000));
             }
             #[test]
             fn fpr_within_its_bound() {
-                let f = $build;
-                let bound: f64 = ($bound)(&f);
-                fpr_within_bound(f, bound);
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    fpr_within_bound(f, bound);
+                });
             }
             #[test]
             fn memory_reported_exactly() {
@@ -230,13 +232,15 @@ macro_rules! conformance {
             use super::*;
             #[test]
             fn batched_queries_agree_with_contains() {
-                batched_queries_agree($build);
+                within(DEADLINE_SECS, || batched_queries_agree($build));
             }
             #[test]
             fn no_false_negatives_and_fpr_within_bound() {
-                let f = $build;
-                let bound: f64 = ($bound)(&f);
-                set_promise(f, $cap, bound);
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    set_promise(f, $cap, bound);
+                });
             }
             #[test]
             fn memory_reported_exactly() {
@@ -590,4 +594,12 @@ fn swamp_table_sized_as_documented() {
     assert_eq!(f.table().slots(), 4 * table::buckets_for(1 << 16));
     assert_eq!(f.table().slots(), 78_644);
     assert_eq!(f.table().remainder_bits(), 12);
+}
+
+#[test]
+#[should_panic(expected = "did not finish within 1 s")]
+fn a_check_that_loops_fails_by_name_instead_of_hanging() {
+    within(1, || loop {
+        std::hint::spin_loop();
+    });
 }
