@@ -1037,6 +1037,17 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     );
     // and a failed check leaves no scratch directory behind
     assert!(!scratch.exists(), "{} left behind", scratch.display());
+    // two specs of one name are refused before anything runs
+    std::fs::write(exp.join("twin.toml"), SPEC).unwrap();
+    let (code, err) = run(bloomlab()
+        .args(["check", "--quick"])
+        .current_dir(dir.path()));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("both named \"tiny\"") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    std::fs::remove_file(exp.join("twin.toml")).unwrap();
     // nor does one whose second experiment fails half-way (its trace is gone)
     std::fs::write(
         exp.join("z_gone.toml"),

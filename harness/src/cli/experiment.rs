@@ -4,6 +4,7 @@ use super::args::{CheckArgs, RunArgs, SuiteArgs};
 use crate::report;
 use crate::spec::Spec;
 use crate::sweep::{self, RunOptions};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -115,6 +116,18 @@ fn experiment_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             "no experiment specs (*.toml) in {}",
             dir.display()
         ));
+    }
+    // two specs of one name would write (and check) the same results
+    let mut names: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for f in &files {
+        let name = Spec::load(f)?.name;
+        if let Some(other) = names.insert(name.clone(), f.clone()) {
+            return Err(anyhow::anyhow!(
+                "{} and {} are both named {name:?}: their results would overwrite each other",
+                other.display(),
+                f.display()
+            ));
+        }
     }
     Ok(files)
 }

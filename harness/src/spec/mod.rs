@@ -218,9 +218,30 @@ impl Spec {
         self.measure.check()?;
         self.workload.check()?;
         self.adversary.check(&|f| format!("adversary.{f}"))?;
+        let mut files = std::collections::BTreeSet::new();
         for (i, p) in self.plot.iter().enumerate() {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
                 return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", i + 1));
+            }
+            if let Some(f) = &p.file {
+                // a file stem inside the plots directory, nothing else
+                let plain = !f.is_empty()
+                    && !f.starts_with('.')
+                    && !f.contains("..")
+                    && f.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+                if !plain {
+                    return Err(anyhow::anyhow!(
+                        "plot {}: file {f:?} must be a plain name (letters, digits, _, - and inner dots), written under the plots directory",
+                        i + 1
+                    ));
+                }
+                if !files.insert(f.clone()) {
+                    return Err(anyhow::anyhow!(
+                        "plot {}: file {f:?} is used by an earlier plot too",
+                        i + 1
+                    ));
+                }
             }
         }
         for (i, s) in self.sweep.iter().enumerate() {
@@ -346,6 +367,19 @@ grid = { g = [10, 20] }
                 "ci_level",
             ),
             ("name = [", "line 1"),
+            (
+                &(OK.to_string() + "[[plot]]\nkind = \"fpr_vs_theory\"\nfile = \"../../x\"\n"),
+                "plain name",
+            ),
+            (
+                &(OK.to_string() + "[[plot]]\nkind = \"fpr_vs_theory\"\nfile = \"/tmp/x\"\n"),
+                "plain name",
+            ),
+            (
+                &(OK.to_string()
+                    + "[[plot]]\nkind = \"fpr_vs_theory\"\nfile = \"a\"\n[[plot]]\nkind = \"age_profile\"\nfile = \"a\"\n"),
+                "earlier plot",
+            ),
         ];
         for (text, needle) in cases {
             let e = Spec::parse(text).unwrap_err().to_string();
