@@ -964,6 +964,20 @@ fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
 
 /// reproduce writes the baselines and the report; check passes against them,
 /// and fails (non-zero, one line on stderr) when a baseline is altered.
+/// Runs `bloomlab check --quick` in `dir`; returns its output and the
+/// scratch directory it used (named by its process id).
+fn check_quick_in(dir: &std::path::Path) -> (std::process::Output, std::path::PathBuf) {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
+        .args(["check", "--quick"])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", child.id()));
+    (child.wait_with_output().unwrap(), scratch)
+}
+
 #[test]
 fn reproduce_then_check_catches_an_altered_baseline() {
     let dir = tempfile::tempdir().unwrap();
@@ -1020,15 +1034,7 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     cells[fpr] = "abc".into();
     lines[1] = cells.join(",");
     std::fs::write(&base, lines.join("\n") + "\n").unwrap();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
-        .args(["check", "--quick"])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", child.id()));
-    let out = child.wait_with_output().unwrap();
+    let (out, scratch) = check_quick_in(dir.path());
     assert_ne!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -1059,15 +1065,7 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     )
     .unwrap();
     std::fs::write(dir.path().join("results/z_gone_quick.csv"), "point\n0\n").unwrap();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
-        .args(["check", "--quick"])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let scratch = std::env::temp_dir().join(format!("bloomlab-check-{}", child.id()));
-    let out = child.wait_with_output().unwrap();
+    let (out, scratch) = check_quick_in(dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && stderr.contains("gone.txt"),
