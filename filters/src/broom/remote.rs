@@ -1,0 +1,86 @@
+//! The broom filter's remote representation R: the elements (live and
+//! ghost) in key order with their fingerprints, and RevLookup. The caller
+//! owns it; every access is counted.
+
+use std::collections::{BTreeMap, HashMap};
+
+/// A fingerprint as the remote dictionary keys it: quotient, the top `len`
+/// fraction bits (top-aligned, the rest zero), and `len`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint {
+    pub(super) quot: u64,
+    pub(super) prefix: u64,
+    pub(super) len: u8,
+}
+
+/// What the remote dictionary holds for an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stored {
+    Live(Fingerprint),
+    Ghost(Fingerprint),
+}
+
+/// The remote representation R: the elements (live and ghost) in key order
+/// with their fingerprints, and RevLookup (live fingerprint → element).
+/// Every call counts as one access.
+#[derive(Debug, Clone, Default)]
+pub struct Remote {
+    pub(super) elems: BTreeMap<u64, Stored>,
+    rev: HashMap<Fingerprint, u64>,
+    accesses: u64,
+}
+
+impl Remote {
+    /// An empty dictionary.
+    pub fn new() -> Self {
+        Remote::default()
+    }
+
+    /// Accesses so far.
+    pub fn accesses(&self) -> u64 {
+        self.accesses
+    }
+
+    /// Whether `key` is a live element. One access.
+    pub fn is_member(&mut self, key: u64) -> bool {
+        self.accesses += 1;
+        matches!(self.elems.get(&key), Some(Stored::Live(_)))
+    }
+
+    pub(super) fn get(&mut self, key: u64) -> Option<Stored> {
+        self.accesses += 1;
+        self.elems.get(&key).copied()
+    }
+
+    pub(super) fn put(&mut self, key: u64, s: Stored) {
+        self.accesses += 1;
+        if let Some(Stored::Live(old)) = self.elems.insert(key, s) {
+            self.rev.remove(&old);
+        }
+        if let Stored::Live(fp) = s {
+            self.rev.insert(fp, key);
+        }
+    }
+
+    pub(super) fn remove(&mut self, key: u64) {
+        self.accesses += 1;
+        if let Some(Stored::Live(old)) = self.elems.remove(&key) {
+            self.rev.remove(&old);
+        }
+    }
+
+    pub(super) fn rev_lookup(&mut self, fp: &Fingerprint) -> Option<u64> {
+        self.accesses += 1;
+        self.rev.get(fp).copied()
+    }
+
+    pub(super) fn next_after(&mut self, z: Option<u64>) -> Option<(u64, Stored)> {
+        self.accesses += 1;
+        let mut range = match z {
+            None => self.elems.range(..),
+            Some(z) if z == u64::MAX => return None,
+            Some(z) => self.elems.range(z + 1..),
+        };
+        range.next().map(|(&k, &s)| (k, s))
+    }
+}

@@ -1,0 +1,170 @@
+//! Unit tests of the broom filter: the table against a model, the invariant
+//! under churn, the timing attack, adaptivity bits and the window.
+
+use super::*;
+use crate::hash::mix64;
+use crate::Filter;
+
+fn keys(salt: u64, n: u64) -> Vec<u64> {
+    (0..n)
+        .map(|i| mix64(i ^ salt.wrapping_mul(GOLDEN)))
+        .collect()
+}
+
+/// Inserts, deletes and fixes false positives at random on a small
+/// filter with short remainders (many collisions, many Extends, several
+/// phases), auditing the invariant and checking for false negatives.
+#[test]
+fn invariant_holds_and_no_false_negatives_under_churn() {
+    let mut f = BroomFilter::new(200, 230, 2, 3, 9).unwrap();
+    let mut remote = Remote::new();
+    let pool = keys(1, 400);
+    let mut present = std::collections::BTreeSet::new();
+    let mut state = 12345u64;
+    for step in 0..40_000u64 {
+        let x = crate::hash::xorshift64(&mut state);
+        let key = pool[(x % pool.len() as u64) as usize];
+        match (x >> 32) % 3 {
+            0 => {
+                if f.insert(key, &mut remote).is_ok() {
+                    present.insert(key);
+                } else {
+                    assert_eq!(f.len(), 200);
+                }
+            }
+            1 => {
+                assert_eq!(f.delete(key, &mut remote), present.remove(&key));
+            }
+            _ => {
+                let q = mix64(x) | 1; // odd: never in the pool's keys? not guaranteed, so check
+                if !present.contains(&q) && f.contains(q) {
+                    assert!(f.adapt(q, &mut remote));
+                    assert!(!f.contains(q), "a fixed false positive still answers yes");
+                }
+            }
+        }
+        if step % 500 == 0 {
+            f.check_invariant(&remote).unwrap();
+            for &k in &present {
+                assert!(f.contains(k), "false negative at step {step}");
+            }
+        }
+    }
+    let s = f.stats();
+    assert!(s.fixed > 100 && s.phases >= 2 && s.moved > 1000, "{s:?}");
+    assert_eq!(s.unresolved, 0);
+}
+
+/// The paper's timing attack: find a false positive x and the element y
+/// behind it, then repeat "query x, delete y, insert y". With ghosts, y
+/// comes back with its adaptivity bits and x stays fixed.
+#[test]
+fn ghosts_defeat_the_delete_reinsert_attack() {
+    let mut f = BroomFilter::new(1000, 1100, 3, 3, 5).unwrap();
+    let mut remote = Remote::new();
+    let members = keys(2, 1000);
+    for &k in &members {
+        f.insert(k, &mut remote).unwrap();
+    }
+    let x = keys(3, 100_000)
+        .into_iter()
+        .find(|&q| f.contains(q))
+        .unwrap();
+    // the element behind x: delete members until x answers no
+    let y = *members
+        .iter()
+        .find(|&&y| {
+            let mut g = f.clone();
+            let mut r = remote.clone();
+            g.delete(y, &mut r);
+            !g.contains(x)
+        })
+        .unwrap();
+    assert!(f.adapt(x, &mut remote));
+    for _ in 0..20 {
+        assert!(!f.contains(x), "the attack found x again");
+        f.delete(y, &mut remote);
+        f.insert(y, &mut remote).unwrap();
+        assert!(f.contains(y));
+    }
+    f.check_invariant(&remote).unwrap();
+}
+
+/// Adaptivity bits are reclaimed: under a steady stream of fixed false
+/// positives the total stays bounded (the frontier retires hash
+/// functions), and with no adaptivity the memory is S(r + 5) + 64⌈S/64⌉.
+#[test]
+fn adaptivity_bits_stay_bounded_and_memory_is_exact() {
+    let mut f = BroomFilter::with_fpr(2000, 0.05, 7).unwrap();
+    let s = f.slots();
+    assert_eq!(
+        f.memory_bits(),
+        s * (f.r() as u64 + 5) + 64 * s.div_ceil(64)
+    );
+    let mut remote = Remote::new();
+    for k in keys(4, 2000) {
+        f.insert(k, &mut remote).unwrap();
+    }
+    let mut peak = 0;
+    for (i, q) in keys(5, 400_000).into_iter().enumerate() {
+        if f.contains(q) {
+            f.adapt(q, &mut remote);
+        }
+        if i % 1000 == 0 {
+            peak = peak.max(f.adaptivity_bits());
+        }
+    }
+    f.check_invariant(&remote).unwrap();
+    let st = f.stats();
+    assert!(st.phases >= 3, "{st:?}");
+    // each phase adds O(n) bits and retires the previous phase's
+    assert!(peak < 4 * 2000, "peak {peak} adaptivity bits");
+    assert_eq!(
+        f.memory_bits(),
+        s * (f.r() as u64 + 5) + 64 * s.div_ceil(64) + 2 * f.adaptivity_bits()
+    );
+}
+
+/// Tiny windows with one spare slot and a skewed stream with repeats:
+/// ghosts must be pushed out before an insertion needs their slot (a
+/// refused insertion is a false negative). The property test of the
+/// conformance suite found this at w = 2.
+#[test]
+fn tiny_tables_never_refuse_a_window_key() {
+    for w in 1..=8u64 {
+        let f = BroomFilter::new(w, w + 1, 2, 3, w).unwrap();
+        let mut b = Broom::from_filter(f);
+        let mut window = std::collections::VecDeque::new();
+        let mut state = 99 + w;
+        for t in 0..5000u64 {
+            let x = crate::hash::xorshift64(&mut state);
+            let k = mix64(x % (1 + x % 12)); // ranks skewed towards 0
+            b.insert(k);
+            window.push_back(k);
+            if window.len() > w as usize {
+                window.pop_front();
+            }
+            let q = mix64(x ^ 0xF00D) | 1 << 63;
+            if !window.contains(&q) && b.contains(q) {
+                b.adapt(q);
+            }
+            for &k in &window {
+                assert!(b.contains(k), "w {w}: false negative at {t}");
+            }
+        }
+        assert_eq!(b.refused(), 0);
+        b.filter().check_invariant(b.remote()).unwrap();
+    }
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    assert!(BroomFilter::with_fpr(0, 0.01, 1).is_err());
+    assert!(BroomFilter::with_fpr(10, 1.0, 1).is_err());
+    assert!(BroomFilter::new(10, 10, 4, 3, 1).is_err());
+    assert!(BroomFilter::new(10, 20, 0, 3, 1).is_err());
+    assert!(BroomFilter::new(10, 20, 60, 3, 1).is_err());
+    assert!(BroomFilter::new(10, 20, 4, 0, 1).is_err());
+    // more than MAX_BITS allocated: an error, not an abort
+    assert!(BroomFilter::new(1 << 30, 1 << 31, 8, 3, 1).is_err());
+}

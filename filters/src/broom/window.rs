@@ -1,0 +1,124 @@
+//! The broom filter run over an exact sliding window: each arrival inserts
+//! its key and deletes the key leaving the window.
+
+use super::{BroomFilter, Remote};
+use crate::{AdaptiveFilter, ExactWindow, Filter, FrequencyEstimator, ParamError, SlidingFilter};
+
+/// The broom filter over a sliding window of the last `window` arrivals:
+/// the filter with its remote dictionary and the window's arrival queue
+/// (the application's side). Each arrival inserts its key (a repeat of a
+/// key still in the window refreshes it) and deletes the key whose last
+/// arrival leaves the window, so the stored set is exactly the window's
+/// distinct keys: no false negatives and no slack. The filter has
+/// capacity `window`.
+#[derive(Debug, Clone)]
+pub struct Broom {
+    local: BroomFilter,
+    remote: Remote,
+    arrivals: ExactWindow,
+    inserted: u64,
+    refused: u64,
+}
+
+impl Broom {
+    /// Window `w` at FPR at most `eps` ([`BroomFilter::with_fpr`]).
+    ///
+    /// ```
+    /// use bloomlab_filters::{Broom, Filter};
+    /// let mut f = Broom::with_fpr(1000, 1e-2, 7).unwrap();
+    /// f.insert(21);
+    /// assert!(f.contains(21));
+    /// ```
+    pub fn with_fpr(w: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
+        Ok(Broom::from_filter(BroomFilter::with_fpr(w, eps, seed)?))
+    }
+
+    /// Wraps a filter; its capacity is the window.
+    pub fn from_filter(local: BroomFilter) -> Self {
+        Broom {
+            arrivals: ExactWindow::new(local.capacity()).expect("capacity >= 1"),
+            local,
+            remote: Remote::new(),
+            inserted: 0,
+            refused: 0,
+        }
+    }
+
+    /// The local filter.
+    pub fn filter(&self) -> &BroomFilter {
+        &self.local
+    }
+
+    /// The remote dictionary.
+    pub fn remote(&self) -> &Remote {
+        &self.remote
+    }
+
+    /// Insertions the filter refused (the table full of ghosts); each would
+    /// be a false negative. The conformance tests require zero.
+    pub fn refused(&self) -> u64 {
+        self.refused
+    }
+}
+
+impl Filter for Broom {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        // the key leaving the window goes first, so at most n are stored
+        if let Some(old) = self.arrivals.push(key) {
+            self.local.delete(old, &mut self.remote);
+        }
+        let first = self.arrivals.frequency(key) == 1;
+        if first && self.local.insert(key, &mut self.remote).is_err() {
+            self.refused += 1;
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.local.contains(key)
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.local.memory_bits()
+    }
+
+    fn name(&self) -> &'static str {
+        "broom"
+    }
+
+    fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
+        Some(self)
+    }
+}
+
+impl SlidingFilter for Broom {
+    fn window(&self) -> u64 {
+        self.local.capacity()
+    }
+
+    fn slack(&self) -> u64 {
+        0
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+impl AdaptiveFilter for Broom {
+    fn adapt(&mut self, key: u64) -> bool {
+        self.local.adapt(key, &mut self.remote)
+    }
+
+    fn remote_accesses(&self) -> u64 {
+        self.remote.accesses()
+    }
+
+    fn adaptivity_bits(&self) -> u64 {
+        self.local.adaptivity_bits()
+    }
+
+    fn stored(&self) -> u64 {
+        self.local.len()
+    }
+}
