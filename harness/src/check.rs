@@ -146,16 +146,10 @@ fn duplicates(tab: &Table) -> Vec<String> {
     dup.into_iter().collect()
 }
 
-/// A cell that should hold a number: blank (no value), a finite number, or
-/// something else (an error naming it).
-fn finite_cell(v: &str) -> Result<Option<f64>, ()> {
-    if v.is_empty() {
-        return Ok(None);
-    }
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(Some(x)),
-        _ => Err(()),
-    }
+/// Whether a cell that should hold a number is blank (no value) or a
+/// finite number.
+fn blank_or_finite(v: &str) -> bool {
+    v.is_empty() || v.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 /// Collects the findings of one experiment.
@@ -240,7 +234,7 @@ impl Checker<'_> {
         for (side, r) in [("baseline", br), ("run", nr)] {
             for c in [col, lo.as_str(), hi.as_str()] {
                 let v = r.get(c).map_or("", String::as_str);
-                if finite_cell(v).is_err() {
+                if !blank_or_finite(v) {
                     return Some(format!("{side} {c} = {v:?} is not a finite number"));
                 }
             }

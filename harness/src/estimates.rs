@@ -289,9 +289,11 @@ pub fn measure(
     for _ in 0..w {
         exact.record(stream.next_key(&mut rng));
     }
-    let (mut counts, mut distinct) = (Counts::default(), Distinct::default());
-    let mut entropy = Entropy::default();
-    distinct.name = "estimate";
+    let (mut counts, mut entropy) = (Counts::default(), Entropy::default());
+    let mut distinct = Distinct {
+        name: "estimate",
+        ..Distinct::default()
+    };
     let (mut bits, mut d_all) = (Welford::default(), Welford::default());
     for _ in 0..spec.rounds {
         let mut b = rebuild(rng.random())?;

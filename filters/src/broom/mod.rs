@@ -208,8 +208,8 @@ impl BroomFilter {
         // what is allocated: remainder, 4 metadata bits and the per-slot
         // adaptivity array (64 + 8 bits)
         check_bits(slots.checked_mul(r as u64 + 4 + 72))?;
-        let fbits = 64 - (64 - (slots - 1).leading_zeros());
-        if r == 0 || r + 8 > fbits {
+        let fbits = Self::fraction_bits(slots);
+        if !Self::layout_fits(slots, r) {
             return Err(ParamError::OutOfRange {
                 name: "r",
                 value: r.to_string(),
@@ -290,8 +290,24 @@ impl BroomFilter {
     /// Bits of the local representation (module docs, Memory):
     /// S·(r + 5) + 64⌈S/64⌉ + 2A.
     pub fn memory_bits(&self) -> u64 {
-        let s = self.slots();
-        s * (self.r as u64 + 5) + 64 * s.div_ceil(64) + 2 * self.adaptivity_bits()
+        Self::memory_bits_for(self.slots(), self.r) + 2 * self.adaptivity_bits()
+    }
+
+    /// Bits of `slots` slots with `r`-bit remainders before any adaptivity
+    /// bit: S·(r + 5) + 64⌈S/64⌉.
+    pub fn memory_bits_for(slots: u64, r: u32) -> u64 {
+        slots * (r as u64 + 5) + 64 * slots.div_ceil(64)
+    }
+
+    /// Hash bits after the quotient of `slots` slots.
+    fn fraction_bits(slots: u64) -> u32 {
+        64 - (64 - (slots - 1).leading_zeros())
+    }
+
+    /// Whether `r`-bit remainders in `slots` slots (> 1) leave the 8 hash
+    /// bits the adaptivity bits need.
+    pub fn layout_fits(slots: u64, r: u32) -> bool {
+        r >= 1 && r + 8 <= Self::fraction_bits(slots)
     }
 
     /// Audits the state against the remote dictionary (no access counted):

@@ -119,9 +119,9 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
 /// one-point spec.
 pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow::Result<()> {
     let spec = measure_spec(d, params, a)?;
-    // the design's own one-line error, before the sweep wraps it in a point
-    d.build(params, 0)?;
-    let prepared = sweep::prepare(&spec, false)?;
+    // the design's own error: the one point is the command line itself
+    let prepared =
+        sweep::prepare(&spec, false).map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
     let opts = RunOptions {
         threads: Some(1),
         quick: false,

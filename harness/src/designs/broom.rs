@@ -96,11 +96,10 @@ impl DesignDef for Broom {
             .filter_map(|&load| {
                 let s = BroomFilter::slots_for(w, load);
                 let r = BroomFilter::remainder_bits_for(w, s, c.fpr);
-                let fbits = 64 - (64 - (s - 1).leading_zeros());
-                if r + 8 > fbits || s > 1 << 40 {
+                if !BroomFilter::layout_fits(s, r) || s > 1 << 40 {
                     return None;
                 }
-                let memory = s * (r as u64 + 5) + 64 * s.div_ceil(64);
+                let memory = BroomFilter::memory_bits_for(s, r);
                 let params = vec![
                     ("window", Value::Int(w)),
                     ("remainder_bits", Value::Int(r as u64)),

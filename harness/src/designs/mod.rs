@@ -39,7 +39,7 @@ pub use candidate::{Candidate, Constraints};
 
 use crate::spec::Metric;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The metrics `measure` takes for a sliding design with a slack.
@@ -273,18 +273,7 @@ pub fn build(design: &str, params: &Params, seed: u64) -> anyhow::Result<Built> 
 fn to_json(params: &Params) -> serde_json::Value {
     let obj = params
         .iter()
-        .map(|(k, &v)| {
-            let j = if v.fract() == 0.0 && v.abs() < 2f64.powi(53) {
-                if v >= 0.0 {
-                    serde_json::Value::from(v as u64)
-                } else {
-                    serde_json::Value::from(v as i64)
-                }
-            } else {
-                serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into)
-            };
-            (k.clone(), j)
-        })
+        .map(|(k, &v)| (k.clone(), crate::metrics::Value::from_param(v).to_json()))
         .collect();
     serde_json::Value::Object(obj)
 }
@@ -352,8 +341,6 @@ pub(crate) fn zero_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D
         other => Err(D::Error::custom(format!("{other} must be 0 or 1"))),
     }
 }
-
-use serde::Deserialize;
 
 #[cfg(test)]
 mod tests;

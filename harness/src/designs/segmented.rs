@@ -147,18 +147,16 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
     if design == "jumping" {
         params.push(("segments", n as u64));
     }
-    Some(Candidate {
+    Some(candidate(
         design,
-        params: Candidate::ints(&params),
-        memory_bits: memory,
-        bits_per_element: memory as f64 / win as f64,
+        params,
+        memory,
+        (win, slack, g),
         fpr,
-        window: win,
-        slack,
-        npws_peak: npws_peak(&by_j, fpr, win, slack, g),
-        insert_bits: k as u64,
-        query_probes: Some(seg::jumping_probes_negative(n, k, g, m)),
-    })
+        &by_j,
+        k as u64,
+        Some(seg::jumping_probes_negative(n, k, g, m)),
+    ))
 }
 
 /// A candidate from its switching figures.

@@ -27,6 +27,16 @@ impl Value {
 }
 
 impl Value {
+    /// A parameter as given (a spec value is a number): a whole number in
+    /// 0..2^53 as a count, anything else as a number.
+    pub fn from_param(v: f64) -> Value {
+        if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(53) {
+            Value::Int(v as u64)
+        } else {
+            Value::Num(v)
+        }
+    }
+
     /// As JSON: counts stay integers, non-finite numbers become null.
     pub fn to_json(&self) -> serde_json::Value {
         match self {

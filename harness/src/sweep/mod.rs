@@ -8,6 +8,8 @@
 
 mod checkpoint;
 
+use anyhow::Context;
+
 pub use checkpoint::clear_checkpoint;
 
 use crate::adversary;
@@ -63,12 +65,7 @@ fn id_row(p: &Point, built: &designs::Built) -> Row {
     for (k, &v) in &p.params {
         // whole numbers as counts, so JSON keeps them integers (the CSV
         // prints both alike)
-        let v = if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(53) {
-            Value::Int(v as u64)
-        } else {
-            Value::Num(v)
-        };
-        row.push(format!("target_{k}"), v);
+        row.push(format!("target_{k}"), Value::from_param(v));
     }
     for (k, v) in &built.resolved {
         row.push(*k, v.clone());
@@ -166,9 +163,9 @@ pub fn prepare(spec: &Spec, quick: bool) -> anyhow::Result<Prepared> {
                     Ok(())
                 }
             })
-            .map_err(|e| {
-            anyhow::anyhow!(
-                "point {} ({} {}): {e}",
+            .with_context(|| {
+            format!(
+                "point {} ({} {})",
                 p.index,
                 p.design,
                 p.params
