@@ -247,6 +247,32 @@ impl Entropy {
     }
 }
 
+/// The metrics this pass measures: those asked for where the design has the
+/// capability (a spec may mix WCSS, which only counts, with distinct-count
+/// sketches); none at all is an error.
+fn answered<'a>(
+    summary: &'a (dyn WindowSummary + Send),
+    metrics: &'a BTreeSet<Metric>,
+) -> anyhow::Result<impl Fn(Metric) -> bool + 'a> {
+    let able = move |m: Metric| match m {
+        Metric::Count => summary.as_frequency().is_some(),
+        Metric::Distinct => summary.as_distinct().is_some(),
+        Metric::Entropy => summary.as_entropy().is_some(),
+        _ => true,
+    };
+    let has = move |m: Metric| metrics.contains(&m) && able(m);
+    if ![Metric::Count, Metric::Distinct, Metric::Entropy]
+        .into_iter()
+        .any(has)
+    {
+        return Err(anyhow::anyhow!(
+            "{} answers none of the requested summary metrics",
+            summary.summary_name()
+        ));
+    }
+    Ok(has)
+}
+
 /// Measures the summary metrics of one configuration; `rebuild(seed)` makes
 /// a fresh copy of the design. Deterministic given `rng`'s seed.
 pub fn measure(
@@ -260,26 +286,9 @@ pub fn measure(
 ) -> anyhow::Result<Row> {
     let summary = built
         .summary
-        .as_ref()
+        .as_deref()
         .ok_or_else(|| anyhow::anyhow!("this design is not a measurement summary: the count, distinct and entropy metrics do not apply"))?;
-    // each metric where the design has the capability (a spec may mix WCSS,
-    // which only counts, with distinct-count sketches); none at all is an error
-    let able = |m: Metric| match m {
-        Metric::Count => summary.as_frequency().is_some(),
-        Metric::Distinct => summary.as_distinct().is_some(),
-        Metric::Entropy => summary.as_entropy().is_some(),
-        _ => true,
-    };
-    let has = |m: Metric| metrics.contains(&m) && able(m);
-    if ![Metric::Count, Metric::Distinct, Metric::Entropy]
-        .into_iter()
-        .any(has)
-    {
-        return Err(anyhow::anyhow!(
-            "{} answers none of the requested summary metrics",
-            summary.summary_name()
-        ));
-    }
+    let has = answered(summary, metrics)?;
     let w = built.geometry.window;
     let theory = built.theory.estimates.as_deref();
     let arrivals = if spec.arrivals == 0 { w } else { spec.arrivals };
