@@ -424,9 +424,8 @@ fn sustained_columns(
         let share = replay_share(attack);
         let t = share + (1.0 - share) * p;
         row.num("sustained_fpr_theory", t);
-        row.push(
-            "sustained_fpr_theory_in_ci",
-            Value::Bool(t >= ci.0 && t <= ci.1),
-        );
+        if let Some(inside) = crate::metrics::in_interval(t, ci) {
+            row.push("sustained_fpr_theory_in_ci", Value::Bool(inside));
+        }
     }
 }

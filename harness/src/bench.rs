@@ -352,13 +352,15 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
             p.criterion.display()
         ));
     }
-    let mut written = Vec::new();
-    let csv = p.results.join("bench_ops.csv");
-    report::write_atomic(&csv, report::csv_string(&rows)?.as_bytes())?;
-    written.push(csv);
-    let md = p.results.join("bench_ops.md");
-    report::write_atomic(&md, markdown(&benches, &rows).as_bytes())?;
-    written.push(md);
+    let mut staged = report::Staged::new();
+    staged.write(
+        &p.results.join("bench_ops.csv"),
+        report::csv_string(&rows)?.as_bytes(),
+    )?;
+    staged.write(
+        &p.results.join("bench_ops.md"),
+        markdown(&benches, &rows).as_bytes(),
+    )?;
     // charts through the experiment machinery: per operation, a spec with
     // one xy plot over that operation's rows
     for op in OPS {
@@ -380,9 +382,9 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
             profile: Vec::new(),
             convergence: Vec::new(),
         };
-        written.extend(report::render_plots(&spec, &out, p.plots, "")?);
+        report::render_plots(&spec, &out, p.plots, "", &mut staged)?;
     }
-    Ok(written)
+    staged.commit()
 }
 
 #[cfg(test)]

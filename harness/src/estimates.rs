@@ -79,10 +79,9 @@ fn interval(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: Option<f6
     row.num(format!("{name}_ci_high"), ci.1);
     if let Some(t) = theory {
         row.num(format!("{name}_theory"), t);
-        row.push(
-            format!("{name}_theory_in_ci"),
-            Value::Bool(t >= ci.0 && t <= ci.1),
-        );
+        if let Some(inside) = crate::metrics::in_interval(t, ci) {
+            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
+        }
     }
 }
 
@@ -202,7 +201,13 @@ impl Distinct {
         interval(row, "distinct_rel_rmse", rel, ci, t);
         if self.lb.count() > 0 {
             let t = theory.map(|_| self.lb_theory.mean());
-            interval(row, "distinct_lb", self.lb.mean(), self.lb.ci(level), t);
+            interval(
+                row,
+                "distinct_lb",
+                self.lb.mean(),
+                self.lb.ci_within(level, 0.0, f64::INFINITY),
+                t,
+            );
             let (rel, ci) = (self.lb_rel.mean().sqrt(), root(self.lb_rel.ci(level)));
             interval(row, "distinct_lb_rel_rmse", rel, ci, None);
             row.push("distinct_lb_above_truth", Value::Int(self.lb_above));

@@ -24,4 +24,5 @@ pub mod plan;
 pub mod report;
 pub mod spec;
 pub mod sweep;
+pub mod trace;
 pub mod workload;

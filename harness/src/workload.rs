@@ -12,7 +12,6 @@ use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64;
 use std::collections::HashSet;
-use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -27,24 +26,30 @@ impl Trace {
     /// Reads one key per line (trailing `\r` stripped; empty lines skipped),
     /// hashing each with XXH3 under `seed`.
     pub fn load(path: &Path, seed: u64) -> anyhow::Result<Trace> {
-        let file = std::fs::File::open(path)
-            .map_err(|e| anyhow::anyhow!("trace file {}: {e}", path.display()))?;
         let hasher = KeyHasher::new(seed);
         let mut keys = Vec::new();
-        for (n, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
-            let line = line.map_err(|e| {
-                anyhow::anyhow!("trace file {} line {}: {e}", path.display(), n + 1)
-            })?;
-            let line = line.strip_suffix(b"\r").unwrap_or(&line);
-            if !line.is_empty() {
-                keys.push(hasher.hash_bytes(line));
+        // a trace larger than the memory left is refused while it is read
+        let max_keys = crate::sweep::budget::available_memory().map_or(u64::MAX, |b| b / 64);
+        crate::trace::for_each_line(path, |line| {
+            if keys.len() as u64 >= max_keys {
+                return Err(anyhow::anyhow!(
+                    "trace file {} has more than {max_keys} keys, more than this machine's available memory holds",
+                    path.display()
+                ));
             }
-        }
+            keys.push(hasher.hash_bytes(line));
+            Ok(())
+        })?;
         if keys.is_empty() {
             return Err(anyhow::anyhow!("trace file {} has no keys", path.display()));
         }
         let set = keys.iter().copied().collect();
         Ok(Trace { keys, set })
+    }
+
+    /// Bytes the loaded trace holds (keys and their set).
+    pub fn bytes(&self) -> u64 {
+        self.keys.len() as u64 * (8 + 40)
     }
 
     /// The hashed keys, in file order.

@@ -68,7 +68,7 @@ fn run_spec(text: &str, opts: RunOptions) -> sweep::Outcome {
     sweep::run(
         &spec,
         text,
-        &sweep::prepare(&spec, opts.quick).unwrap(),
+        &sweep::prepare(&spec, opts.quick, &sweep::Budget::unchecked()).unwrap(),
         &opts,
     )
     .unwrap()
@@ -685,7 +685,7 @@ fn adversary_replays_false_positives_deterministically() {
         .contains("adversary"));
     let bad = ADVERSARY_SPEC.replace("pool = [500]", "pool = [0.5]");
     let spec = Spec::parse(&bad).unwrap();
-    assert!(sweep::prepare(&spec, false)
+    assert!(sweep::prepare(&spec, false, &sweep::Budget::unchecked())
         .err()
         .unwrap()
         .to_string()
@@ -860,7 +860,7 @@ grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
         1,
     );
     let parsed = Spec::parse(&bad).unwrap();
-    assert!(sweep::prepare(&parsed, false)
+    assert!(sweep::prepare(&parsed, false, &sweep::Budget::unchecked())
         .err()
         .unwrap()
         .to_string()
@@ -985,8 +985,18 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     std::fs::create_dir_all(&exp).unwrap();
     // no speed metric: ratios of 1000-operation timings are too noisy to gate on
     std::fs::write(exp.join("tiny.toml"), SPEC.replace("\"speed\", ", "")).unwrap();
+    // without --update-baselines a quick run stays out of results/
     let (code, err) = run(bloomlab()
         .args(["reproduce", "--quick"])
+        .current_dir(dir.path()));
+    assert_eq!(code, 0, "{err}");
+    assert!(!dir.path().join("results").exists());
+    assert!(dir
+        .path()
+        .join("target/bloomlab-quick/results/tiny_quick.csv")
+        .exists());
+    let (code, err) = run(bloomlab()
+        .args(["reproduce", "--quick", "--update-baselines"])
         .current_dir(dir.path()));
     assert_eq!(code, 0, "{err}");
     let report = std::fs::read_to_string(dir.path().join("results/REPORT_quick.md")).unwrap();

@@ -6,6 +6,35 @@
 use clap::Args;
 use std::path::PathBuf;
 
+/// Where a run's outputs go: `results/` and `plots/`, except that a
+/// `--quick` run without `--update-baselines` goes under
+/// `target/bloomlab-quick/` so that it never replaces the committed CI
+/// baselines by accident. Explicit directories win.
+pub fn output_dirs(
+    quick: bool,
+    update_baselines: bool,
+    results_dir: &Option<PathBuf>,
+    plots_dir: &Option<PathBuf>,
+) -> (PathBuf, PathBuf) {
+    let scratch = quick && !update_baselines;
+    let base = PathBuf::from("target/bloomlab-quick");
+    let results = results_dir.clone().unwrap_or_else(|| {
+        if scratch {
+            base.join("results")
+        } else {
+            PathBuf::from("results")
+        }
+    });
+    let plots = plots_dir.clone().unwrap_or_else(|| {
+        if scratch {
+            base.join("plots")
+        } else {
+            PathBuf::from("plots")
+        }
+    });
+    (results, plots)
+}
+
 /// `bloomlab run SPEC`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -15,34 +44,50 @@ pub struct RunArgs {
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
     /// Reduced precision (fewer rounds and queries); outputs get a _quick suffix
+    /// and go under target/bloomlab-quick/ unless --update-baselines
     #[arg(long)]
     pub quick: bool,
-    /// Directory for CSV and markdown results
-    #[arg(long, default_value = "results")]
-    pub results_dir: PathBuf,
-    /// Directory for charts
-    #[arg(long, default_value = "plots")]
-    pub plots_dir: PathBuf,
+    /// With --quick: write results/ and plots/ (the committed CI baselines)
+    #[arg(long, requires = "quick")]
+    pub update_baselines: bool,
+    /// Directory for CSV and markdown results [default: results]
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Directory for charts [default: plots]
+    #[arg(long)]
+    pub plots_dir: Option<PathBuf>,
     /// Ignore (and discard) a checkpoint of an interrupted run
     #[arg(long)]
     pub fresh: bool,
+    /// Refuse a run whose estimated peak memory passes this many GiB
+    /// [default: the memory the system reports available]
+    #[arg(long)]
+    pub memory_limit: Option<f64>,
 }
 
 /// `bloomlab reproduce` (and the experiment set of `check`).
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
-    /// Reduced precision; outputs get a _quick suffix (these are the CI baselines)
+    /// Reduced precision; outputs get a _quick suffix and go under
+    /// target/bloomlab-quick/ unless --update-baselines
     #[arg(long)]
     pub quick: bool,
+    /// With --quick: write results/ and plots/ (the committed CI baselines)
+    #[arg(long, requires = "quick")]
+    pub update_baselines: bool,
     /// Directory of experiment specs
     #[arg(long, default_value = "experiments")]
     pub experiments: PathBuf,
-    /// Directory for CSV and markdown results
-    #[arg(long, default_value = "results")]
-    pub results_dir: PathBuf,
-    /// Directory for charts
-    #[arg(long, default_value = "plots")]
-    pub plots_dir: PathBuf,
+    /// Directory for CSV and markdown results (check: of the baselines) [default: results]
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Directory for charts [default: plots]
+    #[arg(long)]
+    pub plots_dir: Option<PathBuf>,
+    /// Refuse a run whose estimated peak memory passes this many GiB
+    /// [default: the memory the system reports available]
+    #[arg(long)]
+    pub memory_limit: Option<f64>,
     /// Worker threads (reproduce: each spec's `threads`, else one per core, and
     /// 1 with --quick; check: 1)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
@@ -152,6 +197,10 @@ pub struct MeasureFlags {
     /// Adversarial workload: fresh queries from this file, one key per line, in order
     #[arg(long)]
     pub query_trace: Option<PathBuf>,
+    /// Refuse a point whose estimated peak memory passes this many GiB
+    /// [default: the memory the system reports available]
+    #[arg(long)]
+    pub memory_limit: Option<f64>,
     /// Print one JSON object
     #[arg(long)]
     pub json: bool,

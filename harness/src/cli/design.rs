@@ -120,8 +120,12 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
 pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow::Result<()> {
     let spec = measure_spec(d, params, a)?;
     // the design's own error: the one point is the command line itself
+    let budget = sweep::Budget {
+        memory: sweep::budget::memory_limit(a.memory_limit)?,
+        threads: 1,
+    };
     let prepared =
-        sweep::prepare(&spec, false).map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
+        sweep::prepare(&spec, false, &budget).map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
     let opts = RunOptions {
         threads: Some(1),
         quick: false,

@@ -1,22 +1,25 @@
 //! The experiment commands: `run`, `reproduce` and `check`.
 
-use super::args::{CheckArgs, RunArgs, SuiteArgs};
+use super::args::{output_dirs, CheckArgs, RunArgs, SuiteArgs};
 use crate::report;
 use crate::spec::Spec;
-use crate::sweep::{self, RunOptions};
+use crate::sweep::{self, budget, Budget, RunOptions};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// `bloomlab run`.
 pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
+    let (results_dir, plots_dir) =
+        output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
     run_experiment(&Experiment {
         spec: &a.spec,
         quick: a.quick,
-        results_dir: &a.results_dir,
-        plots_dir: &a.plots_dir,
+        results_dir: &results_dir,
+        plots_dir: &plots_dir,
         threads: a.threads.map(usize::from),
         fresh: a.fresh,
+        memory_limit: a.memory_limit,
     })
     .map(|_| ())
 }
@@ -35,60 +38,54 @@ pub struct Experiment<'a> {
     pub threads: Option<usize>,
     /// Discard a checkpoint first.
     pub fresh: bool,
+    /// `--memory-limit` in GiB (default: the memory available).
+    pub memory_limit: Option<f64>,
 }
 
-/// Runs a spec and writes its outputs; returns the spec and the files written.
+/// Runs a spec and writes its outputs as one unit (all renamed into place
+/// only once every one is ready); returns the spec and the files written.
+/// Holds a lock on the spec's name in the results directory meanwhile.
 pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let text = std::fs::read_to_string(x.spec)
         .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", x.spec.display()))?;
     let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
+    let suffix = if x.quick { "_quick" } else { "" };
+    let _lock = report::Lock::take(x.results_dir, &format!("{}{suffix}", spec.name))?;
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
     }
-    let suffix = if x.quick { "_quick" } else { "" };
+    let threads = budget::check_threads(
+        x.threads
+            .or(spec.threads)
+            .unwrap_or_else(rayon::current_num_threads),
+    )?;
     let opts = RunOptions {
-        threads: x.threads.or(spec.threads),
+        threads: Some(threads),
         quick: x.quick,
         checkpoint_dir: Some(x.results_dir.to_path_buf()),
         progress: std::io::stderr().is_terminal(),
     };
     let started = std::time::Instant::now();
-    let prepared = sweep::prepare(&spec, x.quick)?;
+    let budget = Budget {
+        memory: budget::memory_limit(x.memory_limit)?,
+        threads,
+    };
+    let prepared = sweep::prepare(&spec, x.quick, &budget)?;
     eprintln!(
-        "{}: {} point(s), {} thread(s){}",
+        "{}: {} point(s), {threads} thread(s){}",
         spec.name,
         prepared.points.len(),
-        opts.threads.unwrap_or_else(rayon::current_num_threads),
         if x.quick { ", quick precision" } else { "" }
     );
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
-    let level = spec.measure.ci_level;
+    spec.check_columns(&out.rows)
+        .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     let command = format!(
         "cargo run --release -- run {}{}",
         x.spec.display(),
         if x.quick { " --quick" } else { "" }
     );
-    let base = x.results_dir.join(format!("{}{suffix}", spec.name));
-    let mut written = Vec::new();
-    let csv = base.with_extension("csv");
-    report::write_atomic(&csv, report::csv_string(&out.rows)?.as_bytes())?;
-    written.push(csv);
-    let md = base.with_extension("md");
-    report::write_atomic(
-        &md,
-        report::markdown(&spec, &out.rows, &command, level).as_bytes(),
-    )?;
-    written.push(md);
-    for (table, rows) in [("profile", &out.profile), ("convergence", &out.convergence)] {
-        if !rows.is_empty() {
-            let p = x
-                .results_dir
-                .join(format!("{}_{table}{suffix}.csv", spec.name));
-            report::write_atomic(&p, report::csv_string(rows)?.as_bytes())?;
-            written.push(p);
-        }
-    }
-    written.extend(report::render_plots(&spec, &out, x.plots_dir, suffix)?);
+    let written = write_outputs(&spec, &out, x, &command)?;
     sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
@@ -101,6 +98,37 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
             .join(", ")
     );
     Ok((spec, written))
+}
+
+/// Stages every output of a run (CSV, markdown, profile and convergence
+/// tables, charts) and renames them into place together.
+fn write_outputs(
+    spec: &Spec,
+    out: &sweep::Outcome,
+    x: &Experiment,
+    command: &str,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let suffix = if x.quick { "_quick" } else { "" };
+    let base = x.results_dir.join(format!("{}{suffix}", spec.name));
+    let mut staged = report::Staged::new();
+    staged.write(
+        &base.with_extension("csv"),
+        report::csv_string(&out.rows)?.as_bytes(),
+    )?;
+    staged.write(
+        &base.with_extension("md"),
+        report::markdown(spec, &out.rows, command, spec.measure.ci_level).as_bytes(),
+    )?;
+    for (table, rows) in [("profile", &out.profile), ("convergence", &out.convergence)] {
+        if !rows.is_empty() {
+            let p = x
+                .results_dir
+                .join(format!("{}_{table}{suffix}.csv", spec.name));
+            staged.write(&p, report::csv_string(rows)?.as_bytes())?;
+        }
+    }
+    report::render_plots(spec, out, x.plots_dir, suffix, &mut staged)?;
+    staged.commit()
 }
 
 /// The experiment specs in a directory, by name.
@@ -135,6 +163,8 @@ fn experiment_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// `bloomlab reproduce`.
 pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
     let suffix = if a.quick { "_quick" } else { "" };
+    let (results_dir, plots_dir) =
+        output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
     let mut report = format!(
         "# bloomlab reproduction report\n\nProduced by `cargo run --release -- reproduce{}`: every \
          experiment in `{}`, each table with the paper's formula (where the paper has one), this \
@@ -146,14 +176,15 @@ pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
         let (spec, written) = run_experiment(&Experiment {
             spec: &path,
             quick: a.quick,
-            results_dir: &a.results_dir,
-            plots_dir: &a.plots_dir,
+            results_dir: &results_dir,
+            plots_dir: &plots_dir,
+            memory_limit: a.memory_limit,
             // the quick baselines are timed as `check` times them: one point
             // at a time
             threads: a.threads.map(usize::from).or(a.quick.then_some(1)),
             fresh: false,
         })?;
-        let md_path = a.results_dir.join(format!("{}{suffix}.md", spec.name));
+        let md_path = results_dir.join(format!("{}{suffix}.md", spec.name));
         let md = std::fs::read_to_string(&md_path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", md_path.display()))?;
         // demote the experiment's headings one level under the report
@@ -169,7 +200,7 @@ pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
             .collect();
         report += &format!("\n{body}\nFiles: ");
         let rel = |p: &PathBuf| {
-            let shown = p.strip_prefix(&a.results_dir).map_or_else(
+            let shown = p.strip_prefix(&results_dir).map_or_else(
                 |_| format!("../{}", p.display()),
                 |r| r.display().to_string(),
             );
@@ -187,7 +218,7 @@ pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
             report += &format!("\n![{}](../{})\n", spec.name, svg.display());
         }
     }
-    let out = a.results_dir.join(format!("REPORT{suffix}.md"));
+    let out = results_dir.join(format!("REPORT{suffix}.md"));
     report::write_atomic(&out, report.as_bytes())?;
     eprintln!("wrote {}", out.display());
     Ok(())
@@ -236,7 +267,7 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     if regressions > 0 {
         Err(anyhow::anyhow!(
             "{regressions} regression(s) against the baselines in {}",
-            s.results_dir.display()
+            baseline_dir(s).display()
         ))
     } else {
         Ok(())
@@ -253,7 +284,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
     let mut pairs = Vec::new();
     for path in experiment_files(&s.experiments)? {
         let spec = Spec::load(&path)?;
-        let base = s.results_dir.join(format!("{}{suffix}.csv", spec.name));
+        let base = baseline_dir(s).join(format!("{}{suffix}.csv", spec.name));
         if !base.exists() {
             return Err(anyhow::anyhow!(
                 "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
@@ -270,6 +301,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
             quick: s.quick,
             results_dir: scratch,
             plots_dir: &scratch.join("plots"),
+            memory_limit: s.memory_limit,
             // one point at a time by default: timings of points running side by
             // side on 2 cores disturb each other
             threads: Some(s.threads.map_or(1, usize::from)),
@@ -283,6 +315,13 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
         runs.push((spec, tables.0, tables.1));
     }
     Ok(runs)
+}
+
+/// Where `check` finds the baselines: `--results-dir`, else `results/`.
+fn baseline_dir(s: &SuiteArgs) -> PathBuf {
+    s.results_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results"))
 }
 
 /// The scratch directory of a check, removed however the check ends.

@@ -4,7 +4,7 @@
 
 use super::convergence::measure_convergence;
 use super::history::History;
-use super::stats::{binomial_ci, Binomial, Welford};
+use super::stats::{binomial_ci, in_interval, Binomial, Welford};
 use super::{info_bound_ratio, PointResult, ProfileRow, Row, Value};
 use crate::designs::{Built, Theory};
 use crate::spec::{MeasureSpec, Metric};
@@ -267,12 +267,18 @@ pub fn measure(
         with_theory(&mut row, theory, "fnr", fnr.rate(), ci);
     }
     if plan.has(Metric::Accesses) {
-        let ci = worst.probes.ci(level);
+        let ci = worst.probes.ci_within(level, 0.0, f64::INFINITY);
         with_theory(&mut row, theory, "probes_negative", worst.probes.mean(), ci);
     }
     if plan.has(Metric::ZeroFraction) && worst.zeros.count() > 0 {
         let z = Welford::merge(&worst.zeros, &avg.zeros);
-        with_theory(&mut row, theory, "zero_fraction", z.mean(), z.ci(level));
+        with_theory(
+            &mut row,
+            theory,
+            "zero_fraction",
+            z.mean(),
+            z.ci_within(level, 0.0, 1.0),
+        );
     }
     if plan.has(Metric::Npws) && plan.s > 0 {
         npws_columns(&mut row, theory, &worst, &avg, plan.w, level);
@@ -312,10 +318,9 @@ fn with_theory(row: &mut Row, theory: &Theory, name: &str, x: f64, ci: (f64, f64
         if t != 0.0 {
             row.num(format!("{name}_ratio"), x / t);
         }
-        row.push(
-            format!("{name}_theory_in_ci"),
-            Value::Bool(t >= ci.0 && t <= ci.1),
-        );
+        if let Some(inside) = in_interval(t, ci) {
+            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
+        }
     }
 }
 
@@ -331,13 +336,15 @@ fn fpr_columns(row: &mut Row, theory: &Theory, worst: &PhaseStats, avg: &PhaseSt
     for alt in ["fpr_paper_formula", "fpr_independent"] {
         if let Some(p) = theory.get(alt) {
             row.num(alt, p);
-            row.push(format!("{alt}_in_ci"), Value::Bool(p >= ci.0 && p <= ci.1));
+            if let Some(inside) = in_interval(p, ci) {
+                row.push(format!("{alt}_in_ci"), Value::Bool(inside));
+            }
         }
     }
     // Over rounds, not queries: the FPR moves with the phase, and each
     // round sees one random phase, so the phase sampling is part of the
     // error (a binomial interval missed it for double buffering).
-    let ci = avg.fpr_rounds.ci(level);
+    let ci = avg.fpr_rounds.ci_within(level, 0.0, 1.0);
     with_theory(row, theory, "fpr_avg", avg.fpr.rate(), ci);
     let expired = worst.expired;
     if expired.n > 0 {
@@ -357,12 +364,18 @@ fn npws_columns(
     level: f64,
 ) {
     let scale = |(a, b): (f64, f64)| (a / w as f64, b / w as f64);
-    let (mean, ci) = (worst.pws.mean() / w as f64, scale(worst.pws.ci(level)));
+    let (mean, ci) = (
+        worst.pws.mean() / w as f64,
+        scale(worst.pws.ci_within(level, 0.0, f64::INFINITY)),
+    );
     with_theory(row, theory, "npws_peak", mean, ci);
     if let Some(p) = theory.get("npws_peak_paper_formula") {
         row.num("npws_peak_paper_formula", p);
     }
-    let (mean, ci) = (avg.pws.mean() / w as f64, scale(avg.pws.ci(level)));
+    let (mean, ci) = (
+        avg.pws.mean() / w as f64,
+        scale(avg.pws.ci_within(level, 0.0, f64::INFINITY)),
+    );
     with_theory(row, theory, "npws_avg", mean, ci);
 }
 

@@ -72,7 +72,7 @@ pub mod stats;
 pub use convergence::ConvergenceRow;
 pub use membership::measure;
 pub use row::{is_timing_column, Row, Value};
-pub use stats::{binomial_ci, t_value, z_value, Welford};
+pub use stats::{binomial_ci, in_interval, t_value, z_value, Welford};
 
 /// One bucket of the measured age profile.
 #[derive(Debug, Clone, PartialEq)]

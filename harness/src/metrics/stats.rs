@@ -2,14 +2,15 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-/// Clopper-Pearson ("exact") interval for `x` successes in `n` trials.
+/// Clopper-Pearson ("exact") interval for `x` successes in `n` trials
+/// (NaN, NaN: no interval, for no trials).
 ///
 /// The bounds solve I_p(x, n-x+1) = α/2 and I_p(x+1, n-x) = 1-α/2 for p, by
 /// bisection on the regularised incomplete beta function (statrs's
 /// `inverse_cdf` of Beta stalls for parameters like (4000, 2e7)).
 pub fn binomial_ci(x: u64, n: u64, level: f64) -> (f64, f64) {
     if n == 0 {
-        return (0.0, 1.0);
+        return (f64::NAN, f64::NAN);
     }
     let a = (1.0 - level) / 2.0;
     let (xf, nf) = (x as f64, n as f64);
@@ -111,6 +112,19 @@ impl Welford {
         let t = t_value(level, self.n - 1);
         (self.mean - t * se, self.mean + t * se)
     }
+    /// The Student-t interval clamped to the quantity's range `[lo, hi]`
+    /// (a rate to [0, 1], a count to [0, inf)): the symmetric interval of a
+    /// skewed quantity can pass its bounds, which no value can.
+    pub fn ci_within(&self, level: f64, lo: f64, hi: f64) -> (f64, f64) {
+        let (a, b) = self.ci(level);
+        (a.clamp(lo, hi), b.clamp(lo, hi))
+    }
+}
+
+/// Whether `t` lies in the interval; `None` when there is no interval (too
+/// few rounds or queries), which the tables leave blank.
+pub fn in_interval(t: f64, (lo, hi): (f64, f64)) -> Option<bool> {
+    (lo.is_finite() && hi.is_finite()).then_some(t >= lo && t <= hi)
 }
 
 /// Successes over trials.

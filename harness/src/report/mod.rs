@@ -4,27 +4,13 @@
 
 mod markdown;
 mod plots;
+mod staged;
 
 pub use markdown::markdown;
 pub use plots::{plot_path, render_plots};
+pub use staged::{temp_beside, write_atomic, Lock, Staged};
 
 use crate::metrics::Row;
-use std::path::Path;
-
-/// Writes `bytes` to `path` atomically (temporary file + rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-    }
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, bytes)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
-}
 
 /// Column names in order of first appearance.
 fn columns(rows: &[Row]) -> Vec<String> {

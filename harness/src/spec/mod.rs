@@ -81,6 +81,10 @@ pub struct Spec {
     pub adversary: AdversarySpec,
 }
 
+/// The most points one spec may expand to: each is built and checked before
+/// the run starts, and each becomes a row.
+pub const MAX_POINTS: usize = 100_000;
+
 fn default_seed() -> u64 {
     1
 }
@@ -223,6 +227,12 @@ impl Spec {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
                 return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", i + 1));
             }
+            if let Some(b) = p.bound.as_deref().filter(|b| *b != "info_bound") {
+                return Err(anyhow::anyhow!(
+                    "plot {}: unknown bound {b:?} (known: info_bound)",
+                    i + 1
+                ));
+            }
             if let Some(f) = &p.file {
                 // a file stem inside the plots directory, nothing else
                 let plain = !f.is_empty()
@@ -265,12 +275,88 @@ impl Spec {
         Ok(())
     }
 
+    /// The number of points the grid expands to (before `quick` drops
+    /// blocks), computed without expanding it.
+    pub fn point_count(&self) -> u128 {
+        let per_repeat: u128 = self
+            .sweep
+            .iter()
+            .map(|b| {
+                b.grid.values().fold(b.points.len().max(1) as u128, |n, v| {
+                    n.saturating_mul(v.len() as u128)
+                })
+            })
+            .fold(0u128, |a, n| a.saturating_add(n));
+        per_repeat.saturating_mul(self.repeats as u128)
+    }
+
+    /// Checks that every column the spec's tables and charts name is one the
+    /// run produced, so that a typo is an error instead of a silently empty
+    /// column or chart. Called on the rows before any output is written.
+    pub fn check_columns(&self, rows: &[crate::metrics::Row]) -> anyhow::Result<()> {
+        let have: std::collections::BTreeSet<&str> = rows
+            .iter()
+            .flat_map(|r| r.0.iter().map(|(n, _)| n.as_str()))
+            .collect();
+        let mut named: Vec<(String, &str)> = Vec::new();
+        for c in self.table_columns.iter().flatten() {
+            named.push(("table_columns".into(), c));
+        }
+        if let Some(a) = &self.adoption {
+            for c in a.group_by.iter().chain(&a.lower_is_better) {
+                named.push(("adoption".into(), c));
+            }
+        }
+        if let Some(c) = &self.compare_at {
+            for col in [&c.x, &c.y].into_iter().chain(&c.group_by) {
+                named.push(("compare_at".into(), col));
+            }
+        }
+        for (i, p) in self.plot.iter().enumerate() {
+            let at = format!("plot {}", i + 1);
+            for col in [&p.x, &p.y, &p.series, &p.reference].into_iter().flatten() {
+                named.push((at.clone(), col));
+            }
+            for col in p.filter.keys() {
+                named.push((format!("{at} filter"), col));
+            }
+        }
+        for (at, col) in named {
+            if !have.contains(col) {
+                return Err(anyhow::anyhow!(
+                    "{at}: no column {col:?} in this run's results (columns: {})",
+                    have.iter().copied().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        if let Some(c) = &self.compare_at {
+            let known = rows.iter().any(|r| {
+                r.get("design")
+                    .is_some_and(|d| d.to_string() == c.reference)
+            });
+            if !known {
+                return Err(anyhow::anyhow!(
+                    "compare_at: reference design {:?} is not in this run",
+                    c.reference
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Expands every sweep block into points: for each repeat, for each block,
     /// each explicit point (or one empty point) crossed with the grid in
     /// lexicographic parameter order. The order is the seed order. With
     /// `quick`, blocks marked `quick = false` are left out (the others keep
     /// their indices and seeds).
     pub fn points(&self, quick: bool) -> anyhow::Result<Vec<Point>> {
+        let count = self.point_count();
+        if count > MAX_POINTS as u128 {
+            return Err(anyhow::anyhow!(
+                "{} points (repeats x blocks x grid) is above the limit of {MAX_POINTS}: split the spec or coarsen its grid",
+                count
+            ));
+        }
         let mut out: Vec<(bool, Point)> = Vec::new();
         for repeat in 0..self.repeats {
             for (bi, block) in self.sweep.iter().enumerate() {

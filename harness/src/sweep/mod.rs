@@ -6,6 +6,7 @@
 //! are appended to a checkpoint (`results/.<name>.partial.jsonl`) as they
 //! complete; an interrupted run started again with the same spec skips them.
 
+pub mod budget;
 mod checkpoint;
 
 use anyhow::Context;
@@ -115,13 +116,20 @@ fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
     row.push("table", Value::Text("convergence".into()));
     row.push("t", Value::Int(c.t));
     row.push("runs", Value::Int(c.zeros.count()));
-    let (lo, hi) = c.zeros.ci(level);
+    let (lo, hi) = c.zeros.ci_within(level, 0.0, 1.0);
     row.num("zero_fraction", c.zeros.mean());
     row.num("zero_fraction_ci_low", lo);
     row.num("zero_fraction_ci_high", hi);
     row.num("zero_fraction_theory", c.zero_theory);
     let (lo, hi) = metrics::binomial_ci(c.fp, c.n, level);
-    row.num("fpr", c.fp as f64 / c.n.max(1) as f64);
+    row.num(
+        "fpr",
+        if c.n == 0 {
+            f64::NAN
+        } else {
+            c.fp as f64 / c.n as f64
+        },
+    );
     row.num("fpr_ci_low", lo);
     row.num("fpr_ci_high", hi);
     row.num("fpr_theory", c.fpr_theory);
@@ -137,33 +145,53 @@ pub struct Prepared {
     query_trace: Option<Arc<Trace>>,
 }
 
-/// Checks every point's parameters and loads the trace before anything runs,
-/// so that a typo in the last block does not cost the first blocks' work.
-pub fn prepare(spec: &Spec, quick: bool) -> anyhow::Result<Prepared> {
+/// What a run may use: the memory it may take (None: unchecked) and the
+/// worker threads that share it.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Bytes the run may use at its peak.
+    pub memory: Option<u64>,
+    /// Points measured at once.
+    pub threads: usize,
+}
+
+impl Budget {
+    /// No memory check, one thread: for tests and small known specs.
+    pub fn unchecked() -> Budget {
+        Budget {
+            memory: None,
+            threads: 1,
+        }
+    }
+}
+
+/// Checks every point's parameters, estimates the run's peak memory against
+/// the budget, and loads the trace, all before anything runs, so that a
+/// typo in the last block does not cost the first blocks' work and a point
+/// too large for the machine is refused instead of aborting the process.
+pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prepared> {
     let points = spec.points(quick)?;
-    let passes = Passes::of(&spec.metrics.iter().copied().collect());
+    if points.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} has no points{} (every block is quick = false?)",
+            spec.name,
+            if quick { " at --quick" } else { "" }
+        ));
+    }
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+    let passes = Passes::of(&metrics);
+    let measure = if quick {
+        spec.measure.quick()
+    } else {
+        spec.measure.clone()
+    };
+    let distinct = matches!(spec.workload, WorkloadSpec::Distinct);
+    let mut peaks: Vec<(u64, usize, budget::PointBytes)> = Vec::new();
     for p in &points {
         if p.repeat > 0 {
             continue;
         }
-        point_parts(spec, &p.params)
-            .and_then(|(_, _, params)| designs::build(&p.design, &params, 0))
-            .and_then(|b| {
-                if (passes.filter || passes.adversary) && b.filter.is_none() {
-                    Err(anyhow::anyhow!(
-                        "{} is not a membership filter: only the count, distinct and entropy metrics apply",
-                        p.design
-                    ))
-                } else if passes.summary && !passes.filter && b.summary.is_none() {
-                    Err(anyhow::anyhow!(
-                        "{} is not a measurement summary: the count, distinct and entropy metrics do not apply",
-                        p.design
-                    ))
-                } else {
-                    Ok(())
-                }
-            })
-            .with_context(|| {
+        let describe = || {
             format!(
                 "point {} ({} {})",
                 p.index,
@@ -174,7 +202,16 @@ pub fn prepare(spec: &Spec, quick: bool) -> anyhow::Result<Prepared> {
                     .collect::<Vec<_>>()
                     .join(" ")
             )
-        })?;
+        };
+        let (_, attack, params) = point_parts(spec, &p.params).with_context(describe)?;
+        if passes.adversary {
+            budget::check_attack(&attack).with_context(describe)?;
+        }
+        let built = designs::build(&p.design, &params, 0)
+            .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
+            .with_context(describe)?;
+        let bytes = budget::point_bytes(&built, &passes, &measure, &attack, &metrics, distinct);
+        peaks.push((bytes.total(), p.index, bytes));
     }
     let trace = match &spec.workload {
         WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, spec.seed)?)),
@@ -184,11 +221,77 @@ pub fn prepare(spec: &Spec, quick: bool) -> anyhow::Result<Prepared> {
         Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
         None => None,
     };
+    if let Some(limit) = budget.memory {
+        let traces: u64 = [&trace, &query_trace]
+            .iter()
+            .filter_map(|t| t.as_ref())
+            .map(|t| t.bytes())
+            .sum();
+        check_memory(spec, &points, peaks, traces, budget.threads, limit)?;
+    }
     Ok(Prepared {
         points,
         trace,
         query_trace,
     })
+}
+
+/// Refuses a design that cannot answer the spec's metrics.
+fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Result<()> {
+    if (passes.filter || passes.adversary) && b.filter.is_none() {
+        Err(anyhow::anyhow!(
+            "{design} is not a membership filter: only the count, distinct and entropy metrics apply"
+        ))
+    } else if passes.summary && !passes.filter && b.summary.is_none() {
+        Err(anyhow::anyhow!(
+            "{design} is not a measurement summary: the count, distinct and entropy metrics do not apply"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a run whose largest points, `threads` of them at once, plus the
+/// traces, would pass `limit` bytes.
+fn check_memory(
+    spec: &Spec,
+    points: &[Point],
+    mut peaks: Vec<(u64, usize, budget::PointBytes)>,
+    traces: u64,
+    threads: usize,
+    limit: u64,
+) -> anyhow::Result<()> {
+    peaks.sort_by_key(|p| std::cmp::Reverse(p.0));
+    let at_once = threads.clamp(1, points.len().max(1));
+    let run: u64 = peaks
+        .iter()
+        .take(at_once)
+        .fold(traces, |acc, p| acc.saturating_add(p.0));
+    if run <= limit {
+        return Ok(());
+    }
+    let (bytes, index, parts) = &peaks[0];
+    let p = &points[*index];
+    let threads_note = if at_once > 1 {
+        format!("; {at_once} points at once need about {}", budget::gib(run))
+    } else {
+        String::new()
+    };
+    Err(anyhow::anyhow!(
+        "{}: point {} ({} {}) needs about {} ({}){threads_note}, above the {} this run may use (--memory-limit GiB to change it{})",
+        spec.name,
+        p.index,
+        p.design,
+        p.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        budget::gib(*bytes),
+        parts.describe(),
+        budget::gib(limit),
+        if at_once > 1 { "; or fewer --threads" } else { "" }
+    ))
 }
 
 /// Runs every point of `spec` and returns the rows in expansion order.
@@ -352,6 +455,7 @@ pub fn measure_point(
         .map_err(in_point)?;
         full.0.extend(row.0);
     }
+    warn_no_interval(&full, p.index);
     let level = measure.ci_level;
     let mut extra: Vec<Row> = profile
         .iter()
@@ -359,6 +463,26 @@ pub fn measure_point(
         .collect();
     extra.extend(convergence.iter().map(|c| convergence_row(&id, c, level)));
     Ok((full, extra))
+}
+
+/// Says which of a row's figures have no interval (one round, no queries),
+/// so that a blank interval column is explained where it is made.
+fn warn_no_interval(row: &Row, index: usize) {
+    let blank: Vec<&str> = row
+        .0
+        .iter()
+        .filter_map(|(n, v)| {
+            let name = n.strip_suffix("_ci_low")?;
+            let value = row.get_num(name)?;
+            (value.is_finite() && !matches!(v, Value::Num(x) if x.is_finite())).then_some(name)
+        })
+        .collect();
+    if !blank.is_empty() {
+        eprintln!(
+            "warning: point {index}: no interval for {} (too few rounds or queries: an interval of a mean needs at least 2 rounds); their *_in_ci columns are left blank",
+            blank.join(", ")
+        );
+    }
 }
 
 /// A point's row and its profile and convergence rows.

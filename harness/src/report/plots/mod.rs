@@ -5,7 +5,7 @@ mod fpr;
 mod profile;
 mod xy;
 
-use super::write_atomic;
+use super::Staged;
 use crate::metrics::Row;
 use crate::spec::{PlotKind, PlotSpec, Spec};
 use crate::sweep::Outcome;
@@ -36,14 +36,14 @@ fn register_font() -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("plot: cannot load the embedded font"))
 }
 
-/// Renders every plot of `spec`, as SVG and PNG; returns the files written.
+/// Renders every plot of `spec`, as SVG and PNG, into `staged`.
 pub fn render_plots(
     spec: &Spec,
     out: &Outcome,
     plots_dir: &Path,
     suffix: &str,
-) -> anyhow::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
+    staged: &mut Staged,
+) -> anyhow::Result<()> {
     if !spec.plot.is_empty() {
         register_font()?;
     }
@@ -64,22 +64,18 @@ pub fn render_plots(
             }
             r => r?,
         }
-        write_atomic(&path, svg.as_bytes())?;
-        written.push(path.clone());
-        // PNG beside it, for viewers without SVG; written under a temporary name.
-        let png = path.with_extension("png");
-        let tmp = path.with_extension("tmp.png");
-        draw_plot(
-            BitMapBackend::new(&tmp, size).into_drawing_area(),
-            p,
-            spec,
-            out,
-        )?;
-        std::fs::rename(&tmp, &png)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", png.display()))?;
-        written.push(png);
+        staged.write(&path, svg.as_bytes())?;
+        // PNG beside it, for viewers without SVG
+        staged.write_with(&path.with_extension("png"), |tmp| {
+            draw_plot(
+                BitMapBackend::new(tmp, size).into_drawing_area(),
+                p,
+                spec,
+                out,
+            )
+        })?;
     }
-    Ok(written)
+    Ok(())
 }
 
 fn draw_plot<DB: DrawingBackend>(

@@ -1,0 +1,204 @@
+//! The resource budget of a run, checked before any measurement allocates:
+//! each point's peak memory is estimated from its built design and the
+//! measurement settings (the filter beside the harness's own structures),
+//! the points that can run at once are summed, and a run that would not fit
+//! in the memory the system reports available (or `--memory-limit`) is
+//! refused with the estimate. Loops whose length a user sets are bounded
+//! the same way, by an estimate of their work.
+
+use crate::designs::Built;
+use crate::spec::{AdversarySpec, MeasureSpec};
+use crate::sweep::Passes;
+
+/// Bytes per entry of a hash map of 64-bit keys and values, with the
+/// table's load and control bytes (hashbrown: about 16 bytes of payload over
+/// a 7/8 load, doubled at worst just after growth).
+const MAP_ENTRY: u64 = 40;
+
+/// The largest number of operations (insertions plus queries) one
+/// adversary attack may take: about an hour at 100 ns an operation.
+pub const MAX_ATTACK_OPS: f64 = 4e10;
+
+/// Most worker threads a run may ask for, per core.
+pub const THREADS_PER_CORE: usize = 8;
+
+/// One point's estimated peak memory, by part.
+#[derive(Debug, Clone, Default)]
+pub struct PointBytes {
+    /// (what, bytes), largest first.
+    pub parts: Vec<(&'static str, u64)>,
+}
+
+impl PointBytes {
+    /// The whole estimate.
+    pub fn total(&self) -> u64 {
+        self.parts.iter().map(|p| p.1).sum()
+    }
+
+    /// "14.0 GiB age history, 0.8 GiB filter".
+    pub fn describe(&self) -> String {
+        self.parts
+            .iter()
+            .filter(|p| p.1 > 0)
+            .take(3)
+            .map(|(what, b)| format!("{} {what}", gib(*b)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A size in GiB, for messages.
+pub fn gib(bytes: u64) -> String {
+    let g = bytes as f64 / (1u64 << 30) as f64;
+    if g >= 0.1 {
+        format!("{g:.1} GiB")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+/// The estimated peak memory of measuring one point of `built`.
+pub fn point_bytes(
+    built: &Built,
+    passes: &Passes,
+    m: &MeasureSpec,
+    attack: &AdversarySpec,
+    metrics: &std::collections::BTreeSet<crate::spec::Metric>,
+    distinct: bool,
+) -> PointBytes {
+    use crate::spec::Metric;
+    let g = &built.geometry;
+    let (w, s) = (g.window, g.slack);
+    let design = built
+        .filter
+        .as_ref()
+        .map(|f| f.memory_bits())
+        .or_else(|| built.summary.as_ref().map(|s| s.summary_bits()))
+        .unwrap_or(0)
+        / 8;
+    // the design, plus a second copy while the adversary or a rebuilt
+    // filter (convergence, repeats) lives beside it
+    let copies = 1 + u64::from(passes.adversary || metrics.contains(&Metric::Convergence));
+    let mut parts = vec![("filter", design.saturating_mul(copies))];
+    if passes.filter {
+        let period = g.period.max(1);
+        let margin = ((w as f64 * m.margin) as u64).max(period);
+        let horizon = g.horizon.unwrap_or(w + s + margin).max(w + s);
+        // the ring of recent keys, and a key -> last insertion map on
+        // repeating streams
+        let per_age = 8 + if distinct { 0 } else { MAP_ENTRY };
+        parts.push(("age history", horizon.saturating_mul(per_age)));
+        if metrics.contains(&Metric::Profile) {
+            let bucket = if m.bucket > 0 {
+                m.bucket
+            } else {
+                (period / 8).max(1)
+            };
+            parts.push(("age profile", horizon.div_ceil(bucket).saturating_mul(16)));
+        }
+        let mut keys = 0u64;
+        if metrics.contains(&Metric::Speed) {
+            keys = keys.max(m.speed_ops.saturating_mul(24));
+        }
+        if metrics.contains(&Metric::Batched) {
+            keys = keys.max(m.speed_ops.saturating_mul(9));
+        }
+        if metrics.contains(&Metric::Tail) {
+            keys = keys.max(m.tail_ops.saturating_mul(24));
+        }
+        parts.push(("timed keys", keys));
+        if metrics.contains(&Metric::Convergence) {
+            parts.push(("convergence", m.convergence_points.saturating_mul(64)));
+        }
+    }
+    if passes.summary {
+        // the exact window: keys in a ring and their counts
+        parts.push(("exact window", w.saturating_mul(8 + MAP_ENTRY)));
+    }
+    if passes.adversary {
+        let found = attack.queries.saturating_mul(8 + 2 * MAP_ENTRY);
+        let pool = attack.pool.saturating_mul(8);
+        let recent = if attack.query_trace.is_some() {
+            (w + s).saturating_mul(8 + MAP_ENTRY)
+        } else {
+            0
+        };
+        parts.push((
+            "adversary",
+            found.saturating_add(pool).saturating_add(recent),
+        ));
+    }
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    PointBytes { parts }
+}
+
+/// The memory a run may use: `--memory-limit` GiB if given, else what the
+/// system reports available (`MemAvailable` of /proc/meminfo); `None` where
+/// neither is known (no check).
+pub fn memory_limit(flag_gib: Option<f64>) -> anyhow::Result<Option<u64>> {
+    if let Some(g) = flag_gib {
+        if !(g.is_finite() && g > 0.0) {
+            return Err(anyhow::anyhow!(
+                "--memory-limit {g} must be a positive number of GiB"
+            ));
+        }
+        return Ok(Some((g * (1u64 << 30) as f64).min(u64::MAX as f64) as u64));
+    }
+    Ok(available_memory())
+}
+
+/// The memory this process may still take, in bytes: `MemAvailable`
+/// where the system reports it, lowered to the address-space limit
+/// (`ulimit -v`) if one is set.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib.saturating_mul(1024))
+        });
+    let rlimit = address_space_limit();
+    match (meminfo, rlimit) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The soft `RLIMIT_AS`, if finite.
+fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
+}
+
+/// The worker threads a run may use: refused above [`THREADS_PER_CORE`]
+/// per core (more only contend, and each holds a point's memory).
+pub fn check_threads(threads: usize) -> anyhow::Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = cores * THREADS_PER_CORE;
+    if threads == 0 || threads > max {
+        return Err(anyhow::anyhow!(
+            "threads = {threads}: must be between 1 and {max} ({THREADS_PER_CORE} per core on this machine's {cores})"
+        ));
+    }
+    Ok(threads)
+}
+
+/// Refuses an adversary attack whose operations (queries plus the
+/// insertions between them) would run for hours.
+pub fn check_attack(attack: &AdversarySpec) -> anyhow::Result<()> {
+    let ops = attack.queries as f64 * (1.0 + attack.inserts_per_query);
+    if ops > MAX_ATTACK_OPS {
+        return Err(anyhow::anyhow!(
+            "the attack takes {} queries x (1 + {} insertions) = {ops:.2e} operations, above the limit of {MAX_ATTACK_OPS:.0e} (about an hour): fewer queries or insertions per query",
+            attack.queries,
+            attack.inserts_per_query
+        ));
+    }
+    Ok(())
+}
