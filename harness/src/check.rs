@@ -125,20 +125,38 @@ pub fn count_tests(base: &Table) -> usize {
         .sum()
 }
 
-/// Rows by their `point` index.
+/// Rows by their key (see [`key_columns`]).
 type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
 
-fn by_point(tab: &Table) -> ByPoint {
+/// The columns that identify a row of each table an experiment writes:
+/// `point` in the results, point x phase x age bucket in the age profiles,
+/// point x insertions in the convergence curves.
+pub fn key_columns(table: &str) -> &'static [&'static str] {
+    match table {
+        "profile" => &["point", "phase", "age_lo"],
+        "convergence" => &["point", "t"],
+        _ => &["point"],
+    }
+}
+
+/// A row's key: its key columns' values joined by `/` (None if one is
+/// missing).
+fn row_key(r: &BTreeMap<String, String>, keys: &[&str]) -> Option<String> {
+    let parts: Option<Vec<&str>> = keys.iter().map(|k| r.get(*k).map(|v| v.as_str())).collect();
+    parts.map(|p| p.join("/"))
+}
+
+fn by_point(tab: &Table, keys: &[&str]) -> ByPoint {
     tab.iter()
-        .filter_map(|r| r.get("point").map(|p| (p.clone(), r.clone())))
+        .filter_map(|r| row_key(r, keys).map(|p| (p, r.clone())))
         .collect()
 }
 
 /// Points that stand in more than one row of a table.
-fn duplicates(tab: &Table) -> Vec<String> {
+fn duplicates(tab: &Table, keys: &[&str]) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     let mut dup = std::collections::BTreeSet::new();
-    for p in tab.iter().filter_map(|r| r.get("point")) {
+    for p in tab.iter().filter_map(|r| row_key(r, keys)) {
         if !seen.insert(p.clone()) {
             dup.insert(p.clone());
         }
@@ -322,12 +340,13 @@ impl Checker<'_> {
     }
 }
 
-/// Compares one experiment's run with its baseline. `tests` is the total
-/// number of statistical comparisons in the whole check.
+/// Compares one table of an experiment's run with its baseline, rows
+/// matched by `keys` ([`key_columns`]). `tests` is the total number of
+/// statistical comparisons in the whole check.
 pub fn compare(
     experiment: &str,
-    base: &Table,
-    new: &Table,
+    (base, new): (&Table, &Table),
+    keys: &[&str],
     t: &Thresholds,
     tests: usize,
 ) -> Vec<Finding> {
@@ -340,12 +359,12 @@ pub fn compare(
         out: Vec::new(),
     };
     for (side, tab) in [("baseline", base), ("run", new)] {
-        for point in duplicates(tab) {
+        for point in duplicates(tab, keys) {
             let what = format!("in the {side} twice");
             c.finding(&point, "(row)", side.into(), "duplicate".into(), what, true);
         }
     }
-    let (b, n) = (by_point(base), by_point(new));
+    let (b, n) = (by_point(base, keys), by_point(new, keys));
     for (point, br) in &b {
         let Some(nr) = n.get(point) else {
             let (p, m) = ("present".into(), "missing".into());
@@ -415,23 +434,23 @@ mod tests {
         ];
         let tests = count_tests(&base);
         assert_eq!(tests, 2);
-        assert!(compare("x", &base, &base, &T, tests).is_empty());
+        assert!(compare("x", (&base, &base), &["point"], &T, tests).is_empty());
         // noise: a shift well inside the intervals
         let mut noisy = base.clone();
         noisy[1].insert("fpr".into(), "0.0205".into());
-        assert!(compare("x", &base, &noisy, &T, tests)
+        assert!(compare("x", (&base, &noisy), &["point"], &T, tests)
             .iter()
             .all(|f| !f.regression));
         // a real change of the FPR
         let mut worse = base.clone();
         worse[1].insert("fpr".into(), "0.04".into());
-        assert!(compare("x", &base, &worse, &T, tests)
+        assert!(compare("x", (&base, &worse), &["point"], &T, tests)
             .iter()
             .any(|f| f.regression && f.column == "fpr"));
         // memory must match exactly
         let mut mem = base.clone();
         mem[0].insert("memory_bits".into(), "101".into());
-        assert!(compare("x", &base, &mem, &T, tests)
+        assert!(compare("x", (&base, &mem), &["point"], &T, tests)
             .iter()
             .any(|f| f.regression && f.column == "memory_bits"));
         // speed: the whole machine 3x slower is not a regression, one design 3x slower is
@@ -439,10 +458,10 @@ mod tests {
         slow_machine[0].insert("insert_ns".into(), "150".into());
         slow_machine[1].insert("insert_ns".into(), "300".into());
         slow_machine[2].insert("insert_ns".into(), "240".into());
-        assert!(compare("x", &base, &slow_machine, &T, tests).is_empty());
+        assert!(compare("x", (&base, &slow_machine), &["point"], &T, tests).is_empty());
         let mut slow_design = base.clone();
         slow_design[1].insert("insert_ns".into(), "300".into());
-        assert!(compare("x", &base, &slow_design, &T, tests)
+        assert!(compare("x", (&base, &slow_design), &["point"], &T, tests)
             .iter()
             .any(|f| f.regression && f.column == "insert_ns"));
         // a theory column that drifted
@@ -450,13 +469,15 @@ mod tests {
         th[0].insert("fpr_theory".into(), "0.0101".into());
         let mut b2 = base.clone();
         b2[0].insert("fpr_theory".into(), "0.01".into());
-        assert!(compare("x", &b2, &th, &T, tests)
+        assert!(compare("x", (&b2, &th), &["point"], &T, tests)
             .iter()
             .any(|f| f.regression && f.column == "fpr_theory"));
         // a missing row
-        assert!(compare("x", &base, &base[..1].to_vec(), &T, tests)
-            .iter()
-            .any(|f| f.regression));
+        assert!(
+            compare("x", (&base, &base[..1].to_vec()), &["point"], &T, tests)
+                .iter()
+                .any(|f| f.regression)
+        );
     }
 
     fn one_row() -> Table {
@@ -474,7 +495,7 @@ mod tests {
     fn corrupted(edit: impl Fn(&mut Table)) -> Vec<Finding> {
         let mut base = one_row();
         edit(&mut base);
-        compare("x", &base, &one_row(), &T, 1)
+        compare("x", (&base, &one_row()), &["point"], &T, 1)
     }
 
     #[test]

@@ -224,8 +224,21 @@ pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// An experiment's spec with its baseline and its rerun.
-type Run = (Spec, crate::check::Table, crate::check::Table);
+/// One table of an experiment (`""` for the results, `"profile"`,
+/// `"convergence"`) with its baseline and its rerun; `None` where that side
+/// has no such file.
+type TablePair = (
+    &'static str,
+    PathBuf,
+    Option<crate::check::Table>,
+    Option<crate::check::Table>,
+);
+
+/// An experiment's spec with its tables.
+type Run = (Spec, Vec<TablePair>);
+
+/// The tables an experiment may write, by the suffix of their file name.
+const TABLES: [&str; 3] = ["", "profile", "convergence"];
 
 /// `bloomlab check`.
 pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
@@ -238,16 +251,38 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     let runs = rerun_all(s)?;
     let tests: usize = runs
         .iter()
-        .map(|(_, b, _)| crate::check::count_tests(b))
+        .flat_map(|(_, tables)| tables.iter().filter_map(|t| t.2.as_ref()))
+        .map(crate::check::count_tests)
         .sum();
     let mut findings = Vec::new();
-    for (spec, base, new) in &runs {
+    for (spec, tables) in &runs {
         let t = crate::check::Thresholds {
             alpha: a.alpha,
             speed_tolerance: a.speed_tolerance,
             ci_level: spec.measure.ci_level,
         };
-        findings.extend(crate::check::compare(&spec.name, base, new, &t, tests));
+        for (table, path, base, new) in tables {
+            let name = if table.is_empty() {
+                spec.name.clone()
+            } else {
+                format!("{}_{table}", spec.name)
+            };
+            let keys = crate::check::key_columns(table);
+            match (base, new) {
+                (Some(b), Some(n)) => {
+                    findings.extend(crate::check::compare(&name, (b, n), keys, &t, tests))
+                }
+                (b, _) => findings.push(crate::check::Finding {
+                    experiment: name,
+                    point: "(file)".into(),
+                    column: path.display().to_string(),
+                    base: if b.is_some() { "present" } else { "missing" }.into(),
+                    new: if b.is_some() { "missing" } else { "present" }.into(),
+                    measure: "file".into(),
+                    regression: true,
+                }),
+            }
+        }
     }
     let regressions = findings.iter().filter(|f| f.regression).count();
     if findings.is_empty() {
@@ -295,7 +330,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
         pairs.push((path, spec, base));
     }
     let mut runs = Vec::new();
-    for (path, spec, base) in pairs {
+    for (path, spec, _) in pairs {
         run_experiment(&Experiment {
             spec: &path,
             quick: s.quick,
@@ -307,12 +342,21 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
             threads: Some(s.threads.map_or(1, usize::from)),
             fresh: true,
         })?;
-        let new = scratch.join(format!("{}{suffix}.csv", spec.name));
-        let tables = (
-            crate::check::read_table(&base)?,
-            crate::check::read_table(&new)?,
-        );
-        runs.push((spec, tables.0, tables.1));
+        let mut tables = Vec::new();
+        for table in TABLES {
+            let file = if table.is_empty() {
+                format!("{}{suffix}.csv", spec.name)
+            } else {
+                format!("{}_{table}{suffix}.csv", spec.name)
+            };
+            let (b, n) = (baseline_dir(s).join(&file), scratch.join(&file));
+            let read = |p: &Path| p.exists().then(|| crate::check::read_table(p)).transpose();
+            let (bt, nt) = (read(&b)?, read(&n)?);
+            if bt.is_some() || nt.is_some() {
+                tables.push((table, b, bt, nt));
+            }
+        }
+        runs.push((spec, tables));
     }
     Ok(runs)
 }
