@@ -93,9 +93,16 @@ fn parse_one(bench_json: &Path) -> anyhow::Result<Bench> {
         .pointer("/throughput/Elements")
         .and_then(Json::as_f64)
         .unwrap_or(1.0);
+    if !(elements.is_finite() && elements >= 1.0) {
+        return Err(anyhow::anyhow!(
+            "{}: throughput Elements = {elements} must be at least 1",
+            bench_json.display()
+        ));
+    }
     let mean = |p: &str| {
         est.pointer(p)
             .and_then(Json::as_f64)
+            .filter(|v| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| bad(p))
             .map(|v| v / elements)
     };

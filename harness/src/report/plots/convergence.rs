@@ -1,6 +1,6 @@
 //! Zero fraction and FPR against insertions from empty.
 
-use super::{err, label, legend, PALETTE};
+use super::{err, finite, label, legend, PALETTE};
 use crate::metrics::Row;
 use crate::spec::Spec;
 use plotters::prelude::*;
@@ -19,7 +19,7 @@ where
     type Series = (String, Vec<[f64; 5]>);
     let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
     for r in rows {
-        let get = |c: &str| r.get_num(c);
+        let get = |c: &str| finite(r, c);
         let (Some(point), Some(t), Some(z), Some(zt), Some(f), Some(ft)) = (
             get("point"),
             get("t"),

@@ -1,6 +1,6 @@
 //! Measured worst-phase FPR against theory.
 
-use super::{err, legend};
+use super::{err, finite, legend};
 use crate::metrics::Row;
 use crate::spec::Spec;
 use plotters::prelude::*;
@@ -18,11 +18,11 @@ where
         .iter()
         .filter_map(|r| {
             Some((
-                r.get_num("fpr_theory")?,
-                r.get_num("fpr")?,
-                r.get_num("fpr_ci_low")?,
-                r.get_num("fpr_ci_high")?,
-                r.get_num("fpr_paper_formula"),
+                finite(r, "fpr_theory")?,
+                finite(r, "fpr")?,
+                finite(r, "fpr_ci_low")?,
+                finite(r, "fpr_ci_high")?,
+                finite(r, "fpr_paper_formula"),
             ))
         })
         .filter(|p| p.0 > 0.0 && p.1 > 0.0)

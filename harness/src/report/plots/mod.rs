@@ -134,14 +134,20 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("plot: {e}")
 }
 
+/// A numeric cell, if it is a finite number: an infinite or NaN value never
+/// reaches a chart (the plotting library loops on an infinite range).
+fn finite(r: &Row, column: &str) -> Option<f64> {
+    r.get_num(column).filter(|v| v.is_finite())
+}
+
 fn label(r: &Row) -> String {
     let mut s = r.get("design").map(|v| v.to_string()).unwrap_or_default();
     for c in ["k", "l", "g", "m", "d", "p"] {
-        if let Some(v) = r.get_num(c) {
+        if let Some(v) = finite(r, c) {
             s += &format!(" {c}={v}");
         }
     }
-    if r.get_num("adjacent") == Some(1.0) {
+    if finite(r, "adjacent") == Some(1.0) {
         s += " adjacent";
     }
     s

@@ -1,6 +1,6 @@
 //! P(yes | age), theory lines and measured points.
 
-use super::{err, label, legend, NO_ROWS, PALETTE};
+use super::{err, finite, label, legend, NO_ROWS, PALETTE};
 use crate::metrics::{Row, Value};
 use crate::spec::Spec;
 use plotters::prelude::*;
@@ -22,10 +22,10 @@ fn profile_groups(profile: &[Row], relative: bool) -> BTreeMap<u64, Series> {
             continue;
         }
         let (Some(point), Some(x), Some(p), Some(t)) = (
-            r.get_num("point"),
-            r.get_num(x),
-            r.get_num("p_yes"),
-            r.get_num("p_yes_theory"),
+            finite(r, "point"),
+            finite(r, x),
+            finite(r, "p_yes"),
+            finite(r, "p_yes_theory"),
         ) else {
             continue;
         };
@@ -106,7 +106,7 @@ where
     let floor = if log_y {
         profile
             .iter()
-            .filter_map(|r| r.get_num("p_yes_theory"))
+            .filter_map(|r| finite(r, "p_yes_theory"))
             .filter(|&p| p > 0.0)
             .fold(1.0, f64::min)
             .clamp(1e-7, 1.0)

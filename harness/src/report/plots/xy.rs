@@ -1,6 +1,6 @@
 //! Any two result columns, one line per series.
 
-use super::{err, legend, NO_ROWS, PALETTE};
+use super::{err, finite, legend, NO_ROWS, PALETTE};
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
 use plotters::prelude::*;
@@ -91,21 +91,25 @@ impl<'a> XyData<'a> {
         let series_col = p.series.as_deref().unwrap_or("design");
         let keep = |r: &Row| {
             p.filter.iter().all(|(c, v)| {
-                r.get_num(c)
-                    .is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0))
+                finite(r, c).is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0))
             })
         };
         let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
         let mut reference: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
+        let mut dropped = 0usize;
         for r in rows.iter().filter(|r| keep(r)) {
-            if let (Some(rc), Some(x)) = (p.reference.as_deref(), r.get_num(xc)) {
-                if let Some(y) = r.get_num(rc).filter(|y| y.is_finite()) {
+            if let (Some(rc), Some(x)) = (p.reference.as_deref(), finite(r, xc)) {
+                if let Some(y) = finite(r, rc).filter(|y| y.is_finite()) {
                     let e = reference.entry(x.to_bits()).or_insert((x, 0.0, 0));
                     e.1 += y;
                     e.2 += 1;
                 }
             }
-            let (Some(x), Some(y)) = (r.get_num(xc), r.get_num(yc)) else {
+            let (Some(x), Some(y)) = (finite(r, xc), finite(r, yc)) else {
+                let infinite = |c: &str| r.get_num(c).is_some_and(|v| v.is_infinite());
+                if infinite(xc) || infinite(yc) {
+                    dropped += 1;
+                }
                 continue;
             };
             if (p.log_x && x <= 0.0) || (p.log_y.unwrap_or(false) && y <= 0.0) {
@@ -113,6 +117,11 @@ impl<'a> XyData<'a> {
             }
             let name = r.get(series_col).map(|v| v.to_string()).unwrap_or_default();
             groups.entry(name).or_default().push((x, y));
+        }
+        if dropped > 0 {
+            eprintln!(
+                "warning: plot xy: {dropped} row(s) with an infinite {xc} or {yc} left out of the chart"
+            );
         }
         for pts in groups.values_mut() {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
