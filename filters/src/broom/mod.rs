@@ -212,8 +212,11 @@ impl BroomFilter {
         if !Self::layout_fits(slots, r) {
             return Err(ParamError::OutOfRange {
                 name: "r",
-                value: r.to_string(),
-                expected: "at least 1, leaving 8 hash bits for adaptivity",
+                value: format!(
+                    "{r} (at most {} with {slots} slots)",
+                    fbits.saturating_sub(8)
+                ),
+                expected: "at least 1, leaving 8 of the 64 hash bits for adaptivity",
             });
         }
         Ok(BroomFilter {

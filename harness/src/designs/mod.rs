@@ -282,13 +282,34 @@ fn to_json(params: &Params) -> serde_json::Value {
 pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> anyhow::Result<P> {
     serde_path_to_error::deserialize(to_json(params)).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
+        let value = params.get(&path).copied();
+        let inner = match (e.into_inner().to_string(), value) {
+            // numbers travel as f64: say what the limit is, not serde's types
+            (m, Some(v)) if m.starts_with("invalid type: floating point") => {
+                format!("{v} must be a whole number below 2^53")
+            }
+            (m, Some(v)) if m.starts_with("invalid value: integer") => {
+                let ty = m.rsplit("expected ").next().unwrap_or("");
+                format!("{v} is too large (the largest {ty} is {})", max_of(ty))
+            }
+            (m, _) => m,
+        };
         if path == "." {
             anyhow::anyhow!("{design}: {inner}")
         } else {
             anyhow::anyhow!("{design}: parameter {path}: {inner}")
         }
     })
+}
+
+/// The largest value of an unsigned integer type, by its serde name.
+fn max_of(ty: &str) -> String {
+    match ty {
+        "u8" => u8::MAX.to_string(),
+        "u16" => u16::MAX.to_string(),
+        "u32" => u32::MAX.to_string(),
+        _ => u64::MAX.to_string(),
+    }
 }
 
 /// A typed parameter struct as a map (absent options left out, flags 0/1).
