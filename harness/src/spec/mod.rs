@@ -294,10 +294,16 @@ impl Spec {
     /// run produced, so that a typo is an error instead of a silently empty
     /// column or chart. Called on the rows before any output is written.
     pub fn check_columns(&self, rows: &[crate::metrics::Row]) -> anyhow::Result<()> {
-        let have: std::collections::BTreeSet<&str> = rows
+        let mut have: std::collections::BTreeSet<String> = rows
             .iter()
-            .flat_map(|r| r.0.iter().map(|(n, _)| n.as_str()))
+            .flat_map(|r| r.0.iter().map(|(n, _)| n.clone()))
             .collect();
+        // a block left out of a --quick run still names its parameters
+        for block in &self.sweep {
+            for k in block.grid.keys().chain(block.points.iter().flat_map(|p| p.keys())) {
+                have.insert(format!("target_{k}"));
+            }
+        }
         let mut named: Vec<(String, &str)> = Vec::new();
         for c in self.table_columns.iter().flatten() {
             named.push(("table_columns".into(), c));
@@ -325,7 +331,7 @@ impl Spec {
             if !have.contains(col) {
                 return Err(anyhow::anyhow!(
                     "{at}: no column {col:?} in this run's results (columns: {})",
-                    have.iter().copied().collect::<Vec<_>>().join(", ")
+                    have.iter().cloned().collect::<Vec<_>>().join(", ")
                 ));
             }
         }
