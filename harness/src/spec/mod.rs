@@ -300,7 +300,11 @@ impl Spec {
             .collect();
         // a block left out of a --quick run still names its parameters
         for block in &self.sweep {
-            for k in block.grid.keys().chain(block.points.iter().flat_map(|p| p.keys())) {
+            for k in block
+                .grid
+                .keys()
+                .chain(block.points.iter().flat_map(|p| p.keys()))
+            {
                 have.insert(format!("target_{k}"));
             }
         }

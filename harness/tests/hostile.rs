@@ -1,0 +1,430 @@
+//! Issue 18's reproductions, one test each: every bad or extreme input a
+//! user can type ends within seconds with a one-line error and a non-zero
+//! exit (or the right answer), never a panic, an abort, a hang or a lost
+//! result. Memory checks pass an explicit `--memory-limit` so that they do
+//! not depend on the machine's memory.
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::Duration;
+
+fn bloomlab() -> Command {
+    let mut c = Command::cargo_bin("bloomlab").unwrap();
+    // a reproduction that hangs fails here instead of hanging the suite
+    c.timeout(Duration::from_secs(60));
+    c
+}
+
+/// Runs `args` in `dir`; returns (exit code, stderr). A timeout is -1.
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = bloomlab().args(args).current_dir(dir).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a clean refusal: exit 1 (2 for a command-line usage error; not a
+/// panic's 101 or a signal) and one line, "error: ...", containing `needle`.
+fn refused(dir: &Path, args: &[&str], needle: &str) {
+    let (code, err) = run_in(dir, args);
+    assert!(code == 1 || code == 2, "{args:?}: exit {code}, stderr {err}");
+    // progress lines may come before it; the error is the one last line
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: not one line: {err}");
+    assert_eq!(err.lines().last(), Some(lines[0]), "{args:?}: {err}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains(needle),
+        "{args:?}: {err} lacks {needle:?}"
+    );
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn spec(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const TINY: &str = "name = \"tiny\"\nmetrics = [\"fpr\", \"memory\"]\n[measure]\nrounds = 2\n\
+                    [[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }]\n";
+
+#[test]
+fn memory_the_machine_lacks_is_refused_with_the_estimate() {
+    let d = tmp();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "measure",
+            "apbf",
+            "--k",
+            "10",
+            "--l",
+            "7",
+            "--g",
+            "100000000",
+            "--rounds",
+            "1",
+            "--memory-limit",
+            "8",
+        ],
+        "age history",
+    );
+    refused(
+        d,
+        &[
+            "measure",
+            "naor-yogev",
+            "--n",
+            "3000000000",
+            "--m",
+            "3000000000",
+            "--eps",
+            "0.01",
+            "--memory-limit",
+            "8",
+        ],
+        "needs about",
+    );
+    let s = spec(
+        d,
+        "speed.toml",
+        &TINY
+            .replace("rounds = 2", "rounds = 2\nspeed_ops = 1000000000000")
+            .replace("\"memory\"", "\"speed\""),
+    );
+    refused(d, &["run", &s, "--memory-limit", "8"], "timed keys");
+    refused(
+        d,
+        &[
+            "measure",
+            "apbf",
+            "--k",
+            "4",
+            "--l",
+            "3",
+            "--g",
+            "10",
+            "--memory-limit=-1",
+        ],
+        "memory-limit",
+    );
+}
+
+#[test]
+fn huge_grids_repeats_and_threads_are_refused() {
+    let d = tmp();
+    let d = d.path();
+    let s = spec(d, "rep.toml", &format!("repeats = 4294967295\n{TINY}"));
+    refused(d, &["run", &s], "above the limit of 100000");
+    let s = spec(
+        d,
+        "thr.toml",
+        &format!("threads = 18446744073709551615\n{TINY}"),
+    );
+    refused(d, &["run", &s], "threads");
+    let s = spec(d, "ok.toml", TINY);
+    refused(d, &["run", &s, "--threads", "65535"], "threads");
+}
+
+#[test]
+fn theory_recursions_and_memos_are_bounded() {
+    let d = tmp();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "theory", "stable", "--m", "10000", "--d", "2", "--k", "3", "--p", "30", "--window",
+            "16777216",
+        ],
+        "2^24",
+    );
+    let (code, err) = run_in(
+        d,
+        &["theory", "apbf", "--k", "1", "--l", "100000", "--g", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    refused(d, &["theory", "apbf", "--k", "100000", "--l", "1"], "steps");
+    refused(
+        d,
+        &[
+            "theory",
+            "apbf",
+            "--k",
+            "1",
+            "--l",
+            "4294967294",
+            "--g",
+            "1",
+        ],
+        "steps",
+    );
+}
+
+#[test]
+fn loops_a_user_sizes_end_or_are_refused() {
+    let d = tmp();
+    let d = d.path();
+    let (code, err) = run_in(d, &["plan", "--window", "1000", "--fpr", "1e-16"]);
+    assert_eq!(code, 0, "{err}");
+    refused(
+        d,
+        &[
+            "measure",
+            "apbf",
+            "--k",
+            "4",
+            "--l",
+            "3",
+            "--g",
+            "100",
+            "--workload",
+            "adversarial",
+            "--inserts-per-query",
+            "1e18",
+            "--attack-queries",
+            "20",
+        ],
+        "operations",
+    );
+    let s = spec(d, "adv.toml", "name = \"adv\"\nmetrics = [\"adversary\"]\n[adversary]\ninserts_per_query = 1e17\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 100 }]\n");
+    refused(d, &["run", &s], "operations");
+    refused(
+        d,
+        &[
+            "measure",
+            "broom",
+            "--n",
+            "1024",
+            "--eps",
+            "0.01",
+            "--load",
+            "0.9999",
+            "--workload",
+            "adversarial",
+            "--attack-queries",
+            "200",
+        ],
+        "load",
+    );
+}
+
+#[test]
+fn infinite_values_never_reach_a_chart() {
+    let d = tmp();
+    let d = d.path();
+    let s = spec(
+        d,
+        "inf.toml",
+        "name = \"inf\"\nmetrics = [\"fpr\", \"memory\"]\n[measure]\nrounds = 2\n[[sweep]]\ndesign = \"tbf\"\n\
+         points = [{ window = 100, k = 1, s = 1 }, { window = 100, k = 2, s = 8 }]\n\
+         [[plot]]\nkind = \"xy\"\nx = \"window\"\ny = \"info_bound_ratio\"\n",
+    );
+    let (code, err) = run_in(d, &["run", &s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("infinite"), "{err}");
+    assert!(d.join("plots/inf.svg").exists() && d.join("results/inf.csv").exists());
+}
+
+#[test]
+fn bench_report_refuses_a_zero_throughput() {
+    let d = tmp();
+    let b = d.path().join("crit/ops_insert/apbf/4096/new");
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(
+        b.join("benchmark.json"),
+        r#"{"group_id":"ops_insert","function_id":"apbf","value_str":"4096","throughput":{"Elements":0}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        b.join("estimates.json"),
+        r#"{"mean":{"point_estimate":100.0,"confidence_interval":{"lower_bound":90.0,"upper_bound":110.0}}}"#,
+    )
+    .unwrap();
+    refused(
+        d.path(),
+        &["bench-report", "--criterion-dir", "crit"],
+        "throughput",
+    );
+}
+
+#[test]
+fn a_failed_run_keeps_the_previous_results() {
+    let d = tmp();
+    let d = d.path();
+    let s = spec(d, "t.toml", TINY);
+    let (code, err) = run_in(d, &["run", &s]);
+    assert_eq!(code, 0, "{err}");
+    let before = std::fs::read(d.join("results/tiny.csv")).unwrap();
+    // a column typo is only known once the run has its rows: refused before
+    // anything is written
+    let typo = spec(
+        d,
+        "t.toml",
+        &format!("table_columns = [\"design\", \"fpr_typo\"]\n{TINY}"),
+    );
+    refused(d, &["run", &typo], "fpr_typo");
+    assert_eq!(std::fs::read(d.join("results/tiny.csv")).unwrap(), before);
+    let names: Vec<String> = std::fs::read_dir(d.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("tmp") && !n.ends_with(".lock")),
+        "{names:?}"
+    );
+    // an unknown bound is refused when the spec is read
+    let bound = spec(
+        d,
+        "t.toml",
+        &format!("{TINY}[[plot]]\nkind = \"xy\"\nx = \"g\"\ny = \"fpr\"\nbound = \"nope\"\n"),
+    );
+    refused(d, &["run", &bound], "nope");
+    // a run with no points at this precision
+    let none = spec(
+        d,
+        "t.toml",
+        &TINY.replace("[[sweep]]\n", "[[sweep]]\nquick = false\n"),
+    );
+    refused(d, &["run", &none, "--quick"], "no points");
+    assert_eq!(std::fs::read(d.join("results/tiny.csv")).unwrap(), before);
+}
+
+#[test]
+fn a_second_run_of_a_spec_is_refused_while_the_first_holds_it() {
+    let d = tmp();
+    let d = d.path();
+    let s = spec(d, "t.toml", TINY);
+    std::fs::create_dir_all(d.join("results")).unwrap();
+    // this test process stands for the running first run
+    std::fs::write(
+        d.join("results/.tiny.lock"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
+    refused(d, &["run", &s], "another run of tiny");
+    // a lock whose process is gone is taken over
+    std::fs::write(d.join("results/.tiny.lock"), "4294967295\n").unwrap();
+    let (code, err) = run_in(d, &["run", &s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!d.join("results/.tiny.lock").exists());
+}
+
+#[test]
+fn quick_runs_leave_the_committed_baselines_alone() {
+    let d = tmp();
+    let d = d.path();
+    let s = spec(d, "t.toml", TINY);
+    let (code, err) = run_in(d, &["run", &s, "--quick"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!d.join("results").exists());
+    assert!(d
+        .join("target/bloomlab-quick/results/tiny_quick.csv")
+        .exists());
+    let (code, err) = run_in(d, &["run", &s, "--quick", "--update-baselines"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(d.join("results/tiny_quick.csv").exists());
+    refused(d, &["run", &s, "--update-baselines"], "--quick");
+}
+
+#[test]
+fn traces_are_checked_as_they_are_read() {
+    let d = tmp();
+    let d = d.path();
+    let base = [
+        "measure", "apbf", "--k", "4", "--l", "3", "--g", "10", "--rounds", "2", "--trace",
+    ];
+    refused(d, &[&base[..], &["/dev/zero"]].concat(), "longer than 4096");
+    std::fs::write(d.join("nul.txt"), b"a\nb\x00\n").unwrap();
+    refused(d, &[&base[..], &["nul.txt"]].concat(), "line 2");
+    std::fs::write(d.join("bad.txt"), b"a\n\xff\n").unwrap();
+    refused(d, &[&base[..], &["bad.txt"]].concat(), "UTF-8");
+    // gzip is read as the text it holds: the same numbers as the plain file
+    let keys: String = (0..500).map(|i| format!("key{i}\n")).collect();
+    std::fs::write(d.join("keys.txt"), &keys).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, keys.as_bytes()).unwrap();
+    std::fs::write(d.join("keys.gz"), gz.finish().unwrap()).unwrap();
+    let json = |file: &str| {
+        let out = bloomlab()
+            .args([&base[..], &[file, "--json"]].concat())
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut()
+            .unwrap()
+            .retain(|k, _| !k.ends_with("_ns"));
+        v
+    };
+    assert_eq!(json("keys.txt"), json("keys.gz"));
+}
+
+#[test]
+fn intervals_stay_in_range_and_missing_ones_are_blank() {
+    let d = tmp();
+    let out = bloomlab()
+        .args([
+            "measure", "apbf", "--k", "4", "--l", "3", "--g", "100", "--rounds", "1", "--json",
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no interval for fpr_avg"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // one round: no interval of the phase average, so no verdict on it
+    assert!(v.get("fpr_avg_theory_in_ci").is_none(), "{v}");
+    assert!(v.get("fpr_theory_in_ci").is_some(), "{v}");
+}
+
+#[test]
+fn measure_only_flags_and_wrong_limits() {
+    let d = tmp();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "theory", "apbf", "--k", "4", "--l", "3", "--g", "10", "--rounds", "5",
+        ],
+        "--rounds",
+    );
+    refused(
+        d,
+        &[
+            "theory",
+            "apbf",
+            "--k",
+            "4",
+            "--l",
+            "3",
+            "--g",
+            "18446744073709551615",
+        ],
+        "below 2^53",
+    );
+    refused(
+        d,
+        &[
+            "theory",
+            "broom",
+            "--window",
+            "1000",
+            "--remainder-bits",
+            "997",
+        ],
+        "at most",
+    );
+}
