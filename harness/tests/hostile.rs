@@ -28,7 +28,10 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
 /// panic's 101 or a signal) and one line, "error: ...", containing `needle`.
 fn refused(dir: &Path, args: &[&str], needle: &str) {
     let (code, err) = run_in(dir, args);
-    assert!(code == 1 || code == 2, "{args:?}: exit {code}, stderr {err}");
+    assert!(
+        code == 1 || code == 2,
+        "{args:?}: exit {code}, stderr {err}"
+    );
     // progress lines may come before it; the error is the one last line
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(lines.len(), 1, "{args:?}: not one line: {err}");
