@@ -431,3 +431,68 @@ fn measure_only_flags_and_wrong_limits() {
         "at most",
     );
 }
+
+#[test]
+fn check_fails_on_a_corrupted_profile_baseline() {
+    let d = tmp();
+    let d = d.path();
+    std::fs::create_dir_all(d.join("experiments")).unwrap();
+    spec(
+        &d.join("experiments"),
+        "prof.toml",
+        "name = \"prof\"\nmetrics = [\"fpr\", \"profile\"]\n[measure]\nrounds = 10\nbucket = 16\n\
+         [[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 32 }]\n",
+    );
+    let (code, err) = run_in(d, &["reproduce", "--quick", "--update-baselines"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run_in(d, &["check", "--quick"]);
+    assert_eq!(code, 0, "unchanged tree: {err}");
+    let base = d.join("results/prof_profile_quick.csv");
+    let good = std::fs::read_to_string(&base).unwrap();
+    // a halved probability in one age bucket
+    let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = header.iter().position(|c| *c == "p_yes").unwrap();
+    let row = lines
+        .iter()
+        .position(|l| {
+            l.split(',')
+                .nth(col)
+                .and_then(|v| v.parse::<f64>().ok())
+                .is_some_and(|p| p > 0.5)
+        })
+        .unwrap();
+    let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
+    cells[col] = (cells[col].parse::<f64>().unwrap() / 2.0).to_string();
+    lines[row] = cells.join(",");
+    std::fs::write(&base, lines.join("\n") + "\n").unwrap();
+    let out = bloomlab()
+        .args(["check", "--quick"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("prof_profile")
+            && stdout.contains("p_yes")
+            && stdout.contains("REGRESSION"),
+        "{stdout}"
+    );
+    // random bytes
+    std::fs::write(&base, [0xffu8, 0x00, 0x13, 0x37].repeat(50)).unwrap();
+    refused(d, &["check", "--quick"], "prof_profile_quick.csv");
+    // the table gone from the baselines
+    std::fs::remove_file(&base).unwrap();
+    let out = bloomlab()
+        .args(["check", "--quick"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("(file)") && stdout.contains("prof_profile_quick.csv"),
+        "{stdout}"
+    );
+}
