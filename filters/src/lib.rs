@@ -43,6 +43,8 @@ pub mod summary;
 pub mod swamp;
 pub mod timing;
 pub mod window;
+#[cfg(test)]
+mod testing;
 
 pub use apbf::blocked::BlockedApbf;
 pub use apbf::Apbf;
