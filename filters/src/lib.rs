@@ -41,10 +41,10 @@ pub mod sketches;
 pub mod stable;
 pub mod summary;
 pub mod swamp;
-pub mod timing;
-pub mod window;
 #[cfg(test)]
 mod testing;
+pub mod timing;
+pub mod window;
 
 pub use apbf::blocked::BlockedApbf;
 pub use apbf::Apbf;

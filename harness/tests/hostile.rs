@@ -430,6 +430,8 @@ fn measure_only_flags_and_wrong_limits() {
         ],
         "at most",
     );
+    // an hour-long full check only when asked for
+    refused(d, &["check"], "--full");
 }
 
 #[test]

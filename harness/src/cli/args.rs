@@ -103,6 +103,10 @@ pub struct CheckArgs {
     /// Family-wise significance of the statistical comparisons
     #[arg(long, default_value_t = 0.01)]
     pub alpha: f64,
+    /// Rerun at full precision (about an hour on 2 cores); without it, check
+    /// needs --quick
+    #[arg(long, conflicts_with = "quick")]
+    pub full: bool,
     /// Largest acceptable growth of a design's speed ratio (ns/op over the run's median);
     /// 3 by default because timings on a shared 2-core machine move by up to 1.5x
     #[arg(long, default_value_t = 3.0)]

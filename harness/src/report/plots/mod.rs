@@ -57,9 +57,12 @@ pub fn render_plots(
             spec,
             out,
         ) {
-            // e.g. a chart of the 2^20 windows in a --quick run that skips them
+            // e.g. a chart of the 2^20 windows in a --quick run that skips
+            // them: expected there, so said only of a full run
             Err(e) if e.to_string().contains(NO_ROWS) => {
-                eprintln!("warning: {e}; {} not written", path.display());
+                if suffix.is_empty() {
+                    eprintln!("warning: {e}; {} not written", path.display());
+                }
                 continue;
             }
             r => r?,
