@@ -140,4 +140,45 @@ mod tests {
         assert_eq!(a.hash(&42u32), a.hash(&42u32));
         assert_ne!(a.hash("x"), a.hash("y"));
     }
+
+    /// Flipping any one of the 64 key bits moves each derived index with
+    /// probability 1 - 1/n (a derivation from part of the key would leave
+    /// the index fixed for the other bits' flips).
+    #[test]
+    fn every_key_bit_moves_every_index() {
+        let n = 1000u64;
+        let trials = 4000u64;
+        for bit in 0..64 {
+            for i in 0..4 {
+                let same = (0..trials)
+                    .filter(|&t| {
+                        let key = mix64(t ^ 0xC0FFEE);
+                        index(key, i, n) == index(key ^ (1 << bit), i, n)
+                    })
+                    .count() as f64;
+                // expected trials / n = 4; 30 is beyond any chance
+                assert!(
+                    same < 30.0,
+                    "bit {bit}, index {i}: unchanged {same} of {trials}"
+                );
+            }
+        }
+    }
+
+    /// Derived indices are uniform on 0..n: chi-square over 64 cells.
+    #[test]
+    fn derived_indices_are_uniform() {
+        let cells = 64u64;
+        for i in 0..3 {
+            let mut count = [0f64; 64];
+            let draws = 64_000u64;
+            for t in 0..draws {
+                count[index(mix64(t), i, cells) as usize] += 1.0;
+            }
+            let e = draws as f64 / cells as f64;
+            let chi2: f64 = count.iter().map(|c| (c - e) * (c - e) / e).sum();
+            // 63 degrees of freedom: P(chi2 > 110) is about 2e-4
+            assert!(chi2 < 110.0, "index {i}: chi-square {chi2:.1}");
+        }
+    }
 }

@@ -97,6 +97,39 @@ fn fpr_within_bound<F: SlidingFilter>(mut f: F, bound: f64) {
     assert_rate_at_most(&format!("{} expired-key FPR", f.name()), efp, en, bound);
 }
 
+/// Every bit of a key matters: after `fill` insertions, each of (up to 1000
+/// of) the inserted keys with any one of its 64 bits flipped is a
+/// never-inserted key, reported at no more than the FPR bound. A design that
+/// derived its indices from part of the key (say its low 32 bits) would
+/// report the flipped keys of the other bits as present.
+fn every_key_bit_matters<F: Filter>(mut f: F, fill: u64, bound: f64) {
+    let keys = Keys::new(0xB175);
+    for t in 1..=fill {
+        f.insert(keys.stream(t));
+    }
+    let (mut fp, mut n) = (0u64, 0u64);
+    let mut per_bit = [0u64; 64];
+    for t in fill.saturating_sub(999).max(1)..=fill {
+        for (b, hits) in per_bit.iter_mut().enumerate() {
+            let yes = f.contains(keys.stream(t) ^ (1 << b));
+            fp += yes as u64;
+            *hits += yes as u64;
+            n += 1;
+        }
+    }
+    let worst = (0..64).max_by_key(|&b| per_bit[b]).unwrap_or(0);
+    assert_rate_at_most(
+        &format!(
+            "{} FPR of keys one bit away (most at bit {worst}: {})",
+            f.name(),
+            per_bit[worst]
+        ),
+        fp,
+        n,
+        bound,
+    );
+}
+
 /// Inserts `capacity` keys, checks each is reported, then measures the FPR.
 fn set_promise<F: Filter>(mut f: F, capacity: u64, bound: f64) {
     let keys = Keys::new(0xFEED);
@@ -215,6 +248,15 @@ macro_rules! conformance {
                 });
             }
             #[test]
+            fn every_key_bit_matters() {
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    let fill = f.window();
+                    super::every_key_bit_matters(f, fill, bound);
+                });
+            }
+            #[test]
             fn memory_reported_exactly() {
                 let f = $build;
                 let expected: u64 = ($mem)(&f);
@@ -240,6 +282,14 @@ macro_rules! conformance {
                     let f = $build;
                     let bound: f64 = ($bound)(&f);
                     set_promise(f, $cap, bound);
+                });
+            }
+            #[test]
+            fn every_key_bit_matters() {
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    super::every_key_bit_matters(f, $cap, bound);
                 });
             }
             #[test]
