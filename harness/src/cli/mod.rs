@@ -7,6 +7,7 @@
 //! status (2 for usage errors, 1 for failures).
 
 pub mod args;
+mod check;
 mod design;
 mod experiment;
 mod plan;
@@ -154,7 +155,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         "designs" => design::designs(&typed::<DesignsArgs>(m)?),
         "plan" => plan::plan(typed::<PlanArgs>(m)?),
         "reproduce" => experiment::reproduce(typed::<SuiteArgs>(m)?),
-        "check" => experiment::check(typed::<CheckArgs>(m)?),
+        "check" => check::check(typed::<CheckArgs>(m)?),
         "bench-report" => {
             let a: BenchReportArgs = typed(m)?;
             crate::bench::run(&crate::bench::Paths {

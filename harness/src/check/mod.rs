@@ -22,6 +22,9 @@
 //!   per design (geometric mean over its rows): a regression when a design's
 //!   ratio grows by more than `speed_tolerance` against the baseline's.
 
+mod pooled;
+
+pub use pooled::{pooled_shift, row_shift, PooledResult};
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
@@ -71,6 +74,25 @@ pub struct Thresholds {
     pub speed_tolerance: f64,
     /// Confidence level of the intervals in the CSVs.
     pub ci_level: f64,
+    /// Per-row statistical comparisons in the whole check (they share half
+    /// of `alpha`, Bonferroni).
+    pub tests: usize,
+    /// Pooled column tests in the whole check (they share the other half).
+    pub pooled_tests: usize,
+}
+
+impl Thresholds {
+    /// The |z| a row's difference must pass to fail.
+    pub fn z_fail(&self) -> f64 {
+        Normal::new(0.0, 1.0)
+            .expect("standard normal")
+            .inverse_cdf(1.0 - self.alpha / 2.0 / (2.0 * self.tests.max(1) as f64))
+    }
+
+    /// The significance of one pooled column test.
+    pub fn pooled_alpha(&self) -> f64 {
+        self.alpha / 2.0 / self.pooled_tests.max(1) as f64
+    }
 }
 
 /// Something that moved between baseline and run.
@@ -125,6 +147,72 @@ pub fn count_tests(base: &Table) -> usize {
         .sum()
 }
 
+/// Columns with an interval in a row, and whether it is numeric.
+fn interval_columns(r: &BTreeMap<String, String>) -> impl Iterator<Item = &String> {
+    r.keys().filter(|c| {
+        num(r, &format!("{c}_ci_low")).is_some() && num(r, &format!("{c}_ci_high")).is_some()
+    })
+}
+
+/// Number of pooled column tests a results baseline gives: its columns with
+/// an interval in at least [`pooled::MIN_ROWS`] rows.
+pub fn count_pooled(base: &Table) -> usize {
+    let mut rows: BTreeMap<&String, usize> = BTreeMap::new();
+    for r in base {
+        for c in interval_columns(r) {
+            *rows.entry(c).or_default() += 1;
+        }
+    }
+    rows.values().filter(|&&n| n >= pooled::MIN_ROWS).count()
+}
+
+/// One line of the power table: for a column of an experiment's results,
+/// the smallest relative shift of every row the check detects with 90%
+/// power, pooled and in its best single row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Power {
+    /// Column.
+    pub column: String,
+    /// Rows with a value and an interval.
+    pub rows: usize,
+    /// Pooled (Stouffer) detectable shift.
+    pub pooled: Option<f64>,
+    /// Best single row's detectable shift.
+    pub best_row: Option<f64>,
+}
+
+/// The power table of a results baseline (the run is assumed to have the
+/// baseline's intervals), for the columns in `columns` it has.
+pub fn power(base: &Table, t: &Thresholds, columns: &[&str]) -> Vec<Power> {
+    let z_ci = Normal::new(0.0, 1.0)
+        .expect("standard normal")
+        .inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0);
+    columns
+        .iter()
+        .filter_map(|&col| {
+            let signal: Vec<f64> = base
+                .iter()
+                .filter_map(|r| {
+                    let x = num(r, col)?;
+                    let (lo, hi) = (
+                        num(r, &format!("{col}_ci_low"))?,
+                        num(r, &format!("{col}_ci_high"))?,
+                    );
+                    // both sides' standard errors, each the baseline's
+                    let se = (hi - lo) / (2.0 * z_ci) * std::f64::consts::SQRT_2;
+                    Some(if se > 0.0 { x.abs() / se } else { 0.0 })
+                })
+                .collect();
+            (!signal.is_empty()).then(|| Power {
+                column: col.to_string(),
+                rows: signal.len(),
+                pooled: pooled_shift(&signal, t.pooled_alpha(), 0.9),
+                best_row: row_shift(&signal, t.z_fail(), 0.9),
+            })
+        })
+        .collect()
+}
+
 /// Rows by their key (see [`key_columns`]).
 type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
 
@@ -177,6 +265,8 @@ struct Checker<'a> {
     z_ci: f64,
     z_fail: f64,
     speed_tolerance: f64,
+    /// Each column's row z-scores, for the pooled tests (None: not pooled).
+    pooled: Option<BTreeMap<String, Vec<f64>>>,
     out: Vec<Finding>,
 }
 
@@ -229,6 +319,9 @@ impl Checker<'_> {
         } else if let Some(bad) = self.malformed(col, br, nr) {
             self.finding(point, col, bv.clone(), nv, bad, true);
         } else if let Some(z) = self.z_score(col, br, nr) {
+            if let Some(p) = self.pooled.as_mut().filter(|_| z.is_finite()) {
+                p.entry(col.to_string()).or_default().push(z);
+            }
             if z.abs() > 3.0 {
                 let fails = z.abs() > self.z_fail;
                 self.finding(point, col, bv.clone(), nv, format!("z {z:.1}"), fails);
@@ -341,21 +434,21 @@ impl Checker<'_> {
 }
 
 /// Compares one table of an experiment's run with its baseline, rows
-/// matched by `keys` ([`key_columns`]). `tests` is the total number of
-/// statistical comparisons in the whole check.
+/// matched by `keys` ([`key_columns`]): row by row, and for a results table
+/// (one row per point) each column pooled over its rows.
 pub fn compare(
     experiment: &str,
     (base, new): (&Table, &Table),
     keys: &[&str],
     t: &Thresholds,
-    tests: usize,
 ) -> Vec<Finding> {
     let normal = Normal::new(0.0, 1.0).expect("standard normal");
     let mut c = Checker {
         experiment,
         z_ci: normal.inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0),
-        z_fail: normal.inverse_cdf(1.0 - t.alpha / (2.0 * tests.max(1) as f64)),
+        z_fail: t.z_fail(),
         speed_tolerance: t.speed_tolerance,
+        pooled: (keys == key_columns("")).then(BTreeMap::new),
         out: Vec::new(),
     };
     for (side, tab) in [("baseline", base), ("run", new)] {
@@ -385,6 +478,22 @@ pub fn compare(
         }
     }
     c.speed(&b, &n);
+    for (col, z) in c.pooled.take().unwrap_or_default() {
+        if z.len() < pooled::MIN_ROWS {
+            continue;
+        }
+        let r = PooledResult::of(&z);
+        if r.moved() {
+            c.finding(
+                "(all rows)",
+                &col,
+                format!("{} rows", r.rows),
+                format!("{}/{} up", r.up, r.moved),
+                format!("pooled z {:.1}, sign p {:.1e}", r.z, r.p_sign),
+                r.fails(t.pooled_alpha()),
+            );
+        }
+    }
     for point in n.keys().filter(|p| !b.contains_key(*p)) {
         let (m, p) = ("missing".into(), "present".into());
         c.finding(point, "(row)", m, p, "exact".into(), true);
@@ -393,163 +502,4 @@ pub fn compare(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    const T: Thresholds = Thresholds {
-        alpha: 0.01,
-        speed_tolerance: 2.0,
-        ci_level: 0.99,
-    };
-
-    #[test]
-    fn identical_runs_pass_and_changes_are_caught() {
-        let base = vec![
-            row(&[
-                ("point", "0"),
-                ("design", "a"),
-                ("fpr", "0.01"),
-                ("fpr_ci_low", "0.009"),
-                ("fpr_ci_high", "0.011"),
-                ("memory_bits", "100"),
-                ("insert_ns", "50"),
-            ]),
-            row(&[
-                ("point", "1"),
-                ("design", "b"),
-                ("fpr", "0.02"),
-                ("fpr_ci_low", "0.018"),
-                ("fpr_ci_high", "0.022"),
-                ("memory_bits", "200"),
-                ("insert_ns", "100"),
-            ]),
-            row(&[("point", "2"), ("design", "c"), ("insert_ns", "80")]),
-        ];
-        let tests = count_tests(&base);
-        assert_eq!(tests, 2);
-        assert!(compare("x", (&base, &base), &["point"], &T, tests).is_empty());
-        // noise: a shift well inside the intervals
-        let mut noisy = base.clone();
-        noisy[1].insert("fpr".into(), "0.0205".into());
-        assert!(compare("x", (&base, &noisy), &["point"], &T, tests)
-            .iter()
-            .all(|f| !f.regression));
-        // a real change of the FPR
-        let mut worse = base.clone();
-        worse[1].insert("fpr".into(), "0.04".into());
-        assert!(compare("x", (&base, &worse), &["point"], &T, tests)
-            .iter()
-            .any(|f| f.regression && f.column == "fpr"));
-        // memory must match exactly
-        let mut mem = base.clone();
-        mem[0].insert("memory_bits".into(), "101".into());
-        assert!(compare("x", (&base, &mem), &["point"], &T, tests)
-            .iter()
-            .any(|f| f.regression && f.column == "memory_bits"));
-        // speed: the whole machine 3x slower is not a regression, one design 3x slower is
-        let mut slow_machine = base.clone();
-        slow_machine[0].insert("insert_ns".into(), "150".into());
-        slow_machine[1].insert("insert_ns".into(), "300".into());
-        slow_machine[2].insert("insert_ns".into(), "240".into());
-        assert!(compare("x", (&base, &slow_machine), &["point"], &T, tests).is_empty());
-        let mut slow_design = base.clone();
-        slow_design[1].insert("insert_ns".into(), "300".into());
-        assert!(compare("x", (&base, &slow_design), &["point"], &T, tests)
-            .iter()
-            .any(|f| f.regression && f.column == "insert_ns"));
-        // a theory column that drifted
-        let mut th = base.clone();
-        th[0].insert("fpr_theory".into(), "0.0101".into());
-        let mut b2 = base.clone();
-        b2[0].insert("fpr_theory".into(), "0.01".into());
-        assert!(compare("x", (&b2, &th), &["point"], &T, tests)
-            .iter()
-            .any(|f| f.regression && f.column == "fpr_theory"));
-        // a missing row
-        assert!(
-            compare("x", (&base, &base[..1].to_vec()), &["point"], &T, tests)
-                .iter()
-                .any(|f| f.regression)
-        );
-    }
-
-    fn one_row() -> Table {
-        vec![row(&[
-            ("point", "0"),
-            ("design", "a"),
-            ("fpr", "0.01"),
-            ("fpr_ci_low", "0.009"),
-            ("fpr_ci_high", "0.011"),
-            ("memory_bits", "100"),
-        ])]
-    }
-
-    /// The findings of a baseline corrupted by `edit`, against a clean run.
-    fn corrupted(edit: impl Fn(&mut Table)) -> Vec<Finding> {
-        let mut base = one_row();
-        edit(&mut base);
-        compare("x", (&base, &one_row()), &["point"], &T, 1)
-    }
-
-    #[test]
-    fn a_corrupted_baseline_fails() {
-        for bad in ["NaN", "abc", "inf"] {
-            let f = corrupted(|b| {
-                b[0].insert("fpr".into(), bad.into());
-            });
-            assert!(
-                f.iter().any(|f| f.regression && f.column == "fpr"),
-                "{bad}: {f:?}"
-            );
-        }
-        let f = corrupted(|b| {
-            b[0].insert("fpr_ci_high".into(), "inf".into());
-        });
-        assert!(
-            f.iter()
-                .any(|f| f.regression && f.measure.contains("fpr_ci_high")),
-            "{f:?}"
-        );
-        for col in ["fpr_ci_low", "memory_bits"] {
-            let f = corrupted(|b| {
-                b[0].remove(col);
-            });
-            assert!(
-                f.iter().any(|f| f.regression && f.column == col),
-                "{col}: {f:?}"
-            );
-        }
-        let f = corrupted(|b| {
-            let r = b[0].clone();
-            b.push(r);
-        });
-        assert!(
-            f.iter().any(|f| f.regression && f.new == "duplicate"),
-            "{f:?}"
-        );
-        let f = corrupted(|b| {
-            b[0].insert("fpr".into(), String::new());
-        });
-        assert!(f.iter().any(|f| f.regression && f.column == "fpr"), "{f:?}");
-        // and the clean baseline passes
-        assert!(corrupted(|_| {}).is_empty());
-    }
-
-    #[test]
-    fn an_empty_baseline_is_an_error_naming_the_file() {
-        let d = tempfile::tempdir().unwrap();
-        for (name, text) in [("empty.csv", ""), ("header.csv", "point,fpr\n")] {
-            let p = d.path().join(name);
-            std::fs::write(&p, text).unwrap();
-            let e = read_table(&p).unwrap_err().to_string();
-            assert!(e.contains(name), "{e}");
-        }
-    }
-}
+mod tests;

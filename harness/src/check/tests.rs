@@ -1,0 +1,207 @@
+//! Tests of the regression check.
+
+use super::*;
+
+fn row(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+const T: Thresholds = Thresholds {
+    alpha: 0.01,
+    speed_tolerance: 2.0,
+    ci_level: 0.99,
+    tests: 2,
+    pooled_tests: 1,
+};
+
+#[test]
+fn identical_runs_pass_and_changes_are_caught() {
+    let base = vec![
+        row(&[
+            ("point", "0"),
+            ("design", "a"),
+            ("fpr", "0.01"),
+            ("fpr_ci_low", "0.009"),
+            ("fpr_ci_high", "0.011"),
+            ("memory_bits", "100"),
+            ("insert_ns", "50"),
+        ]),
+        row(&[
+            ("point", "1"),
+            ("design", "b"),
+            ("fpr", "0.02"),
+            ("fpr_ci_low", "0.018"),
+            ("fpr_ci_high", "0.022"),
+            ("memory_bits", "200"),
+            ("insert_ns", "100"),
+        ]),
+        row(&[("point", "2"), ("design", "c"), ("insert_ns", "80")]),
+    ];
+    let tests = count_tests(&base);
+    assert_eq!(tests, 2);
+    assert!(compare("x", (&base, &base), &["point"], &T).is_empty());
+    // noise: a shift well inside the intervals
+    let mut noisy = base.clone();
+    noisy[1].insert("fpr".into(), "0.0205".into());
+    assert!(compare("x", (&base, &noisy), &["point"], &T)
+        .iter()
+        .all(|f| !f.regression));
+    // a real change of the FPR
+    let mut worse = base.clone();
+    worse[1].insert("fpr".into(), "0.04".into());
+    assert!(compare("x", (&base, &worse), &["point"], &T)
+        .iter()
+        .any(|f| f.regression && f.column == "fpr"));
+    // memory must match exactly
+    let mut mem = base.clone();
+    mem[0].insert("memory_bits".into(), "101".into());
+    assert!(compare("x", (&base, &mem), &["point"], &T)
+        .iter()
+        .any(|f| f.regression && f.column == "memory_bits"));
+    // speed: the whole machine 3x slower is not a regression, one design 3x slower is
+    let mut slow_machine = base.clone();
+    slow_machine[0].insert("insert_ns".into(), "150".into());
+    slow_machine[1].insert("insert_ns".into(), "300".into());
+    slow_machine[2].insert("insert_ns".into(), "240".into());
+    assert!(compare("x", (&base, &slow_machine), &["point"], &T).is_empty());
+    let mut slow_design = base.clone();
+    slow_design[1].insert("insert_ns".into(), "300".into());
+    assert!(compare("x", (&base, &slow_design), &["point"], &T)
+        .iter()
+        .any(|f| f.regression && f.column == "insert_ns"));
+    // a theory column that drifted
+    let mut th = base.clone();
+    th[0].insert("fpr_theory".into(), "0.0101".into());
+    let mut b2 = base.clone();
+    b2[0].insert("fpr_theory".into(), "0.01".into());
+    assert!(compare("x", (&b2, &th), &["point"], &T)
+        .iter()
+        .any(|f| f.regression && f.column == "fpr_theory"));
+    // a missing row
+    assert!(compare("x", (&base, &base[..1].to_vec()), &["point"], &T)
+        .iter()
+        .any(|f| f.regression));
+}
+
+fn one_row() -> Table {
+    vec![row(&[
+        ("point", "0"),
+        ("design", "a"),
+        ("fpr", "0.01"),
+        ("fpr_ci_low", "0.009"),
+        ("fpr_ci_high", "0.011"),
+        ("memory_bits", "100"),
+    ])]
+}
+
+/// The findings of a baseline corrupted by `edit`, against a clean run.
+fn corrupted(edit: impl Fn(&mut Table)) -> Vec<Finding> {
+    let mut base = one_row();
+    edit(&mut base);
+    compare("x", (&base, &one_row()), &["point"], &T)
+}
+
+#[test]
+fn a_corrupted_baseline_fails() {
+    for bad in ["NaN", "abc", "inf"] {
+        let f = corrupted(|b| {
+            b[0].insert("fpr".into(), bad.into());
+        });
+        assert!(
+            f.iter().any(|f| f.regression && f.column == "fpr"),
+            "{bad}: {f:?}"
+        );
+    }
+    let f = corrupted(|b| {
+        b[0].insert("fpr_ci_high".into(), "inf".into());
+    });
+    assert!(
+        f.iter()
+            .any(|f| f.regression && f.measure.contains("fpr_ci_high")),
+        "{f:?}"
+    );
+    for col in ["fpr_ci_low", "memory_bits"] {
+        let f = corrupted(|b| {
+            b[0].remove(col);
+        });
+        assert!(
+            f.iter().any(|f| f.regression && f.column == col),
+            "{col}: {f:?}"
+        );
+    }
+    let f = corrupted(|b| {
+        let r = b[0].clone();
+        b.push(r);
+    });
+    assert!(
+        f.iter().any(|f| f.regression && f.new == "duplicate"),
+        "{f:?}"
+    );
+    let f = corrupted(|b| {
+        b[0].insert("fpr".into(), String::new());
+    });
+    assert!(f.iter().any(|f| f.regression && f.column == "fpr"), "{f:?}");
+    // and the clean baseline passes
+    assert!(corrupted(|_| {}).is_empty());
+}
+
+#[test]
+fn an_empty_baseline_is_an_error_naming_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, text) in [("empty.csv", ""), ("header.csv", "point,fpr\n")] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let e = read_table(&p).unwrap_err().to_string();
+        assert!(e.contains(name), "{e}");
+    }
+}
+
+/// A bias that moves every row the same way by about 1.5 standard errors:
+/// no row fails alone, the pooled tests fail the column.
+#[test]
+fn a_consistent_small_bias_fails_the_pooled_tests() {
+    let rows = |shift: f64| -> Table {
+        (0..30)
+            .map(|i| {
+                let noise = ((i * 7919) % 13) as f64 / 13.0 - 0.5;
+                let x = 0.01 * (1.0 + 0.002 * noise) * (1.0 + shift);
+                row(&[
+                    ("point", &i.to_string()),
+                    ("fpr", &x.to_string()),
+                    ("fpr_ci_low", &(x - 0.000_258).to_string()),
+                    ("fpr_ci_high", &(x + 0.000_258).to_string()),
+                ])
+            })
+            .collect()
+    };
+    let base = rows(0.0);
+    let t = Thresholds {
+        tests: count_tests(&base),
+        pooled_tests: count_pooled(&base),
+        ..T
+    };
+    assert_eq!(t.pooled_tests, 1);
+    assert!(compare("x", (&base, &base), &["point"], &t).is_empty());
+    // 2% low: each row about 2 standard errors, under the row threshold
+    let low = rows(-0.02);
+    let f = compare("x", (&base, &low), &["point"], &t);
+    assert!(
+        f.iter().all(|f| f.point == "(all rows)" || !f.regression),
+        "{f:?}"
+    );
+    assert!(
+        f.iter()
+            .any(|f| f.point == "(all rows)" && f.column == "fpr" && f.regression),
+        "{f:?}"
+    );
+    // the power table says so: a 2% shift is within reach, pooled, and not
+    // in any one row
+    let p = power(&base, &t, &["fpr"]);
+    assert!(
+        p[0].pooled.unwrap() < 0.02 && p[0].best_row.unwrap() > 0.02,
+        "{p:?}"
+    );
+}
