@@ -40,7 +40,7 @@
 //! insertions), and the false positives fixed.
 
 use crate::designs::{Built, Geometry};
-use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value};
+use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value, Welford};
 use crate::spec::AdversarySpec;
 use crate::workload::{KeyStream, Trace};
 use bloomlab_filters::{AdaptiveFilter, ExactWindow, Filter, FrequencyEstimator};
@@ -376,6 +376,62 @@ pub fn measure(
         }
     }
     Ok(row)
+}
+
+/// One point's row from its independent attacks (`runs` of them):
+/// a single attack's row as it is; for several, every figure averaged over
+/// the runs (the largest adaptivity is the largest), and the sustained FPR's
+/// interval a Student-t interval over the runs' sustained FPRs, clamped to
+/// [0, 1], with the verdicts on it recomputed. Counts that agree between
+/// runs (memory) stay counts.
+pub fn combine(rows: Vec<Row>, level: f64) -> Row {
+    if rows.len() <= 1 {
+        return rows.into_iter().next().unwrap_or_default();
+    }
+    let mut out = Row::default();
+    out.push("adversary_runs", Value::Int(rows.len() as u64));
+    let first = &rows[0];
+    let values = |c: &str| -> Vec<f64> { rows.iter().filter_map(|r| r.get_num(c)).collect() };
+    for (name, v) in &first.0 {
+        let all_equal = rows.iter().all(|r| r.get(name) == Some(v));
+        let combined = match v {
+            _ if all_equal => v.clone(),
+            Value::Num(_) | Value::Int(_) if name.ends_with("_max") => {
+                Value::Num(values(name).into_iter().fold(f64::NEG_INFINITY, f64::max))
+            }
+            Value::Num(_) | Value::Int(_) => {
+                Value::Num(values(name).iter().sum::<f64>() / rows.len() as f64)
+            }
+            other => other.clone(),
+        };
+        out.push(name.clone(), combined);
+    }
+    let mut spread = Welford::default();
+    for x in values("sustained_fpr") {
+        spread.add(x);
+    }
+    let ci = spread.ci_within(level, 0.0, 1.0);
+    let set = |row: &mut Row, name: &str, v: Value| {
+        if let Some(slot) = row.0.iter_mut().find(|(n, _)| n == name) {
+            slot.1 = v;
+        }
+    };
+    set(&mut out, "sustained_fpr_ci_low", Value::Num(ci.0));
+    set(&mut out, "sustained_fpr_ci_high", Value::Num(ci.1));
+    if let Some(p) = out.get_num("sustained_fpr_bound") {
+        set(
+            &mut out,
+            "sustained_fpr_within_bound",
+            Value::Bool(ci.0 <= p),
+        );
+    }
+    if let Some(t) = out.get_num("sustained_fpr_theory") {
+        out.0.retain(|(n, _)| n != "sustained_fpr_theory_in_ci");
+        if let Some(inside) = crate::metrics::in_interval(t, ci) {
+            out.push("sustained_fpr_theory_in_ci", Value::Bool(inside));
+        }
+    }
+    out
 }
 
 /// The attack's parameters.

@@ -28,6 +28,12 @@ pub struct AdversarySpec {
     /// per line, hashed like a trace workload; keys among the last w + s
     /// insertions are skipped (not non-members). Excludes `pool`.
     pub query_trace: Option<std::path::PathBuf>,
+    /// Independent attacks per point, each on a fresh copy of the design
+    /// with its own random stream. With 2 or more, the sustained FPR is
+    /// their mean and its interval comes from their spread (Student-t),
+    /// which holds the variation between attacks that one attack's binomial
+    /// interval misses; with 1, the interval is that binomial one.
+    pub runs: u64,
 }
 
 impl Default for AdversarySpec {
@@ -40,6 +46,7 @@ impl Default for AdversarySpec {
             zipf: 0.0,
             inserts_per_query: 0.0,
             query_trace: None,
+            runs: 1,
         }
     }
 }
@@ -139,6 +146,19 @@ impl MeasureSpec {
 }
 
 impl AdversarySpec {
+    /// The `--quick` attack: at least 5 independent runs (so that the
+    /// check's interval of the sustained FPR holds the spread between
+    /// attacks), each a fifth as long, for about the same work.
+    pub fn quick(&self) -> AdversarySpec {
+        let runs = self.runs.max(5);
+        let queries = (self.queries * self.runs / runs).max(self.windows);
+        AdversarySpec {
+            runs,
+            queries,
+            ..self.clone()
+        }
+    }
+
     /// The one validation of an attack, wherever it comes from; `name`
     /// says how the caller's input names a field (`adversary.queries` in a
     /// spec, `--attack-queries` on the command line, `parameter queries` in
@@ -151,6 +171,13 @@ impl AdversarySpec {
                 self.queries,
                 name("windows"),
                 self.windows
+            ));
+        }
+        if self.runs == 0 || self.runs > 1000 {
+            return Err(anyhow::anyhow!(
+                "{} = {} must be between 1 and 1000",
+                name("runs"),
+                self.runs
             ));
         }
         if self.query_trace.is_some() && self.pool > 0 {

@@ -439,20 +439,28 @@ pub fn measure_point(
         full.0.extend(row.0);
     }
     if passes.adversary {
-        // a fresh copy of the design
-        let mut rng = pass_rng(spec.seed, p.index, 0xAD7E_5A11_0000_0001);
-        let mut fresh = designs::build(&p.design, &params, rng.random())?;
-        let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
-        let row = adversary::measure(
-            &mut fresh,
-            stream,
-            rng,
-            &attack,
-            prepared.query_trace.as_deref(),
-            measure.ci_level,
-            passes.adversary_memory(),
-        )
-        .map_err(in_point)?;
+        let attack = if quick { attack.quick() } else { attack };
+        let mut rows = Vec::new();
+        for run in 0..attack.runs {
+            // a fresh copy of the design per run; run 0 keeps the seed a
+            // single attack has always had
+            let salt = 0xAD7E_5A11_0000_0001 ^ if run == 0 { 0 } else { mix64(run) };
+            let mut rng = pass_rng(spec.seed, p.index, salt);
+            let mut fresh = designs::build(&p.design, &params, rng.random())?;
+            let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
+            let row = adversary::measure(
+                &mut fresh,
+                stream,
+                rng,
+                &attack,
+                prepared.query_trace.as_deref(),
+                measure.ci_level,
+                passes.adversary_memory(),
+            )
+            .map_err(in_point)?;
+            rows.push(row);
+        }
+        let row = adversary::combine(rows, measure.ci_level);
         full.0.extend(row.0);
     }
     warn_no_interval(&full, p.index);
