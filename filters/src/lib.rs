@@ -41,8 +41,8 @@ pub mod sketches;
 pub mod stable;
 pub mod summary;
 pub mod swamp;
-#[cfg(test)]
-mod testing;
+#[doc(hidden)]
+pub mod testing;
 pub mod timing;
 pub mod window;
 

@@ -42,6 +42,11 @@ fn refused(dir: &Path, args: &[&str], needle: &str) {
     );
 }
 
+/// A command line written as one string (no argument holds a space).
+fn sh(cmd: &str) -> Vec<&str> {
+    cmd.split_whitespace().collect()
+}
+
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
@@ -61,36 +66,12 @@ fn memory_the_machine_lacks_is_refused_with_the_estimate() {
     let d = d.path();
     refused(
         d,
-        &[
-            "measure",
-            "apbf",
-            "--k",
-            "10",
-            "--l",
-            "7",
-            "--g",
-            "100000000",
-            "--rounds",
-            "1",
-            "--memory-limit",
-            "8",
-        ],
+        &sh("measure apbf --k 10 --l 7 --g 100000000 --rounds 1 --memory-limit 8"),
         "age history",
     );
     refused(
         d,
-        &[
-            "measure",
-            "naor-yogev",
-            "--n",
-            "3000000000",
-            "--m",
-            "3000000000",
-            "--eps",
-            "0.01",
-            "--memory-limit",
-            "8",
-        ],
+        &sh("measure naor-yogev --n 3000000000 --m 3000000000 --eps 0.01 --memory-limit 8"),
         "needs about",
     );
     let s = spec(
@@ -103,17 +84,7 @@ fn memory_the_machine_lacks_is_refused_with_the_estimate() {
     refused(d, &["run", &s, "--memory-limit", "8"], "timed keys");
     refused(
         d,
-        &[
-            "measure",
-            "apbf",
-            "--k",
-            "4",
-            "--l",
-            "3",
-            "--g",
-            "10",
-            "--memory-limit=-1",
-        ],
+        &sh("measure apbf --k 4 --l 3 --g 10 --memory-limit=-1"),
         "memory-limit",
     );
 }
@@ -140,78 +111,31 @@ fn theory_recursions_and_memos_are_bounded() {
     let d = d.path();
     refused(
         d,
-        &[
-            "theory", "stable", "--m", "10000", "--d", "2", "--k", "3", "--p", "30", "--window",
-            "16777216",
-        ],
+        &sh("theory stable --m 10000 --d 2 --k 3 --p 30 --window 16777216"),
         "2^24",
     );
-    let (code, err) = run_in(
-        d,
-        &["theory", "apbf", "--k", "1", "--l", "100000", "--g", "1"],
-    );
+    let (code, err) = run_in(d, &sh("theory apbf --k 1 --l 100000 --g 1"));
     assert_eq!(code, 0, "{err}");
-    refused(d, &["theory", "apbf", "--k", "100000", "--l", "1"], "steps");
-    refused(
-        d,
-        &[
-            "theory",
-            "apbf",
-            "--k",
-            "1",
-            "--l",
-            "4294967294",
-            "--g",
-            "1",
-        ],
-        "steps",
-    );
+    refused(d, &sh("theory apbf --k 100000 --l 1"), "steps");
+    refused(d, &sh("theory apbf --k 1 --l 4294967294 --g 1"), "steps");
 }
 
 #[test]
 fn loops_a_user_sizes_end_or_are_refused() {
     let d = tmp();
     let d = d.path();
-    let (code, err) = run_in(d, &["plan", "--window", "1000", "--fpr", "1e-16"]);
+    let (code, err) = run_in(d, &sh("plan --window 1000 --fpr 1e-16"));
     assert_eq!(code, 0, "{err}");
     refused(
         d,
-        &[
-            "measure",
-            "apbf",
-            "--k",
-            "4",
-            "--l",
-            "3",
-            "--g",
-            "100",
-            "--workload",
-            "adversarial",
-            "--inserts-per-query",
-            "1e18",
-            "--attack-queries",
-            "20",
-        ],
+        &sh("measure apbf --k 4 --l 3 --g 100 --workload adversarial --inserts-per-query 1e18 --attack-queries 20"),
         "operations",
     );
     let s = spec(d, "adv.toml", "name = \"adv\"\nmetrics = [\"adversary\"]\n[adversary]\ninserts_per_query = 1e17\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 100 }]\n");
     refused(d, &["run", &s], "operations");
     refused(
         d,
-        &[
-            "measure",
-            "broom",
-            "--n",
-            "1024",
-            "--eps",
-            "0.01",
-            "--load",
-            "0.9999",
-            "--workload",
-            "adversarial",
-            "--attack-queries",
-            "200",
-        ],
+        &sh("measure broom --n 1024 --eps 0.01 --load 0.9999 --workload adversarial --attack-queries 200"),
         "load",
     );
 }
@@ -399,35 +323,17 @@ fn measure_only_flags_and_wrong_limits() {
     let d = d.path();
     refused(
         d,
-        &[
-            "theory", "apbf", "--k", "4", "--l", "3", "--g", "10", "--rounds", "5",
-        ],
+        &sh("theory apbf --k 4 --l 3 --g 10 --rounds 5"),
         "--rounds",
     );
     refused(
         d,
-        &[
-            "theory",
-            "apbf",
-            "--k",
-            "4",
-            "--l",
-            "3",
-            "--g",
-            "18446744073709551615",
-        ],
+        &sh("theory apbf --k 4 --l 3 --g 18446744073709551615"),
         "below 2^53",
     );
     refused(
         d,
-        &[
-            "theory",
-            "broom",
-            "--window",
-            "1000",
-            "--remainder-bits",
-            "997",
-        ],
+        &sh("theory broom --window 1000 --remainder-bits 997"),
         "at most",
     );
     // an hour-long full check only when asked for

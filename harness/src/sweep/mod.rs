@@ -191,18 +191,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         if p.repeat > 0 {
             continue;
         }
-        let describe = || {
-            format!(
-                "point {} ({} {})",
-                p.index,
-                p.design,
-                p.params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )
-        };
+        let describe = || describe_point(p);
         let (_, attack, params) = point_parts(spec, &p.params).with_context(describe)?;
         if passes.adversary {
             budget::check_attack(&attack).with_context(describe)?;
@@ -234,6 +223,20 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         trace,
         query_trace,
     })
+}
+
+/// "point 3 (apbf k=4 l=3)", for messages.
+fn describe_point(p: &Point) -> String {
+    format!(
+        "point {} ({} {})",
+        p.index,
+        p.design,
+        p.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
 }
 
 /// Refuses a design that cannot answer the spec's metrics.
@@ -278,15 +281,9 @@ fn check_memory(
         String::new()
     };
     Err(anyhow::anyhow!(
-        "{}: point {} ({} {}) needs about {} ({}){threads_note}, above the {} this run may use (--memory-limit GiB to change it{})",
+        "{}: {} needs about {} ({}){threads_note}, above the {} this run may use (--memory-limit GiB to change it{})",
         spec.name,
-        p.index,
-        p.design,
-        p.params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" "),
+        describe_point(p),
         budget::gib(*bytes),
         parts.describe(),
         budget::gib(limit),
