@@ -404,3 +404,27 @@ fn check_fails_on_a_corrupted_profile_baseline() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [sh("plan --window 1000 --fpr 0.01"), sh("designs")] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bloomlab"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // the reader goes away at once, as `| head -0` would
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // killed by SIGPIPE (the shell's 141), or done before the pipe closed
+        assert!(
+            out.status.signal() == Some(13) || out.status.success(),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+    }
+}
