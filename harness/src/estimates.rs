@@ -355,7 +355,16 @@ pub fn measure(
         entropy.columns(&mut row, level, theory.is_some());
     }
     if has(Metric::Memory) && memory_here {
+        // a summary's size follows the stream: the mean over rounds, with
+        // its interval where the rounds differ
         row.num("memory_bits", bits.mean());
+        if bits.count() >= 2 {
+            let (lo, hi) = bits.ci_within(level, 0.0, f64::INFINITY);
+            if hi > lo {
+                row.num("memory_bits_ci_low", lo);
+                row.num("memory_bits_ci_high", hi);
+            }
+        }
         row.num("bits_per_element", bits.mean() / w as f64);
     } else {
         row.num("summary_bits", bits.mean());

@@ -216,6 +216,7 @@ fn bad_input_gives_one_line_and_nonzero_exit() {
         (
             vec![
                 "check".into(),
+                "--quick".into(),
                 "--experiments".into(),
                 "/nonexistent".into(),
             ],

@@ -261,6 +261,19 @@ mod tests {
     use super::*;
     use crate::hash::mix64;
 
+    /// The accessors report the configuration (a mutant returning 0 or 1
+    /// from `g` passed every other test: found by cargo mutants).
+    #[test]
+    fn accessors_report_the_configuration() {
+        let f = Apbf::new(6, 5, 37).unwrap();
+        assert_eq!((f.k(), f.l(), f.g()), (6, 5, 37));
+        let t = f.theory();
+        assert_eq!((t.k, t.l, t.g, t.m), (6, 5, 37, f.m()));
+        assert!(f.m() >= 37);
+        let w = Apbf::with_fpr_and_l(1000, 0.01, 7).unwrap();
+        assert_eq!((w.l(), w.g()), (7, 143));
+    }
+
     #[test]
     fn bad_parameters_are_rejected() {
         assert_eq!(

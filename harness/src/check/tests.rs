@@ -205,3 +205,40 @@ fn a_consistent_small_bias_fails_the_pooled_tests() {
         "{p:?}"
     );
 }
+
+/// Memory that follows the stream (SWAMP's table) is compared within the
+/// stream tolerance; memory fixed by the parameters, exactly.
+#[test]
+fn stream_memory_within_tolerance_fixed_memory_exactly() {
+    let one = |design: &str, mem: &str| -> Table {
+        vec![row(&[
+            ("point", "0"),
+            ("design", design),
+            ("memory_bits", mem),
+        ])]
+    };
+    let t = Thresholds { tests: 1, ..T };
+    assert!(compare(
+        "x",
+        (&one("swamp", "1000000"), &one("swamp", "1009000")),
+        &["point"],
+        &t
+    )
+    .is_empty());
+    assert!(compare(
+        "x",
+        (&one("swamp", "1000000"), &one("swamp", "1030000")),
+        &["point"],
+        &t
+    )
+    .iter()
+    .any(|f| f.regression));
+    assert!(compare(
+        "x",
+        (&one("apbf", "1000000"), &one("apbf", "1000001")),
+        &["point"],
+        &t
+    )
+    .iter()
+    .any(|f| f.regression));
+}

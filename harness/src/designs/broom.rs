@@ -49,6 +49,7 @@ impl DesignDef for Broom {
         "Broom filter: adaptive, fixes each false positive it is told of (exact window of n arrivals)";
     const CAPS: super::Capabilities = super::Capabilities {
         adaptive: true,
+        stream_memory: true,
         ..super::Capabilities::EXACT
     };
     const METRICS: &'static [Metric] = &[Metric::Fpr, Metric::Fnr, Metric::Memory, Metric::Speed];

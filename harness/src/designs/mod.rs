@@ -77,6 +77,10 @@ pub struct Capabilities {
     pub summary: bool,
     /// Learns of its false positives and fixes them (`AdaptiveFilter`).
     pub adaptive: bool,
+    /// Its memory depends on the stream it saw (a table that stores what is
+    /// in the window, adaptivity bits), so `memory_bits` is a measurement,
+    /// not a function of the parameters.
+    pub stream_memory: bool,
 }
 
 impl Capabilities {
@@ -87,6 +91,7 @@ impl Capabilities {
         slack: true,
         summary: false,
         adaptive: false,
+        stream_memory: false,
     };
     /// A filter over an exact window (no slack).
     pub const EXACT: Capabilities = Capabilities {
@@ -100,6 +105,7 @@ impl Capabilities {
         slack: false,
         summary: true,
         adaptive: false,
+        stream_memory: false,
     };
 
     /// Short words for `bloomlab designs`.

@@ -20,6 +20,7 @@ impl DesignDef for Swamp {
         "SWAMP: membership, per-flow counts, distinct count and entropy over an exact window";
     const CAPS: super::Capabilities = super::Capabilities {
         summary: true,
+        stream_memory: true,
         ..super::Capabilities::EXACT
     };
     const METRICS: &'static [Metric] = &[

@@ -48,6 +48,8 @@ struct PhaseStats {
     probes: Welford,
     pws: Welford,
     profile: Vec<Binomial>,
+    /// Each bucket's P(yes) per round: the spread between filter states.
+    profile_rounds: Vec<Welford>,
 }
 
 /// The time scales of one point's measurement, from its geometry and the
@@ -118,7 +120,9 @@ impl<'a> Plan<'a> {
     fn stats(&self) -> PhaseStats {
         let mut st = PhaseStats::default();
         if self.has(Metric::Profile) {
-            st.profile = vec![Binomial::default(); self.horizon.div_ceil(self.bucket) as usize];
+            let buckets = self.horizon.div_ceil(self.bucket) as usize;
+            st.profile = vec![Binomial::default(); buckets];
+            st.profile_rounds = vec![Welford::default(); buckets];
         }
         st
     }
@@ -147,9 +151,17 @@ impl<'a> Plan<'a> {
             st.pws.add(yes as f64);
         }
         if self.has(Metric::Profile) {
+            let mut round = vec![Binomial::default(); st.profile.len()];
             for age in 1..=self.horizon {
                 if let Some(key) = r.hist.at_age(age) {
-                    st.profile[((age - 1) / self.bucket) as usize].add(r.f.contains(key));
+                    round[((age - 1) / self.bucket) as usize].add(r.f.contains(key));
+                }
+            }
+            for ((all, rates), b) in st.profile.iter_mut().zip(&mut st.profile_rounds).zip(round) {
+                all.x += b.x;
+                all.n += b.n;
+                if b.n > 0 {
+                    rates.add(b.rate());
                 }
             }
         }
@@ -503,7 +515,7 @@ fn profile_rows(
 ) -> Vec<ProfileRow> {
     let mut profile = Vec::new();
     for (label, st) in [("worst", worst), ("avg", avg)] {
-        for (b, c) in st.profile.iter().enumerate() {
+        for (b, (c, rounds)) in st.profile.iter().zip(&st.profile_rounds).enumerate() {
             let lo = b as u64 * plan.bucket + 1;
             let hi = ((b as u64 + 1) * plan.bucket).min(plan.horizon);
             let th = theory.profile.as_ref().map_or(f64::NAN, |p| {
@@ -522,6 +534,7 @@ fn profile_rows(
                 age_hi: hi,
                 yes: c.x,
                 n: c.n,
+                rounds: *rounds,
                 theory: th,
             });
         }

@@ -87,6 +87,8 @@ pub struct ProfileRow {
     pub yes: u64,
     /// Queries.
     pub n: u64,
+    /// The bucket's P(yes) in each round (one filter state each).
+    pub rounds: Welford,
     /// Theoretical P(yes) averaged over the bucket's ages.
     pub theory: f64,
 }

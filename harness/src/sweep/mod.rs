@@ -82,7 +82,18 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
         .filter(|(n, _)| n != "repeat")
         .cloned()
         .collect());
-    let (lo, hi) = metrics::binomial_ci(pr.yes, pr.n, level);
+    // the wider of the binomial interval over all queries and the Student-t
+    // interval over rounds: the queries of one round share a filter state,
+    // so the binomial interval alone misses the spread between states (a
+    // changed seed moved buckets by 15 of its standard errors), and the
+    // rounds alone give a zero-width interval where every round said yes
+    let (blo, bhi) = metrics::binomial_ci(pr.yes, pr.n, level);
+    let (tlo, thi) = if pr.rounds.count() >= 2 {
+        pr.rounds.ci_within(level, 0.0, 1.0)
+    } else {
+        (blo, bhi)
+    };
+    let (lo, hi) = (blo.min(tlo), bhi.max(thi));
     row.push("phase", Value::Text(pr.phase.to_string()));
     row.push("age_lo", Value::Int(pr.age_lo));
     row.push("age_hi", Value::Int(pr.age_hi));
