@@ -24,7 +24,7 @@
 
 mod pooled;
 
-pub use pooled::{pooled_shift, row_shift, PooledResult};
+pub use pooled::{pooled_shift, row_shift, PooledResult, MIN_ROWS as MIN_POOLED_ROWS};
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
@@ -133,7 +133,7 @@ const EXACT: &[&str] = &[
 /// expected errors given the window's frequencies): exact for an unchanged
 /// stream, but they move with it, so they are compared within
 /// [`STREAM_TOLERANCE`] rather than to 1e-9.
-const STREAM_THEORY: &[&str] = &[
+pub const STREAM_THEORY: &[&str] = &[
     "count_rmse_theory",
     "distinct_lb_theory",
     "distinct_rel_rmse_theory",
@@ -190,7 +190,7 @@ fn interval_columns(r: &BTreeMap<String, String>) -> impl Iterator<Item = &Strin
 }
 
 /// Number of pooled column tests a results baseline gives: its columns with
-/// an interval in at least [`pooled::MIN_ROWS`] rows.
+/// an interval in at least [`MIN_POOLED_ROWS`] rows.
 pub fn count_pooled(base: &Table) -> usize {
     let mut rows: BTreeMap<&String, usize> = BTreeMap::new();
     for r in base {
