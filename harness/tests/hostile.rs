@@ -64,16 +64,18 @@ const TINY: &str = "name = \"tiny\"\nmetrics = [\"fpr\", \"memory\"]\n[measure]\
 fn memory_the_machine_lacks_is_refused_with_the_estimate() {
     let d = tmp();
     let d = d.path();
-    refused(
-        d,
-        &sh("measure apbf --k 10 --l 7 --g 100000000 --rounds 1 --memory-limit 8"),
-        "age history",
-    );
-    refused(
-        d,
-        &sh("measure naor-yogev --n 3000000000 --m 3000000000 --eps 0.01 --memory-limit 8"),
-        "needs about",
-    );
+    for (cmd, needle) in [
+        (
+            "measure apbf --k 10 --l 7 --g 100000000 --rounds 1 --memory-limit 8",
+            "age history",
+        ),
+        (
+            "measure naor-yogev --n 3000000000 --m 3000000000 --eps 0.01 --memory-limit 8",
+            "needs about",
+        ),
+    ] {
+        refused(d, &sh(cmd), needle);
+    }
     let s = spec(
         d,
         "speed.toml",
@@ -116,8 +118,12 @@ fn theory_recursions_and_memos_are_bounded() {
     );
     let (code, err) = run_in(d, &sh("theory apbf --k 1 --l 100000 --g 1"));
     assert_eq!(code, 0, "{err}");
-    refused(d, &sh("theory apbf --k 100000 --l 1"), "steps");
-    refused(d, &sh("theory apbf --k 1 --l 4294967294 --g 1"), "steps");
+    for (cmd, needle) in [
+        ("theory apbf --k 100000 --l 1", "steps"),
+        ("theory apbf --k 1 --l 4294967294 --g 1", "steps"),
+    ] {
+        refused(d, &sh(cmd), needle);
+    }
 }
 
 #[test]
@@ -321,21 +327,16 @@ fn intervals_stay_in_range_and_missing_ones_are_blank() {
 fn measure_only_flags_and_wrong_limits() {
     let d = tmp();
     let d = d.path();
-    refused(
-        d,
-        &sh("theory apbf --k 4 --l 3 --g 10 --rounds 5"),
-        "--rounds",
-    );
-    refused(
-        d,
-        &sh("theory apbf --k 4 --l 3 --g 18446744073709551615"),
-        "below 2^53",
-    );
-    refused(
-        d,
-        &sh("theory broom --window 1000 --remainder-bits 997"),
-        "at most",
-    );
+    for (cmd, needle) in [
+        ("theory apbf --k 4 --l 3 --g 10 --rounds 5", "--rounds"),
+        (
+            "theory apbf --k 4 --l 3 --g 18446744073709551615",
+            "below 2^53",
+        ),
+        ("theory broom --window 1000 --remainder-bits 997", "at most"),
+    ] {
+        refused(d, &sh(cmd), needle);
+    }
     // an hour-long full check only when asked for
     refused(d, &["check"], "--full");
 }
