@@ -55,8 +55,12 @@ fn no_false_negatives_in_window<F: SlidingFilter>(mut f: F, inserts: u64) {
             for age in 1..=oldest {
                 assert!(f.contains(keys.stream(t + 1 - age)), "age {age}, t {t}");
             }
+            // the insertion count the filter reports (found untested by
+            // cargo mutants)
+            assert_eq!(f.inserted(), t, "{}: inserted()", f.name());
         }
     }
+    assert_eq!(f.inserted(), inserts, "{}: inserted()", f.name());
 }
 
 /// Worst-phase FPR (just before a shift) over 200 filter states, on
