@@ -261,8 +261,9 @@ mod tests {
     use super::*;
     use crate::hash::mix64;
 
-    /// The accessors report the configuration (a mutant returning 0 or 1
-    /// from `g` passed every other test: found by cargo mutants).
+    /// The accessors and the name report the configuration (mutants
+    /// returning 0 or 1 from `g`, or "" from `name`, passed every other
+    /// test: found by cargo mutants).
     #[test]
     fn accessors_report_the_configuration() {
         let f = Apbf::new(6, 5, 37).unwrap();
@@ -272,6 +273,8 @@ mod tests {
         assert!(f.m() >= 37);
         let w = Apbf::with_fpr_and_l(1000, 0.01, 7).unwrap();
         assert_eq!((w.l(), w.g()), (7, 143));
+        // the name the harness and the reports key on
+        assert_eq!(f.name(), "apbf");
     }
 
     #[test]
