@@ -1,0 +1,157 @@
+//! Preparing a run: every point's parameters checked, its design built,
+//! the run's peak memory estimated against the budget, and the traces
+//! loaded, all before any measurement starts.
+
+use super::{budget, point_parts, Passes, Prepared};
+use crate::designs;
+use crate::spec::{Metric, Point, Spec, WorkloadSpec};
+use crate::workload::Trace;
+use anyhow::Context;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// What a run may use: the memory it may take (None: unchecked) and the
+/// worker threads that share it.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Bytes the run may use at its peak.
+    pub memory: Option<u64>,
+    /// Points measured at once.
+    pub threads: usize,
+}
+
+impl Budget {
+    /// No memory check, one thread: for tests and small known specs.
+    pub fn unchecked() -> Budget {
+        Budget {
+            memory: None,
+            threads: 1,
+        }
+    }
+}
+
+/// Checks every point's parameters, estimates the run's peak memory against
+/// the budget, and loads the trace, all before anything runs, so that a
+/// typo in the last block does not cost the first blocks' work and a point
+/// too large for the machine is refused instead of aborting the process.
+pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prepared> {
+    let points = spec.points(quick)?;
+    if points.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} has no points{} (every block is quick = false?)",
+            spec.name,
+            if quick { " at --quick" } else { "" }
+        ));
+    }
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+    let passes = Passes::of(&metrics);
+    let measure = if quick {
+        spec.measure.quick()
+    } else {
+        spec.measure.clone()
+    };
+    let distinct = matches!(spec.workload, WorkloadSpec::Distinct);
+    let mut peaks: Vec<(u64, usize, budget::PointBytes)> = Vec::new();
+    for p in &points {
+        if p.repeat > 0 {
+            continue;
+        }
+        let describe = || describe_point(p);
+        let (_, attack, params) = point_parts(spec, &p.params).with_context(describe)?;
+        if passes.adversary {
+            budget::check_attack(&attack).with_context(describe)?;
+        }
+        let built = designs::build(&p.design, &params, 0)
+            .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
+            .with_context(describe)?;
+        let bytes = budget::point_bytes(&built, &passes, &measure, &attack, &metrics, distinct);
+        peaks.push((bytes.total(), p.index, bytes));
+    }
+    let trace = match &spec.workload {
+        WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        _ => None,
+    };
+    let query_trace = match &spec.adversary.query_trace {
+        Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        None => None,
+    };
+    if let Some(limit) = budget.memory {
+        let traces: u64 = [&trace, &query_trace]
+            .iter()
+            .filter_map(|t| t.as_ref())
+            .map(|t| t.bytes())
+            .sum();
+        check_memory(spec, &points, peaks, traces, budget.threads, limit)?;
+    }
+    Ok(Prepared {
+        points,
+        trace,
+        query_trace,
+    })
+}
+
+/// "point 3 (apbf k=4 l=3)", for messages.
+fn describe_point(p: &Point) -> String {
+    format!(
+        "point {} ({} {})",
+        p.index,
+        p.design,
+        p.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+/// Refuses a design that cannot answer the spec's metrics.
+fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Result<()> {
+    if (passes.filter || passes.adversary) && b.filter.is_none() {
+        Err(anyhow::anyhow!(
+            "{design} is not a membership filter: only the count, distinct and entropy metrics apply"
+        ))
+    } else if passes.summary && !passes.filter && b.summary.is_none() {
+        Err(anyhow::anyhow!(
+            "{design} is not a measurement summary: the count, distinct and entropy metrics do not apply"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a run whose largest points, `threads` of them at once, plus the
+/// traces, would pass `limit` bytes.
+fn check_memory(
+    spec: &Spec,
+    points: &[Point],
+    mut peaks: Vec<(u64, usize, budget::PointBytes)>,
+    traces: u64,
+    threads: usize,
+    limit: u64,
+) -> anyhow::Result<()> {
+    peaks.sort_by_key(|p| std::cmp::Reverse(p.0));
+    let at_once = threads.clamp(1, points.len().max(1));
+    let run: u64 = peaks
+        .iter()
+        .take(at_once)
+        .fold(traces, |acc, p| acc.saturating_add(p.0));
+    if run <= limit {
+        return Ok(());
+    }
+    let (bytes, index, parts) = &peaks[0];
+    let p = &points[*index];
+    let threads_note = if at_once > 1 {
+        format!("; {at_once} points at once need about {}", budget::gib(run))
+    } else {
+        String::new()
+    };
+    Err(anyhow::anyhow!(
+        "{}: {} needs about {} ({}){threads_note}, above the {} this run may use (--memory-limit GiB to change it{})",
+        spec.name,
+        describe_point(p),
+        budget::gib(*bytes),
+        parts.describe(),
+        budget::gib(limit),
+        if at_once > 1 { "; or fewer --threads" } else { "" }
+    ))
+}
