@@ -286,11 +286,7 @@ impl Checker<'_> {
             }
         } else if col.ends_with("_theory") {
             // a formula that changed is a finding in itself
-            let same = match (bv.parse::<f64>(), nv.parse::<f64>()) {
-                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
-                _ => *bv == nv,
-            };
-            if !same {
+            if !within(bv, &nv, 1e-9) {
                 self.finding(point, col, bv.clone(), nv, "theory".into(), true);
             }
         } else if col.ends_with("_ns") {

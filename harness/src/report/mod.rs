@@ -8,7 +8,7 @@ mod staged;
 
 pub use markdown::markdown;
 pub use plots::{plot_path, render_plots};
-pub use staged::{temp_beside, write_atomic, Lock, Staged};
+pub use staged::{write_atomic, Lock, Staged};
 
 use crate::metrics::Row;
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A unique temporary name beside `path` (same directory, so the final
 /// rename is atomic) that keeps the extension: `.tmp-<pid>-<n>-<file>`.
-pub fn temp_beside(path: &Path) -> PathBuf {
+fn temp_beside(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let file = path
@@ -66,11 +66,6 @@ impl Staged {
         // registered first, so a failed write is cleaned up too
         self.files.push((tmp.clone(), path.to_path_buf()));
         write(&tmp)
-    }
-
-    /// The final paths, in the order staged.
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.files.iter().map(|(_, f)| f.clone()).collect()
     }
 
     /// Renames every staged file into place; returns the final paths.

@@ -131,6 +131,15 @@ impl Default for MeasureSpec {
 }
 
 impl MeasureSpec {
+    /// The settings at the chosen precision: [`MeasureSpec::quick`] or these.
+    pub fn at(&self, quick: bool) -> MeasureSpec {
+        if quick {
+            self.quick()
+        } else {
+            self.clone()
+        }
+    }
+
     /// The `--quick` variant: a fifth of the rounds, a tenth of the FPR queries.
     pub fn quick(&self) -> MeasureSpec {
         MeasureSpec {

@@ -163,11 +163,7 @@ pub fn run(
     prepared: &Prepared,
     opts: &RunOptions,
 ) -> anyhow::Result<Outcome> {
-    let measure = if opts.quick {
-        spec.measure.quick()
-    } else {
-        spec.measure.clone()
-    };
+    let measure = spec.measure.at(opts.quick);
     // Checkpoint: keyed by the spec text and the precision used.
     let key = xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{}", opts.quick).as_bytes());
     let mut ck = match &opts.checkpoint_dir {

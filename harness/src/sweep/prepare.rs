@@ -45,11 +45,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     }
     let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
     let passes = Passes::of(&metrics);
-    let measure = if quick {
-        spec.measure.quick()
-    } else {
-        spec.measure.clone()
-    };
+    let measure = spec.measure.at(quick);
     let distinct = matches!(spec.workload, WorkloadSpec::Distinct);
     let mut peaks: Vec<(u64, usize, budget::PointBytes)> = Vec::new();
     for p in &points {
