@@ -40,6 +40,7 @@ fn opts(threads: usize, dir: Option<std::path::PathBuf>) -> RunOptions {
         quick: false,
         checkpoint_dir: dir,
         progress: false,
+        shard: None,
     }
 }
 

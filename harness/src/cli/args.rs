@@ -63,6 +63,100 @@ pub struct RunArgs {
     /// [default: the memory the system reports available]
     #[arg(long)]
     pub memory_limit: Option<f64>,
+    /// Run only shard I of N of the spec's points (0 <= I < N) and write a
+    /// part file for `bloomlab merge` instead of the results
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::sweep::Shard>,
+    /// With --shard: directory of the part files
+    /// [default: <results-dir>/shards/<name>]
+    #[arg(long, requires = "shard")]
+    pub out: Option<PathBuf>,
+    /// With --shard: print how the points are dealt to the shards, and stop
+    #[arg(long, requires = "shard")]
+    pub dry_run: bool,
+}
+
+/// `bloomlab merge SPEC [DIR]`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The experiment spec (TOML) the parts were run from
+    pub spec: PathBuf,
+    /// Directory of the part files [default: <results-dir>/shards/<name>]
+    pub dir: Option<PathBuf>,
+    /// The parts are of a --quick run; outputs get a _quick suffix and go
+    /// under target/bloomlab-quick/ unless --update-baselines
+    #[arg(long)]
+    pub quick: bool,
+    /// With --quick: write results/ and plots/ (the committed CI baselines)
+    #[arg(long, requires = "quick")]
+    pub update_baselines: bool,
+    /// Directory for CSV and markdown results [default: results]
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Directory for charts [default: plots]
+    #[arg(long)]
+    pub plots_dir: Option<PathBuf>,
+}
+
+/// The Slurm job settings of `bloomlab slurm` and `bloomlab reproduce --slurm`.
+#[derive(Args, Debug, Clone)]
+pub struct SlurmOpts {
+    /// Array tasks (shards) per experiment
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=10000))]
+    pub shards: Option<u16>,
+    /// Slurm partition (sbatch --partition)
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Time limit of each task and of the merge (sbatch --time, e.g. 2:00:00)
+    #[arg(long)]
+    pub time: Option<String>,
+    /// CPUs per array task; bloomlab runs that many threads
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub cpus_per_task: u16,
+    /// Submit with sbatch (the array, then the merge after it) and print the job ids
+    #[arg(long)]
+    pub submit: bool,
+    /// Directory of the job scripts, part files and logs, on storage every
+    /// node sees [default: <results-dir>/shards/<name>]
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `bloomlab slurm SPEC --shards N`.
+#[derive(Args, Debug)]
+pub struct SlurmArgs {
+    /// The experiment spec (TOML)
+    pub spec: PathBuf,
+    /// The job settings.
+    #[command(flatten)]
+    pub slurm: SlurmOpts,
+    /// Reduced precision (see `run --quick`)
+    #[arg(long)]
+    pub quick: bool,
+    /// With --quick: the merge writes results/ and plots/ (the committed CI baselines)
+    #[arg(long, requires = "quick")]
+    pub update_baselines: bool,
+    /// Directory for CSV and markdown results [default: results]
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Directory for charts [default: plots]
+    #[arg(long)]
+    pub plots_dir: Option<PathBuf>,
+}
+
+/// `bloomlab reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// The experiments and where their outputs go.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Write (with --submit: submit) a Slurm job array and merge job per
+    /// experiment instead of running here; needs --shards
+    #[arg(long, requires = "shards")]
+    pub slurm: bool,
+    /// The Slurm job settings (with --slurm).
+    #[command(flatten)]
+    pub jobs: SlurmOpts,
 }
 
 /// `bloomlab reproduce` (and the experiment set of `check`).

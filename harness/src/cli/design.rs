@@ -131,6 +131,7 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         quick: false,
         checkpoint_dir: None,
         progress: false,
+        shard: None,
     };
     let out = sweep::run(&spec, "", &prepared, &opts)?;
     let mut row = out

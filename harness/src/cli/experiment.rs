@@ -1,6 +1,6 @@
 //! The experiment commands: `run`, `reproduce` and `check`.
 
-use super::args::{output_dirs, RunArgs, SuiteArgs};
+use super::args::{output_dirs, ReproduceArgs, RunArgs};
 use crate::report;
 use crate::spec::Spec;
 use crate::sweep::{self, budget, Budget, RunOptions};
@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 /// `bloomlab run`.
 pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
+    if let Some(shard) = a.shard {
+        return super::shard::run_shard(a, shard);
+    }
     let (results_dir, plots_dir) =
         output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
     run_experiment(&Experiment {
@@ -52,7 +55,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let suffix = if x.quick { "_quick" } else { "" };
     let _lock = report::Lock::take(x.results_dir, &format!("{}{suffix}", spec.name))?;
     if x.fresh {
-        sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
+        sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     }
     let threads = budget::check_threads(
         x.threads
@@ -64,6 +67,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
         quick: x.quick,
         checkpoint_dir: Some(x.results_dir.to_path_buf()),
         progress: std::io::stderr().is_terminal(),
+        shard: None,
     };
     let started = std::time::Instant::now();
     let budget = Budget {
@@ -80,13 +84,8 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
     spec.check_columns(&out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
-    let command = format!(
-        "cargo run --release -- run {}{}",
-        x.spec.display(),
-        if x.quick { " --quick" } else { "" }
-    );
-    let written = write_outputs(&spec, &out, x, &command)?;
-    sweep::clear_checkpoint(x.results_dir, &spec, x.quick);
+    let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick))?;
+    sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
         spec.name,
@@ -100,9 +99,19 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     Ok((spec, written))
 }
 
+/// The command that reproduces a spec's results, as the markdown names it
+/// (the same whether the run was whole or sharded and merged).
+pub(super) fn run_command(spec: &Path, quick: bool) -> String {
+    format!(
+        "cargo run --release -- run {}{}",
+        spec.display(),
+        if quick { " --quick" } else { "" }
+    )
+}
+
 /// Stages every output of a run (CSV, markdown, profile and convergence
 /// tables, charts) and renames them into place together.
-fn write_outputs(
+pub(super) fn write_outputs(
     spec: &Spec,
     out: &sweep::Outcome,
     x: &Experiment,
@@ -161,7 +170,12 @@ pub(super) fn experiment_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// `bloomlab reproduce`.
-pub(super) fn reproduce(a: SuiteArgs) -> anyhow::Result<()> {
+pub(super) fn reproduce(r: ReproduceArgs) -> anyhow::Result<()> {
+    if r.slurm {
+        return super::slurm::reproduce(&r);
+    }
+    super::slurm::refuse_without_slurm(&r.jobs)?;
+    let a = r.suite;
     let suffix = if a.quick { "_quick" } else { "" };
     let (results_dir, plots_dir) =
         output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);

@@ -11,13 +11,15 @@ mod check;
 mod design;
 mod experiment;
 mod plan;
+mod shard;
+mod slurm;
 
 pub use experiment::{run_experiment, Experiment};
 
 use crate::designs::REGISTRY;
 use args::{
-    BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, PlanArgs, RunArgs, SuiteArgs,
-    TheoryFlags,
+    BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, MergeArgs, PlanArgs, ReproduceArgs,
+    RunArgs, SlurmArgs, TheoryFlags,
 };
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use std::ffi::OsString;
@@ -47,7 +49,13 @@ pub fn command() -> Command {
         .about("Benchmark and simulation harness for sliding-window approximate-membership filters")
         .subcommand_required(true)
         .subcommand(RunArgs::augment_args(Command::new("run").about(
-            "Run an experiment spec: writes results/<name>.csv and .md, plots/<name>*.svg",
+            "Run an experiment spec: writes results/<name>.csv and .md, plots/<name>*.svg (with --shard, one part of it)",
+        )))
+        .subcommand(MergeArgs::augment_args(Command::new("merge").about(
+            "Merge the part files of `run --shard` into the outputs a single `run` writes",
+        )))
+        .subcommand(SlurmArgs::augment_args(Command::new("slurm").about(
+            "Write (and with --submit, submit) a Slurm job array running a spec's shards, and its merge job",
         )))
         .subcommand(design_commands::<TheoryFlags>(
             "theory",
@@ -63,8 +71,8 @@ pub fn command() -> Command {
         .subcommand(PlanArgs::augment_args(Command::new("plan").about(
             "Which designs meet a window and FPR (and limits), cheapest first, from theory",
         )))
-        .subcommand(SuiteArgs::augment_args(Command::new("reproduce").about(
-            "Run every experiment in experiments/ and write results/REPORT.md",
+        .subcommand(ReproduceArgs::augment_args(Command::new("reproduce").about(
+            "Run every experiment in experiments/ and write results/REPORT.md (with --slurm, on a cluster)",
         )))
         .subcommand(CheckArgs::augment_args(Command::new("check").about(
             "Rerun the experiments and compare with the committed baselines in results/",
@@ -140,6 +148,8 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("no command (see bloomlab --help)"))?;
     match name {
         "run" => experiment::run(typed(m)?),
+        "merge" => shard::merge(typed(m)?),
+        "slurm" => slurm::slurm(typed(m)?),
         "theory" | "measure" => {
             let (design, dm) = m
                 .subcommand()
@@ -154,7 +164,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         }
         "designs" => design::designs(&typed::<DesignsArgs>(m)?),
         "plan" => plan::plan(typed::<PlanArgs>(m)?),
-        "reproduce" => experiment::reproduce(typed::<SuiteArgs>(m)?),
+        "reproduce" => experiment::reproduce(typed::<ReproduceArgs>(m)?),
         "check" => check::check(typed::<CheckArgs>(m)?),
         "bench-report" => {
             let a: BenchReportArgs = typed(m)?;

@@ -149,7 +149,7 @@ pub fn memory_limit(flag_gib: Option<f64>) -> anyhow::Result<Option<u64>> {
 
 /// The memory this process may still take, in bytes: `MemAvailable`
 /// where the system reports it, lowered to the address-space limit
-/// (`ulimit -v`) if one is set.
+/// (`ulimit -v`) if one is set and to a Slurm job's memory allocation.
 pub fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -158,11 +158,30 @@ pub fn available_memory() -> Option<u64> {
             let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
             Some(kib.saturating_mul(1024))
         });
-    let rlimit = address_space_limit();
-    match (meminfo, rlimit) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+    let var = |name: &str| std::env::var(name).ok();
+    let slurm = slurm_memory(
+        var("SLURM_MEM_PER_NODE").as_deref(),
+        var("SLURM_MEM_PER_CPU").as_deref(),
+        var("SLURM_CPUS_PER_TASK").as_deref(),
+    );
+    [meminfo, address_space_limit(), slurm]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// A Slurm job's memory allocation in bytes, from its environment
+/// (`SLURM_MEM_PER_NODE`, or `SLURM_MEM_PER_CPU` x `SLURM_CPUS_PER_TASK`,
+/// in MiB; Slurm enforces it, so a point above it would be killed).
+fn slurm_memory(per_node: Option<&str>, per_cpu: Option<&str>, cpus: Option<&str>) -> Option<u64> {
+    let mib = |s: &str| s.trim().parse::<u64>().ok().filter(|&m| m > 0);
+    let bytes = |m: u64| m.saturating_mul(1 << 20);
+    if let Some(m) = per_node.and_then(mib) {
+        return Some(bytes(m));
     }
+    let per_cpu = per_cpu.and_then(mib)?;
+    let cpus = cpus.and_then(mib).unwrap_or(1);
+    Some(bytes(per_cpu.saturating_mul(cpus)))
 }
 
 /// The soft `RLIMIT_AS`, if finite.
@@ -201,4 +220,20 @@ pub fn check_attack(attack: &AdversarySpec) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slurm_memory;
+
+    #[test]
+    fn a_slurm_allocation_is_read_from_the_job_environment() {
+        assert_eq!(slurm_memory(Some("2048"), None, None), Some(2 << 30));
+        assert_eq!(slurm_memory(None, Some("1024"), Some("4")), Some(4 << 30));
+        assert_eq!(slurm_memory(None, Some("1024"), None), Some(1 << 30));
+        // 0 means "all of the node's memory" to Slurm: no limit of its own
+        assert_eq!(slurm_memory(Some("0"), None, None), None);
+        assert_eq!(slurm_memory(None, None, Some("4")), None);
+        assert_eq!(slurm_memory(Some("lots"), None, None), None);
+    }
 }

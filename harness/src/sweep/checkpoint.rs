@@ -2,7 +2,7 @@
 //! points finish, keyed by the spec text and the precision; an interrupted
 //! run started again with the same spec skips the points it holds.
 
-use super::PointResultRows;
+use super::{Finished, Shard};
 use crate::metrics::{Row, Value};
 use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
@@ -17,21 +17,30 @@ struct Checkpoint {
     index: usize,
     row: Vec<(String, CellJson)>,
     profile: Vec<Vec<(String, CellJson)>>,
+    /// Wall time of the point (absent in checkpoints of older versions).
+    #[serde(default)]
+    seconds: f64,
 }
 
-#[derive(Serialize, Deserialize)]
-enum CellJson {
+/// One cell of a row as stored in a checkpoint or a part file. Finite
+/// numbers are written by serde_json, whose `float_roundtrip` reading gives
+/// back the same bits; NaN as null; the infinities by their bits.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub(super) enum CellJson {
     N(Option<f64>),
+    X(u64),
     I(u64),
     B(bool),
     T(String),
 }
 
-fn to_json(row: &Row) -> Vec<(String, CellJson)> {
+/// A row's cells for a checkpoint or part file.
+pub(super) fn to_json(row: &Row) -> Vec<(String, CellJson)> {
     row.0
         .iter()
         .map(|(n, v)| {
             let c = match v {
+                Value::Num(x) if x.is_infinite() => CellJson::X(x.to_bits()),
                 Value::Num(x) => CellJson::N(x.is_finite().then_some(*x)),
                 Value::Int(x) => CellJson::I(*x),
                 Value::Bool(b) => CellJson::B(*b),
@@ -42,12 +51,14 @@ fn to_json(row: &Row) -> Vec<(String, CellJson)> {
         .collect()
 }
 
-fn from_json(cells: Vec<(String, CellJson)>) -> Row {
+/// A row back from its cells.
+pub(super) fn from_json(cells: Vec<(String, CellJson)>) -> Row {
     Row(cells
         .into_iter()
         .map(|(n, c)| {
             let v = match c {
                 CellJson::N(x) => Value::Num(x.unwrap_or(f64::NAN)),
+                CellJson::X(bits) => Value::Num(f64::from_bits(bits)),
                 CellJson::I(x) => Value::Int(x),
                 CellJson::B(b) => Value::Bool(b),
                 CellJson::T(s) => Value::Text(s),
@@ -57,19 +68,23 @@ fn from_json(cells: Vec<(String, CellJson)>) -> Row {
         .collect())
 }
 
-/// The checkpoint file of `spec` under `dir`.
-pub(super) fn path(dir: &Path, spec: &Spec, quick: bool) -> PathBuf {
+/// The checkpoint file of `spec` (or of one shard of it) under `dir`.
+pub(super) fn path(dir: &Path, spec: &Spec, quick: bool, shard: Option<Shard>) -> PathBuf {
     dir.join(format!(
-        ".{}{}.partial.jsonl",
+        ".{}{}{}.partial.jsonl",
         spec.name,
-        if quick { "_quick" } else { "" }
+        if quick { "_quick" } else { "" },
+        shard.map_or(String::new(), |s| format!(
+            ".part-{}-of-{}",
+            s.index, s.count
+        ))
     ))
 }
 
 /// The finished points of a run, and the file the next ones are appended to.
 pub(super) struct Open {
     /// Points finished by an earlier run of the same spec.
-    pub done: BTreeMap<usize, PointResultRows>,
+    pub done: BTreeMap<usize, Finished>,
     file: Mutex<std::fs::File>,
     key: u64,
 }
@@ -94,12 +109,19 @@ impl Open {
     }
 
     /// Appends a finished point.
-    pub fn append(&self, index: usize, row: &Row, profile: &[Row]) -> anyhow::Result<()> {
+    pub fn append(
+        &self,
+        index: usize,
+        row: &Row,
+        profile: &[Row],
+        seconds: f64,
+    ) -> anyhow::Result<()> {
         let line = serde_json::to_string(&Checkpoint {
             key: self.key,
             index,
             row: to_json(row),
             profile: profile.iter().map(to_json).collect(),
+            seconds,
         })
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut f = self.file.lock().unwrap();
@@ -109,7 +131,7 @@ impl Open {
     }
 }
 
-fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
+fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, Finished> {
     let mut done = BTreeMap::new();
     let Ok(f) = std::fs::File::open(path) else {
         return done;
@@ -121,10 +143,13 @@ fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
             Ok(c) if c.key == key => {
                 done.insert(
                     c.index,
-                    (
-                        from_json(c.row),
-                        c.profile.into_iter().map(from_json).collect(),
-                    ),
+                    Finished {
+                        rows: (
+                            from_json(c.row),
+                            c.profile.into_iter().map(from_json).collect(),
+                        ),
+                        seconds: c.seconds,
+                    },
                 );
             }
             Ok(_) => stale = true,
@@ -145,6 +170,6 @@ fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, PointResultRows> {
 }
 
 /// Removes the checkpoint once the outputs are written.
-pub fn clear_checkpoint(results_dir: &Path, spec: &Spec, quick: bool) {
-    let _ = std::fs::remove_file(path(results_dir, spec, quick));
+pub fn clear_checkpoint(results_dir: &Path, spec: &Spec, quick: bool, shard: Option<Shard>) {
+    let _ = std::fs::remove_file(path(results_dir, spec, quick, shard));
 }

@@ -8,10 +8,13 @@
 
 pub mod budget;
 mod checkpoint;
+pub mod part;
 mod prepare;
+pub mod shard;
 
 pub use checkpoint::clear_checkpoint;
 pub use prepare::{prepare, Budget};
+pub use shard::Shard;
 
 use crate::adversary;
 use crate::designs;
@@ -39,6 +42,9 @@ pub struct RunOptions {
     pub checkpoint_dir: Option<PathBuf>,
     /// Show a progress bar on stderr (if it is a terminal).
     pub progress: bool,
+    /// Run only this shard's points (see [`shard`]); its checkpoint is the
+    /// shard's own.
+    pub shard: Option<Shard>,
 }
 
 /// The measured rows of a run.
@@ -152,6 +158,8 @@ fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
 pub struct Prepared {
     /// The expanded points.
     pub points: Vec<Point>,
+    /// Each point's estimated cost (index, key operations), for sharding.
+    pub costs: Vec<(usize, f64)>,
     trace: Option<Arc<Trace>>,
     query_trace: Option<Arc<Trace>>,
 }
@@ -163,35 +171,73 @@ pub fn run(
     prepared: &Prepared,
     opts: &RunOptions,
 ) -> anyhow::Result<Outcome> {
+    let done = run_points(spec, spec_text, prepared, opts)?;
+    Ok(outcome(
+        done.into_iter().map(|(i, f)| (i, f.rows)).collect(),
+    ))
+}
+
+/// One finished point: its rows and how long it took to measure.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The point's row and its profile and convergence rows.
+    pub rows: PointResultRows,
+    /// Wall time of the point's measurement in seconds (0 if unknown).
+    pub seconds: f64,
+}
+
+/// Runs the points of `spec` that `opts` selects (all, or one shard's),
+/// resuming from the checkpoint; returns the finished points by index.
+pub fn run_points(
+    spec: &Spec,
+    spec_text: &str,
+    prepared: &Prepared,
+    opts: &RunOptions,
+) -> anyhow::Result<BTreeMap<usize, Finished>> {
     let measure = spec.measure.at(opts.quick);
     // Checkpoint: keyed by the spec text and the precision used.
-    let key = xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{}", opts.quick).as_bytes());
+    let key = spec_key(spec_text, opts.quick);
     let mut ck = match &opts.checkpoint_dir {
         Some(d) => Some(checkpoint::Open::new(
-            &checkpoint::path(d, spec, opts.quick),
+            &checkpoint::path(d, spec, opts.quick, opts.shard),
             key,
         )?),
         None => None,
     };
-    let mut done = ck
+    let selected: Option<BTreeSet<usize>> = opts
+        .shard
+        .map(|s| shard::assign(&prepared.costs, s.count)[s.index].clone())
+        .map(|v| v.into_iter().collect());
+    let chosen = |i: &usize| selected.as_ref().is_none_or(|s| s.contains(i));
+    let mut done: BTreeMap<usize, Finished> = ck
         .as_mut()
         .map(|c| std::mem::take(&mut c.done))
         .unwrap_or_default();
+    done.retain(|i, _| chosen(i));
     let todo: Vec<&Point> = prepared
         .points
         .iter()
-        .filter(|p| !done.contains_key(&p.index))
+        .filter(|p| chosen(&p.index) && !done.contains_key(&p.index))
         .collect();
-    let bar = progress_bar(spec, prepared.points.len(), done.len(), opts.progress);
-    let work = || -> anyhow::Result<Vec<(usize, PointResultRows)>> {
+    let total = selected.as_ref().map_or(prepared.points.len(), |s| s.len());
+    let bar = progress_bar(spec, total, done.len(), opts.progress);
+    let work = || -> anyhow::Result<Vec<(usize, Finished)>> {
         todo.par_iter()
             .map(|p| {
+                let started = std::time::Instant::now();
                 let (row, extra) = measure_point(spec, prepared, &measure, p, opts.quick)?;
+                let seconds = started.elapsed().as_secs_f64();
                 if let Some(c) = &ck {
-                    c.append(p.index, &row, &extra)?;
+                    c.append(p.index, &row, &extra, seconds)?;
                 }
                 bar.inc(1);
-                Ok((p.index, (row, extra)))
+                Ok((
+                    p.index,
+                    Finished {
+                        rows: (row, extra),
+                        seconds,
+                    },
+                ))
             })
             .collect()
     };
@@ -205,7 +251,13 @@ pub fn run(
     }?;
     bar.finish_and_clear();
     done.extend(fresh);
-    Ok(outcome(done))
+    Ok(done)
+}
+
+/// The key of a run's checkpoint and of its shards' part files: the spec
+/// text and the precision.
+pub fn spec_key(spec_text: &str, quick: bool) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{quick}").as_bytes())
 }
 
 /// The progress bar of a run (hidden unless asked for).
@@ -229,7 +281,7 @@ fn progress_bar(spec: &Spec, points: usize, done: usize, show: bool) -> Progress
 
 /// The finished points' rows, split into the result, profile and
 /// convergence tables.
-fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
+pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
     let mut out = Outcome {
         rows: Vec::new(),
         profile: Vec::new(),
@@ -272,10 +324,7 @@ pub fn measure_point(
     let window = built.geometry.window as f64;
     let id = id_row(p, &built);
     let rebuild = |seed: u64| designs::build(&p.design, &params, seed);
-    let mut measure = measure.clone();
-    if let Some(r) = p.rounds {
-        measure.rounds = if quick { (r / 5).max(2) } else { r };
-    }
+    let measure = shard::point_measure(measure, p, quick);
     let in_point = |e: anyhow::Error| anyhow::anyhow!("point {}: {e:#}", p.index);
     let mut full = id.clone();
     let PointResult {

@@ -7,7 +7,7 @@ use crate::designs;
 use crate::spec::{Metric, Point, Spec, WorkloadSpec};
 use crate::workload::Trace;
 use anyhow::Context;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// What a run may use: the memory it may take (None: unchecked) and the
@@ -48,8 +48,14 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     let measure = spec.measure.at(quick);
     let distinct = matches!(spec.workload, WorkloadSpec::Distinct);
     let mut peaks: Vec<(u64, usize, budget::PointBytes)> = Vec::new();
+    // a repeat costs what its first run costs (and is built once)
+    let mut known: HashMap<String, (f64, budget::PointBytes)> = HashMap::new();
+    let mut costs = Vec::with_capacity(points.len());
     for p in &points {
-        if p.repeat > 0 {
+        let same = format!("{} {:?} {:?}", p.design, p.params, p.rounds);
+        if let Some((c, bytes)) = known.get(&same) {
+            costs.push((p.index, *c));
+            peaks.push((bytes.total(), p.index, bytes.clone()));
             continue;
         }
         let describe = || describe_point(p);
@@ -61,6 +67,10 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
             .with_context(describe)?;
         let bytes = budget::point_bytes(&built, &passes, &measure, &attack, &metrics, distinct);
+        let m = super::shard::point_measure(&measure, p, quick);
+        let cost = super::shard::point_cost(&built, &passes, &m, &attack, &metrics);
+        known.insert(same, (cost, bytes.clone()));
+        costs.push((p.index, cost));
         peaks.push((bytes.total(), p.index, bytes));
     }
     let trace = match &spec.workload {
@@ -81,6 +91,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     }
     Ok(Prepared {
         points,
+        costs,
         trace,
         query_trace,
     })
@@ -135,7 +146,11 @@ fn check_memory(
         return Ok(());
     }
     let (bytes, index, parts) = &peaks[0];
-    let p = &points[*index];
+    // by index, not position: a quick run leaves blocks out
+    let p = points
+        .iter()
+        .find(|p| p.index == *index)
+        .expect("every peak is a point's");
     let threads_note = if at_once > 1 {
         format!("; {at_once} points at once need about {}", budget::gib(run))
     } else {

@@ -1,0 +1,287 @@
+//! `bloomlab slurm SPEC --shards N` and `bloomlab reproduce --slurm`: a
+//! Slurm job array whose task I runs `bloomlab run SPEC --shard I/N`, and a
+//! merge job that runs `bloomlab merge` once every task has succeeded
+//! (`--dependency=afterok`). bloomlab only writes the scripts and, with
+//! `--submit`, hands them to `sbatch`; Slurm does the scheduling.
+
+use super::args::{output_dirs, ReproduceArgs, SlurmArgs, SlurmOpts};
+use super::experiment::experiment_files;
+use super::shard::default_parts_dir;
+use crate::report;
+use crate::spec::Spec;
+use std::path::{Path, PathBuf};
+
+/// The `run`/`merge` flags the jobs pass on.
+struct Flags<'a> {
+    quick: bool,
+    update_baselines: bool,
+    results_dir: &'a Option<PathBuf>,
+    plots_dir: &'a Option<PathBuf>,
+}
+
+/// The scripts written for one spec.
+struct Jobs {
+    name: String,
+    shards: u16,
+    array: PathBuf,
+    merge: PathBuf,
+    out: PathBuf,
+}
+
+/// `bloomlab slurm`.
+pub(super) fn slurm(a: SlurmArgs) -> anyhow::Result<()> {
+    let flags = Flags {
+        quick: a.quick,
+        update_baselines: a.update_baselines,
+        results_dir: &a.results_dir,
+        plots_dir: &a.plots_dir,
+    };
+    let jobs = write_jobs(&a.spec, &a.slurm, &flags)?;
+    finish(&jobs, a.slurm.submit)
+}
+
+/// `bloomlab reproduce --slurm`: the jobs of every experiment.
+pub(super) fn reproduce(r: &ReproduceArgs) -> anyhow::Result<()> {
+    let a = &r.suite;
+    if a.threads.is_some() {
+        return Err(anyhow::anyhow!(
+            "--threads does not apply with --slurm: each task runs --cpus-per-task threads"
+        ));
+    }
+    let flags = Flags {
+        quick: a.quick,
+        update_baselines: a.update_baselines,
+        results_dir: &a.results_dir,
+        plots_dir: &a.plots_dir,
+    };
+    // every script is written before any is submitted, so a bad spec
+    // submits nothing
+    let all = experiment_files(&a.experiments)?
+        .iter()
+        .map(|p| write_jobs(p, &r.jobs, &flags))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for jobs in &all {
+        finish(jobs, r.jobs.submit)?;
+    }
+    if r.jobs.submit {
+        eprintln!(
+            "submitted {} experiment(s); results/REPORT.md is not rewritten by --slurm (run `bloomlab reproduce` for it)",
+            all.len()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses Slurm settings given to `reproduce` without `--slurm`.
+pub(super) fn refuse_without_slurm(o: &SlurmOpts) -> anyhow::Result<()> {
+    if o.shards.is_some()
+        || o.partition.is_some()
+        || o.time.is_some()
+        || o.submit
+        || o.out.is_some()
+    {
+        return Err(anyhow::anyhow!(
+            "--shards, --partition, --time, --submit and --out are Slurm settings: add --slurm"
+        ));
+    }
+    Ok(())
+}
+
+/// Prints where the scripts are, or submits them and prints the job ids
+/// (one line on stdout: `<name> array=<id> merge=<id>`).
+fn finish(jobs: &Jobs, submit: bool) -> anyhow::Result<()> {
+    if !submit {
+        eprintln!(
+            "{}: wrote {} ({} array tasks) and {}; submit the array with sbatch, then the merge with --dependency=afterok:<array job id> (or rerun with --submit)",
+            jobs.name,
+            jobs.array.display(),
+            jobs.shards,
+            jobs.merge.display()
+        );
+        return Ok(());
+    }
+    let array = sbatch(&[], &jobs.array)?;
+    let merge = sbatch(&[format!("--dependency=afterok:{array}")], &jobs.merge)?;
+    println!("{} array={array} merge={merge}", jobs.name);
+    eprintln!(
+        "{}: submitted array job {array} ({} tasks) and merge job {merge} after it; watch with `squeue`; parts and logs in {}",
+        jobs.name,
+        jobs.shards,
+        jobs.out.display()
+    );
+    Ok(())
+}
+
+/// Submits a script; returns the job id.
+fn sbatch(extra: &[String], script: &Path) -> anyhow::Result<String> {
+    let out = std::process::Command::new("sbatch")
+        .arg("--parsable")
+        .args(extra)
+        .arg(script)
+        .output()
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot run sbatch ({e}): is this a Slurm submit host? The script is {}",
+                script.display()
+            )
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(anyhow::anyhow!(
+            "sbatch {} failed: {}",
+            script.display(),
+            err.lines().next().unwrap_or("(no message)").trim()
+        ));
+    }
+    // --parsable prints "id" or "id;cluster"
+    let id = stdout.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
+        return Err(anyhow::anyhow!(
+            "sbatch {} printed no job id ({:?})",
+            script.display(),
+            stdout.trim()
+        ));
+    }
+    Ok(id)
+}
+
+/// A value safe on an `#SBATCH` line (Slurm does not unquote them).
+fn sbatch_safe(what: &str, v: &str) -> anyhow::Result<()> {
+    if v.is_empty()
+        || v.chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "\"'\\%#".contains(c))
+    {
+        return Err(anyhow::anyhow!(
+            "{what} {v:?} cannot go on an #SBATCH line (empty, or has spaces, quotes, '%' or '#')"
+        ));
+    }
+    Ok(())
+}
+
+/// A word quoted for bash.
+fn sh(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::canonicalize(p).map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", p.display()))
+}
+
+/// Writes the array and merge scripts of one spec; returns where they are.
+fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs> {
+    let shards = o
+        .shards
+        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
+    let spec = Spec::load(spec_path)?;
+    let suffix = if f.quick { "_quick" } else { "" };
+    let (results_dir, _) = output_dirs(f.quick, f.update_baselines, f.results_dir, f.plots_dir);
+    let out = o
+        .out
+        .clone()
+        .unwrap_or_else(|| default_parts_dir(&results_dir, &spec, f.quick));
+    std::fs::create_dir_all(&out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    let out = absolute(&out)?;
+    let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
+    for (what, v) in [
+        ("the output directory", out.display().to_string()),
+        ("the working directory", cwd.display().to_string()),
+    ] {
+        sbatch_safe(what, &v)?;
+    }
+    if let Some(p) = &o.partition {
+        sbatch_safe("--partition", p)?;
+    }
+    if let Some(t) = &o.time {
+        sbatch_safe("--time", t)?;
+    }
+    let header = |job: &str, log: &str| {
+        let mut h = format!(
+            "#!/bin/bash\n#SBATCH --job-name={job}\n#SBATCH --chdir={}\n#SBATCH --output={}/{log}\n",
+            cwd.display(),
+            out.display()
+        );
+        if let Some(p) = &o.partition {
+            h += &format!("#SBATCH --partition={p}\n");
+        }
+        if let Some(t) = &o.time {
+            h += &format!("#SBATCH --time={t}\n");
+        }
+        h
+    };
+    let job = format!("bloomlab-{}{suffix}", spec.name);
+    let mut pass_on = String::new();
+    if f.quick {
+        pass_on += " --quick";
+    }
+    if f.update_baselines {
+        pass_on += " --update-baselines";
+    }
+    let mut array = header(&job, "slurm-%A_%a.out");
+    array += &format!(
+        "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n# Written by `bloomlab slurm`: task I runs shard I of {} of {}\n# and writes its part file to {}.\nset -eu\nexec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\" --out {} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{pass_on}\n",
+        shards - 1,
+        o.cpus_per_task,
+        shards,
+        spec_path.display(),
+        out.display(),
+        sh(&exe.display().to_string()),
+        sh(&spec_path.display().to_string()),
+        sh(&out.display().to_string()),
+        o.cpus_per_task
+    );
+    let mut merge_flags = pass_on.clone();
+    for (flag, dir) in [
+        ("--results-dir", f.results_dir),
+        ("--plots-dir", f.plots_dir),
+    ] {
+        if let Some(d) = dir {
+            merge_flags += &format!(" {flag} {}", sh(&d.display().to_string()));
+        }
+    }
+    let mut merge = header(&format!("{job}-merge"), "slurm-merge-%j.out");
+    merge += &format!(
+        "#SBATCH --cpus-per-task=1\n# Written by `bloomlab slurm`: merges the parts in {} into the results of {}.\nset -eu\nexec {} merge {} {}{merge_flags}\n",
+        out.display(),
+        spec_path.display(),
+        sh(&exe.display().to_string()),
+        sh(&spec_path.display().to_string()),
+        sh(&out.display().to_string()),
+    );
+    let array_path = out.join(format!("{}{suffix}.array.sbatch", spec.name));
+    let merge_path = out.join(format!("{}{suffix}.merge.sbatch", spec.name));
+    let mut staged = report::Staged::new();
+    staged.write(&array_path, array.as_bytes())?;
+    staged.write(&merge_path, merge.as_bytes())?;
+    staged.commit()?;
+    Ok(Jobs {
+        name: format!("{}{suffix}", spec.name),
+        shards,
+        array: array_path,
+        merge: merge_path,
+        out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_for_bash() {
+        assert_eq!(sh("a b"), "'a b'");
+        assert_eq!(sh("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn unsafe_sbatch_values_are_refused() {
+        assert!(sbatch_safe("x", "debug").is_ok());
+        assert!(sbatch_safe("x", "1-00:00:00").is_ok());
+        for bad in ["", "a b", "a%j", "x\ny", "a#b", "q'"] {
+            assert!(sbatch_safe("x", bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Part files: the rows of one shard of a spec (`run SPEC --shard I/N`),
+//! and their merge back into the rows a single run would have produced.
+//!
+//! A part records the spec's name, the hash of its text and precision (the
+//! checkpoint's key), the shard, the points the shard holds and each point's
+//! rows with every number stored exactly. `merge` accepts a set of parts
+//! only if they come from the same spec text and precision, and every point
+//! of the spec is in exactly one of them.
+
+use super::checkpoint::{from_json, to_json, CellJson};
+use super::{Finished, PointResultRows, Shard};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The version of the part file format.
+const FORMAT: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct PartFile {
+    bloomlab_part: u32,
+    spec_name: String,
+    spec_hash: String,
+    quick: bool,
+    shard: usize,
+    shards: usize,
+    points: Vec<usize>,
+    results: Vec<PartPoint>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PartPoint {
+    index: usize,
+    seconds: f64,
+    row: Vec<(String, CellJson)>,
+    extra: Vec<Vec<(String, CellJson)>>,
+}
+
+/// A spec's identity in part files: its name, the key of its text and
+/// precision, and the precision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecId {
+    /// The spec's `name`.
+    pub name: String,
+    /// [`super::spec_key`] of the spec text and precision, in hex.
+    pub hash: String,
+    /// Whether the run is at quick precision.
+    pub quick: bool,
+}
+
+impl SpecId {
+    /// The identity of `spec_text` (named `name`) at the given precision.
+    pub fn new(name: &str, spec_text: &str, quick: bool) -> SpecId {
+        SpecId {
+            name: name.to_string(),
+            hash: format!("{:016x}", super::spec_key(spec_text, quick)),
+            quick,
+        }
+    }
+
+    /// The file name prefix of this spec's parts: `<name>[_quick].part-`.
+    fn prefix(&self) -> String {
+        format!(
+            "{}{}.part-",
+            self.name,
+            if self.quick { "_quick" } else { "" }
+        )
+    }
+
+    /// The part file of `shard` under `dir`.
+    pub fn part_path(&self, dir: &Path, shard: Shard) -> PathBuf {
+        dir.join(format!(
+            "{}{}-of-{}.json",
+            self.prefix(),
+            shard.index,
+            shard.count
+        ))
+    }
+}
+
+/// The bytes of the part file of `shard`: the points it holds and their rows.
+pub fn encode(
+    id: &SpecId,
+    shard: Shard,
+    points: &[usize],
+    done: &BTreeMap<usize, Finished>,
+) -> anyhow::Result<Vec<u8>> {
+    let results = points
+        .iter()
+        .map(|i| {
+            let f = done
+                .get(i)
+                .ok_or_else(|| anyhow::anyhow!("point {i} of shard {shard} was not measured"))?;
+            Ok(PartPoint {
+                index: *i,
+                seconds: f.seconds,
+                row: to_json(&f.rows.0),
+                extra: f.rows.1.iter().map(to_json).collect(),
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let file = PartFile {
+        bloomlab_part: FORMAT,
+        spec_name: id.name.clone(),
+        spec_hash: id.hash.clone(),
+        quick: id.quick,
+        shard: shard.index,
+        shards: shard.count,
+        points: points.to_vec(),
+        results,
+    };
+    serde_json::to_vec(&file).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))
+}
+
+/// Parts merged: every point's rows, and per shard its point count and the
+/// measured seconds of its points.
+pub struct Merged {
+    /// The rows of every point, by index.
+    pub rows: BTreeMap<usize, PointResultRows>,
+    /// Per shard: (points, seconds of measurement).
+    pub shards: Vec<(usize, f64)>,
+}
+
+/// Reads the parts of `id` in `dir` and checks that together they hold
+/// every one of `expected` points exactly once, from the same spec text and
+/// precision. Refusals are one line and name the part.
+pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merged> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| anyhow::anyhow!("cannot read the parts directory {}: {e}", dir.display()))?;
+    let prefix = id.prefix();
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no parts of {} in {} (files {prefix}*.json, written by `run --shard`{})",
+            id.name,
+            dir.display(),
+            if id.quick { " --quick" } else { "" }
+        ));
+    }
+    let mut count: Option<(usize, PathBuf)> = None;
+    let mut by_shard: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    let mut owner: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    let mut merged = Merged {
+        rows: BTreeMap::new(),
+        shards: Vec::new(),
+    };
+    for path in &files {
+        let part = read_part(path, id)?;
+        match &count {
+            None => count = Some((part.shards, path.clone())),
+            Some((n, first)) if *n != part.shards => {
+                return Err(anyhow::anyhow!(
+                    "{} is a part of {} shards but {} is a part of {n}: remove the parts of the other run",
+                    path.display(),
+                    part.shards,
+                    first.display()
+                ))
+            }
+            Some(_) => {}
+        }
+        if let Some(other) = by_shard.insert(part.shard, path.clone()) {
+            return Err(anyhow::anyhow!(
+                "{} and {} are both shard {}/{}: remove one",
+                other.display(),
+                path.display(),
+                part.shard,
+                part.shards
+            ));
+        }
+        let mut seconds = 0.0;
+        for r in part.results {
+            if let Some(other) = owner.insert(r.index, path.clone()) {
+                return Err(anyhow::anyhow!(
+                    "point {} is in both {} and {}",
+                    r.index,
+                    other.display(),
+                    path.display()
+                ));
+            }
+            seconds += r.seconds;
+            let extra = r.extra.into_iter().map(from_json).collect();
+            merged.rows.insert(r.index, (from_json(r.row), extra));
+        }
+        merged.shards.push((part.points.len(), seconds));
+    }
+    let (n, _) = count.expect("at least one part");
+    if let Some(missing) = (0..n).find(|s| !by_shard.contains_key(s)) {
+        return Err(anyhow::anyhow!(
+            "part {} is missing from {} ({} of {n} parts present)",
+            id.part_path(
+                dir,
+                Shard {
+                    index: missing,
+                    count: n
+                }
+            )
+            .display(),
+            dir.display(),
+            by_shard.len()
+        ));
+    }
+    let expected_set: std::collections::BTreeSet<usize> = expected.iter().copied().collect();
+    if let Some((i, path)) = owner.iter().find(|(i, _)| !expected_set.contains(i)) {
+        return Err(anyhow::anyhow!(
+            "{} holds point {i}, which the spec does not have",
+            path.display()
+        ));
+    }
+    if let Some(i) = expected.iter().find(|i| !owner.contains_key(i)) {
+        return Err(anyhow::anyhow!(
+            "point {i} of {} is in no part in {}",
+            id.name,
+            dir.display()
+        ));
+    }
+    Ok(merged)
+}
+
+/// Reads one part and checks that it is of `id` and holds exactly the
+/// points it lists.
+fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| anyhow::anyhow!("cannot read part {}: {e}", path.display()))?;
+    let part: PartFile = serde_json::from_slice(&bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not a bloomlab part file (or is cut short): {e}",
+            path.display()
+        )
+    })?;
+    if part.bloomlab_part != FORMAT {
+        return Err(anyhow::anyhow!(
+            "{} is a part file of format {}; this bloomlab reads format {FORMAT}",
+            path.display(),
+            part.bloomlab_part
+        ));
+    }
+    if part.spec_name != id.name || part.spec_hash != id.hash || part.quick != id.quick {
+        return Err(anyhow::anyhow!(
+            "{} is from another spec or precision ({}{}, spec hash {}; this spec is {}{}, hash {}): rerun its shard",
+            path.display(),
+            part.spec_name,
+            if part.quick { " --quick" } else { "" },
+            part.spec_hash,
+            id.name,
+            if id.quick { " --quick" } else { "" },
+            id.hash
+        ));
+    }
+    if part.shards == 0 || part.shard >= part.shards {
+        return Err(anyhow::anyhow!(
+            "{} names shard {}/{}, which cannot exist",
+            path.display(),
+            part.shard,
+            part.shards
+        ));
+    }
+    let listed: Vec<usize> = part.points.clone();
+    let held: Vec<usize> = part.results.iter().map(|r| r.index).collect();
+    if listed != held {
+        return Err(anyhow::anyhow!(
+            "{} lists {} point(s) but holds rows of {}: rerun its shard",
+            path.display(),
+            listed.len(),
+            held.len()
+        ));
+    }
+    Ok(part)
+}

@@ -1,0 +1,264 @@
+//! Splitting a spec's points into shards: `bloomlab run SPEC --shard I/N`
+//! runs shard I of N. Each point's cost is estimated from its built design
+//! and the measurement settings (the key operations its passes perform),
+//! and the points are dealt out longest first to the least-loaded shard, so
+//! the assignment is deterministic (it depends only on the spec and the
+//! precision) and the shards' estimated work is balanced.
+
+use super::Passes;
+use crate::designs::Built;
+use crate::spec::{AdversarySpec, MeasureSpec, Metric, Point};
+use std::collections::BTreeSet;
+
+/// Shard `index` of `count` (`I/N` on the command line, 0 <= I < N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// Which shard, from 0.
+    pub index: usize,
+    /// How many shards.
+    pub count: usize,
+}
+
+/// The most shards a spec is split into (a Slurm array's usual limit).
+pub const MAX_SHARDS: usize = 10_000;
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("shard {s:?} is not I/N with 0 <= I < N <= {MAX_SHARDS}");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || count > MAX_SHARDS || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// A point's measurement settings: the spec's, with the block's rounds if it
+/// overrides them (a fifth of them, at least 2, at quick precision).
+pub fn point_measure(measure: &MeasureSpec, p: &Point, quick: bool) -> MeasureSpec {
+    let mut m = measure.clone();
+    if let Some(r) = p.rounds {
+        m.rounds = if quick { (r / 5).max(2) } else { r };
+    }
+    m
+}
+
+/// Estimated work of one point, in key operations (insertions and queries)
+/// over all its passes. Only the ratios between points matter: they decide
+/// how points are dealt to shards.
+pub fn point_cost(
+    built: &Built,
+    passes: &Passes,
+    m: &MeasureSpec,
+    attack: &AdversarySpec,
+    metrics: &BTreeSet<Metric>,
+) -> f64 {
+    let g = &built.geometry;
+    let (w, s) = (g.window as f64, g.slack as f64);
+    let period = g.period.max(1) as f64;
+    let rounds = m.rounds as f64;
+    let mut ops = 0.0;
+    if passes.filter {
+        let margin = (w * m.margin).max(period);
+        let horizon = g.horizon.map_or(w + s + margin, |h| h as f64).max(w + s);
+        let warm = g.warmup.map_or(horizon, |x| x as f64).max(horizon);
+        let spacing = g
+            .spacing
+            .map_or(((w + s) / period).ceil().max(1.0) * period, |x| x as f64);
+        ops += warm + rounds * spacing;
+        if metrics.contains(&Metric::Fpr) || metrics.contains(&Metric::Accesses) {
+            let target = built
+                .theory
+                .get("fpr")
+                .filter(|&p| p > 0.0)
+                .map_or(m.max_fpr_queries as f64, |p| m.fpr_positives / p);
+            ops += 2.0 * target.clamp(m.min_fpr_queries as f64, m.max_fpr_queries as f64);
+        }
+        // two phases per round
+        let per_phase = (if metrics.contains(&Metric::Fnr) || metrics.contains(&Metric::Fpr) {
+            2.0 * m.age_samples as f64
+        } else {
+            0.0
+        }) + if metrics.contains(&Metric::Npws) {
+            s
+        } else {
+            0.0
+        } + if metrics.contains(&Metric::Profile) {
+            horizon
+        } else {
+            0.0
+        };
+        ops += 2.0 * rounds * per_phase;
+        if metrics.contains(&Metric::Speed) {
+            ops += 3.0 * m.speed_ops as f64;
+        }
+        if metrics.contains(&Metric::Batched) {
+            ops += 2.0 * m.speed_ops as f64;
+        }
+        if metrics.contains(&Metric::Tail) {
+            ops += m.tail_ops as f64;
+        }
+        if metrics.contains(&Metric::Convergence) {
+            ops += rounds * (warm + (m.convergence_points * m.convergence_queries) as f64);
+        }
+    }
+    if passes.summary {
+        let arrivals = if m.arrivals > 0 { m.arrivals as f64 } else { w };
+        ops += rounds * (w + arrivals);
+    }
+    if passes.adversary {
+        let attack_ops = attack.queries as f64 * (1.0 + attack.inserts_per_query);
+        ops += attack.runs.max(1) as f64 * (w + s + attack_ops);
+    }
+    ops.max(1.0)
+}
+
+/// Deals points (index, cost) to `count` shards: most costly first, each to
+/// the shard with the least estimated work so far (ties: the lower shard;
+/// equal costs: the lower index). Returns each shard's point indices in
+/// ascending order; every point is in exactly one shard.
+pub fn assign(costs: &[(usize, f64)], count: usize) -> Vec<Vec<usize>> {
+    let count = count.max(1);
+    let mut order: Vec<(usize, f64)> = costs.to_vec();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut load = vec![0.0f64; count];
+    let mut shards = vec![Vec::new(); count];
+    for (index, cost) in order {
+        let (best, _) = load
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
+            .expect("at least one shard");
+        load[best] += cost;
+        shards[best].push(index);
+    }
+    for s in &mut shards {
+        s.sort_unstable();
+    }
+    shards
+}
+
+/// The assignment as a table: per shard, its points, their estimated
+/// operations and its share of the total (for `--dry-run`).
+pub fn describe(costs: &[(usize, f64)], count: usize, mark: Option<usize>) -> String {
+    let shards = assign(costs, count);
+    let cost_of: std::collections::BTreeMap<usize, f64> = costs.iter().copied().collect();
+    let total: f64 = costs.iter().map(|c| c.1).sum::<f64>().max(1.0);
+    let mut out = format!(
+        "{} point(s) in {count} shard(s), by estimated key operations:\nshard  points  est. ops    share  point indices\n",
+        costs.len()
+    );
+    for (i, pts) in shards.iter().enumerate() {
+        let ops: f64 = pts.iter().map(|p| cost_of[p]).sum();
+        out += &format!(
+            "{}{:<5} {:>6}  {:>9.3e}  {:>5.1}%  {}\n",
+            if mark == Some(i) { ">" } else { " " },
+            i,
+            pts.len(),
+            ops,
+            100.0 * ops / total,
+            ranges(pts)
+        );
+    }
+    out
+}
+
+/// "0-3,7,9-10" for a sorted list of indices.
+fn ranges(v: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    if parts.is_empty() {
+        "(none)".into()
+    } else {
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_point_is_in_exactly_one_shard_for_1_to_8_shards() {
+        // costs spread over six orders of magnitude, with ties, and indices
+        // with gaps (quick runs leave blocks out)
+        let costs: Vec<(usize, f64)> = (0..37)
+            .map(|i| (i * 3 + 1, 10f64.powi((i % 7) as i32) * (1 + i % 3) as f64))
+            .collect();
+        for n in 1..=8 {
+            let shards = assign(&costs, n);
+            assert_eq!(shards.len(), n);
+            let mut all: Vec<usize> = shards.concat();
+            all.sort_unstable();
+            let mut want: Vec<usize> = costs.iter().map(|c| c.0).collect();
+            want.sort_unstable();
+            assert_eq!(all, want, "{n} shards");
+            // the same input gives the same assignment
+            assert_eq!(assign(&costs, n), shards);
+            // input order does not matter
+            let mut rev = costs.clone();
+            rev.reverse();
+            assert_eq!(assign(&rev, n), shards);
+        }
+    }
+
+    #[test]
+    fn shards_are_balanced_within_the_largest_point() {
+        let costs: Vec<(usize, f64)> = (0..100).map(|i| (i, 1.0 + (i % 10) as f64)).collect();
+        for n in 2..=8 {
+            let loads: Vec<f64> = assign(&costs, n)
+                .iter()
+                .map(|s| s.iter().map(|&i| costs[i].1).sum())
+                .collect();
+            let (lo, hi) = loads
+                .iter()
+                .fold((f64::MAX, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            assert!(hi - lo <= 10.0, "{n} shards: {loads:?}");
+        }
+    }
+
+    #[test]
+    fn more_shards_than_points_leaves_some_empty() {
+        let shards = assign(&[(0, 1.0), (1, 5.0)], 4);
+        assert_eq!(shards, vec![vec![1], vec![0], vec![], vec![]]);
+    }
+
+    #[test]
+    fn shard_syntax() {
+        assert_eq!(
+            "2/4".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 4 }
+        );
+        for bad in ["4/4", "1/0", "x/2", "1", "-1/3", "0/10001", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_compress_runs() {
+        assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(ranges(&[]), "(none)");
+    }
+}
