@@ -338,3 +338,45 @@ fn slurm_scripts_run_each_shard_and_merge_after_the_array() {
     let e = refused(bloomlab(dir).args(["slurm", "s.toml"]));
     assert!(e.contains("--shards N is needed"), "{e}");
 }
+
+#[test]
+fn reproduce_writes_the_jobs_of_every_experiment() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::create_dir(dir.join("exp")).unwrap();
+    std::fs::write(dir.join("exp/a.toml"), SUMMARY_SPEC).unwrap();
+    std::fs::write(dir.join("exp/b.toml"), FILTER_SPEC).unwrap();
+    ok(bloomlab(dir).args([
+        "reproduce",
+        "--slurm",
+        "--shards",
+        "3",
+        "--experiments",
+        "exp",
+        "--out",
+        "jobs",
+    ]));
+    for name in ["shards", "shardf"] {
+        for kind in ["array", "merge"] {
+            let p = dir.join(format!("jobs/{name}.{kind}.sbatch"));
+            assert!(p.exists(), "{}", p.display());
+        }
+    }
+    // Slurm settings without --slurm
+    let e = refused(bloomlab(dir).args(["reproduce", "--shards", "3", "--experiments", "exp"]));
+    assert!(e.contains("add --slurm"), "{e}");
+    // a broken spec: no script of any experiment is submitted (or written)
+    std::fs::write(dir.join("exp/c.toml"), "name = ").unwrap();
+    let e = refused(bloomlab(dir).args([
+        "reproduce",
+        "--slurm",
+        "--shards",
+        "3",
+        "--experiments",
+        "exp",
+        "--out",
+        "jobs2",
+    ]));
+    assert!(e.contains("c.toml"), "{e}");
+    assert!(!dir.join("jobs2/shards.array.sbatch").exists());
+}

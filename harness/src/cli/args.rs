@@ -68,7 +68,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<crate::sweep::Shard>,
     /// With --shard: directory of the part files
-    /// [default: <results-dir>/shards/<name>]
+    /// [default: RESULTS_DIR/shards/NAME]
     #[arg(long, requires = "shard")]
     pub out: Option<PathBuf>,
     /// With --shard: print how the points are dealt to the shards, and stop
@@ -81,7 +81,7 @@ pub struct RunArgs {
 pub struct MergeArgs {
     /// The experiment spec (TOML) the parts were run from
     pub spec: PathBuf,
-    /// Directory of the part files [default: <results-dir>/shards/<name>]
+    /// Directory of the part files [default: RESULTS_DIR/shards/NAME]
     pub dir: Option<PathBuf>,
     /// The parts are of a --quick run; outputs get a _quick suffix and go
     /// under target/bloomlab-quick/ unless --update-baselines
@@ -117,7 +117,7 @@ pub struct SlurmOpts {
     #[arg(long)]
     pub submit: bool,
     /// Directory of the job scripts, part files and logs, on storage every
-    /// node sees [default: <results-dir>/shards/<name>]
+    /// node sees [default: RESULTS_DIR/shards/NAME]
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
