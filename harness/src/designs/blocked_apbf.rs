@@ -91,12 +91,22 @@ impl DesignDef for BlockedApbf {
             ));
         }
         const CHECKED: &str = "k checked against MAX_EXACT_K";
+        // each phase's FPR is the last entry of its presence vector: both
+        // computed once per phase (the exact programme is the slow part)
+        let by_shift = std::cell::RefCell::new(std::collections::HashMap::new());
+        let presence = |p: u64| -> Vec<f64> {
+            by_shift
+                .borrow_mut()
+                .entry(p)
+                .or_insert_with(|| t.presence_by_shift(p).expect(CHECKED))
+                .clone()
+        };
         let mut theory = switching_theory(
             &f,
             t.payload_bits(),
             PHASES,
-            &|p| t.fpr_at(p).expect(CHECKED),
-            &|p| t.presence_by_shift(p).expect(CHECKED),
+            &|p| *presence(p).last().expect("k + l + 1 entries"),
+            &presence,
         );
         theory
             .scalars
