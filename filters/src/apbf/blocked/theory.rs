@@ -133,9 +133,9 @@ impl BlockedTheory {
     }
 }
 
-/// The state of the exact programme over slices 0, 1, ...: weight[r * masks
-/// + mask], r the current run of hits (< k), mask the e-choices of the last
-/// k - 1 slices.
+/// The state of the exact programme over slices 0, 1, ...: the weight of
+/// (r, mask) at `r * masks + mask`, r the current run of hits (< k), mask
+/// the e-choices of the last k - 1 slices.
 struct Programme {
     k: usize,
     cur: Vec<f64>,
