@@ -68,7 +68,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             .with_context(describe)?;
         let bytes = budget::point_bytes(&built, &passes, &measure, &attack, &metrics, distinct);
         let m = super::shard::point_measure(&measure, p, quick);
-        let cost = super::shard::point_cost(&built, &passes, &m, &attack, &metrics);
+        let cost = super::shard::point_cost(&p.design, &built, &passes, &m, &attack, &metrics);
         known.insert(same, (cost, bytes.clone()));
         costs.push((p.index, cost));
         peaks.push((bytes.total(), p.index, bytes));

@@ -1,7 +1,7 @@
 //! Splitting a spec's points into shards: `bloomlab run SPEC --shard I/N`
 //! runs shard I of N. Each point's cost is estimated from its built design
-//! and the measurement settings (the key operations its passes perform),
-//! and the points are dealt out longest first to the least-loaded shard, so
+//! and the measurement settings (the insertions and queries its passes
+//! perform, weighted by the design's cost per operation), and the points are dealt out longest first to the least-loaded shard, so
 //! the assignment is deterministic (it depends only on the spec and the
 //! precision) and the shards' estimated work is balanced.
 
@@ -53,10 +53,41 @@ pub fn point_measure(measure: &MeasureSpec, p: &Point, quick: bool) -> MeasureSp
     m
 }
 
-/// Estimated work of one point, in key operations (insertions and queries)
-/// over all its passes. Only the ratios between points matter: they decide
-/// how points are dealt to shards.
+/// Nanoseconds per insertion and per query by design: medians over
+/// `results/compare.csv` (full precision, this repository's 2-core
+/// machine), rounded. Only the ratios matter (the broom filter's insertion
+/// costs about 150 APBF insertions); a design not listed counts as an APBF.
+/// Fixed numbers, not timings of this run, so that every shard of a spec
+/// computes the same assignment on whatever machine it runs.
+const OP_NS: &[(&str, f64, f64)] = &[
+    ("apbf", 70.0, 120.0),
+    ("blocked_apbf", 80.0, 105.0),
+    ("jumping", 50.0, 145.0),
+    ("forgetful", 115.0, 340.0),
+    ("a2", 50.0, 50.0),
+    ("double_buffer", 65.0, 27.0),
+    ("naor_yogev", 285.0, 80.0),
+    ("swamp", 310.0, 80.0),
+    ("swbf", 450.0, 260.0),
+    ("tbf", 735.0, 330.0),
+    ("broom", 10860.0, 210.0),
+];
+
+/// (insertion, query) cost of `design` relative to each other, in ns.
+fn op_ns(design: &str) -> (f64, f64) {
+    let name = crate::designs::lookup(design).map_or(design, |d| d.name());
+    OP_NS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map_or((70.0, 120.0), |&(_, i, q)| (i, q))
+}
+
+/// Estimated work of one point of `design`: its insertions and queries over
+/// all passes, each weighted by the design's cost per operation
+/// ([`OP_NS`]). Only the ratios between points matter: they decide how
+/// points are dealt to shards.
 pub fn point_cost(
+    design: &str,
     built: &Built,
     passes: &Passes,
     m: &MeasureSpec,
@@ -67,7 +98,7 @@ pub fn point_cost(
     let (w, s) = (g.window as f64, g.slack as f64);
     let period = g.period.max(1) as f64;
     let rounds = m.rounds as f64;
-    let mut ops = 0.0;
+    let (mut inserts, mut queries) = (0.0, 0.0);
     if passes.filter {
         let margin = (w * m.margin).max(period);
         let horizon = g.horizon.map_or(w + s + margin, |h| h as f64).max(w + s);
@@ -75,52 +106,55 @@ pub fn point_cost(
         let spacing = g
             .spacing
             .map_or(((w + s) / period).ceil().max(1.0) * period, |x| x as f64);
-        ops += warm + rounds * spacing;
+        inserts += warm + rounds * spacing;
         if metrics.contains(&Metric::Fpr) || metrics.contains(&Metric::Accesses) {
             let target = built
                 .theory
                 .get("fpr")
                 .filter(|&p| p > 0.0)
                 .map_or(m.max_fpr_queries as f64, |p| m.fpr_positives / p);
-            ops += 2.0 * target.clamp(m.min_fpr_queries as f64, m.max_fpr_queries as f64);
+            queries += 2.0 * target.clamp(m.min_fpr_queries as f64, m.max_fpr_queries as f64);
         }
         // two phases per round
-        let per_phase = (if metrics.contains(&Metric::Fnr) || metrics.contains(&Metric::Fpr) {
-            2.0 * m.age_samples as f64
-        } else {
-            0.0
-        }) + if metrics.contains(&Metric::Npws) {
-            s
-        } else {
-            0.0
-        } + if metrics.contains(&Metric::Profile) {
-            horizon
-        } else {
-            0.0
-        };
-        ops += 2.0 * rounds * per_phase;
+        let mut per_phase = 0.0;
+        if metrics.contains(&Metric::Fnr) || metrics.contains(&Metric::Fpr) {
+            per_phase += 2.0 * m.age_samples as f64;
+        }
+        if metrics.contains(&Metric::Npws) {
+            per_phase += s;
+        }
+        if metrics.contains(&Metric::Profile) {
+            per_phase += horizon;
+        }
+        queries += 2.0 * rounds * per_phase;
+        let timed = m.speed_ops as f64;
         if metrics.contains(&Metric::Speed) {
-            ops += 3.0 * m.speed_ops as f64;
+            inserts += timed;
+            queries += 2.0 * timed;
         }
         if metrics.contains(&Metric::Batched) {
-            ops += 2.0 * m.speed_ops as f64;
+            queries += 2.0 * timed;
         }
         if metrics.contains(&Metric::Tail) {
-            ops += m.tail_ops as f64;
+            inserts += m.tail_ops as f64;
         }
         if metrics.contains(&Metric::Convergence) {
-            ops += rounds * (warm + (m.convergence_points * m.convergence_queries) as f64);
+            inserts += rounds * warm;
+            queries += (m.convergence_points * m.convergence_queries) as f64 * rounds;
         }
     }
     if passes.summary {
         let arrivals = if m.arrivals > 0 { m.arrivals as f64 } else { w };
-        ops += rounds * (w + arrivals);
+        inserts += rounds * (w + arrivals);
+        queries += rounds * arrivals;
     }
     if passes.adversary {
-        let attack_ops = attack.queries as f64 * (1.0 + attack.inserts_per_query);
-        ops += attack.runs.max(1) as f64 * (w + s + attack_ops);
+        let runs = attack.runs.max(1) as f64;
+        inserts += runs * (w + s + attack.queries as f64 * attack.inserts_per_query);
+        queries += runs * attack.queries as f64;
     }
-    ops.max(1.0)
+    let (ins_ns, query_ns) = op_ns(design);
+    (inserts * ins_ns + queries * query_ns).max(1.0)
 }
 
 /// Deals points (index, cost) to `count` shards: most costly first, each to
@@ -149,23 +183,24 @@ pub fn assign(costs: &[(usize, f64)], count: usize) -> Vec<Vec<usize>> {
 }
 
 /// The assignment as a table: per shard, its points, their estimated
-/// operations and its share of the total (for `--dry-run`).
+/// cost (in nanoseconds of [`OP_NS`] operations, so roughly seconds of this
+/// repository's machine) and its share of the total (for `--dry-run`).
 pub fn describe(costs: &[(usize, f64)], count: usize, mark: Option<usize>) -> String {
     let shards = assign(costs, count);
     let cost_of: std::collections::BTreeMap<usize, f64> = costs.iter().copied().collect();
     let total: f64 = costs.iter().map(|c| c.1).sum::<f64>().max(1.0);
     let mut out = format!(
-        "{} point(s) in {count} shard(s), by estimated key operations:\nshard  points  est. ops    share  point indices\n",
+        "{} point(s) in {count} shard(s), by estimated cost:\nshard  points  est. s   share  point indices\n",
         costs.len()
     );
     for (i, pts) in shards.iter().enumerate() {
         let ops: f64 = pts.iter().map(|p| cost_of[p]).sum();
         out += &format!(
-            "{}{:<5} {:>6}  {:>9.3e}  {:>5.1}%  {}\n",
+            "{}{:<5} {:>6}  {:>7.1}  {:>5.1}%  {}\n",
             if mark == Some(i) { ">" } else { " " },
             i,
             pts.len(),
-            ops,
+            ops * 1e-9,
             100.0 * ops / total,
             ranges(pts)
         );
