@@ -84,7 +84,7 @@ fn op_ns(design: &str) -> (f64, f64) {
 
 /// Estimated work of one point of `design`: its insertions and queries over
 /// all passes, each weighted by the design's cost per operation
-/// ([`OP_NS`]). Only the ratios between points matter: they decide how
+/// (`OP_NS`). Only the ratios between points matter: they decide how
 /// points are dealt to shards.
 pub fn point_cost(
     design: &str,
@@ -183,7 +183,7 @@ pub fn assign(costs: &[(usize, f64)], count: usize) -> Vec<Vec<usize>> {
 }
 
 /// The assignment as a table: per shard, its points, their estimated
-/// cost (in nanoseconds of [`OP_NS`] operations, so roughly seconds of this
+/// cost (in nanoseconds of `OP_NS` operations, so roughly seconds of this
 /// repository's machine) and its share of the total (for `--dry-run`).
 pub fn describe(costs: &[(usize, f64)], count: usize, mark: Option<usize>) -> String {
     let shards = assign(costs, count);
