@@ -108,6 +108,7 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         }],
         plot: Vec::new(),
         table_columns: None,
+        theory_columns: Vec::new(),
         threads: Some(1),
         adoption: None,
         compare_at: None,

@@ -107,6 +107,14 @@ impl DesignDef for Apbf {
                 ("npws_avg", t.npws_avg()),
                 ("bits_per_element", t.bits_per_element()),
                 ("efficiency_vs_bloom", t.efficiency_vs_bloom()),
+                (
+                    "efficiency_paper_formula",
+                    apbf_theory::efficiency_paper(k, l),
+                ),
+                (
+                    "efficiency_asymptotic",
+                    apbf_theory::efficiency_vs_bloom(k, l),
+                ),
             ]
             .into_iter()
             .chain(bound)

@@ -63,6 +63,13 @@ pub struct Spec {
     /// Columns of the markdown table (defaults to a standard selection).
     #[serde(default)]
     pub table_columns: Option<Vec<String>>,
+    /// Theory figures of the designs written as columns of their own (under
+    /// their names, blank where a design has no such figure), beyond the
+    /// `*_theory` columns the metrics write: e.g. the APBF's
+    /// `efficiency_paper_formula`. `bloomlab theory DESIGN --json` lists a
+    /// design's figures.
+    #[serde(default)]
+    pub theory_columns: Vec<String>,
     /// Worker threads unless `--threads` says otherwise (default: one per
     /// core). Speed experiments say 1, so that no two points share the caches
     /// and the memory bus while they are timed.

@@ -337,6 +337,11 @@ pub fn measure_point(
         PointResult::default()
     };
     full.0.extend(row.0);
+    for name in &spec.theory_columns {
+        if full.get(name).is_none() {
+            full.num(name.clone(), built.theory.get(name).unwrap_or(f64::NAN));
+        }
+    }
     if passes.summary && built.summary.is_some() {
         let mut rng = pass_rng(spec.seed, p.index, 0x5EED_E571_3A7E_0001);
         let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
