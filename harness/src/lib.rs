@@ -20,6 +20,7 @@ pub mod cli;
 pub mod designs;
 pub mod estimates;
 pub mod metrics;
+pub mod peers;
 pub mod plan;
 pub mod report;
 pub mod spec;

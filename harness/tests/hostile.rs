@@ -429,3 +429,53 @@ fn a_closed_pipe_ends_quietly() {
         );
     }
 }
+
+#[test]
+fn peers_state_a_configuration_in_a_peer_s_terms() {
+    let out = Command::cargo_bin("bloomlab")
+        .unwrap()
+        .args([
+            "peers",
+            "apbf",
+            "--capacity",
+            "100000",
+            "--fpr",
+            "1e-4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["k"].as_u64(), v["l"].as_u64()), (Some(14), Some(11)));
+    assert_eq!(v["promised_capacity"].as_u64(), Some(100_008));
+    assert_eq!(v["window"].as_u64(), Some(91_674));
+    let exact = v["exact_fpr"].as_f64().unwrap();
+    assert!((1.19e-4..1.20e-4).contains(&exact), "{exact}");
+    // a peer asked in terms it does not take: one line, exit 1
+    for bad in [
+        vec![
+            "peers",
+            "apbf",
+            "--convention",
+            "crowdstrike",
+            "--capacity",
+            "10",
+            "--fpr",
+            "0.1",
+        ],
+        vec!["peers", "apbf", "--capacity", "10"],
+        vec!["peers", "stable", "--m", "100", "--d", "2", "--fpr", "1.5"],
+    ] {
+        let out = Command::cargo_bin("bloomlab")
+            .unwrap()
+            .args(&bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim().lines().count(),
+            1
+        );
+    }
+}

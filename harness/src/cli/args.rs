@@ -303,3 +303,46 @@ pub struct MeasureFlags {
     #[arg(long)]
     pub json: bool,
 }
+
+/// `bloomlab peers apbf`.
+#[derive(Args, Debug)]
+pub struct PeersApbfArgs {
+    /// The peer whose terms the configuration is in
+    #[arg(long, value_parser = ["dcrd", "crowdstrike"], default_value = "dcrd")]
+    pub convention: String,
+    /// The capacity the peer is asked for (dcrd: NewFilter / NewFilterKL)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1u64 << 40))]
+    pub capacity: Option<u64>,
+    /// Target FPR (dcrd NewFilter: picks k and l)
+    #[arg(long)]
+    pub fpr: Option<f64>,
+    /// Slices written per insertion
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub k: Option<u32>,
+    /// Extra slices
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub l: Option<u32>,
+    /// Generation size (crowdstrike: New(k, l, g))
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1u64 << 36))]
+    pub g: Option<u64>,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bloomlab peers stable`.
+#[derive(Args, Debug)]
+pub struct PeersStableArgs {
+    /// Cells
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=1u64 << 36))]
+    pub m: u64,
+    /// Bits per cell
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub d: u32,
+    /// Target stable FPR, in (0, 1)
+    #[arg(long)]
+    pub fpr: f64,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}

@@ -10,6 +10,7 @@ pub mod args;
 mod check;
 mod design;
 mod experiment;
+mod peers;
 mod plan;
 mod shard;
 mod slurm;
@@ -18,8 +19,8 @@ pub use experiment::{run_experiment, Experiment};
 
 use crate::designs::REGISTRY;
 use args::{
-    BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, MergeArgs, PlanArgs, ReproduceArgs,
-    RunArgs, SlurmArgs, TheoryFlags,
+    BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, MergeArgs, PeersApbfArgs,
+    PeersStableArgs, PlanArgs, ReproduceArgs, RunArgs, SlurmArgs, TheoryFlags,
 };
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use std::ffi::OsString;
@@ -65,6 +66,17 @@ pub fn command() -> Command {
             "measure",
             "Measure one configuration of a design: a one-point spec, the same numbers `run` gives",
         ))
+        .subcommand(
+            Command::new("peers")
+                .about("A configuration in another implementation's terms, and what it means here")
+                .subcommand_required(true)
+                .subcommand(PeersApbfArgs::augment_args(Command::new("apbf").about(
+                    "An APBF as dcrd or CrowdStrike builds it: capacity, FPR and memory side by side",
+                )))
+                .subcommand(PeersStableArgs::augment_args(Command::new("stable").about(
+                    "A Stable Bloom filter as the stable-bloom-filter crate and BoomFilters size it",
+                ))),
+        )
         .subcommand(DesignsArgs::augment_args(
             Command::new("designs").about("List every design with its parameters and capabilities"),
         ))
@@ -163,6 +175,11 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
             }
         }
         "designs" => design::designs(&typed::<DesignsArgs>(m)?),
+        "peers" => match m.subcommand() {
+            Some(("apbf", pm)) => peers::apbf(typed(pm)?),
+            Some(("stable", pm)) => peers::stable(typed(pm)?),
+            _ => Err(anyhow::anyhow!("peers needs apbf or stable")),
+        },
         "plan" => plan::plan(typed::<PlanArgs>(m)?),
         "reproduce" => experiment::reproduce(typed::<ReproduceArgs>(m)?),
         "check" => check::check(typed::<CheckArgs>(m)?),
