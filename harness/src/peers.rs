@@ -32,6 +32,8 @@ pub struct PeerApbf {
 
 impl PeerApbf {
     /// CrowdStrike's `New(k, l, g)`: m = ceil(1.442695 k g) bits per slice.
+    // the peer's truncated 1/ln 2, not LOG2_E: its slice sizes follow it
+    #[allow(clippy::approx_constant)]
     pub fn crowdstrike(k: u32, l: u32, g: u64) -> PeerApbf {
         PeerApbf {
             k,
