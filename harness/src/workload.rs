@@ -26,11 +26,21 @@ impl Trace {
     /// Reads one key per line (trailing `\r` stripped; empty lines skipped),
     /// hashing each with XXH3 under `seed`.
     pub fn load(path: &Path, seed: u64) -> anyhow::Result<Trace> {
+        Trace::load_as(path, &crate::trace::TraceFormat::Lines, seed)
+    }
+
+    /// Reads the keys of `path` in `format` (see [`crate::trace`]), hashing
+    /// each with XXH3 under `seed`.
+    pub fn load_as(
+        path: &Path,
+        format: &crate::trace::TraceFormat,
+        seed: u64,
+    ) -> anyhow::Result<Trace> {
         let hasher = KeyHasher::new(seed);
         let mut keys = Vec::new();
         // a trace larger than the memory left is refused while it is read
         let max_keys = crate::sweep::budget::available_memory().map_or(u64::MAX, |b| b / 64);
-        crate::trace::for_each_line(path, |line| {
+        crate::trace::for_each_key(path, format, |line| {
             if keys.len() as u64 >= max_keys {
                 return Err(anyhow::anyhow!(
                     "trace file {} has more than {max_keys} keys, more than this machine's available memory holds",
@@ -228,7 +238,11 @@ mod tests {
         let t = Arc::new(Trace::load(&p, 1).unwrap());
         assert_eq!(t.len(), 3);
         let mut rng = Pcg64::seed_from_u64(3);
-        let mut s = KeyStream::new(&WorkloadSpec::Trace { path: p }, Some(t), &mut rng);
+        let mut s = KeyStream::new(
+            &WorkloadSpec::trace(p, Default::default()),
+            Some(t),
+            &mut rng,
+        );
         let first: Vec<u64> = (0..3).map(|_| s.next_key(&mut rng)).collect();
         let again: Vec<u64> = (0..3).map(|_| s.next_key(&mut rng)).collect();
         assert_eq!(first, again);

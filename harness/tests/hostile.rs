@@ -479,3 +479,50 @@ fn peers_state_a_configuration_in_a_peer_s_terms() {
         );
     }
 }
+
+#[test]
+fn packet_captures_are_read_and_bad_ones_refused_in_one_line() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/synthetic.pcap.gz");
+    let measure = |path: &Path| {
+        Command::cargo_bin("bloomlab")
+            .unwrap()
+            .args([
+                "measure", "swamp", "--window", "4096", "--fpr", "0.01", "--rounds", "3", "--json",
+            ])
+            .arg("--trace")
+            .arg(path)
+            .args(["--trace-format", "pcap", "--trace-key", "five_tuple"])
+            .output()
+            .unwrap()
+    };
+    let out = measure(&trace);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let distinct = v["distinct_true"].as_f64().unwrap();
+    assert!(distinct > 100.0 && distinct < 4096.0, "{distinct}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped"));
+    // truncated, wrong magic, empty
+    let d = tempfile::tempdir().unwrap();
+    let mut raw = Vec::new();
+    use std::io::Read;
+    flate2::read::GzDecoder::new(std::fs::File::open(&trace).unwrap())
+        .read_to_end(&mut raw)
+        .unwrap();
+    for (bytes, want) in [
+        (&raw[..raw.len() / 2 + 3], "cut short"),
+        (&b"not a capture at all"[..], "not a pcap or pcapng capture"),
+        (&[][..], "is empty"),
+    ] {
+        let p = d.path().join("bad.pcap");
+        std::fs::write(&p, bytes).unwrap();
+        let out = measure(&p);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}

@@ -74,6 +74,42 @@ pub struct RunArgs {
     /// With --shard: print how the points are dealt to the shards, and stop
     #[arg(long, requires = "shard")]
     pub dry_run: bool,
+    /// Run the spec on this trace file instead of its workload; the outputs
+    /// are named NAME_STEM (the spec's name, the file's stem)
+    #[arg(long, conflicts_with = "shard")]
+    pub trace: Option<PathBuf>,
+    /// With --trace: its format (default: the spec's trace format, else lines)
+    #[arg(long, requires = "trace", value_parser = ["lines", "csv", "pcap"])]
+    pub trace_format: Option<String>,
+    /// With --trace: the key of a packet (pcap)
+    #[arg(long, requires = "trace", value_parser = ["five_tuple", "src_ip", "dst_ip", "src_dst"])]
+    pub trace_key: Option<String>,
+    /// With --trace: the column of the key (csv)
+    #[arg(long, requires = "trace")]
+    pub trace_column: Option<String>,
+}
+
+impl RunArgs {
+    /// The trace given on the command line, if any.
+    pub fn trace_override(&self) -> Option<TraceOverride> {
+        self.trace.as_ref().map(|path| TraceOverride {
+            path: path.clone(),
+            fields: crate::trace::FormatFields {
+                format: self.trace_format.clone(),
+                key: self.trace_key.clone(),
+                column: self.trace_column.clone(),
+            },
+        })
+    }
+}
+
+/// A trace that replaces a spec's workload (`run --trace`).
+#[derive(Debug, Clone)]
+pub struct TraceOverride {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format fields as given (empty: the spec's, if it reads a trace).
+    pub fields: crate::trace::FormatFields,
 }
 
 /// `bloomlab merge SPEC [DIR]`.
@@ -270,9 +306,18 @@ pub struct MeasureFlags {
     /// FPR queries per phase kind (default: sized to expect 4000 false positives)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub queries: Option<u64>,
-    /// Insert keys from a trace file, one key per line (default: distinct keys)
+    /// Insert keys from a trace file (default: distinct keys); gzip is read as is
     #[arg(long, conflicts_with = "zipf")]
     pub trace: Option<PathBuf>,
+    /// The trace's format: one key per line, a CSV column, or a pcap/pcapng capture
+    #[arg(long, requires = "trace", value_parser = ["lines", "csv", "pcap"])]
+    pub trace_format: Option<String>,
+    /// pcap: the key of a packet
+    #[arg(long, requires = "trace", value_parser = ["five_tuple", "src_ip", "dst_ip", "src_dst"])]
+    pub trace_key: Option<String>,
+    /// csv: the column holding the key, by its header name
+    #[arg(long, requires = "trace")]
+    pub trace_column: Option<String>,
     /// Insert keys drawn from a Zipf law with this exponent (default: distinct keys)
     #[arg(long)]
     pub zipf: Option<f64>,

@@ -184,6 +184,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
             // side on 2 cores disturb each other
             threads: Some(s.threads.map_or(1, usize::from)),
             fresh: true,
+            trace: None,
         })?;
         let mut tables = Vec::new();
         for table in TABLES {

@@ -1,8 +1,8 @@
 //! The experiment commands: `run`, `reproduce` and `check`.
 
-use super::args::{output_dirs, ReproduceArgs, RunArgs};
+use super::args::{output_dirs, ReproduceArgs, RunArgs, TraceOverride};
 use crate::report;
-use crate::spec::Spec;
+use crate::spec::{Spec, WorkloadSpec};
 use crate::sweep::{self, budget, Budget, RunOptions};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -15,6 +15,7 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
     }
     let (results_dir, plots_dir) =
         output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
+    let trace = a.trace_override();
     run_experiment(&Experiment {
         spec: &a.spec,
         quick: a.quick,
@@ -23,6 +24,7 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
         threads: a.threads.map(usize::from),
         fresh: a.fresh,
         memory_limit: a.memory_limit,
+        trace: trace.as_ref(),
     })
     .map(|_| ())
 }
@@ -43,6 +45,56 @@ pub struct Experiment<'a> {
     pub fresh: bool,
     /// `--memory-limit` in GiB (default: the memory available).
     pub memory_limit: Option<f64>,
+    /// `--trace`: a trace file replacing the spec's workload.
+    pub trace: Option<&'a TraceOverride>,
+}
+
+/// The spec with its workload replaced by `t` and its name suffixed with
+/// the file's stem, and the text its checkpoint is keyed by.
+fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result<(Spec, String)> {
+    let fields = if t.fields == crate::trace::FormatFields::default() {
+        match &spec.workload {
+            WorkloadSpec::Trace {
+                format,
+                key,
+                column,
+                ..
+            } => crate::trace::FormatFields {
+                format: format.clone(),
+                key: key.clone(),
+                column: column.clone(),
+            },
+            _ => t.fields.clone(),
+        }
+    } else {
+        t.fields.clone()
+    };
+    fields.resolve()?;
+    let stem: String = t
+        .path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or("trace")
+        .split('.')
+        .next()
+        .unwrap_or("trace")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let text = format!("{text}\n# --trace {} {fields:?}\n", t.path.display());
+    spec.workload = WorkloadSpec::trace(t.path.clone(), fields);
+    spec.name = format!(
+        "{}_{}",
+        spec.name,
+        if stem.is_empty() { "trace" } else { &stem }
+    );
+    Ok((spec, text))
 }
 
 /// Runs a spec and writes its outputs as one unit (all renamed into place
@@ -52,6 +104,10 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let text = std::fs::read_to_string(x.spec)
         .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", x.spec.display()))?;
     let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
+    let (spec, text) = match x.trace {
+        Some(t) => with_trace(spec, text, t)?,
+        None => (spec, text),
+    };
     let suffix = if x.quick { "_quick" } else { "" };
     let _lock = report::Lock::take(x.results_dir, &format!("{}{suffix}", spec.name))?;
     if x.fresh {
@@ -84,7 +140,20 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
     spec.check_columns(&out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
-    let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick))?;
+    let mut command = run_command(x.spec, x.quick);
+    if let Some(t) = x.trace {
+        command += &format!(" --trace {}", t.path.display());
+        for (flag, v) in [
+            ("--trace-format", &t.fields.format),
+            ("--trace-key", &t.fields.key),
+            ("--trace-column", &t.fields.column),
+        ] {
+            if let Some(v) = v {
+                command += &format!(" {flag} {v}");
+            }
+        }
+    }
+    let written = write_outputs(&spec, &out, x, &command)?;
     sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
@@ -197,6 +266,7 @@ pub(super) fn reproduce(r: ReproduceArgs) -> anyhow::Result<()> {
             // at a time
             threads: a.threads.map(usize::from).or(a.quick.then_some(1)),
             fresh: false,
+            trace: None,
         })?;
         let md_path = results_dir.join(format!("{}{suffix}.md", spec.name));
         let md = std::fs::read_to_string(&md_path)

@@ -120,6 +120,7 @@ pub(super) fn merge(a: MergeArgs) -> anyhow::Result<()> {
         threads: None,
         fresh: false,
         memory_limit: None,
+        trace: None,
     };
     let written = write_outputs(&spec, &out, &x, &run_command(&a.spec, a.quick))?;
     let secs: Vec<f64> = merged.shards.iter().map(|s| s.1).collect();

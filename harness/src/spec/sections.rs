@@ -51,6 +51,41 @@ impl Default for AdversarySpec {
     }
 }
 
+impl WorkloadSpec {
+    /// A trace workload of `path` in the format the fields describe.
+    pub fn trace(path: PathBuf, fields: crate::trace::FormatFields) -> WorkloadSpec {
+        WorkloadSpec::Trace {
+            path,
+            format: fields.format,
+            key: fields.key,
+            column: fields.column,
+        }
+    }
+
+    /// The trace file and its format, for a trace workload.
+    pub fn trace_source(
+        &self,
+    ) -> Option<anyhow::Result<(&std::path::Path, crate::trace::TraceFormat)>> {
+        match self {
+            WorkloadSpec::Trace {
+                path,
+                format,
+                key,
+                column,
+            } => Some(
+                crate::trace::FormatFields {
+                    format: format.clone(),
+                    key: key.clone(),
+                    column: column.clone(),
+                }
+                .resolve()
+                .map(|f| (path.as_path(), f)),
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// The key stream of an experiment.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -65,12 +100,22 @@ pub enum WorkloadSpec {
         /// Zipf exponent s >= 0 (0 = uniform).
         exponent: f64,
     },
-    /// One key per line of a text file, replayed cyclically if the experiment
-    /// needs more insertions than the file has lines. Relative paths resolve
-    /// against the current directory.
+    /// The keys of a file, replayed cyclically if the experiment needs more
+    /// insertions than the file has keys: one per line (default), a CSV
+    /// column, or a packet capture's flows (see [`crate::trace`]). Relative
+    /// paths resolve against the current directory.
     Trace {
         /// The file.
         path: PathBuf,
+        /// "lines" (default), "csv" or "pcap" (pcap and pcapng).
+        #[serde(default)]
+        format: Option<String>,
+        /// pcap: "five_tuple" (default), "src_ip", "dst_ip" or "src_dst".
+        #[serde(default)]
+        key: Option<String>,
+        /// csv: the key's column, by its header name.
+        #[serde(default)]
+        column: Option<String>,
     },
 }
 

@@ -320,6 +320,7 @@ pub fn measure_point(
     let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
     let (workload, attack, params) = point_parts(spec, &p.params)?;
     let mut built = designs::build(&p.design, &params, rng.random())?;
+    let passes = passes.for_design(built.filter.is_some(), built.summary.is_some());
     let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
     let window = built.geometry.window as f64;
     let id = id_row(p, &built);
@@ -497,6 +498,17 @@ impl Passes {
             summary,
             adversary,
             memory,
+        }
+    }
+
+    /// The passes a design runs: those of the spec it answers (a summary
+    /// gets no filter or adversary pass, a filter no summary pass).
+    pub fn for_design(&self, filter: bool, summary: bool) -> Passes {
+        Passes {
+            filter: self.filter && filter,
+            summary: self.summary && summary,
+            adversary: self.adversary && filter,
+            memory: self.memory,
         }
     }
 

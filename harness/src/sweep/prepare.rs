@@ -66,15 +66,19 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         let built = designs::build(&p.design, &params, 0)
             .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
             .with_context(describe)?;
-        let bytes = budget::point_bytes(&built, &passes, &measure, &attack, &metrics, distinct);
+        let own = passes.for_design(built.filter.is_some(), built.summary.is_some());
+        let bytes = budget::point_bytes(&built, &own, &measure, &attack, &metrics, distinct);
         let m = super::shard::point_measure(&measure, p, quick);
-        let cost = super::shard::point_cost(&p.design, &built, &passes, &m, &attack, &metrics);
+        let cost = super::shard::point_cost(&p.design, &built, &own, &m, &attack, &metrics);
         known.insert(same, (cost, bytes.clone()));
         costs.push((p.index, cost));
         peaks.push((bytes.total(), p.index, bytes));
     }
     let trace = match &spec.workload {
-        WorkloadSpec::Trace { path } => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        WorkloadSpec::Trace { .. } => {
+            let (path, format) = spec.workload.trace_source().expect("a trace workload")?;
+            Some(Arc::new(Trace::load_as(path, &format, spec.seed)?))
+        }
         _ => None,
     };
     let query_trace = match &spec.adversary.query_trace {
@@ -111,18 +115,22 @@ fn describe_point(p: &Point) -> String {
     )
 }
 
-/// Refuses a design that cannot answer the spec's metrics.
+/// Refuses a design that answers none of the spec's metrics. A spec may
+/// mix membership filters and measurement summaries: each design gets the
+/// passes it answers (SWAMP, both).
 fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Result<()> {
-    if (passes.filter || passes.adversary) && b.filter.is_none() {
+    let as_filter = (passes.filter || passes.adversary) && b.filter.is_some();
+    let as_summary = passes.summary && b.summary.is_some();
+    if as_filter || as_summary {
+        Ok(())
+    } else if b.filter.is_none() {
         Err(anyhow::anyhow!(
             "{design} is not a membership filter: only the count, distinct and entropy metrics apply"
         ))
-    } else if passes.summary && !passes.filter && b.summary.is_none() {
+    } else {
         Err(anyhow::anyhow!(
             "{design} is not a measurement summary: the count, distinct and entropy metrics do not apply"
         ))
-    } else {
-        Ok(())
     }
 }
 

@@ -1,10 +1,10 @@
-//! Reading a trace file: one key per line, checked as it is read. A gzip
-//! file (recognised by its magic bytes, whatever its name) is decompressed
-//! on the fly; a line longer than [`MAX_LINE`] bytes, a NUL byte or invalid
-//! UTF-8 is refused with its line number, so that a binary file is an error
-//! rather than a few garbage keys or an endless read.
+//! Text traces: one key per line, checked as it is read. A line longer
+//! than [`MAX_LINE`] bytes, a NUL byte or invalid UTF-8 is refused with its
+//! line number, so that a binary file is an error rather than a few garbage
+//! keys or an endless read.
 
-use std::io::{BufRead, BufReader, Read};
+use super::open;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The longest line (key) a trace may have, in bytes.
@@ -17,20 +17,7 @@ pub fn for_each_line(
     mut key: impl FnMut(&[u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("trace file {shown}: {e}"))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(anyhow::anyhow!("trace file {shown} is a directory"));
-    }
-    let mut raw = BufReader::new(file);
-    let gzip = raw
-        .fill_buf()
-        .map_err(|e| anyhow::anyhow!("trace file {shown}: {e}"))?
-        .starts_with(&[0x1f, 0x8b]);
-    let mut input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
-    } else {
-        Box::new(raw)
-    };
+    let mut input = open(path)?;
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
     loop {
