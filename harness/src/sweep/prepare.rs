@@ -51,6 +51,9 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     // a repeat costs what its first run costs (and is built once)
     let mut known: HashMap<String, (f64, budget::PointBytes)> = HashMap::new();
     let mut costs = Vec::with_capacity(points.len());
+    // which of the requested kinds some design answers: (filter, summary)
+    let mut answered = (false, false);
+    let mut first_design: Option<&str> = None;
     for p in &points {
         let same = format!("{} {:?} {:?}", p.design, p.params, p.rounds);
         if let Some((c, bytes)) = known.get(&same) {
@@ -67,12 +70,29 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
             .with_context(describe)?;
         let own = passes.for_design(built.filter.is_some(), built.summary.is_some());
+        answered.0 |= own.filter || own.adversary;
+        answered.1 |= own.summary;
+        first_design.get_or_insert(&p.design);
         let bytes = budget::point_bytes(&built, &own, &measure, &attack, &metrics, distinct);
         let m = super::shard::point_measure(&measure, p, quick);
         let cost = super::shard::point_cost(&p.design, &built, &own, &m, &attack, &metrics);
         known.insert(same, (cost, bytes.clone()));
         costs.push((p.index, cost));
         peaks.push((bytes.total(), p.index, bytes));
+    }
+    // metrics no design of the spec answers are a mistake, not blank columns
+    let design = first_design.unwrap_or("this design");
+    if (passes.filter || passes.adversary) && !answered.0 {
+        return Err(anyhow::anyhow!(
+            "{design} is not a membership filter, nor is any design of {}: its membership metrics apply to none",
+            spec.name
+        ));
+    }
+    if passes.summary && !answered.1 {
+        return Err(anyhow::anyhow!(
+            "{design} is not a measurement summary, nor is any design of {}: the count, distinct and entropy metrics apply to none",
+            spec.name
+        ));
     }
     let trace = match &spec.workload {
         WorkloadSpec::Trace { .. } => {
