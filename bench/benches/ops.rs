@@ -27,10 +27,13 @@
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::{
-    Apbf, BlockedApbf, Filter, NaorYogev, PartitionedBloomFilter, StableBloomFilter,
+    Apbf, BlockedApbf, Broom, Filter, NaorYogev, PartitionedBloomFilter, SlidingHll,
+    StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Wcss, WindowSummary,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::collections::BTreeMap;
 use std::hint::black_box;
+use std::sync::Mutex;
 
 /// Operations per timed iteration.
 const OPS: usize = 4096;
@@ -39,10 +42,27 @@ const POOL: usize = 1 << 20;
 /// FPR the designs with a target are sized for.
 const FPR: f64 = 1.5e-3;
 
+/// Memory of every design x size benchmarked, for `bloomlab bench-report`
+/// (written beside criterion's files as `bloomlab_memory.json`).
+static MEMORY: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+/// Mean distinct cache lines a query reads, per `design/size/operation`, for
+/// the designs that count them (`Filter::contains_probes`; fastbloom reads
+/// one 512-bit block), written as `bloomlab_lines.json`.
+static LINES: Mutex<BTreeMap<String, f64>> = Mutex::new(BTreeMap::new());
+
 /// What the benchmarks need of a filter, ours or a crate's.
 trait Target {
     fn insert(&mut self, key: u64);
     fn contains(&self, key: u64) -> bool;
+    /// Bits of state, where the design reports them.
+    fn memory_bits(&self) -> Option<u64> {
+        None
+    }
+    /// Cache lines a query for `key` reads, where the design counts them.
+    fn lines(&self, _key: u64) -> Option<u32> {
+        None
+    }
     fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         for (o, &k) in out.iter_mut().zip(keys) {
             *o = self.contains(k);
@@ -64,6 +84,12 @@ impl<F: Filter> Target for Ours<F> {
     fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         self.0.contains_many(keys, out)
     }
+    fn memory_bits(&self) -> Option<u64> {
+        Some(self.0.memory_bits())
+    }
+    fn lines(&self, key: u64) -> Option<u32> {
+        Some(self.0.contains_probes(key).1)
+    }
 }
 
 struct Fast(fastbloom::BloomFilter);
@@ -77,6 +103,13 @@ impl Target for Fast {
     fn contains(&self, key: u64) -> bool {
         self.0.contains_hash(key)
     }
+    fn memory_bits(&self) -> Option<u64> {
+        Some(self.0.num_bits() as u64)
+    }
+    fn lines(&self, _key: u64) -> Option<u32> {
+        // fastbloom sets and tests all k bits in one 512-bit block
+        Some(1)
+    }
 }
 
 struct Plain(bloomfilter::Bloom<u64>);
@@ -89,6 +122,9 @@ impl Target for Plain {
     #[inline]
     fn contains(&self, key: u64) -> bool {
         self.0.check(&key)
+    }
+    fn memory_bits(&self) -> Option<u64> {
+        Some(self.0.len())
     }
 }
 
@@ -123,6 +159,12 @@ fn sizes() -> Vec<u32> {
 fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut f: T) {
     let w = 1u64 << log_w;
     let size = format!("w2^{log_w}");
+    if let Some(bits) = f.memory_bits() {
+        MEMORY
+            .lock()
+            .unwrap()
+            .insert(format!("{design}/{size}"), bits);
+    }
     for t in 0..fill {
         f.insert(mix64(t));
     }
@@ -135,6 +177,17 @@ fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut 
         .map(|i| mix64(t - 1 - mix64(i) % w))
         .collect();
     let absent: Vec<u64> = (0..POOL as u64).map(|i| mix64(u64::MAX - i)).collect();
+    for (op, keys) in [("query_positive", &recent), ("query_negative", &absent)] {
+        let lines: Option<Vec<u32>> = keys[..OPS].iter().map(|&k| f.lines(k)).collect();
+        if let Some(lines) = lines {
+            let mean = lines.iter().map(|&x| x as f64).sum::<f64>() / OPS as f64;
+            let mut map = LINES.lock().unwrap();
+            map.insert(format!("{design}/{size}/{op}"), mean);
+            if op == "query_negative" {
+                map.insert(format!("{design}/{size}/query_negative_batched"), mean);
+            }
+        }
+    }
     let mut out = vec![false; OPS];
     let mut at = 0usize;
     let mut next = || {
@@ -266,6 +319,144 @@ fn designs(c: &mut Criterion) {
                 FPR, w as usize, &mut rng,
             )),
         );
+        bench(
+            c,
+            "swamp",
+            log_w,
+            sliding,
+            Ours(Swamp::with_fpr(w, FPR).unwrap()),
+        );
+        bench(
+            c,
+            "tbf",
+            log_w,
+            sliding,
+            Ours(TimingBloom::with_fpr(w, FPR).unwrap()),
+        );
+        bench(
+            c,
+            "swbf",
+            log_w,
+            sliding,
+            Ours(Swbf::with_fpr(w, FPR).unwrap()),
+        );
+        // the broom filter's window insertion costs about 10 us: 2^24
+        // windows would take minutes to fill
+        if log_w <= 20 {
+            bench(
+                c,
+                "broom",
+                log_w,
+                2 * w,
+                Ours(Broom::with_fpr(w, FPR, 7).unwrap()),
+            );
+        }
+        summary(c, "wcss", log_w, Wcss::with_error(w, 1e-3).unwrap());
+        summary(c, "swhll", log_w, SlidingHll::new(w, 1024).unwrap());
+        summary(c, "swlc", log_w, Swlc::new(w, 16384).unwrap());
+    }
+    write_memory();
+}
+
+/// A window summary: `insert` (record an arrival) and its query, the
+/// frequency of a key (WCSS) or the distinct count (sliding HLL, SWLC),
+/// after 3 windows of Zipf-free distinct arrivals.
+fn summary<S: WindowSummary>(c: &mut Criterion, design: &str, log_w: u32, mut s: S) {
+    let w = 1u64 << log_w;
+    let size = format!("w2^{log_w}");
+    MEMORY
+        .lock()
+        .unwrap()
+        .insert(format!("{design}/{size}"), s.summary_bits());
+    let mut t = 0u64;
+    for _ in 0..3 * w {
+        t += 1;
+        s.record(mix64(t % (w / 4).max(1)));
+    }
+    if let Some(freq) = s.as_frequency() {
+        let keys: Vec<u64> = (0..POOL as u64)
+            .map(|i| mix64(i % (w / 4).max(1)))
+            .collect();
+        let mut at = 0usize;
+        time(c, "query_frequency", design, &size, || {
+            at = (at + OPS) % POOL;
+            keys[at..at + OPS]
+                .iter()
+                .map(|&k| freq.frequency(black_box(k)))
+                .sum::<u64>()
+        });
+    }
+    if let Some(d) = s.as_distinct() {
+        let mut g = c.benchmark_group("query_distinct");
+        g.bench_function(BenchmarkId::new(design, &size), |b| b.iter(|| d.distinct()));
+        g.finish();
+    }
+    time(c, "insert", design, &size, || {
+        for _ in 0..OPS {
+            t += 1;
+            s.record(mix64(t % (w / 4).max(1)));
+        }
+    });
+}
+
+/// Writes `MEMORY` beside criterion's output (target/criterion).
+fn write_memory() {
+    let Some(target) = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.parent()?.to_path_buf()))
+    else {
+        return;
+    };
+    let dir = target.join("criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    let json = |body: Vec<String>| format!("{{\n{}\n}}\n", body.join(",\n"));
+    let memory = MEMORY.lock().unwrap();
+    let body = memory.iter().map(|(k, v)| format!("  \"{k}\": {v}"));
+    let _ = std::fs::write(dir.join("bloomlab_memory.json"), json(body.collect()));
+    let lines = LINES.lock().unwrap();
+    let body = lines.iter().map(|(k, v)| format!("  \"{k}\": {v}"));
+    let _ = std::fs::write(dir.join("bloomlab_lines.json"), json(body.collect()));
+}
+
+/// The machine's memory-access limit at working sets of 2^12 .. 2^28
+/// bytes: the time of one dependent random read (a pointer chase through a
+/// random cycle, Sattolo's shuffle) and of one read among 8 independent
+/// chases advanced together (the memory-level parallelism a query's
+/// independent probes can use). `bloomlab bench-report` sets each design's
+/// ns/op against these at its own memory size.
+fn memory_probe(c: &mut Criterion) {
+    for log_bytes in (12..=28).step_by(2) {
+        let n = (1usize << log_bytes) / 8;
+        let mut next: Vec<u64> = (0..n as u64).collect();
+        // Sattolo: one cycle through every slot
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in (1..n).rev() {
+            x = mix64(x);
+            let j = (x % i as u64) as usize;
+            next.swap(i, j);
+        }
+        let size = format!("bytes2^{log_bytes}");
+        let mut p = 0usize;
+        time(c, "memory_probe", "dependent_read", &size, || {
+            for _ in 0..OPS {
+                p = next[p] as usize;
+            }
+            p
+        });
+        let mut ps: [usize; 8] = std::array::from_fn(|i| i * n / 8);
+        let mut g = c.benchmark_group("memory_probe");
+        g.throughput(Throughput::Elements(OPS as u64));
+        g.bench_function(BenchmarkId::new("independent_read_x8", &size), |b| {
+            b.iter(|| {
+                for _ in 0..OPS / 8 {
+                    for q in ps.iter_mut() {
+                        *q = next[*q] as usize;
+                    }
+                }
+                ps[0]
+            })
+        });
+        g.finish();
     }
 }
 
@@ -278,6 +469,6 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_secs(1));
-    targets = designs
+    targets = memory_probe, designs
 }
 criterion_main!(group);

@@ -1,6 +1,7 @@
 //! `bloomlab bench-report`: the criterion benchmarks of
-//! `filters/benches/ops.rs` and `filters/benches/stable_crate.rs` as tables,
-//! ratios and charts.
+//! `bench/benches/ops.rs` and `bench/benches/stable_crate.rs` as tables,
+//! ratios and charts, with each operation set against the machine's
+//! memory-access limit ([`probe`]).
 //!
 //! Criterion leaves one `new/benchmark.json` (group, function, parameter,
 //! throughput) and `new/estimates.json` (mean time per iteration with its
@@ -12,6 +13,8 @@
 //! crate) and `plots/bench_<operation>.svg|png` (ns/op vs window, one line per
 //! design). Only the latest run of each benchmark is read, so run the benches
 //! once, then report: ratios are meaningful only within one run.
+
+pub mod probe;
 
 use crate::metrics::{Row, Value};
 use crate::report;
@@ -27,6 +30,8 @@ pub const OPS: &[&str] = &[
     "query_positive",
     "query_negative",
     "query_negative_batched",
+    "query_frequency",
+    "query_distinct",
 ];
 
 /// The design every ratio is taken against.
@@ -60,7 +65,7 @@ fn read_json(path: &Path) -> anyhow::Result<Json> {
 pub fn collect(dir: &Path) -> anyhow::Result<Vec<Bench>> {
     if !dir.is_dir() {
         return Err(anyhow::anyhow!(
-            "no criterion results in {} (run `cargo bench -p bloomlab-filters` first)",
+            "no criterion results in {} (run `cargo bench -p bloomlab-bench` first)",
             dir.display()
         ));
     }
@@ -119,12 +124,12 @@ fn parse_one(bench_json: &Path) -> anyhow::Result<Bench> {
 }
 
 /// Whether text column `col` of `r` is `v`.
-fn is(r: &Row, col: &str, v: &str) -> bool {
+pub(super) fn is(r: &Row, col: &str, v: &str) -> bool {
     matches!(r.get(col), Some(Value::Text(t)) if t == v)
 }
 
 /// Text column `col` of `r`.
-fn text_of(r: &Row, col: &str) -> Option<String> {
+pub(super) fn text_of(r: &Row, col: &str) -> Option<String> {
     match r.get(col) {
         Some(Value::Text(t)) => Some(t.clone()),
         _ => None,
@@ -195,9 +200,9 @@ fn cell(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<(f64, Option<f6
 pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
     let mut md = String::from(
         "# Criterion benchmarks: ns per operation\n\n\
-         Produced by `cargo bench -p bloomlab-filters` then \
+         Produced by `cargo bench -p bloomlab-bench` then \
          `cargo run --release -- bench-report` (designs and sizing in \
-         `filters/benches/ops.rs`: k = 10 and about 1.5e-3 FPR for every design, \
+         `bench/benches/ops.rs`: k = 10 and about 1.5e-3 FPR for every design, \
          fastbloom and bloomfilter at the blocked APBF's bits and k = 10). Cells: \
          mean ns per operation, and in parentheses the ratio to fastbloom at the \
          same operation and size (below 1: faster than fastbloom). Measured on a \
@@ -214,6 +219,8 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
         s
     };
     md += &operation_tables(rows, &sizes);
+    md += &probe::Probe::of(benches).markdown();
+    md += &probe::reads_table(rows, &sizes);
     md += &targets(rows, &sizes);
     md += &stable_vs_crate(benches);
     md
@@ -306,7 +313,7 @@ fn stable_vs_crate(benches: &[Bench]) -> String {
     let mut md = String::from(
         "\n## Stable Bloom filter vs the stable-bloom-filter crate\n\n\
          Equal (m, d, K, P), both hashing the same 8-byte items \
-         (`cargo bench -p bloomlab-filters --bench stable_crate`). Speed-up = \
+         (`cargo bench -p bloomlab-bench --bench stable_crate`). Speed-up = \
          crate ns / bloomlab ns (target: at least 2).\n\n\
          | parameters | operation | implementation | ns/op | speed-up over the crate |\n|---|---|---|---|---|\n",
     );
@@ -352,10 +359,16 @@ pub struct Paths<'a> {
 /// returns the files written.
 pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
     let benches = collect(p.criterion)?;
-    let rows = rows(&benches);
+    let mut rows = rows(&benches);
+    let probe = probe::Probe::of(&benches);
+    let limits = probe::Limits {
+        memory: probe::memory(p.criterion),
+        lines: probe::lines(p.criterion),
+    };
+    probe::annotate(&mut rows, &probe, &limits);
     if rows.is_empty() {
         return Err(anyhow::anyhow!(
-            "no results of benches/ops.rs in {} (run `cargo bench -p bloomlab-filters --bench ops`)",
+            "no results of benches/ops.rs in {} (run `cargo bench -p bloomlab-bench --bench ops`)",
             p.criterion.display()
         ));
     }
