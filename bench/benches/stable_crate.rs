@@ -1,6 +1,6 @@
 //! Criterion benchmark: the Stable Bloom filter beside the published
 //! `stable-bloom-filter` crate at equal (m, d, K, P). Run with
-//! `cargo bench -p bloomlab-filters --bench stable_crate`; compare as ratios
+//! `cargo bench -p bloomlab-bench --bench stable_crate`; compare as ratios
 //! within one run. The other designs are in `benches/ops.rs`.
 
 use bloomlab_filters::hash::{mix64, KeyHasher};
@@ -62,6 +62,26 @@ fn stable_vs_crate(c: &mut Criterion) {
                 absent
                     .iter()
                     .filter(|x| theirs.test(black_box(&x[..])))
+                    .count()
+            })
+        });
+        g.bench_function("query/hash only", |b| {
+            b.iter(|| {
+                absent
+                    .iter()
+                    .filter(|x| hasher.hash_bytes(black_box(&x[..])) & 1 == 0)
+                    .count()
+            })
+        });
+        g.bench_function("query/bloomlab probes", |b| {
+            b.iter(|| {
+                absent
+                    .iter()
+                    .filter(|x| {
+                        uniform
+                            .contains_probes(hasher.hash_bytes(black_box(&x[..])))
+                            .0
+                    })
                     .count()
             })
         });

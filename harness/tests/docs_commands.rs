@@ -128,5 +128,5 @@ fn placeholders_are_skipped_and_commands_found() {
                 .collect()
         )
     );
-    assert_eq!(command_args("cargo bench -p bloomlab-filters"), None);
+    assert_eq!(command_args("cargo bench -p bloomlab-bench"), None);
 }

@@ -214,7 +214,7 @@ impl StableBloomFilter {
 
     /// The key's K distinct cells, in a stack buffer.
     #[inline]
-    fn key_cells(&self, key: u64, out: &mut [u64; MAX_K as usize]) {
+    fn key_cells(&self, key: u64, out: &mut [u64]) {
         let k = self.k as usize;
         let mut n = 0;
         let mut i = 0u64;
@@ -243,10 +243,10 @@ impl StableBloomFilter {
     }
 
     /// Decrements (saturating at 0) cells `from..to`. When d divides 64 the
-    /// whole words in the range are done 64/d cells at a time: a field's
-    /// lowest bit gets the OR of its d bits (is it non-zero?) and the word
-    /// subtracts those bits, which never borrows across fields because only
-    /// non-zero fields lose 1.
+    /// range is done a word (64/d cells) at a time: a field's lowest bit gets
+    /// the OR of its d bits (is it non-zero?), masked to the fields in range,
+    /// and the word subtracts those bits, which never borrows across fields
+    /// because only non-zero fields lose 1.
     fn decrement_range(&mut self, from: u64, to: u64) {
         let d = self.d as u64;
         if 64 % d != 0 {
@@ -255,26 +255,21 @@ impl StableBloomFilter {
             }
             return;
         }
-        let per = 64 / d;
-        let lsb = u64::MAX / (u64::MAX >> (64 - d));
-        let mut j = from;
-        while j < to && j % per != 0 {
-            self.decrement_cell(j);
-            j += 1;
+        if from >= to {
+            return;
         }
-        while j + per <= to {
-            let w = &mut self.words[(j / per) as usize];
-            let x = *w;
+        let lsb = u64::MAX / (u64::MAX >> (64 - d));
+        let (first, last) = (from * d, to * d); // bit offsets, last exclusive
+        for w in (first >> 6)..=((last - 1) >> 6) {
+            let lo = first.max(w << 6) - (w << 6);
+            let hi = last.min((w + 1) << 6) - (w << 6);
+            let range = (u64::MAX >> (64 - (hi - lo))) << lo;
+            let x = self.words[w as usize];
             let mut nz = x;
             for s in 1..d {
                 nz |= x >> s;
             }
-            *w = x - (nz & lsb);
-            j += per;
-        }
-        while j < to {
-            self.decrement_cell(j);
-            j += 1;
+            self.words[w as usize] = x - (nz & lsb & range);
         }
     }
 
@@ -293,24 +288,98 @@ impl StableBloomFilter {
                     }
                 }
             }
+            Decrement::Uniform if 64 % self.d == 0 && self.p <= 256 => {
+                self.decrement_uniform_aligned()
+            }
             Decrement::Uniform => {
-                // A uniform P-subset: draw, sort, deduplicate, top up.
                 let mut s = std::mem::take(&mut self.scratch);
-                s.clear();
-                while (s.len() as u64) < self.p {
-                    while (s.len() as u64) < self.p {
-                        let r = self.next_random();
-                        s.push(fastrange(r, self.m));
-                    }
-                    s.sort_unstable();
-                    s.dedup();
-                }
+                self.uniform_subset(&mut s);
                 for &j in &s {
                     self.decrement_cell(j);
                 }
                 self.scratch = s;
             }
         }
+    }
+
+    /// The uniform decrement when d divides 64 and P <= 256: the draws that
+    /// are not repeats (a 1024-bit filter on the cell's low bits, then an
+    /// exact scan of the cells kept when its bit is set) go to
+    /// `scratch[..P]` in draw order, then each is decremented with one
+    /// read-modify-write. The cells are those of
+    /// [`uniform_subset`](Self::uniform_subset) and decrements of distinct
+    /// cells commute, so the state is the same.
+    fn decrement_uniform_aligned(&mut self) {
+        let p = self.p as usize;
+        let mut s = std::mem::take(&mut self.scratch);
+        if s.len() < p {
+            s.resize(p, 0);
+        }
+        let m = self.m;
+        let mut seen = [0u64; 16];
+        let mut rng = self.rng;
+        let mut kept = 0usize;
+        while kept < p {
+            rng = rng.wrapping_add(GOLDEN);
+            let j = fastrange(mix64(rng), m);
+            let (w, bit) = ((j >> 6) as usize & 15, 1u64 << (j & 63));
+            if seen[w] & bit != 0 && s[..kept].contains(&j) {
+                continue;
+            }
+            seen[w] |= bit;
+            s[kept] = j;
+            kept += 1;
+        }
+        for &j in &s[..p] {
+            self.decrement_aligned(j);
+        }
+        self.rng = rng;
+        self.scratch = s;
+    }
+
+    /// A uniform P-subset of the cells into `s`: the first P distinct values
+    /// of the generator's draws, in draw order (sequential rejection of
+    /// repeats), so the subset and the generator's consumption are those of
+    /// drawing in batches, sorting and topping up (the reference in the
+    /// tests). Repeats are found through a 1024-bit filter on a hash of the
+    /// cell, with an exact scan only when its bit is already set; for P above
+    /// 256 the filter fills up, and the batches are sorted instead.
+    fn uniform_subset(&mut self, s: &mut Vec<u64>) {
+        s.clear();
+        if self.p > 256 {
+            while (s.len() as u64) < self.p {
+                while (s.len() as u64) < self.p {
+                    let r = self.next_random();
+                    s.push(fastrange(r, self.m));
+                }
+                s.sort_unstable();
+                s.dedup();
+            }
+            return;
+        }
+        let mut seen = [0u64; 16];
+        while (s.len() as u64) < self.p {
+            let j = fastrange(self.next_random(), self.m);
+            let h = (j.wrapping_mul(GOLDEN) >> 54) as usize;
+            let (w, bit) = (h >> 6, 1u64 << (h & 63));
+            if seen[w] & bit != 0 && s.contains(&j) {
+                continue;
+            }
+            seen[w] |= bit;
+            s.push(j);
+        }
+    }
+
+    /// Decrements cell `j` (saturating at 0) when d divides 64, so that no
+    /// cell straddles two words: one read-modify-write, no branch.
+    #[inline]
+    fn decrement_aligned(&mut self, j: u64) {
+        let off = j * self.d as u64;
+        let (w, sh) = ((off >> 6) as usize, (off & 63) as u32);
+        let mask = ((1u64 << self.d) - 1) << sh;
+        let x = self.words[w];
+        let nonzero = (x & mask != 0) as u64;
+        self.words[w] = x - (nonzero << sh);
     }
 
     /// The paper's PROCESS: answers whether `key` is a duplicate (all its cells
@@ -346,13 +415,45 @@ impl Filter for StableBloomFilter {
     /// PROCESS without its answer: decrement P cells, set the key's K cells
     /// to Max (the same state and generator sequence as [`process`](Self::process)).
     fn insert(&mut self, key: u64) {
-        let mut cells = [0u64; MAX_K as usize];
-        self.key_cells(key, &mut cells);
-        self.step(&cells[..self.k as usize]);
+        // K <= 16 in a small buffer, so an insertion does not clear 512 bytes
+        let k = self.k as usize;
+        if k <= 16 {
+            let mut cells = [0u64; 16];
+            self.key_cells(key, &mut cells);
+            self.step(&cells[..k]);
+        } else {
+            let mut cells = [0u64; MAX_K as usize];
+            self.key_cells(key, &mut cells);
+            self.step(&cells[..k]);
+        }
     }
 
+    /// The answer of [`contains_probes`](Filter::contains_probes) (the same
+    /// cells, one at a time, stopping at the first zero) without counting,
+    /// with the cells read in one shift and mask when d divides 64.
     fn contains(&self, key: u64) -> bool {
-        self.contains_probes(key).0
+        const FAST_K: usize = 8;
+        let k = self.k as usize;
+        if k > FAST_K || 64 % self.d != 0 {
+            return self.contains_probes(key).0;
+        }
+        let mask = (1u64 << self.d) - 1;
+        let mut js = [0u64; FAST_K];
+        let (mut n, mut i) = (0usize, 0u64);
+        while n < k {
+            let j = index(key, i, self.m);
+            i += 1;
+            if js[..n].contains(&j) {
+                continue;
+            }
+            let off = j * self.d as u64;
+            if (self.words[(off >> 6) as usize] >> (off & 63)) & mask == 0 {
+                return false;
+            }
+            js[n] = j;
+            n += 1;
+        }
+        true
     }
 
     /// Derives the key's distinct cells one at a time and stops at the first
@@ -474,9 +575,103 @@ mod tests {
         let mut f = StableBloomFilter::new(50, 8, 1, 40).unwrap();
         for t in 0..100 {
             f.decrement_cells();
-            let s = &f.scratch;
-            assert_eq!(s.len(), 40, "step {t}");
-            assert!(s.windows(2).all(|w| w[0] < w[1]));
+            let mut s = f.scratch[..40].to_vec();
+            s.sort_unstable();
+            assert!(s.windows(2).all(|w| w[0] < w[1]), "step {t}");
+        }
+    }
+
+    /// The subset as first built: batches of draws, sorted, deduplicated,
+    /// topped up; the fast path must pick the same cells and leave the
+    /// generator where this leaves it.
+    fn batch_subset(f: &mut StableBloomFilter) -> Vec<u64> {
+        let mut s = Vec::new();
+        while (s.len() as u64) < f.p {
+            while (s.len() as u64) < f.p {
+                let r = f.next_random();
+                s.push(fastrange(r, f.m));
+            }
+            s.sort_unstable();
+            s.dedup();
+        }
+        s
+    }
+
+    #[test]
+    fn uniform_subsets_match_sorted_batches() {
+        for (m, p) in [
+            (50, 40),
+            (64, 64),
+            (1000, 35),
+            (1 << 16, 35),
+            (5000, 256),
+            (3000, 300),
+        ] {
+            let mut fast = StableBloomFilter::new(m, 2, 1, p).unwrap();
+            let mut reference = fast.clone();
+            for t in 0..200 {
+                let mut s = Vec::new();
+                fast.uniform_subset(&mut s);
+                s.sort_unstable();
+                assert_eq!(s, batch_subset(&mut reference), "m {m}, p {p}, step {t}");
+                assert_eq!(fast.rng, reference.rng, "m {m}, p {p}, step {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_uniform_decrements_match_sorted_batches() {
+        for (m, d, p) in [
+            (50, 2, 40),
+            (64, 4, 64),
+            (1 << 16, 2, 35),
+            (5000, 8, 256),
+            (3000, 1, 200),
+        ] {
+            let mut fast = StableBloomFilter::new(m, d, 1, p).unwrap();
+            let max = (1u64 << d) - 1;
+            for j in 0..m {
+                fast.set_cell(j, mix64(j) % (max + 1));
+            }
+            let mut reference = fast.clone();
+            for t in 0..100 {
+                fast.decrement_cells();
+                for j in batch_subset(&mut reference) {
+                    reference.decrement_cell(j);
+                }
+                assert_eq!(fast.words, reference.words, "m {m}, d {d}, p {p}, step {t}");
+                assert_eq!(fast.rng, reference.rng, "m {m}, d {d}, p {p}, step {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn aligned_decrements_saturate_at_zero() {
+        for d in [1u32, 2, 4, 8, 16] {
+            let mut f = StableBloomFilter::new(256, d, 1, 1).unwrap();
+            let v = |j: u64| (j % 3).min((1 << d) - 1);
+            for j in 0..256 {
+                f.set_cell(j, v(j));
+            }
+            for j in 0..256 {
+                f.decrement_aligned(j);
+                let want = v(j).saturating_sub(1);
+                assert_eq!(f.cell(j), want, "d {d}, cell {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn contains_agrees_with_contains_probes() {
+        for k in [1u32, 3, 8, 9] {
+            let mut f = StableBloomFilter::new(2000, 2, k, 30).unwrap();
+            for t in 0..3000u64 {
+                f.insert(mix64(t));
+            }
+            for t in 0..20_000u64 {
+                let key = mix64(t ^ 0x55);
+                assert_eq!(f.contains(key), f.contains_probes(key).0, "k {k}, key {t}");
+            }
         }
     }
 

@@ -90,7 +90,7 @@ pub fn command() -> Command {
             "Rerun the experiments and compare with the committed baselines in results/",
         )))
         .subcommand(BenchReportArgs::augment_args(Command::new("bench-report").about(
-            "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-filters` first)",
+            "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-bench` first)",
         )))
 }
 
