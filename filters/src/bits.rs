@@ -104,6 +104,13 @@ impl PackedInts {
         (two >> off) as u64 & self.mask
     }
 
+    /// The word holding the first bit of field `i`: a load whose only use
+    /// is to start the cache miss early (see `CountingTable::warm`).
+    #[inline]
+    pub fn word_of(&self, i: u64) -> u64 {
+        self.words[((i * self.width as u64) >> 6) as usize]
+    }
+
     /// Writes field `i` (`v` must fit in `width` bits).
     #[inline]
     pub fn set(&mut self, i: u64, v: u64) {

@@ -136,8 +136,12 @@ impl Swamp {
 impl Filter for Swamp {
     fn insert(&mut self, key: u64) {
         let f = self.fingerprint(key);
-        if self.inserted >= self.window {
-            let old = self.cfb.get(self.curr);
+        let full = self.inserted >= self.window;
+        let old = if full { self.cfb.get(self.curr) } else { f };
+        // both fingerprints' buckets are read up front, so that their cache
+        // misses overlap instead of following one another
+        std::hint::black_box(self.table.warm(f) ^ self.table.warm(old));
+        if full {
             let c = self.table.decrement(old);
             self.sum_flogf += flogf(c) - flogf(c + 1);
         }

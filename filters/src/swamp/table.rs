@@ -123,6 +123,16 @@ impl CountingTable {
         (rem << 3) | (side << 2) | count
     }
 
+    /// Reads the first word of both of `f`'s buckets and returns them mixed:
+    /// called for two fingerprints before working on either, it puts their
+    /// cache misses in flight together.
+    #[inline]
+    pub fn warm(&self, f: u64) -> u64 {
+        let (q, rem) = self.split(f);
+        let q2 = self.other(q, rem);
+        self.slots.word_of(q * SLOTS) ^ self.slots.word_of(q2 * SLOTS)
+    }
+
     /// The slot holding fingerprint `f`.
     fn find(&self, f: u64) -> Option<u64> {
         let (q, rem) = self.split(f);
