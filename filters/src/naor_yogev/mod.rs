@@ -82,6 +82,20 @@ pub struct NaorYogev {
     /// Slots scanned per insertion.
     scan_per: u64,
     max_stash: usize,
+    /// Bit `code` set iff tag code `code` is active at the current
+    /// generation (tag codes below 128; otherwise unused and 0).
+    active_codes: u128,
+}
+
+/// The codes active at generation `gen` as a mask (codes 1..=tags, when
+/// tags < 128; 0 otherwise).
+fn active_codes(gen: u64, size: &Sizing) -> u128 {
+    if size.tags >= 128 {
+        return 0;
+    }
+    (1..=size.tags)
+        .filter(|&code| is_active(code, gen, size))
+        .fold(0u128, |m, code| m | 1 << code)
 }
 
 impl NaorYogev {
@@ -119,6 +133,7 @@ impl NaorYogev {
             rem_mask: (1u64 << size.remainder_bits) - 1,
             scan_per: size.scan_per_insert(),
             max_stash: 0,
+            active_codes: active_codes(0, &size),
             size,
         })
     }
@@ -178,7 +193,12 @@ impl NaorYogev {
     /// Whether tag code `code` (generation + 1) is active.
     #[inline]
     fn active(&self, code: u64) -> bool {
-        is_active(code, self.gen, &self.size)
+        if self.size.tags < 128 {
+            // no division per slot read: the mask is rebuilt once a generation
+            self.active_codes >> code & 1 == 1
+        } else {
+            is_active(code, self.gen, &self.size)
+        }
     }
 
     /// Remainder of a slot's content.
@@ -227,6 +247,7 @@ impl NaorYogev {
         if self.count == self.size.g {
             self.count = 0;
             self.gen = (self.gen + 1) % self.size.tags;
+            self.active_codes = active_codes(self.gen, &self.size);
         }
         self.count += 1;
         self.inserted += 1;
@@ -284,7 +305,14 @@ impl NaorYogev {
         if !self.stash.is_empty() {
             probes += self.stash.len() as u32;
             let (gen, size) = (self.gen, self.size);
-            self.stash.retain(|e| is_active(e.code, gen, &size));
+            let mask = self.active_codes;
+            self.stash.retain(|e| {
+                if size.tags < 128 {
+                    mask >> e.code & 1 == 1
+                } else {
+                    is_active(e.code, gen, &size)
+                }
+            });
         }
         probes
     }
@@ -399,6 +427,26 @@ impl SlidingFilter for NaorYogev {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn active_code_masks_match_the_modular_rule() {
+        for (n, m, eps) in [
+            (4096u64, 4096u64, 1e-3),
+            (1000, 125, 1e-2),
+            (1 << 16, 1 << 13, 1e-4),
+        ] {
+            let f = NaorYogev::new(n, m, eps).unwrap();
+            let size = f.size;
+            assert!(size.tags < 128, "tags {}", size.tags);
+            for gen in 0..size.tags {
+                let mask = active_codes(gen, &size);
+                for code in 0..=f.tag_mask.min(size.tags) {
+                    let want = is_active(code, gen, &size);
+                    assert_eq!(mask >> code & 1 == 1, want, "gen {gen} code {code}");
+                }
+            }
+        }
+    }
 
     fn keys(salt: u64) -> impl Iterator<Item = u64> {
         (0u64..).map(move |i| mix64(i ^ mix64(salt)))
