@@ -19,10 +19,15 @@
 //! and `rotating-bloom-filter` only take items, so their rows include hashing
 //! a u64 (SipHash-1-3 twice; foldhash), a few ns.
 //!
-//! Sizes: all four by default; `BLOOMLAB_BENCH_SIZES=12,16` runs a subset.
-//! Filters are filled to steady state (sliding designs: 3 windows; set
-//! filters: w keys) outside the timed loops. Compare designs only as ratios
-//! within one run: the machine is shared and noisy.
+//! Sizes: 2^12, 2^16, 2^20 and 2^24 for every design, and 2^22 for SWAMP
+//! alone (its second target size); `BLOOMLAB_BENCH_SIZES=12,16` runs a
+//! subset. Filters are filled to steady state (sliding designs: 3 windows;
+//! set filters: w keys) outside the timed loops. The designs of one size are
+//! all prepared first and then timed operation by operation, so that the
+//! designs compared in one table are measured next to each other in time.
+//! 20 samples per benchmark. Compare designs only as ratios within one run:
+//! the machine is shared and noisy; `docs/speed.md` gives the protocol for
+//! two pinned runs and their spread.
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
@@ -151,12 +156,22 @@ fn sizes() -> Vec<u32> {
                     .expect("BLOOMLAB_BENCH_SIZES: comma-separated log2 window sizes, e.g. 12,16")
             })
             .collect(),
-        Err(_) => vec![12, 16, 20, 24],
+        Err(_) => vec![12, 16, 20, 22, 24],
     }
 }
 
-/// Fills `f` with `fill` keys, then times the four operations on it.
-fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut f: T) {
+/// A design filled to steady state, with its pool of recent keys.
+struct Prepared {
+    design: &'static str,
+    f: Box<dyn Target>,
+    recent: Vec<u64>,
+    /// Keys inserted so far (the next insertion's counter).
+    t: u64,
+}
+
+/// Fills `f` with `fill` keys and records its memory and the lines its
+/// queries read.
+fn prepare<T: Target + 'static>(design: &'static str, log_w: u32, fill: u64, mut f: T) -> Prepared {
     let w = 1u64 << log_w;
     let size = format!("w2^{log_w}");
     if let Some(bits) = f.memory_bits() {
@@ -168,16 +183,14 @@ fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut 
     for t in 0..fill {
         f.insert(mix64(t));
     }
-    let mut t = fill;
     // Query keys come from pools of 2^20 and each timed iteration takes the
     // next 4096, so that the lines a query touches are not still cached from
     // the previous iteration (a fixed set of 4096 keys touches at most a few
     // hundred KB and would hide DRAM at 2^24).
     let recent: Vec<u64> = (0..POOL as u64)
-        .map(|i| mix64(t - 1 - mix64(i) % w))
+        .map(|i| mix64(fill - 1 - mix64(i) % w))
         .collect();
-    let absent: Vec<u64> = (0..POOL as u64).map(|i| mix64(u64::MAX - i)).collect();
-    for (op, keys) in [("query_positive", &recent), ("query_negative", &absent)] {
+    for (op, keys) in [("query_positive", &recent), ("query_negative", &absent())] {
         let lines: Option<Vec<u32>> = keys[..OPS].iter().map(|&k| f.lines(k)).collect();
         if let Some(lines) = lines {
             let mean = lines.iter().map(|&x| x as f64).sum::<f64>() / OPS as f64;
@@ -188,36 +201,65 @@ fn bench<T: Target>(c: &mut Criterion, design: &str, log_w: u32, fill: u64, mut 
             }
         }
     }
-    let mut out = vec![false; OPS];
-    let mut at = 0usize;
-    let mut next = || {
-        at = (at + OPS) % POOL;
-        at..at + OPS
-    };
+    Prepared {
+        design,
+        f: Box::new(f),
+        recent,
+        t: fill,
+    }
+}
 
-    time(c, "query_positive", design, &size, || {
-        recent[next()]
-            .iter()
-            .filter(|&&k| f.contains(black_box(k)))
-            .count()
-    });
-    time(c, "query_negative", design, &size, || {
-        absent[next()]
-            .iter()
-            .filter(|&&k| f.contains(black_box(k)))
-            .count()
-    });
-    time(c, "query_negative_batched", design, &size, || {
-        f.contains_many(black_box(&absent[next()]), &mut out);
-        out.iter().filter(|&&x| x).count()
-    });
-    // insert last: it moves the state on
-    time(c, "insert", design, &size, || {
-        for _ in 0..OPS {
-            t += 1;
-            f.insert(mix64(t));
+/// Keys never inserted (the insertions use `mix64` of small counters).
+fn absent() -> Vec<u64> {
+    (0..POOL as u64).map(|i| mix64(u64::MAX - i)).collect()
+}
+
+/// Times the four operations of every prepared design, operation by
+/// operation, so that the designs of one operation are measured next to
+/// each other in time (a drift of the machine then moves them together).
+/// Insertions go last: they move the state on.
+fn bench_all(c: &mut Criterion, log_w: u32, designs: &mut [Prepared]) {
+    let size = format!("w2^{log_w}");
+    let absent = absent();
+    let mut out = vec![false; OPS];
+    for op in ["query_positive", "query_negative", "query_negative_batched"] {
+        for p in designs.iter_mut() {
+            let mut at = 0usize;
+            let mut next = || {
+                at = (at + OPS) % POOL;
+                at..at + OPS
+            };
+            let f = &p.f;
+            let recent = &p.recent;
+            match op {
+                "query_positive" => time(c, op, p.design, &size, || {
+                    recent[next()]
+                        .iter()
+                        .filter(|&&k| f.contains(black_box(k)))
+                        .count()
+                }),
+                "query_negative" => time(c, op, p.design, &size, || {
+                    absent[next()]
+                        .iter()
+                        .filter(|&&k| f.contains(black_box(k)))
+                        .count()
+                }),
+                _ => time(c, op, p.design, &size, || {
+                    f.contains_many(black_box(&absent[next()]), &mut out);
+                    out.iter().filter(|&&x| x).count()
+                }),
+            }
         }
-    });
+    }
+    for p in designs.iter_mut() {
+        let (f, t) = (&mut p.f, &mut p.t);
+        time(c, "insert", p.design, &size, || {
+            for _ in 0..OPS {
+                *t += 1;
+                f.insert(mix64(*t));
+            }
+        });
+    }
 }
 
 /// Times `body` (OPS operations) as benchmark `op`/`design`/`size`.
@@ -231,126 +273,111 @@ fn time<R>(c: &mut Criterion, op: &str, design: &str, size: &str, mut body: impl
 fn designs(c: &mut Criterion) {
     for log_w in sizes() {
         let w = 1u64 << log_w;
+        let sliding = 3 * w;
+        if log_w == 22 {
+            // 2^22 is SWAMP's second target size; the others are read at
+            // 2^20 and 2^24
+            let mut v = vec![prepare(
+                "swamp",
+                log_w,
+                sliding,
+                Ours(Swamp::with_fpr(w, FPR).unwrap()),
+            )];
+            bench_all(c, log_w, &mut v);
+            continue;
+        }
         let g = w.div_ceil(7);
         let blocked = BlockedApbf::with_default_blocks(10, 7, g).unwrap();
         let bits = blocked.memory_bits() - 128;
-        let sliding = 3 * w;
-        bench(c, "blocked_apbf", log_w, sliding, Ours(blocked));
-        bench(
-            c,
-            "apbf",
-            log_w,
-            sliding,
-            Ours(Apbf::new(10, 7, g).unwrap()),
-        );
-        bench(
-            c,
-            "fastbloom",
-            log_w,
-            w,
-            Fast(
-                fastbloom::BloomFilter::with_num_bits(bits as usize)
-                    .seed(&1)
-                    .hashes(10),
-            ),
-        );
         // bloomfilter picks k = round(m / n ln 2): give it the n that makes 10
         let items = (bits as f64 * std::f64::consts::LN_2 / 10.0).round() as usize;
         let plain =
             bloomfilter::Bloom::new_with_seed((bits / 8) as usize, items, &[7; 32]).unwrap();
         assert_eq!(plain.number_of_hash_functions(), 10);
-        bench(c, "bloomfilter", log_w, w, Plain(plain));
-        bench(
-            c,
-            "partitioned_bloom",
-            log_w,
-            w,
-            Ours(PartitionedBloomFilter::new(10, bits / 10).unwrap()),
-        );
-        bench(
-            c,
-            "naor_yogev",
-            log_w,
-            sliding,
-            Ours(NaorYogev::new(w, w, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "stable",
-            log_w,
-            sliding,
-            Ours(StableBloomFilter::with_fpr(bits, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "jumping",
-            log_w,
-            sliding,
-            Ours(JumpingWindow::with_fpr(w, FPR, 5).unwrap()),
-        );
-        bench(
-            c,
-            "double_buffer",
-            log_w,
-            sliding,
-            Ours(DoubleBuffer::with_fpr(w, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "a2",
-            log_w,
-            sliding,
-            Ours(A2Buffer::with_fpr(w, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "forgetful",
-            log_w,
-            sliding,
-            Ours(ForgetfulBloom::with_fpr(w, FPR, 4).unwrap()),
-        );
+        let fast = fastbloom::BloomFilter::with_num_bits(bits as usize)
+            .seed(&1)
+            .hashes(10);
         let mut rng = <rand_pcg_10::Pcg64 as rand_core_10::SeedableRng>::seed_from_u64(3);
-        bench(
-            c,
-            "rotating-bloom-filter",
-            log_w,
-            sliding,
-            Rotating(rotating_bloom_filter::RotatingBloomFilter::new(
-                FPR, w as usize, &mut rng,
-            )),
-        );
-        bench(
-            c,
-            "swamp",
-            log_w,
-            sliding,
-            Ours(Swamp::with_fpr(w, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "tbf",
-            log_w,
-            sliding,
-            Ours(TimingBloom::with_fpr(w, FPR).unwrap()),
-        );
-        bench(
-            c,
-            "swbf",
-            log_w,
-            sliding,
-            Ours(Swbf::with_fpr(w, FPR).unwrap()),
-        );
-        // the broom filter's window insertion costs about 10 us: 2^24
+        let rotating = rotating_bloom_filter::RotatingBloomFilter::new(FPR, w as usize, &mut rng);
+        let mut v = vec![
+            prepare("fastbloom", log_w, w, Fast(fast)),
+            prepare("blocked_apbf", log_w, sliding, Ours(blocked)),
+            prepare("apbf", log_w, sliding, Ours(Apbf::new(10, 7, g).unwrap())),
+            prepare("bloomfilter", log_w, w, Plain(plain)),
+            prepare(
+                "partitioned_bloom",
+                log_w,
+                w,
+                Ours(PartitionedBloomFilter::new(10, bits / 10).unwrap()),
+            ),
+            prepare(
+                "naor_yogev",
+                log_w,
+                sliding,
+                Ours(NaorYogev::new(w, w, FPR).unwrap()),
+            ),
+            prepare(
+                "stable",
+                log_w,
+                sliding,
+                Ours(StableBloomFilter::with_fpr(bits, FPR).unwrap()),
+            ),
+            prepare(
+                "jumping",
+                log_w,
+                sliding,
+                Ours(JumpingWindow::with_fpr(w, FPR, 5).unwrap()),
+            ),
+            prepare(
+                "double_buffer",
+                log_w,
+                sliding,
+                Ours(DoubleBuffer::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "a2",
+                log_w,
+                sliding,
+                Ours(A2Buffer::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "forgetful",
+                log_w,
+                sliding,
+                Ours(ForgetfulBloom::with_fpr(w, FPR, 4).unwrap()),
+            ),
+            prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
+            prepare(
+                "swamp",
+                log_w,
+                sliding,
+                Ours(Swamp::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "tbf",
+                log_w,
+                sliding,
+                Ours(TimingBloom::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "swbf",
+                log_w,
+                sliding,
+                Ours(Swbf::with_fpr(w, FPR).unwrap()),
+            ),
+        ];
+        // the broom filter's window insertion costs several us: 2^24
         // windows would take minutes to fill
         if log_w <= 20 {
-            bench(
-                c,
+            v.push(prepare(
                 "broom",
                 log_w,
                 2 * w,
                 Ours(Broom::with_fpr(w, FPR, 7).unwrap()),
-            );
+            ));
         }
+        bench_all(c, log_w, &mut v);
+        drop(v);
         summary(c, "wcss", log_w, Wcss::with_error(w, 1e-3).unwrap());
         summary(c, "swhll", log_w, SlidingHll::new(w, 1024).unwrap());
         summary(c, "swlc", log_w, Swlc::new(w, 16384).unwrap());
@@ -466,7 +493,7 @@ criterion_group! {
     // measurement; `bloomlab bench-report` draws its own
     config = Criterion::default()
         .without_plots()
-        .sample_size(10)
+        .sample_size(20)
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_secs(1));
     targets = memory_probe, designs

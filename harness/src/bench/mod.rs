@@ -15,6 +15,7 @@
 //! once, then report: ratios are meaningful only within one run.
 
 pub mod probe;
+pub mod targets;
 
 use crate::metrics::{Row, Value};
 use crate::report;
@@ -36,9 +37,6 @@ pub const OPS: &[&str] = &[
 
 /// The design every ratio is taken against.
 pub const BASELINE: &str = "fastbloom";
-
-/// The issue's target: blocked APBF within this factor of fastbloom.
-const BLOCKED_TARGET: f64 = 1.5;
 
 /// One criterion benchmark's result.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,8 +194,12 @@ fn cell(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<(f64, Option<f6
         })
 }
 
-/// The markdown report.
-pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
+/// A run's benchmarks and the rows made of them.
+pub type Run<'a> = (&'a [Bench], &'a [Row]);
+
+/// The markdown report of one run, with the two-run targets and spread
+/// when an earlier run is given.
+pub fn markdown(benches: &[Bench], rows: &[Row], first: Option<Run>) -> String {
     let mut md = String::from(
         "# Criterion benchmarks: ns per operation\n\n\
          Produced by `cargo bench -p bloomlab-bench` then \
@@ -221,7 +223,13 @@ pub fn markdown(benches: &[Bench], rows: &[Row]) -> String {
     md += &operation_tables(rows, &sizes);
     md += &probe::Probe::of(benches).markdown();
     md += &probe::reads_table(rows, &sizes);
-    md += &targets(rows, &sizes);
+    let checks = targets::checks(benches, rows);
+    md += &targets::markdown(&checks);
+    if let Some((b1, r1)) = first {
+        md += &targets::markdown_two(&targets::checks(b1, r1), &checks);
+        md += &targets::spread(r1, rows);
+    }
+    md += &growth(rows, &sizes);
     md += &stable_vs_crate(benches);
     md
 }
@@ -262,27 +270,10 @@ fn operation_tables(rows: &[Row], sizes: &[u32]) -> String {
     md
 }
 
-/// The blocked APBF's targets against fastbloom, and each design's growth
-/// from the smallest size to the largest.
-fn targets(rows: &[Row], sizes: &[u32]) -> String {
-    let mut md = String::from("## Targets\n\n");
-    md += &format!(
-        "Blocked APBF within {BLOCKED_TARGET}x of fastbloom at equal bits and k \
-         (ratio = blocked APBF ns / fastbloom ns):\n\n| operation | size | ratio | target |\n|---|---|---|---|\n"
-    );
-    for op in ["insert", "query_positive", "query_negative"] {
-        for &lw in sizes {
-            if let Some((_, Some(r))) = cell(rows, op, "blocked_apbf", lw) {
-                let verdict = if r <= BLOCKED_TARGET {
-                    "met".to_string()
-                } else {
-                    format!("**missed by {:.2}x**", r / BLOCKED_TARGET)
-                };
-                md += &format!("| {op} | 2^{lw} | {r:.2} | {verdict} |\n");
-            }
-        }
-    }
-    md += "\nns/op at the largest size over ns/op at the smallest (1 = flat in the \
+/// Each design's growth from the smallest size to the largest.
+fn growth(rows: &[Row], sizes: &[u32]) -> String {
+    let mut md = String::new();
+    md += "## Growth with the window\n\nns/op at the largest size over ns/op at the smallest (1 = flat in the \
            window; above 1: cache and DRAM misses, or work that grows with the window):\n\n\
            | design | operation | growth |\n|---|---|---|\n";
     if let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
@@ -353,6 +344,9 @@ pub struct Paths<'a> {
     pub results: &'a Path,
     /// Chart directory.
     pub plots: &'a Path,
+    /// Criterion's output of an earlier run of the same benchmarks, for
+    /// the two-run targets and the spread.
+    pub first_run: Option<&'a Path>,
 }
 
 /// Reads the criterion results and writes the CSV, markdown and charts;
@@ -377,9 +371,18 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
         &p.results.join("bench_ops.csv"),
         report::csv_string(&rows)?.as_bytes(),
     )?;
+    let first = match p.first_run {
+        Some(dir) => {
+            let b = collect(dir)?;
+            let r = self::rows(&b);
+            Some((b, r))
+        }
+        None => None,
+    };
+    let first = first.as_ref().map(|(b, r)| (b.as_slice(), r.as_slice()));
     staged.write(
         &p.results.join("bench_ops.md"),
-        markdown(&benches, &rows).as_bytes(),
+        markdown(&benches, &rows, first).as_bytes(),
     )?;
     // charts through the experiment machinery: per operation, a spec with
     // one xy plot over that operation's rows
@@ -453,9 +456,14 @@ mod tests {
         };
         assert!((ratio(12.0) - 1.2).abs() < 1e-12);
         assert!((ratio(16.0) - 2.0).abs() < 1e-12);
-        let md = markdown(&b, &r);
-        assert!(md.contains("| insert | 2^12 | 1.20 | met |"), "{md}");
+        let md = markdown(&b, &r, None);
+        assert!(md.contains("| 2^12 | 1.20 | 1.50 | met |"), "{md}");
         assert!(md.contains("**missed by 1.33x**"), "{md}");
+        let two = markdown(&b, &r, Some((&b, &r)));
+        assert!(
+            two.contains("| 2^12 | 1.20 | 1.20 | 1.50 | met in both |"),
+            "{two}"
+        );
     }
 
     #[test]

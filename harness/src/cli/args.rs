@@ -275,6 +275,10 @@ pub struct BenchReportArgs {
     /// Directory for the charts
     #[arg(long, default_value = "plots")]
     pub plots_dir: PathBuf,
+    /// Criterion's output of an earlier run (a copy of target/criterion):
+    /// adds the targets in both runs and the spread between them
+    #[arg(long)]
+    pub first_run: Option<PathBuf>,
 }
 
 /// `bloomlab designs`.

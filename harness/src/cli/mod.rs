@@ -189,6 +189,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
                 criterion: &a.criterion_dir,
                 results: &a.results_dir,
                 plots: &a.plots_dir,
+                first_run: a.first_run.as_deref(),
             })
             .map(|files| {
                 for f in files {
