@@ -218,8 +218,8 @@ pub struct SuiteArgs {
     /// [default: the memory the system reports available]
     #[arg(long)]
     pub memory_limit: Option<f64>,
-    /// Worker threads (reproduce: each spec's `threads`, else one per core, and
-    /// 1 with --quick; check: 1)
+    /// Worker threads (each spec's `threads`, else one per core; the numbers
+    /// do not depend on it, only the timing columns' noise does)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }

@@ -262,9 +262,8 @@ pub(super) fn reproduce(r: ReproduceArgs) -> anyhow::Result<()> {
             results_dir: &results_dir,
             plots_dir: &plots_dir,
             memory_limit: a.memory_limit,
-            // the quick baselines are timed as `check` times them: one point
-            // at a time
-            threads: a.threads.map(usize::from).or(a.quick.then_some(1)),
+            // each spec's threads, else one per core, as `check` runs them
+            threads: a.threads.map(usize::from),
             fresh: false,
             trace: None,
         })?;
