@@ -87,6 +87,18 @@ pub struct NaorYogev {
     active_codes: u128,
 }
 
+/// Whether tag code `code` is active at generation `gen`, from `mask`
+/// ([`active_codes`] of that generation) when the codes fit in it: no
+/// division per slot read, the mask being rebuilt once a generation.
+#[inline]
+fn code_active(mask: u128, code: u64, gen: u64, size: &Sizing) -> bool {
+    if size.tags < 128 {
+        mask >> code & 1 == 1
+    } else {
+        is_active(code, gen, size)
+    }
+}
+
 /// The codes active at generation `gen` as a mask (codes 1..=tags, when
 /// tags < 128; 0 otherwise).
 fn active_codes(gen: u64, size: &Sizing) -> u128 {
@@ -193,12 +205,7 @@ impl NaorYogev {
     /// Whether tag code `code` (generation + 1) is active.
     #[inline]
     fn active(&self, code: u64) -> bool {
-        if self.size.tags < 128 {
-            // no division per slot read: the mask is rebuilt once a generation
-            self.active_codes >> code & 1 == 1
-        } else {
-            is_active(code, self.gen, &self.size)
-        }
+        code_active(self.active_codes, code, self.gen, &self.size)
     }
 
     /// Remainder of a slot's content.
@@ -304,15 +311,8 @@ impl NaorYogev {
         }
         if !self.stash.is_empty() {
             probes += self.stash.len() as u32;
-            let (gen, size) = (self.gen, self.size);
-            let mask = self.active_codes;
-            self.stash.retain(|e| {
-                if size.tags < 128 {
-                    mask >> e.code & 1 == 1
-                } else {
-                    is_active(e.code, gen, &size)
-                }
-            });
+            let (mask, gen, size) = (self.active_codes, self.gen, self.size);
+            self.stash.retain(|e| code_active(mask, e.code, gen, &size));
         }
         probes
     }
@@ -427,6 +427,23 @@ impl SlidingFilter for NaorYogev {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn active_codes_match_the_modular_rule_on_both_sides_of_128_tags() {
+        // tags = 2c + 2: 126, 128 and 130 codes, the mask used below 128 only
+        for c in [62u64, 63, 64] {
+            let mut f = NaorYogev::with_c(1 << 14, 1 << 14, 1e-3, c).unwrap();
+            assert_eq!(f.size.tags, 2 * c + 2);
+            for gen in 0..f.size.tags {
+                f.gen = gen;
+                f.active_codes = active_codes(gen, &f.size);
+                for code in 0..=f.size.tags {
+                    let want = is_active(code, gen, &f.size);
+                    assert_eq!(f.active(code), want, "c {c} gen {gen} code {code}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn active_code_masks_match_the_modular_rule() {
