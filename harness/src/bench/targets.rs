@@ -7,7 +7,7 @@
 //! as met only where both runs meet it, and the report gives the spread
 //! between the runs.
 
-use super::{is, Bench};
+use super::Bench;
 use crate::metrics::Row;
 
 /// One target at one size, in one run.
@@ -23,14 +23,9 @@ pub struct Check {
     pub limit: f64,
 }
 
+/// Mean ns/op of `design` at `op` and 2^`lw` (the report's own cell).
 fn ns(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<f64> {
-    rows.iter()
-        .find(|r| {
-            is(r, "operation", op)
-                && is(r, "design", design)
-                && r.get_num("log2_window") == Some(lw as f64)
-        })
-        .and_then(|r| r.get_num("ns_per_op"))
+    super::cell(rows, op, design, lw).map(|(ns, _)| ns)
 }
 
 /// Ratio targets: (target, op, design, op of the reference, reference, limit).
