@@ -190,7 +190,10 @@ fn prepare<T: Target + 'static>(design: &'static str, log_w: u32, fill: u64, mut
     let recent: Vec<u64> = (0..POOL as u64)
         .map(|i| mix64(fill - 1 - mix64(i) % w))
         .collect();
-    for (op, keys) in [("query_positive", &recent), ("query_negative", &absent())] {
+    for (op, keys) in [
+        ("query_positive", &recent),
+        ("query_negative", &absent(OPS)),
+    ] {
         let lines: Option<Vec<u32>> = keys[..OPS].iter().map(|&k| f.lines(k)).collect();
         if let Some(lines) = lines {
             let mean = lines.iter().map(|&x| x as f64).sum::<f64>() / OPS as f64;
@@ -209,9 +212,10 @@ fn prepare<T: Target + 'static>(design: &'static str, log_w: u32, fill: u64, mut
     }
 }
 
-/// Keys never inserted (the insertions use `mix64` of small counters).
-fn absent() -> Vec<u64> {
-    (0..POOL as u64).map(|i| mix64(u64::MAX - i)).collect()
+/// The first `n` keys never inserted (the insertions use `mix64` of small
+/// counters).
+fn absent(n: usize) -> Vec<u64> {
+    (0..n as u64).map(|i| mix64(u64::MAX - i)).collect()
 }
 
 /// Times the four operations of every prepared design, operation by
@@ -220,7 +224,7 @@ fn absent() -> Vec<u64> {
 /// Insertions go last: they move the state on.
 fn bench_all(c: &mut Criterion, log_w: u32, designs: &mut [Prepared]) {
     let size = format!("w2^{log_w}");
-    let absent = absent();
+    let absent = absent(POOL);
     let mut out = vec![false; OPS];
     for op in ["query_positive", "query_negative", "query_negative_batched"] {
         for p in designs.iter_mut() {
