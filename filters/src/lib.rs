@@ -36,6 +36,7 @@ pub(crate) mod clock;
 mod error;
 pub mod hash;
 pub mod naor_yogev;
+pub mod ny_pocket;
 pub mod segmented;
 pub mod sketches;
 pub mod stable;
@@ -52,6 +53,7 @@ pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use broom::{Broom, BroomFilter};
 pub use error::{ParamError, MAX_BITS};
 pub use naor_yogev::NaorYogev;
+pub use ny_pocket::NyPocket;
 pub use sketches::{SlidingHll, Swlc, Wcss};
 pub use stable::StableBloomFilter;
 pub use summary::{

@@ -8,6 +8,7 @@
 //! | `sliding` (blocked APBF) | as for APBF, with the exact blocked theory as the bound, including a filter sized by `with_fpr` (its theory must meet the target) |
 //! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
+//! | `sliding` (pocket-dictionary Naor-Yogev, `ny_pocket`) | as for Naor-Yogev: ε as the FPR bound, c = 1 (three tag values), m/n = 1/64, and a table loaded to 0.99 so that the stash is exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
@@ -23,6 +24,7 @@
 mod common;
 
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
+use bloomlab_filters::ny_pocket::{self, NyPocket};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
@@ -421,6 +423,38 @@ conformance!(sliding naor_yogev_load_099:
     // the stash may have grown: its allocation is counted
     memory = |f: &NaorYogev| f.sizing().memory_bits() + f.stash_capacity() as u64 * f.sizing().stash_entry_bits(),
     bad = [Sizing::new(3000, 300, 0.01, None, 1.0)]);
+
+fn ny_pocket_memory(f: &NyPocket) -> u64 {
+    let s = f.sizing();
+    // blocks of 128 + C(r + t) bits, whole words plus a padding word, and six
+    // words of state
+    ((s.blocks * (128 + s.slots_per_block as u64 * (s.remainder_bits + s.tag_bits) as u64))
+        .div_ceil(64)
+        + 1
+        + 6)
+        * 64
+}
+
+conformance!(sliding ny_pocket_default: NyPocket::new(3000, 300, 0.01).unwrap(),
+    bound = |f: &NyPocket| f.sizing().eps,
+    memory = ny_pocket_memory,
+    bad = [NyPocket::new(0, 10, 0.01), NyPocket::new(100, 0, 0.01), NyPocket::new(100, 10, 0.0),
+           NyPocket::with_c(100, 10, 0.01, 0), NyPocket::with_c(100, 10, 0.01, 2),
+           NyPocket::new(1 << 40, 1 << 40, 0.01)]);
+conformance!(sliding ny_pocket_c1: NyPocket::with_c(2000, 2000, 0.05, 1).unwrap(),
+    bound = |f: &NyPocket| f.sizing().eps,
+    memory = ny_pocket_memory,
+    bad = [NyPocket::with_c(2000, 1000, 0.05, 1)]);
+conformance!(sliding ny_pocket_small_slack: NyPocket::new(6400, 100, 1e-3).unwrap(),
+    bound = |f: &NyPocket| f.sizing().eps,
+    memory = ny_pocket_memory,
+    bad = [NyPocket::new(6400, 100, f64::NAN)]);
+conformance!(sliding ny_pocket_load_099:
+    NyPocket::from_sizing(ny_pocket::Sizing::new(3000, 300, 0.01, None, 0.99).unwrap()).unwrap(),
+    bound = |f: &NyPocket| f.sizing().eps,
+    // the stash may have grown: its allocation is counted
+    memory = |f: &NyPocket| ny_pocket_memory(f) + f.stash_capacity() as u64 * 128,
+    bad = [ny_pocket::Sizing::new(3000, 300, 0.01, None, 1.0)]);
 
 fn swamp_memory(f: &Swamp) -> u64 {
     let t = f.table();

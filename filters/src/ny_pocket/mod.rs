@@ -1,0 +1,544 @@
+//! A sliding filter closer to the Naor-Yogev space bound: the Naor-Yogev
+//! construction (generations of g insertions, tags, de-amortized expiry) over
+//! a table of two-choice *pocket dictionaries* instead of a cuckoo table.
+//!
+//! The bound (Naor, Yogev, arXiv:1304.5872) is about n log2(1/ε) +
+//! n max(log2 log2(1/ε), log2(n/m)) bits. The Naor-Yogev filter here
+//! ([`crate::naor_yogev`]) stores per slot a remainder rounded up by three
+//! bits (a query compares eight slots), a bucket bit and a tag over 2c + 3
+//! codes, at load 0.9. This design keeps the construction and changes the
+//! dictionary:
+//!
+//! * **Blocks with a unary header.** A block is 128 header bits and C entry
+//!   slots; the header codes how many entries each of its B = 128 - C buckets
+//!   holds, so the bucket index is not stored (quotienting) and a query
+//!   compares only the entries of its own bucket, about 2αC/B of them, not
+//!   eight. The remainder needs about log2(1/ε) + log2(2αC/B) bits.
+//! * **Two choices.** A key may live in either of two blocks (the emptier at
+//!   insertion), which keeps the blocks balanced at load 0.92 with a stash
+//!   that stays empty or nearly so; no bucket bit is needed because the
+//!   block, not the entry, says where it is.
+//! * **No refresh.** Every insertion stores a new entry, a repeated key
+//!   included. The Naor-Yogev filter moves an active entry's tag when its
+//!   fingerprint comes again; here an entry does not determine the whole
+//!   fingerprint (it does not say which other block the key could have
+//!   used), so a refresh would pull a later key whose fingerprint matches
+//!   an entry into that entry's block, and a key just past the window would
+//!   be reported about 1.3 times as often as a never-inserted one
+//!   (measured at c = 1 while building this). Without refresh the active
+//!   entries are one per insertion of the last (c + 1)g at most, the
+//!   capacity the table is sized for, and a repeated key only lowers the
+//!   FPR.
+//! * **Tags over c + 2 values.** The sweep purges whole blocks at b/g blocks
+//!   per insertion, so every block is purged within the generation in which
+//!   a tag expires; see [`theory`].
+//!
+//! Its exact memory, FPR and the parameters chosen for least memory are in
+//! [`theory`]; `experiments/space_vs_bound.toml` measures it against the
+//! bound beside the other sliding designs.
+
+pub mod theory;
+
+use crate::hash::{fastrange, mix64};
+use crate::{Filter, ParamError, SlidingFilter};
+pub use theory::{Sizing, DEFAULT_MAX_LOAD, HEADER_BITS};
+
+const SALT_A: u64 = 0x243F_6A88_85A3_08D3;
+const SALT_B: u64 = 0x1319_8A2E_0370_7344;
+
+/// Where a key goes: two distinct blocks, a bucket and a remainder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    b1: u64,
+    b2: u64,
+    q: u32,
+    rem: u64,
+}
+
+/// A key that found both its blocks full of active entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StashEntry {
+    fp: Fingerprint,
+    tag: u64,
+}
+
+/// Position of the `k`-th set bit of `x` (0-based; `k` < popcount).
+#[inline]
+fn select64(mut x: u64, mut k: u32) -> u32 {
+    let mut base = 0;
+    let c = (x as u32).count_ones();
+    if k >= c {
+        k -= c;
+        x >>= 32;
+        base += 32;
+    }
+    let c = (x as u16).count_ones();
+    if k >= c {
+        k -= c;
+        x >>= 16;
+        base += 16;
+    }
+    let c = (x as u8).count_ones();
+    if k >= c {
+        k -= c;
+        x >>= 8;
+        base += 8;
+    }
+    for _ in 0..k {
+        x &= x - 1;
+    }
+    base + x.trailing_zeros()
+}
+
+/// Position of the `k`-th zero of a 128-bit header.
+#[inline]
+fn select0(h: u128, k: u32) -> u32 {
+    let z = !h;
+    let lo = z as u64;
+    let c = lo.count_ones();
+    if k < c {
+        select64(lo, k)
+    } else {
+        64 + select64((z >> 64) as u64, k - c)
+    }
+}
+
+/// Bucket `q` of a header: (its first entry, its entries, the header bit
+/// where its run of ones starts).
+#[inline]
+fn bucket_range(h: u128, q: u32) -> (u32, u32, u32) {
+    let start = if q == 0 { 0 } else { select0(h, q - 1) + 1 };
+    let count = if start >= 128 {
+        0
+    } else {
+        (h >> start).trailing_ones()
+    };
+    (start - q, count, start)
+}
+
+/// The header with one more entry in the bucket whose terminating zero is at
+/// bit `pos` (the caller has checked that the block has a free slot).
+#[inline]
+fn header_insert(h: u128, pos: u32) -> u128 {
+    let low = h & ((1u128 << pos) - 1);
+    let high = if pos < 127 {
+        (h >> pos) << (pos + 1)
+    } else {
+        0
+    };
+    low | 1u128 << pos | high
+}
+
+/// The pocket-dictionary sliding filter.
+#[derive(Debug, Clone)]
+pub struct NyPocket {
+    size: Sizing,
+    words: Vec<u64>,
+    stash: Vec<StashEntry>,
+    /// Current generation ℓ in 0..c+2.
+    gen: u64,
+    /// Insertions in the current generation, 0..=g.
+    count: u64,
+    inserted: u64,
+    /// Next block of the sweep, and its accumulator (b per insertion, g per
+    /// block purged).
+    sweep: u64,
+    sweep_acc: u64,
+    /// Bit τ set iff tag τ is active (tags <= 128; otherwise unused).
+    active_tags: u128,
+    max_stash: usize,
+    block_bits: u64,
+    entry_bits: u32,
+    tag_mask: u64,
+    rem_mask: u64,
+}
+
+impl NyPocket {
+    /// Window `n`, slack at most `m`, FPR at most `eps`, with c, C and r
+    /// chosen for least memory at the default load.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, NyPocket, SlidingFilter};
+    /// let mut f = NyPocket::new(4096, 4096, 1e-3).unwrap();
+    /// for key in 0..5000 {
+    ///     f.insert(key);
+    /// }
+    /// assert!(f.contains(4999) && f.window() == 4096);
+    /// ```
+    pub fn new(n: u64, m: u64, eps: f64) -> Result<Self, ParamError> {
+        Self::from_sizing(Sizing::new(n, m, eps, None, DEFAULT_MAX_LOAD)?)
+    }
+
+    /// As [`new`](Self::new) with a given c.
+    pub fn with_c(n: u64, m: u64, eps: f64, c: u64) -> Result<Self, ParamError> {
+        Self::from_sizing(Sizing::new(n, m, eps, Some(c), DEFAULT_MAX_LOAD)?)
+    }
+
+    /// A filter of the given sizes.
+    pub fn from_sizing(size: Sizing) -> Result<Self, ParamError> {
+        if size.blocks < 2 || !(1..HEADER_BITS).contains(&size.slots_per_block) {
+            return Err(ParamError::OutOfRange {
+                name: "blocks",
+                value: format!("{} blocks of {} slots", size.blocks, size.slots_per_block),
+                expected: "at least 2 blocks of 1..=127 slots",
+            });
+        }
+        if size.entry_bits() > 57 {
+            return Err(ParamError::OutOfRange {
+                name: "remainder_bits",
+                value: size.remainder_bits.to_string(),
+                expected: "with the tag, at most 57 bits",
+            });
+        }
+        let mut f = NyPocket {
+            words: vec![0; size.words() as usize],
+            stash: Vec::new(),
+            gen: 0,
+            count: 0,
+            inserted: 0,
+            sweep: 0,
+            sweep_acc: 0,
+            active_tags: 0,
+            max_stash: 0,
+            block_bits: size.block_bits(),
+            entry_bits: size.entry_bits(),
+            tag_mask: (1 << size.tag_bits) - 1,
+            rem_mask: (1 << size.remainder_bits) - 1,
+            size,
+        };
+        f.active_tags = f.active_mask();
+        Ok(f)
+    }
+
+    /// The sizes.
+    pub fn sizing(&self) -> &Sizing {
+        &self.size
+    }
+
+    /// Entries now in the stash.
+    pub fn stash_len(&self) -> usize {
+        self.stash.len()
+    }
+
+    /// Stash entries allocated (counted in `memory_bits`).
+    pub fn stash_capacity(&self) -> usize {
+        self.stash.capacity()
+    }
+
+    /// Largest stash seen.
+    pub fn max_stash(&self) -> usize {
+        self.max_stash
+    }
+
+    /// Entries held in the blocks, active or awaiting the sweep.
+    pub fn occupied(&self) -> u64 {
+        (0..self.size.blocks)
+            .map(|b| self.header(b).count_ones() as u64)
+            .sum()
+    }
+
+    /// Whether tag `tag` is active at generation `gen`.
+    #[inline]
+    fn is_active_at(&self, tag: u64, gen: u64) -> bool {
+        (gen + self.size.tags - tag) % self.size.tags <= self.size.c
+    }
+
+    /// The tags active at the current generation as a mask (tags <= 128).
+    fn active_mask(&self) -> u128 {
+        if self.size.tags > 128 {
+            return 0;
+        }
+        (0..self.size.tags)
+            .filter(|&t| self.is_active_at(t, self.gen))
+            .fold(0u128, |m, t| m | 1 << t)
+    }
+
+    #[inline]
+    fn active(&self, tag: u64) -> bool {
+        if self.size.tags <= 128 {
+            self.active_tags >> tag & 1 == 1
+        } else {
+            self.is_active_at(tag, self.gen)
+        }
+    }
+
+    #[inline]
+    fn fingerprint(&self, key: u64) -> Fingerprint {
+        let h1 = mix64(key ^ SALT_A);
+        let h2 = mix64(key.wrapping_add(SALT_B));
+        let b1 = fastrange(h1, self.size.blocks);
+        let o = fastrange(h2, self.size.blocks - 1);
+        let b2 = if o >= b1 { o + 1 } else { o };
+        let q = (((h2 & 0xFFFF_FFFF) * self.size.buckets_per_block() as u64) >> 32) as u32;
+        Fingerprint {
+            b1,
+            b2,
+            q,
+            rem: h1 & self.rem_mask,
+        }
+    }
+
+    #[inline]
+    fn read(&self, pos: u64, len: u32) -> u64 {
+        let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
+        let two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
+        (two >> off) as u64 & (u64::MAX >> (64 - len))
+    }
+
+    #[inline]
+    fn write(&mut self, pos: u64, len: u32, v: u64) {
+        let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
+        let mask = (u64::MAX >> (64 - len)) as u128;
+        let mut two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
+        two = (two & !(mask << off)) | (v as u128) << off;
+        self.words[w] = two as u64;
+        self.words[w + 1] = (two >> 64) as u64;
+    }
+
+    #[inline]
+    fn header(&self, blk: u64) -> u128 {
+        let base = blk * self.block_bits;
+        self.read(base, 64) as u128 | (self.read(base + 64, 64) as u128) << 64
+    }
+
+    #[inline]
+    fn set_header(&mut self, blk: u64, h: u128) {
+        let base = blk * self.block_bits;
+        self.write(base, 64, h as u64);
+        self.write(base + 64, 64, (h >> 64) as u64);
+    }
+
+    #[inline]
+    fn entry_pos(&self, blk: u64, i: u32) -> u64 {
+        blk * self.block_bits + HEADER_BITS as u64 + i as u64 * self.entry_bits as u64
+    }
+
+    #[inline]
+    fn entry(&self, blk: u64, i: u32) -> u64 {
+        self.read(self.entry_pos(blk, i), self.entry_bits)
+    }
+
+    #[inline]
+    fn set_entry(&mut self, blk: u64, i: u32, v: u64) {
+        self.write(self.entry_pos(blk, i), self.entry_bits, v)
+    }
+
+    /// Whether bucket `q` of block `blk` (header `h`) holds an active entry
+    /// with remainder `rem`; and the 64-byte lines read.
+    #[inline]
+    fn lookup(&self, blk: u64, h: u128, q: u32, rem: u64) -> (bool, u32) {
+        let (e0, cnt, _) = bucket_range(h, q);
+        let mut hit = false;
+        let mut last = e0;
+        for i in e0..e0 + cnt {
+            let v = self.entry(blk, i);
+            last = i + 1;
+            if v >> self.size.tag_bits == rem && self.active(v & self.tag_mask) {
+                hit = true;
+                break;
+            }
+        }
+        (hit, self.lines(blk, e0, last))
+    }
+
+    /// Distinct 64-byte lines holding block `blk`'s header and its entries
+    /// `from..to`.
+    fn lines(&self, blk: u64, from: u32, to: u32) -> u32 {
+        let base = blk * self.block_bits;
+        let (h0, h1) = (base / 512, (base + HEADER_BITS as u64 - 1) / 512);
+        if to <= from {
+            return (h1 - h0 + 1) as u32;
+        }
+        let e0 = self.entry_pos(blk, from) / 512;
+        let e1 = (self.entry_pos(blk, to) - 1) / 512;
+        let overlap = (h1.min(e1) + 1).saturating_sub(h0.max(e0));
+        (h1 - h0 + 1 + e1 - e0 + 1 - overlap) as u32
+    }
+
+    /// Removes the inactive entries of block `blk`; returns the entries read.
+    fn purge(&mut self, blk: u64) -> u32 {
+        let h = self.header(blk);
+        let total = h.count_ones();
+        let (mut nh, mut ones, mut e_out, mut removed) = (h, h, 0u32, 0u32);
+        for e_in in 0..total {
+            let p = ones.trailing_zeros() - removed;
+            ones &= ones - 1;
+            let v = self.entry(blk, e_in);
+            if self.active(v & self.tag_mask) {
+                if e_out != e_in {
+                    self.set_entry(blk, e_out, v);
+                }
+                e_out += 1;
+            } else {
+                // drop header bit p (its position after the earlier removals)
+                let low = nh & ((1u128 << p) - 1);
+                nh = low | (nh >> (p + 1)) << p;
+                removed += 1;
+            }
+        }
+        if removed > 0 {
+            self.set_header(blk, nh);
+        }
+        total
+    }
+
+    /// Moves bits `start..end` up by one entry, a word at a time from the
+    /// top (so that nothing is overwritten before it is read).
+    fn shift_up(&mut self, start: u64, end: u64) {
+        let w = self.entry_bits as u64;
+        let mut cur = end;
+        while cur - start >= 64 {
+            cur -= 64;
+            let v = self.read(cur, 64);
+            self.write(cur + w, 64, v);
+        }
+        if cur > start {
+            let len = (cur - start) as u32;
+            let v = self.read(start, len);
+            self.write(start + w, len, v);
+        }
+    }
+
+    /// Stores `v` in bucket `q` of block `blk` (which has a free slot);
+    /// returns the entries moved.
+    fn place(&mut self, blk: u64, q: u32, v: u64) -> u32 {
+        let h = self.header(blk);
+        let total = h.count_ones();
+        let (_, cnt, start) = bucket_range(h, q);
+        let pos = start + cnt;
+        let e = pos - q;
+        self.shift_up(self.entry_pos(blk, e), self.entry_pos(blk, total));
+        self.set_entry(blk, e, v);
+        self.set_header(blk, header_insert(h, pos));
+        total - e + 1
+    }
+
+    /// The insertion; returns the entries it read or wrote.
+    fn insert_counted(&mut self, key: u64) -> u32 {
+        if self.count == self.size.g {
+            self.count = 0;
+            self.gen = (self.gen + 1) % self.size.tags;
+            self.active_tags = self.active_mask();
+        }
+        self.count += 1;
+        self.inserted += 1;
+        let fp = self.fingerprint(key);
+        let v = fp.rem << self.size.tag_bits | self.gen;
+        // every insertion stores a new entry, a repeated key included: see
+        // the module documentation for why an entry is never refreshed
+        let mut probes = self.store(fp, v);
+        probes += self.advance_sweep();
+        if !self.stash.is_empty() {
+            probes += self.stash.len() as u32;
+            let mut stash = std::mem::take(&mut self.stash);
+            stash.retain(|e| self.active(e.tag));
+            self.stash = stash;
+        }
+        probes
+    }
+
+    /// Stores a new entry in the emptier of its blocks, purging both first
+    /// if both are full, or in the stash.
+    fn store(&mut self, fp: Fingerprint, v: u64) -> u32 {
+        let full = self.size.slots_per_block;
+        let load = |f: &Self, b| f.header(b).count_ones();
+        let mut probes = 0;
+        let (mut l1, mut l2) = (load(self, fp.b1), load(self, fp.b2));
+        if l1.min(l2) == full {
+            probes += self.purge(fp.b1) + self.purge(fp.b2);
+            (l1, l2) = (load(self, fp.b1), load(self, fp.b2));
+        }
+        if l1.min(l2) == full {
+            self.stash.push(StashEntry { fp, tag: self.gen });
+            self.max_stash = self.max_stash.max(self.stash.len());
+            return probes;
+        }
+        let blk = if l1 <= l2 { fp.b1 } else { fp.b2 };
+        probes + self.place(blk, fp.q, v)
+    }
+
+    /// Purges b blocks every g insertions, in order: every block once in
+    /// any g consecutive insertions.
+    fn advance_sweep(&mut self) -> u32 {
+        let mut probes = 0;
+        self.sweep_acc += self.size.blocks;
+        while self.sweep_acc >= self.size.g {
+            self.sweep_acc -= self.size.g;
+            probes += self.purge(self.sweep);
+            self.sweep += 1;
+            if self.sweep == self.size.blocks {
+                self.sweep = 0;
+            }
+        }
+        probes
+    }
+}
+
+impl Filter for NyPocket {
+    fn insert(&mut self, key: u64) {
+        self.insert_counted(key);
+    }
+
+    /// Entries read, moved or purged, plus stash entries read.
+    fn insert_probes(&mut self, key: u64) -> Option<u32> {
+        Some(self.insert_counted(key))
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.contains_probes(key).0
+    }
+
+    /// 64-byte lines read (header and bucket of each block) plus stash
+    /// entries.
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let fp = self.fingerprint(key);
+        // both headers first, so that their cache misses overlap
+        let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
+        let (yes, l1) = self.lookup(fp.b1, h1, fp.q, fp.rem);
+        if yes {
+            return (true, l1);
+        }
+        let (yes, l2) = self.lookup(fp.b2, h2, fp.q, fp.rem);
+        if yes {
+            return (true, l1 + l2);
+        }
+        let mut probes = l1 + l2;
+        for e in &self.stash {
+            probes += 1;
+            if e.fp == fp && self.active(e.tag) {
+                return (true, probes);
+            }
+        }
+        (false, probes)
+    }
+
+    /// Block array, stash capacity and state words.
+    fn memory_bits(&self) -> u64 {
+        self.size.memory_bits() + self.stash.capacity() as u64 * theory::STASH_ENTRY_BITS
+    }
+
+    fn name(&self) -> &'static str {
+        "ny_pocket"
+    }
+}
+
+impl SlidingFilter for NyPocket {
+    fn window(&self) -> u64 {
+        self.size.n
+    }
+
+    fn slack(&self) -> u64 {
+        self.size.slack()
+    }
+
+    fn period(&self) -> u64 {
+        self.size.g
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+#[cfg(test)]
+mod tests;

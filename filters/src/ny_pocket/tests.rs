@@ -1,0 +1,161 @@
+use super::*;
+
+fn keys(salt: u64) -> impl Iterator<Item = u64> {
+    (0u64..).map(move |i| mix64(i ^ mix64(salt)))
+}
+
+#[test]
+fn select_and_bucket_ranges_match_a_bit_by_bit_reading() {
+    let mut x = 0x1234_5678_9ABC_DEF1u64;
+    for _ in 0..2000 {
+        x = mix64(x);
+        let ones: Vec<u32> = (0..64).filter(|&i| x >> i & 1 == 1).collect();
+        for (k, &p) in ones.iter().enumerate() {
+            assert_eq!(select64(x, k as u32), p);
+        }
+    }
+    // random headers: B buckets with random counts, total <= 128 - B
+    let mut r = 7u64;
+    for _ in 0..500 {
+        r = mix64(r);
+        let b = 8 + (r % 100) as u32;
+        let mut counts = vec![0u32; b as usize];
+        let mut room = 128 - b;
+        let mut s = r;
+        while room > 0 {
+            s = mix64(s);
+            if s % 5 == 0 {
+                break;
+            }
+            counts[(s % b as u64) as usize] += 1;
+            room -= 1;
+        }
+        let mut h = 0u128;
+        let mut bit = 0;
+        for &c in &counts {
+            for _ in 0..c {
+                h |= 1 << bit;
+                bit += 1;
+            }
+            bit += 1;
+        }
+        let mut first = 0;
+        for (q, &c) in counts.iter().enumerate() {
+            let (e0, cnt, _) = bucket_range(h, q as u32);
+            assert_eq!((e0, cnt), (first, c), "bucket {q}");
+            first += c;
+        }
+        // one more entry in a bucket: that bucket grows, the others keep
+        // their counts
+        if first < 128 - b {
+            let q = (s % b as u64) as u32;
+            let (_, cnt, start) = bucket_range(h, q);
+            let h2 = header_insert(h, start + cnt);
+            for (j, &c) in counts.iter().enumerate() {
+                let want = c + (j as u32 == q) as u32;
+                assert_eq!(bucket_range(h2, j as u32).1, want);
+            }
+        }
+    }
+}
+
+#[test]
+fn window_guarantee_and_expiry_are_exact() {
+    // ε tiny so that collisions do not matter: presence exactly on the
+    // generations rule, over many tag wraparounds
+    for c in [1u64, 2, 4, 9] {
+        let n = 40;
+        let m = crate::naor_yogev::theory::slack_of(n, c).max(1);
+        let mut f = NyPocket::from_sizing(Sizing::new(n, m, 1e-12, Some(c), 0.9).unwrap()).unwrap();
+        let (n, g) = (f.window(), f.period());
+        let s = f.slack();
+        let ks: Vec<u64> = keys(c).take(3000).collect();
+        for (t, &k) in ks.iter().enumerate() {
+            f.insert(k);
+            let phase = (t as u64) % g + 1;
+            for age in 1..=(t as u64 + 1).min(n + s + 3 * (c + 2) * g) {
+                let key = ks[t + 1 - age as usize];
+                let expect = age <= phase + c * g;
+                assert_eq!(f.contains(key), expect, "c {c} t {t} age {age}");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_entry_outlives_the_generation_after_its_expiry() {
+    // every stored tag is at most c + 1 generations old: the sweep purges
+    // every block within the generation in which a tag expires
+    for mut f in [
+        NyPocket::new(1000, 100, 0.01).unwrap(),
+        NyPocket::with_c(2000, 2000, 0.05, 1).unwrap(),
+    ] {
+        let s = *f.sizing();
+        for k in keys(2).take(30_000) {
+            f.insert(k);
+            for b in 0..s.blocks {
+                for i in 0..f.header(b).count_ones() {
+                    let tag = f.entry(b, i) & f.tag_mask;
+                    let age = (f.gen + s.tags - tag) % s.tags;
+                    assert!(age <= s.c + 1, "block {b}: tag {age} generations old");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_repeated_key_takes_one_entry_per_insertion_and_expires_with_its_last() {
+    // ε tiny: no collisions, so expiry is exact
+    let mut f = NyPocket::new(100, 10, 1e-9).unwrap();
+    let s = *f.sizing();
+    for _ in 0..1000 {
+        f.insert(42);
+        // at most the insertions of the last c + 2 generations are stored
+        assert!(f.occupied() <= s.capacity + s.g);
+    }
+    assert!(f.contains(42));
+    for k in keys(3).take((s.n + s.slack()) as usize) {
+        f.insert(k);
+    }
+    assert!(!f.contains(42), "expired with its last insertion");
+}
+
+#[test]
+fn an_overloaded_table_keeps_the_window_through_the_stash() {
+    // blocks sized for load 0.99 and then given a third more keys than
+    // that: the stash takes what the blocks cannot, and drains
+    let size = Sizing::new(4096, 512, 0.01, None, 0.99).unwrap();
+    let smaller = Sizing {
+        blocks: size.blocks * 3 / 4,
+        ..size
+    };
+    let mut f = NyPocket::from_sizing(smaller).unwrap();
+    let n = f.window();
+    let ks: Vec<u64> = keys(5).take(100_000).collect();
+    for (t, &k) in ks.iter().enumerate() {
+        f.insert(k);
+        let t = t as u64 + 1;
+        for age in [1, n.min(t), (t * 7919) % n.min(t) + 1] {
+            assert!(f.contains(ks[(t - age) as usize]), "t {t} age {age}");
+        }
+    }
+    assert!(f.max_stash() > 0, "the stash was never used");
+    assert!(f.stash_len() as u64 <= size.capacity);
+    assert_eq!(
+        f.memory_bits(),
+        size.memory_bits() - (size.words() - smaller.words()) * 64
+            + f.stash_capacity() as u64 * theory::STASH_ENTRY_BITS
+    );
+}
+
+#[test]
+fn accessors_report_the_configuration() {
+    let f = NyPocket::new(5000, 500, 1e-3).unwrap();
+    let s = *f.sizing();
+    assert_eq!(f.name(), "ny_pocket");
+    assert_eq!((f.window(), f.slack(), f.period()), (5000, s.slack(), s.g));
+    assert_eq!(f.memory_bits(), s.memory_bits());
+    assert_eq!(f.words.len() as u64, s.words());
+    assert_eq!((f.stash_len(), f.max_stash(), f.occupied()), (0, 0, 0));
+}
