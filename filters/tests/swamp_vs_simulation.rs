@@ -244,3 +244,27 @@ fn sliding_hll_registers_are_hll_of_the_window() {
     }
     assert!(f.summary_bits() > 0);
 }
+
+/// A query reads the eight slots of its bucket pair plus the stash, and its
+/// answer is `contains`'s (found untested by cargo mutants: every mutant of
+/// `contains_probes` passed).
+#[test]
+fn contains_probes_reads_eight_slots_and_answers_as_contains() {
+    let mut f = bloomlab_filters::Swamp::new(4096, 20).unwrap();
+    for k in 0..10_000u64 {
+        f.insert(bloomlab_filters::hash::mix64(k));
+    }
+    let (mut yes, mut no) = (0, 0);
+    for k in 5_000..15_000u64 {
+        let key = bloomlab_filters::hash::mix64(k);
+        let (hit, probes) = f.contains_probes(key);
+        assert_eq!(hit, f.contains(key), "key {k}");
+        assert_eq!(probes, 8, "key {k}: an empty stash");
+        if hit {
+            yes += 1
+        } else {
+            no += 1
+        }
+    }
+    assert!(yes >= 4096 && no > 0, "{yes} {no}");
+}

@@ -116,7 +116,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.num().unwrap()))
                 .collect();
-            if x.design == "naor_yogev" {
+            if x.design == "naor_yogev" || x.design == "ny_pocket" {
                 params.insert("fpr".into(), c.fpr);
             }
             let built = crate::designs::build(x.design, &params, 0).unwrap();

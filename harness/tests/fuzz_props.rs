@@ -60,6 +60,7 @@ const DESIGNS: &[&str] = &[
     "blocked_apbf",
     "stable",
     "naor_yogev",
+    "ny_pocket",
     "broom",
     "swamp",
     "tbf",

@@ -108,6 +108,6 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
     println!(
         "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
          in the design's own unit (slices for the APBF and the segmented filters, timestamp \
-         cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF; - where no tested theory gives it)"
+         cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );
 }

@@ -23,6 +23,7 @@ mod double_buffer;
 mod forgetful;
 mod jumping;
 mod naor_yogev;
+mod ny_pocket;
 mod segmented;
 mod shared;
 mod sketches;
@@ -237,6 +238,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &blocked_apbf::BlockedApbf,
     &stable::Stable,
     &naor_yogev::NaorYogev,
+    &ny_pocket::NyPocket,
     &broom::Broom,
     &swamp::Swamp,
     &tbf::Tbf,

@@ -47,6 +47,27 @@ impl ProfileTheory for NaorYogevProfile {
     }
 }
 
+/// Where the table's bits go per window key, as `ny_pocket` reports them:
+/// remainder, metadata (the bucket bit), tag, the load's empty slots and the
+/// slack's extra keys (N - n). They sum to the table's bits over n.
+fn breakdown(size: &naor_yogev::Sizing) -> Vec<(&'static str, f64)> {
+    let n = size.n as f64;
+    let slot = size.slot_bits() as f64;
+    vec![
+        ("bits_remainder", size.remainder_bits as f64),
+        ("bits_metadata", 1.0),
+        ("bits_tag", size.tag_bits as f64),
+        (
+            "bits_empty_slots",
+            (size.slots() - size.capacity) as f64 * slot / n,
+        ),
+        (
+            "bits_slack_keys",
+            (size.capacity - size.n) as f64 * slot / n,
+        ),
+    ]
+}
+
 /// The Naor-Yogev filter.
 pub struct NaorYogev;
 
@@ -105,7 +126,10 @@ impl DesignDef for NaorYogev {
                 ("c_paper", naor_yogev::theory::c_paper(eps)),
                 ("fingerprint_bits", size.range().log2()),
                 ("load", size.load()),
-            ],
+            ]
+            .into_iter()
+            .chain(breakdown(&size))
+            .collect(),
             profile: Some(Box::new(NaorYogevProfile { size, grid })),
             convergence: None,
             estimates: None,

@@ -67,6 +67,8 @@ const OP_NS: &[(&str, f64, f64)] = &[
     ("a2", 50.0, 50.0),
     ("double_buffer", 65.0, 27.0),
     ("naor_yogev", 285.0, 80.0),
+    // from results/space_vs_bound_quick.csv beside naor_yogev's rows there
+    ("ny_pocket", 540.0, 300.0),
     ("swamp", 310.0, 80.0),
     ("swbf", 450.0, 260.0),
     ("tbf", 735.0, 330.0),
