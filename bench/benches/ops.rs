@@ -32,7 +32,7 @@
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::{
-    Apbf, BlockedApbf, Broom, Filter, NaorYogev, PartitionedBloomFilter, SlidingHll,
+    Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, PartitionedBloomFilter, SlidingHll,
     StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Wcss, WindowSummary,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -319,6 +319,12 @@ fn designs(c: &mut Criterion) {
                 log_w,
                 sliding,
                 Ours(NaorYogev::new(w, w, FPR).unwrap()),
+            ),
+            prepare(
+                "ny_pocket",
+                log_w,
+                sliding,
+                Ours(NyPocket::new(w, w, FPR).unwrap()),
             ),
             prepare(
                 "stable",

@@ -426,15 +426,7 @@ impl NyPocket {
         let v = fp.rem << self.size.tag_bits | self.gen;
         // every insertion stores a new entry, a repeated key included: see
         // the module documentation for why an entry is never refreshed
-        let mut probes = self.store(fp, v);
-        probes += self.advance_sweep();
-        if !self.stash.is_empty() {
-            probes += self.stash.len() as u32;
-            let mut stash = std::mem::take(&mut self.stash);
-            stash.retain(|e| self.active(e.tag));
-            self.stash = stash;
-        }
-        probes
+        self.store(fp, v) + self.advance_sweep()
     }
 
     /// Stores a new entry in the emptier of its blocks, purging both first
@@ -449,7 +441,9 @@ impl NyPocket {
             (l1, l2) = (load(self, fp.b1), load(self, fp.b2));
         }
         if l1.min(l2) == full {
-            self.stash.push(StashEntry { fp, tag: self.gen });
+            // the stash is kept sorted by first block, for binary search
+            let at = self.stash.partition_point(|e| e.fp.b1 <= fp.b1);
+            self.stash.insert(at, StashEntry { fp, tag: self.gen });
             self.max_stash = self.max_stash.max(self.stash.len());
             return probes;
         }
@@ -458,7 +452,8 @@ impl NyPocket {
     }
 
     /// Purges b blocks every g insertions, in order: every block once in
-    /// any g consecutive insertions.
+    /// any g consecutive insertions; and the stash each time the sweep
+    /// wraps, which is once in any g consecutive insertions too.
     fn advance_sweep(&mut self) -> u32 {
         let mut probes = 0;
         self.sweep_acc += self.size.blocks;
@@ -468,6 +463,10 @@ impl NyPocket {
             self.sweep += 1;
             if self.sweep == self.size.blocks {
                 self.sweep = 0;
+                probes += self.stash.len() as u32;
+                let mut stash = std::mem::take(&mut self.stash);
+                stash.retain(|e| self.active(e.tag));
+                self.stash = stash;
             }
         }
         probes
@@ -479,7 +478,8 @@ impl Filter for NyPocket {
         self.insert_counted(key);
     }
 
-    /// Entries read, moved or purged, plus stash entries read.
+    /// Entries read, moved or purged, plus stash entries read when the
+    /// sweep purges the stash (once a generation).
     fn insert_probes(&mut self, key: u64) -> Option<u32> {
         Some(self.insert_counted(key))
     }
@@ -489,7 +489,8 @@ impl Filter for NyPocket {
     }
 
     /// 64-byte lines read (header and bucket of each block) plus stash
-    /// entries.
+    /// entries compared (those with the key's first block: the stash is
+    /// sorted by it).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let fp = self.fingerprint(key);
         // both headers first, so that their cache misses overlap
@@ -503,7 +504,11 @@ impl Filter for NyPocket {
             return (true, l1 + l2);
         }
         let mut probes = l1 + l2;
-        for e in &self.stash {
+        if self.stash.is_empty() {
+            return (false, probes);
+        }
+        let from = self.stash.partition_point(|e| e.fp.b1 < fp.b1);
+        for e in self.stash[from..].iter().take_while(|e| e.fp.b1 == fp.b1) {
             probes += 1;
             if e.fp == fp && self.active(e.tag) {
                 return (true, probes);

@@ -86,9 +86,17 @@ fn window_guarantee_and_expiry_are_exact() {
 fn no_entry_outlives_the_generation_after_its_expiry() {
     // every stored tag is at most c + 1 generations old: the sweep purges
     // every block within the generation in which a tag expires
+    // the third is overloaded, so that the stash (purged when the sweep
+    // wraps) is in use
+    let crowded = Sizing::new(1000, 100, 0.01, None, 0.99).unwrap();
+    let crowded = Sizing {
+        blocks: crowded.blocks * 3 / 4,
+        ..crowded
+    };
     for mut f in [
         NyPocket::new(1000, 100, 0.01).unwrap(),
         NyPocket::with_c(2000, 2000, 0.05, 1).unwrap(),
+        NyPocket::from_sizing(crowded).unwrap(),
     ] {
         let s = *f.sizing();
         for k in keys(2).take(30_000) {
@@ -100,6 +108,14 @@ fn no_entry_outlives_the_generation_after_its_expiry() {
                     assert!(age <= s.c + 1, "block {b}: tag {age} generations old");
                 }
             }
+            for e in &f.stash {
+                let age = (f.gen + s.tags - e.tag) % s.tags;
+                assert!(age <= s.c + 1, "stash: tag {age} generations old");
+            }
+            assert!(f.stash.windows(2).all(|w| w[0].fp.b1 <= w[1].fp.b1));
+        }
+        if s.max_load == 0.99 {
+            assert!(f.max_stash() > 0, "the stash was never used");
         }
     }
 }
