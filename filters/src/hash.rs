@@ -32,6 +32,41 @@ pub fn fastrange(h: u64, n: u64) -> u64 {
     ((h as u128 * n as u128) >> 64) as u64
 }
 
+/// A [`Hasher`] for the in-memory maps of already-hashed 64-bit keys (the
+/// broom filter's remote dictionary, the exact window's counts): one
+/// [`mix64`] per 64-bit field, instead of the standard library's SipHash.
+/// Not for keys an adversary chooses to collide in the map itself.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix64(self.0.wrapping_add(GOLDEN) ^ x);
+    }
+}
+
+/// Builds [`MixHasher`]s: `HashMap<K, V, MixBuild>`.
+pub type MixBuild = std::hash::BuildHasherDefault<MixHasher>;
+
 /// One step of Marsaglia's xorshift64 (13, 7, 17) on `state` (never 0):
 /// the cheap generator the cuckoo tables use for their displacement walks.
 #[inline]

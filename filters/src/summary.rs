@@ -113,7 +113,7 @@ pub fn flogf(f: u64) -> f64 {
 pub struct ExactWindow {
     window: u64,
     keys: VecDeque<u64>,
-    counts: HashMap<u64, u64>,
+    counts: HashMap<u64, u64, crate::hash::MixBuild>,
     sum_flogf: f64,
     sum_sq: u64,
 }
@@ -125,7 +125,7 @@ impl ExactWindow {
         Ok(ExactWindow {
             window,
             keys: VecDeque::new(),
-            counts: HashMap::new(),
+            counts: HashMap::default(),
             sum_flogf: 0.0,
             sum_sq: 0,
         })

@@ -26,7 +26,7 @@ pub(super) enum Stored {
 #[derive(Debug, Clone, Default)]
 pub struct Remote {
     pub(super) elems: BTreeMap<u64, Stored>,
-    rev: HashMap<Fingerprint, u64>,
+    rev: HashMap<Fingerprint, u64, crate::hash::MixBuild>,
     accesses: u64,
 }
 

@@ -13,10 +13,14 @@
 //! belongs to the k-th occupied quotient from there on), which is how the
 //! quotient costs no bits.
 //!
-//! Updates decode the cluster around the home slot into a list, change the
-//! list and lay it out again greedily (each entry at the later of the next
-//! free position and its quotient's slot), which keeps the invariants by
-//! construction; clusters have expected length O(1/(1 - α)²) at load α.
+//! Updates work in place, as in the quotient filter: an insertion shifts the
+//! entries from its slot to the end of the cluster one slot on, a removal
+//! shifts the entries after it one slot back up to the first empty slot or
+//! entry in its own slot. The layout is the one a greedy re-layout of the
+//! cluster gives (each entry at the later of the next free position and
+//! its quotient's slot); the tests check the two slot by slot against the
+//! earlier implementation, which decoded the cluster and laid it out again.
+//! Clusters have expected length O(1/(1 - α)²) at load α.
 //! Within a run, entries keep their order of insertion: a query reads the
 //! whole run.
 //!
@@ -56,7 +60,10 @@ pub struct QuotientTable {
     entries: u64,
     ghosts: u64,
     adaptivity: u64,
+    /// Buffers of the re-layout reference (tests only).
+    #[cfg(test)]
     scratch: Vec<Entry>,
+    #[cfg(test)]
     scratch2: Vec<Entry>,
 }
 
@@ -76,7 +83,9 @@ impl QuotientTable {
             entries: 0,
             ghosts: 0,
             adaptivity: 0,
+            #[cfg(test)]
             scratch: Vec::new(),
+            #[cfg(test)]
             scratch2: Vec::new(),
         }
     }
@@ -193,6 +202,7 @@ impl QuotientTable {
     /// runs before are skipped reading metadata bits only, and `first` the
     /// offset from s of the first entry in `out` (of the empty slot that
     /// ends the cluster, if `out` is empty).
+    #[cfg(test)]
     fn decode(&self, h: u64, out: &mut Vec<Entry>) -> (u64, u64) {
         out.clear();
         let mut s = h;
@@ -246,6 +256,7 @@ impl QuotientTable {
     /// Lays `new` out over the decoded `old` entries, which sat at offsets
     /// first..first + old.len() from slot `s`; the first `k` entries of both
     /// lists are the same and stay where they are.
+    #[cfg(test)]
     fn encode(&mut self, (s, first): (u64, u64), old: &[Entry], new: &[Entry], k: usize) {
         debug_assert!(old[..k] == new[..k]);
         let mut slot = (s + first + k as u64) % self.slots;
@@ -287,9 +298,10 @@ impl QuotientTable {
         }
     }
 
-    /// Stores `x` at the end of its quotient's run. The caller keeps at
-    /// least one slot empty afterwards (`entries() + 1 < slots()`).
-    pub fn insert(&mut self, x: Entry) {
+    /// [`insert`](Self::insert) by decoding the cluster and laying it out
+    /// again: the reference the in-place version is tested against.
+    #[cfg(test)]
+    fn insert_by_relayout(&mut self, x: Entry) {
         debug_assert!(self.entries + 1 < self.slots);
         let mut old = std::mem::take(&mut self.scratch);
         let mut new = std::mem::take(&mut self.scratch2);
@@ -304,9 +316,10 @@ impl QuotientTable {
         (self.scratch, self.scratch2) = (old, new);
     }
 
-    /// Removes the first entry of `x`'s quotient's run equal to `x`;
-    /// whether there was one.
-    pub fn remove(&mut self, x: &Entry) -> bool {
+    /// [`remove`](Self::remove) by decoding the cluster and laying it out
+    /// again: the reference the in-place version is tested against.
+    #[cfg(test)]
+    fn remove_by_relayout(&mut self, x: &Entry) -> bool {
         if !self.occupied.get(x.quot) {
             return false;
         }
@@ -325,6 +338,147 @@ impl QuotientTable {
         };
         (self.scratch, self.scratch2) = (old, new);
         found
+    }
+
+    /// Copies slot `from`'s entry (remainder, adaptivity bits, ghost bit)
+    /// to slot `to`, with the given metadata bits.
+    #[inline]
+    fn move_slot(&mut self, from: u64, to: u64, continuation: bool, shifted: bool) {
+        self.rem.set(to, self.rem.get(from));
+        self.abits[to as usize] = self.abits[from as usize];
+        self.alen[to as usize] = self.alen[from as usize];
+        self.ghost.assign(to, self.ghost.get(from));
+        self.continuation.assign(to, continuation);
+        self.shifted.assign(to, shifted);
+    }
+
+    /// Empties slot `i`.
+    #[inline]
+    fn clear_slot(&mut self, i: u64) {
+        self.rem.set(i, 0);
+        self.abits[i as usize] = 0;
+        self.alen[i as usize] = 0;
+        self.ghost.assign(i, false);
+        self.continuation.assign(i, false);
+        self.shifted.assign(i, false);
+    }
+
+    /// The next occupied quotient after `b`.
+    #[inline]
+    fn next_occupied(&self, mut b: u64) -> u64 {
+        b = self.next(b);
+        while !self.occupied.get(b) {
+            b = self.next(b);
+        }
+        b
+    }
+
+    /// Stores `x` at the end of its quotient's run, shifting the entries
+    /// from there to the end of the cluster one slot on (the quotient
+    /// filter's insertion; the layout is the one a greedy re-layout of the
+    /// cluster gives, as the tests check). The caller keeps at least one
+    /// slot empty afterwards (`entries() + 1 < slots()`).
+    pub fn insert(&mut self, x: Entry) {
+        debug_assert!(self.entries + 1 < self.slots);
+        let h = x.quot;
+        let had_run = self.occupied.get(h);
+        // where x goes: after h's run, or where h's run would start (after
+        // the runs of the quotients before h in the cluster, and not before h)
+        self.occupied.set(h);
+        let start = self.run_start(h).expect("occupied");
+        // (the emptiness test below reads occupied bits: h's is set again
+        // once the shift is done)
+        self.occupied.assign(h, had_run);
+        let pos = if had_run {
+            let mut j = start;
+            while self.continuation.get(self.next(j)) {
+                j = self.next(j);
+            }
+            self.next(j)
+        } else {
+            let mut s = h;
+            while self.shifted.get(s) {
+                s = self.prev(s);
+            }
+            if self.offset(s, start) < self.offset(s, h) {
+                h
+            } else {
+                start
+            }
+        };
+        // the first empty slot from pos on, then everything before it moves
+        let mut end = pos;
+        while !self.is_empty_slot(end) {
+            end = self.next(end);
+        }
+        while end != pos {
+            let from = self.prev(end);
+            let cont = self.continuation.get(from);
+            self.move_slot(from, end, cont, true);
+            end = from;
+        }
+        self.rem.set(pos, x.rem);
+        self.abits[pos as usize] = x.abits;
+        self.alen[pos as usize] = x.alen;
+        self.ghost.assign(pos, x.ghost);
+        self.continuation.assign(pos, had_run);
+        self.shifted.assign(pos, pos != h);
+        self.occupied.set(h);
+        self.entries += 1;
+        self.ghosts += x.ghost as u64;
+        self.adaptivity += x.alen as u64;
+    }
+
+    /// Removes the first entry of `x`'s quotient's run equal to `x`;
+    /// whether there was one. The entries after it in the cluster move one
+    /// slot back, up to the first empty slot or entry in its own slot.
+    pub fn remove(&mut self, x: &Entry) -> bool {
+        let h = x.quot;
+        let Some(start) = self.run_start(h) else {
+            return false;
+        };
+        let mut p = start;
+        loop {
+            if self.entry_at(p, h) == *x {
+                break;
+            }
+            let n = self.next(p);
+            if !self.continuation.get(n) {
+                return false;
+            }
+            p = n;
+        }
+        self.entries -= 1;
+        self.ghosts -= x.ghost as u64;
+        self.adaptivity -= x.alen as u64;
+        let only = p == start && !self.continuation.get(self.next(p));
+        if only {
+            self.occupied.assign(h, false);
+        }
+        let (mut dst, mut src, mut b) = (p, self.next(p), h);
+        loop {
+            if self.is_empty_slot(src) {
+                break;
+            }
+            let mut cont = self.continuation.get(src);
+            if !cont {
+                // a run starts at src: it moves back only if shifted
+                b = self.next_occupied(b);
+                if !self.shifted.get(src) {
+                    break;
+                }
+            }
+            if dst == start && p == start {
+                // the removed entry started h's run: the next one does now
+                cont = false;
+            }
+            let shifted = cont || dst != b;
+            self.move_slot(src, dst, cont, shifted);
+            dst = src;
+            src = self.next(src);
+        }
+        self.clear_slot(dst);
+        true
     }
 
     /// Every stored entry (slot order from slot 0, quotients decoded), for
@@ -374,6 +528,58 @@ mod tests {
             abits: rem & 7,
             alen: (rem % 4) as u8,
             ghost: rem % 5 == 0,
+        }
+    }
+
+    /// The in-place insert and remove leave exactly the table the greedy
+    /// re-layout of the cluster (the earlier implementation) leaves: every
+    /// slot's bits and every counter, after every operation, on small tables
+    /// so that clusters wrap around and merge, and on a larger one at load
+    /// 0.9.
+    #[test]
+    fn in_place_updates_equal_the_relayout() {
+        for (slots, fill) in [
+            (2u64, 1.0),
+            (3, 1.0),
+            (7, 1.0),
+            (16, 1.0),
+            (61, 1.0),
+            (997, 0.9),
+        ] {
+            let mut a = QuotientTable::new(slots, 8);
+            let mut b = QuotientTable::new(slots, 8);
+            let mut model: Vec<Entry> = Vec::new();
+            let cap = ((slots - 1) as f64 * fill) as u64;
+            for step in 0..30_000u64 {
+                let h = mix64(step ^ (slots << 20));
+                let q = h % slots;
+                let grow = (h >> 32) % 3 != 0 && (model.len() as u64) < cap;
+                if grow {
+                    let x = entry(q, (h >> 40) & 255);
+                    a.insert(x);
+                    b.insert_by_relayout(x);
+                    model.push(x);
+                } else if !model.is_empty() && (h >> 8) % 4 != 0 {
+                    let x = model.swap_remove(((h >> 20) % model.len() as u64) as usize);
+                    assert!(a.remove(&x));
+                    assert!(b.remove_by_relayout(&x));
+                } else {
+                    let x = entry(q, (h >> 40) & 255);
+                    assert_eq!(a.remove(&x), b.remove_by_relayout(&x));
+                    if let Some(i) = model.iter().position(|y| *y == x) {
+                        model.swap_remove(i);
+                    }
+                }
+                let same = a.rem == b.rem
+                    && a.occupied == b.occupied
+                    && a.continuation == b.continuation
+                    && a.shifted == b.shifted
+                    && a.ghost == b.ghost
+                    && a.abits == b.abits
+                    && a.alen == b.alen
+                    && (a.entries, a.ghosts, a.adaptivity) == (b.entries, b.ghosts, b.adaptivity);
+                assert!(same, "{slots} slots, step {step}");
+            }
         }
     }
 

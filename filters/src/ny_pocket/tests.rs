@@ -175,3 +175,113 @@ fn accessors_report_the_configuration() {
     assert_eq!(f.words.len() as u64, s.words());
     assert_eq!((f.stash_len(), f.max_stash(), f.occupied()), (0, 0, 0));
 }
+
+/// The 64-byte lines a query reads, counted by brute force over the bit
+/// ranges it reads (found unchecked by cargo mutants): per block, the
+/// header and the entries of its bucket up to a hit; the second block only
+/// after a miss; plus the stash entries with the key's first block.
+#[test]
+fn contains_probes_counts_the_lines_it_reads() {
+    use std::collections::BTreeSet;
+    let mut f = NyPocket::new(20_000, 20_000, 0.05).unwrap();
+    let ks: Vec<u64> = keys(11).take(60_000).collect();
+    for &k in &ks {
+        f.insert(k);
+    }
+    let lines_of = |a: u64, b: u64, set: &mut BTreeSet<u64>| {
+        if b > a {
+            set.extend(a / 512..=(b - 1) / 512);
+        }
+    };
+    let (mut hits, mut misses) = (0, 0);
+    for (i, &k) in ks
+        .iter()
+        .rev()
+        .take(3000)
+        .chain(keys(12).take(3000).collect::<Vec<_>>().iter())
+        .enumerate()
+    {
+        let fp = f.fingerprint(k);
+        let mut want = 0u32;
+        let mut yes = false;
+        for blk in [fp.b1, fp.b2] {
+            let mut set = BTreeSet::new();
+            let base = blk * f.block_bits;
+            lines_of(base, base + 128, &mut set);
+            let (e0, cnt, _) = bucket_range(f.header(blk), fp.q);
+            let mut end = e0;
+            for e in e0..e0 + cnt {
+                end = e + 1;
+                let v = f.entry(blk, e);
+                if v >> f.size.tag_bits == fp.rem && f.active(v & f.tag_mask) {
+                    yes = true;
+                    break;
+                }
+            }
+            lines_of(f.entry_pos(blk, e0), f.entry_pos(blk, end), &mut set);
+            want += set.len() as u32;
+            if yes {
+                break;
+            }
+        }
+        let got = f.contains_probes(k);
+        assert_eq!(got, (yes, want), "query {i}");
+        assert!((1..=8).contains(&want));
+        if yes {
+            hits += 1
+        } else {
+            misses += 1
+        }
+    }
+    assert!(hits >= 3000 && misses > 1000, "{hits} {misses}");
+}
+
+/// Insertions report their work: some, bounded by a few blocks' entries
+/// (a subtraction in the count would wrap around to billions), and at
+/// least one entry each (its own).
+#[test]
+fn insert_probes_are_bounded_and_positive() {
+    let mut f = NyPocket::new(5000, 5000, 1e-3).unwrap();
+    let bound = 4 * f.sizing().slots_per_block + 64;
+    for k in keys(13).take(50_000) {
+        let p = f.insert_probes(k).expect("ny_pocket counts its insertions");
+        assert!((1..=bound).contains(&p), "{p} > {bound}");
+    }
+}
+
+#[test]
+fn entry_widths_up_to_57_bits_are_accepted() {
+    let s = Sizing::new(1000, 1000, 1e-3, None, DEFAULT_MAX_LOAD).unwrap();
+    let at = |bits: u32| Sizing {
+        remainder_bits: bits - s.tag_bits,
+        ..s
+    };
+    assert!(NyPocket::from_sizing(at(57)).is_ok());
+    assert!(NyPocket::from_sizing(at(58)).is_err());
+}
+
+#[test]
+fn tags_on_both_sides_of_the_128_bit_mask() {
+    // c = 126: 128 tag values, the mask; c = 127: 129, the modular rule
+    for c in [126u64, 127] {
+        let n = 2 * c + 1;
+        let m = crate::naor_yogev::theory::slack_of(n, c).max(1);
+        let mut f = NyPocket::from_sizing(Sizing::new(n, m, 1e-12, Some(c), 0.9).unwrap()).unwrap();
+        let g = f.period();
+        let ks: Vec<u64> = keys(c).take((3 * (c + 2) * g) as usize).collect();
+        for (t, &k) in ks.iter().enumerate() {
+            f.insert(k);
+            let phase = (t as u64) % g + 1;
+            for age in [1, phase + c * g, phase + c * g + 1] {
+                if age as usize <= t + 1 {
+                    let want = age <= phase + c * g;
+                    assert_eq!(
+                        f.contains(ks[t + 1 - age as usize]),
+                        want,
+                        "c {c} t {t} age {age}"
+                    );
+                }
+            }
+        }
+    }
+}
