@@ -62,32 +62,47 @@ struct StashEntry {
     tag: u64,
 }
 
-/// Position of the `k`-th set bit of `x` (0-based; `k` < popcount).
+/// `SELECT_IN_BYTE[8 b + k]`: position of the k-th set bit of byte b (8 if
+/// there is none).
+static SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut i) = (0, 0);
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                t[b * 8 + k] = i as u8;
+                k += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+const ONES_STEP_8: u64 = 0x0101_0101_0101_0101;
+const MSBS_STEP_8: u64 = 0x8080_8080_8080_8080;
+
+/// Position of the `k`-th set bit of `x` (0-based; `k` < popcount), without
+/// branches or the `popcnt` instruction (the crate builds for baseline
+/// x86-64): byte counts by SWAR, their prefix sums by one multiplication,
+/// the byte by a parallel comparison, the bit by a table (Vigna, *Broadword
+/// implementation of rank/select queries*, 2008).
 #[inline]
-fn select64(mut x: u64, mut k: u32) -> u32 {
-    let mut base = 0;
-    let c = (x as u32).count_ones();
-    if k >= c {
-        k -= c;
-        x >>= 32;
-        base += 32;
-    }
-    let c = (x as u16).count_ones();
-    if k >= c {
-        k -= c;
-        x >>= 16;
-        base += 16;
-    }
-    let c = (x as u8).count_ones();
-    if k >= c {
-        k -= c;
-        x >>= 8;
-        base += 8;
-    }
-    for _ in 0..k {
-        x &= x - 1;
-    }
-    base + x.trailing_zeros()
+fn select64(x: u64, k: u32) -> u32 {
+    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // byte i of cum: set bits in bytes 0..=i (at most 64, so no carries)
+    let cum = s.wrapping_mul(ONES_STEP_8);
+    let kk = k as u64 * ONES_STEP_8;
+    // high bit of byte i set iff cum_i <= k: bytes wholly before the bit
+    let le = ((kk | MSBS_STEP_8) - cum) & MSBS_STEP_8;
+    let byte = ((le >> 7).wrapping_mul(ONES_STEP_8) >> 56) as u32;
+    let before = ((cum << 8) >> (8 * byte)) as u32 & 0xFF;
+    let in_byte = (x >> (8 * byte)) as usize & 0xFF;
+    8 * byte + SELECT_IN_BYTE[in_byte * 8 + (k - before) as usize] as u32
 }
 
 /// Position of the `k`-th zero of a 128-bit header.
@@ -327,6 +342,14 @@ impl NyPocket {
     /// with remainder `rem`; and the 64-byte lines read.
     #[inline]
     fn lookup(&self, blk: u64, h: u128, q: u32, rem: u64) -> (bool, u32) {
+        let (hit, e0, last) = self.scan(blk, h, q, rem);
+        (hit, self.lines(blk, e0, last))
+    }
+
+    /// Whether bucket `q` of block `blk` (header `h`) holds an active entry
+    /// with remainder `rem`; and the range of entries read.
+    #[inline]
+    fn scan(&self, blk: u64, h: u128, q: u32, rem: u64) -> (bool, u32, u32) {
         let (e0, cnt, _) = bucket_range(h, q);
         let mut hit = false;
         let mut last = e0;
@@ -338,7 +361,20 @@ impl NyPocket {
                 break;
             }
         }
-        (hit, self.lines(blk, e0, last))
+        (hit, e0, last)
+    }
+
+    /// Whether the stash holds an active entry of fingerprint `fp`.
+    #[inline]
+    fn stash_holds(&self, fp: &Fingerprint) -> bool {
+        if self.stash.is_empty() {
+            return false;
+        }
+        let from = self.stash.partition_point(|e| e.fp.b1 < fp.b1);
+        self.stash[from..]
+            .iter()
+            .take_while(|e| e.fp.b1 == fp.b1)
+            .any(|e| e.fp == *fp && self.active(e.tag))
     }
 
     /// Distinct 64-byte lines holding block `blk`'s header and its entries
@@ -485,7 +521,11 @@ impl Filter for NyPocket {
     }
 
     fn contains(&self, key: u64) -> bool {
-        self.contains_probes(key).0
+        let fp = self.fingerprint(key);
+        let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
+        self.scan(fp.b1, h1, fp.q, fp.rem).0
+            || self.scan(fp.b2, h2, fp.q, fp.rem).0
+            || self.stash_holds(&fp)
     }
 
     /// 64-byte lines read (header and bucket of each block) plus stash

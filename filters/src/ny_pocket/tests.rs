@@ -226,6 +226,7 @@ fn contains_probes_counts_the_lines_it_reads() {
         }
         let got = f.contains_probes(k);
         assert_eq!(got, (yes, want), "query {i}");
+        assert_eq!(f.contains(k), yes, "query {i}: contains");
         assert!((1..=8).contains(&want));
         if yes {
             hits += 1
