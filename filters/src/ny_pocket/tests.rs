@@ -1,3 +1,4 @@
+use super::header::select64;
 use super::*;
 
 fn keys(salt: u64) -> impl Iterator<Item = u64> {

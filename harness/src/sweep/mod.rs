@@ -8,6 +8,7 @@
 
 pub mod budget;
 mod checkpoint;
+mod derived;
 pub mod part;
 mod prepare;
 pub mod shard;
@@ -61,24 +62,6 @@ pub struct Outcome {
 /// The seed of point `index`.
 pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
     mix64(spec_seed ^ mix64(index as u64 + 1))
-}
-
-/// Theory columns any sliding design has, derived from its window, its
-/// theory FPR and the measured memory: the Naor-Yogev space bound at slack
-/// m = n (the least any filter of that window and FPR needs, whatever slack
-/// up to n it allows) per element, and the memory over it.
-fn derived(name: &str, row: &Row, built: &designs::Built) -> Option<f64> {
-    let w = built.geometry.window;
-    let eps = built.theory.get("fpr").filter(|&e| e > 0.0 && e < 1.0)?;
-    if w == 0 {
-        return None;
-    }
-    let bound = bloomlab_filters::naor_yogev::theory::space_bound_bits(w, w, eps);
-    match name {
-        "bound_mn_per_element" => Some(bound / w as f64),
-        "memory_over_bound_mn" => Some(row.get_num("memory_bits")? / bound),
-        _ => None,
-    }
 }
 
 /// Identifying columns of a point.
@@ -361,7 +344,7 @@ pub fn measure_point(
             let v = built
                 .theory
                 .get(name)
-                .or_else(|| derived(name, &full, &built));
+                .or_else(|| derived::derived(name, &full, &built));
             full.num(name.clone(), v.unwrap_or(f64::NAN));
         }
     }
