@@ -15,9 +15,12 @@
 //!   compares only the entries of its own bucket, about 2αC/B of them, not
 //!   eight. The remainder needs about log2(1/ε) + log2(2αC/B) bits.
 //! * **Two choices.** A key may live in either of two blocks (the emptier at
-//!   insertion), which keeps the blocks balanced at load 0.92 with a stash
-//!   that stays empty or nearly so; no bucket bit is needed because the
-//!   block, not the entry, says where it is.
+//!   insertion), which keeps the blocks balanced at load 0.92. A key whose
+//!   blocks are both full goes to a stash, sorted by first block and purged
+//!   once a generation. The stash grows with the number of blocks (tens of
+//!   entries at n = 2^20, about a hundred at 2^24), but an insertion's work
+//!   does not (`experiments/ny_pocket_tail.toml`). No bucket bit is needed,
+//!   because the block, not the entry, says where a key is.
 //! * **No refresh.** Every insertion stores a new entry, a repeated key
 //!   included. The Naor-Yogev filter moves an active entry's tag when its
 //!   fingerprint comes again; here an entry does not determine the whole
