@@ -1,5 +1,48 @@
 //! A packed bit array with range clearing, the storage of the Bloom-family designs.
 
+/// `SELECT_IN_BYTE[8 b + k]`: position of the k-th set bit of byte b (8 if
+/// there is none).
+static SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut i) = (0, 0);
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                t[b * 8 + k] = i as u8;
+                k += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+const ONES_STEP_8: u64 = 0x0101_0101_0101_0101;
+const MSBS_STEP_8: u64 = 0x8080_8080_8080_8080;
+
+/// Position of the `k`-th set bit of `x` (0-based; `k` < popcount), without
+/// branches or the `popcnt` instruction (the crate builds for baseline
+/// x86-64): byte counts by SWAR, their prefix sums by one multiplication,
+/// the byte by a parallel comparison, the bit by a table (Vigna, *Broadword
+/// implementation of rank/select queries*, 2008).
+#[inline]
+pub(crate) fn select64(x: u64, k: u32) -> u32 {
+    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // byte i of cum: set bits in bytes 0..=i (at most 64, so no carries)
+    let cum = s.wrapping_mul(ONES_STEP_8);
+    let kk = k as u64 * ONES_STEP_8;
+    // high bit of byte i set iff cum_i <= k: bytes wholly before the bit
+    let le = ((kk | MSBS_STEP_8) - cum) & MSBS_STEP_8;
+    let byte = ((le >> 7).wrapping_mul(ONES_STEP_8) >> 56) as u32;
+    let before = ((cum << 8) >> (8 * byte)) as u32 & 0xFF;
+    let in_byte = (x >> (8 * byte)) as usize & 0xFF;
+    8 * byte + SELECT_IN_BYTE[in_byte * 8 + (k - before) as usize] as u32
+}
+
 /// `len` bits packed into 64-bit words. Slices of segmented designs are laid out
 /// back to back at arbitrary bit offsets, so no per-slice padding is wasted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +85,77 @@ impl BitArray {
         debug_assert!(i < self.len);
         let (w, b) = ((i >> 6) as usize, i & 63);
         self.words[w] = (self.words[w] & !(1 << b)) | ((v as u64) << b);
+    }
+
+    /// The last 0 bit at or before `i`, if any.
+    #[inline]
+    pub fn prev_zero(&self, i: u64) -> Option<u64> {
+        debug_assert!(i < self.len);
+        let mut w = (i >> 6) as usize;
+        let mut word = !self.words[w] & (!0u64 >> (63 - (i & 63)));
+        loop {
+            if word != 0 {
+                return Some(((w as u64) << 6) + 63 - word.leading_zeros() as u64);
+            }
+            if w == 0 {
+                return None;
+            }
+            w -= 1;
+            word = !self.words[w];
+        }
+    }
+
+    /// The 1 bits in positions `a..=b` (`a <= b < len`).
+    #[inline]
+    pub fn count_ones_in(&self, a: u64, b: u64) -> u64 {
+        debug_assert!(a <= b && b < self.len);
+        let (wa, wb) = ((a >> 6) as usize, (b >> 6) as usize);
+        let (lo, hi) = (!0u64 << (a & 63), !0u64 >> (63 - (b & 63)));
+        if wa == wb {
+            return (self.words[wa] & lo & hi).count_ones() as u64;
+        }
+        let inner: u64 = self.words[wa + 1..wb]
+            .iter()
+            .map(|w| w.count_ones() as u64)
+            .sum();
+        inner
+            + (self.words[wa] & lo).count_ones() as u64
+            + (self.words[wb] & hi).count_ones() as u64
+    }
+
+    /// The `k`-th (`k >= 1`) 0 bit at a position `>= start`: `Ok(position)`,
+    /// or `Err(zeros seen)` when fewer than `k` lie before `len`.
+    #[inline]
+    pub fn select_zero_from(&self, start: u64, mut k: u64) -> Result<u64, u64> {
+        debug_assert!(k >= 1);
+        if start >= self.len {
+            return Err(0);
+        }
+        let last = self.words.len() - 1;
+        let tail = if self.len & 63 == 0 {
+            !0u64
+        } else {
+            !0u64 >> (64 - (self.len & 63))
+        };
+        let mut w = (start >> 6) as usize;
+        let mut word = !self.words[w] & (!0u64 << (start & 63));
+        let mut seen = 0;
+        loop {
+            if w == last {
+                word &= tail;
+            }
+            let c = word.count_ones() as u64;
+            if c >= k {
+                return Ok(((w as u64) << 6) + select64(word, (k - 1) as u32) as u64);
+            }
+            k -= c;
+            seen += c;
+            w += 1;
+            if w > last {
+                return Err(seen);
+            }
+            word = !self.words[w];
+        }
     }
 
     /// Clears bits `start..end`.
@@ -153,6 +267,37 @@ mod tests {
             bits.clear_range(start, end);
             for i in 0..len {
                 prop_assert_eq!(bits.get(i), !(start..end).contains(&i));
+            }
+        }
+
+        #[test]
+        fn word_at_a_time_searches_match_bit_by_bit(len in 1u64..300, seed in any::<u64>(), a in 0u64..300, b in 0u64..300, k in 1u64..300) {
+            let mut bits = BitArray::new(len);
+            let mut x = seed;
+            for i in 0..len {
+                x = crate::hash::mix64(x);
+                bits.assign(i, x % 3 != 0);
+            }
+            let (a, b) = (a % len, b % len);
+            let (lo, hi) = (a.min(b), a.max(b));
+            let ones = (lo..=hi).filter(|&i| bits.get(i)).count() as u64;
+            prop_assert_eq!(bits.count_ones_in(lo, hi), ones);
+            let prev = (0..=a).rev().find(|&i| !bits.get(i));
+            prop_assert_eq!(bits.prev_zero(a), prev);
+            let zeros: Vec<u64> = (a..len).filter(|&i| !bits.get(i)).collect();
+            let want = zeros.get(k as usize - 1).copied().ok_or(zeros.len() as u64);
+            prop_assert_eq!(bits.select_zero_from(a, k), want);
+        }
+    }
+
+    #[test]
+    fn select64_matches_a_bit_by_bit_reading() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..2000 {
+            x = crate::hash::mix64(x);
+            let ones: Vec<u32> = (0..64).filter(|&i| x >> i & 1 == 1).collect();
+            for (k, &p) in ones.iter().enumerate() {
+                assert_eq!(select64(x, k as u32), p);
             }
         }
     }

@@ -144,8 +144,48 @@ impl QuotientTable {
         }
     }
 
-    /// The slot where quotient `h`'s run starts, if it has one.
+    /// The slot where quotient `h`'s run starts, if it has one. Word at a
+    /// time: s, the last unshifted slot at or before h, starts the run of
+    /// its own quotient; each occupied quotient after s up to h owns the
+    /// next run, and runs start at the slots whose continuation bit is 0.
     fn run_start(&self, h: u64) -> Option<u64> {
+        if !self.occupied.get(h) {
+            return None;
+        }
+        let last = self.slots - 1;
+        let s = self
+            .shifted
+            .prev_zero(h)
+            .or_else(|| self.shifted.prev_zero(last))
+            .expect("a slot is always empty");
+        let k = if s == h {
+            0
+        } else if s < h {
+            self.occupied.count_ones_in(s + 1, h)
+        } else {
+            let upper = if s < last {
+                self.occupied.count_ones_in(s + 1, last)
+            } else {
+                0
+            };
+            upper + self.occupied.count_ones_in(0, h)
+        };
+        if k == 0 {
+            return Some(s);
+        }
+        Some(match self.continuation.select_zero_from(s + 1, k) {
+            Ok(j) => j,
+            Err(seen) => self
+                .continuation
+                .select_zero_from(0, k - seen)
+                .expect("a run ends before the cluster comes round"),
+        })
+    }
+
+    /// [`run_start`](Self::run_start) by walking the cluster slot by slot:
+    /// the reference the word-at-a-time version is tested against.
+    #[cfg(test)]
+    fn run_start_by_walking(&self, h: u64) -> Option<u64> {
         if !self.occupied.get(h) {
             return None;
         }
@@ -153,7 +193,6 @@ impl QuotientTable {
         while self.shifted.get(s) {
             s = self.prev(s);
         }
-        // s holds the first entry of its own quotient's run
         let (mut b, mut j) = (s, s);
         while b != h {
             j = self.next(j);

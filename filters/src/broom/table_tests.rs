@@ -63,6 +63,11 @@ fn in_place_updates_equal_the_relayout() {
                 && a.alen == b.alen
                 && (a.entries, a.ghosts, a.adaptivity) == (b.entries, b.ghosts, b.adaptivity);
             assert!(same, "{slots} slots, step {step}");
+            if slots < 100 || step % 101 == 0 {
+                for h in 0..slots {
+                    assert_eq!(a.run_start(h), a.run_start_by_walking(h), "{slots}: {h}");
+                }
+            }
         }
     }
 }

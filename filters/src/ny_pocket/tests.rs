@@ -1,4 +1,3 @@
-use super::header::select64;
 use super::*;
 
 fn keys(salt: u64) -> impl Iterator<Item = u64> {
@@ -7,14 +6,7 @@ fn keys(salt: u64) -> impl Iterator<Item = u64> {
 
 #[test]
 fn select_and_bucket_ranges_match_a_bit_by_bit_reading() {
-    let mut x = 0x1234_5678_9ABC_DEF1u64;
-    for _ in 0..2000 {
-        x = mix64(x);
-        let ones: Vec<u32> = (0..64).filter(|&i| x >> i & 1 == 1).collect();
-        for (k, &p) in ones.iter().enumerate() {
-            assert_eq!(select64(x, k as u32), p);
-        }
-    }
+    // select64 itself: bits::tests::select64_matches_a_bit_by_bit_reading
     // random headers: B buckets with random counts, total <= 128 - B
     let mut r = 7u64;
     for _ in 0..500 {
