@@ -43,6 +43,59 @@ pub(crate) fn select64(x: u64, k: u32) -> u32 {
     8 * byte + SELECT_IN_BYTE[in_byte * 8 + (k - before) as usize] as u32
 }
 
+/// Bits `pos..pos + n` of `words` (`n` in 1..=64), right-aligned.
+#[inline]
+fn read_bits(words: &[u64], pos: u64, n: u32) -> u64 {
+    let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
+    let mut v = words[w] >> off;
+    if off + n > 64 {
+        v |= words[w + 1] << (64 - off);
+    }
+    if n == 64 {
+        v
+    } else {
+        v & ((1u64 << n) - 1)
+    }
+}
+
+/// Writes the low `n` bits of `v` (`n` in 1..=64) to bits `pos..pos + n`.
+#[inline]
+fn write_bits(words: &mut [u64], pos: u64, n: u32, v: u64) {
+    let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
+    let mask = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let v = v & mask;
+    words[w] = (words[w] & !(mask << off)) | (v << off);
+    if off + n > 64 {
+        let m2 = (1u64 << (off + n - 64)) - 1;
+        words[w + 1] = (words[w + 1] & !m2) | (v >> (64 - off));
+    }
+}
+
+/// Moves bits `start..end` of `words` up by `by` positions, the top chunk
+/// first, so that nothing is overwritten before it is read.
+fn shift_bits_up(words: &mut [u64], start: u64, end: u64, by: u64) {
+    let mut hi = end;
+    while hi > start {
+        let n = (hi - start).min(64) as u32;
+        let lo = hi - n as u64;
+        let v = read_bits(words, lo, n);
+        write_bits(words, lo + by, n, v);
+        hi = lo;
+    }
+}
+
+/// Moves bits `start..end` of `words` down by `by` positions (`by <= start`),
+/// the bottom chunk first.
+fn shift_bits_down(words: &mut [u64], start: u64, end: u64, by: u64) {
+    let mut lo = start;
+    while lo < end {
+        let n = (end - lo).min(64) as u32;
+        let v = read_bits(words, lo, n);
+        write_bits(words, lo - by, n, v);
+        lo += n as u64;
+    }
+}
+
 /// `len` bits packed into 64-bit words. Slices of segmented designs are laid out
 /// back to back at arbitrary bit offsets, so no per-slice padding is wasted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +138,32 @@ impl BitArray {
         debug_assert!(i < self.len);
         let (w, b) = ((i >> 6) as usize, i & 63);
         self.words[w] = (self.words[w] & !(1 << b)) | ((v as u64) << b);
+    }
+
+    /// Word `w` of the array (bits 64w..64w + 64; bits past `len` are 0).
+    #[inline]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+
+    /// Number of words.
+    #[inline]
+    pub fn words(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Moves bits `from..to` one position up, to `from + 1..to + 1`
+    /// (`to < len`); bit `to` is overwritten, bit `from` keeps its value.
+    pub fn shift_up_one(&mut self, from: u64, to: u64) {
+        debug_assert!(from <= to && to < self.len);
+        shift_bits_up(&mut self.words, from, to, 1);
+    }
+
+    /// Moves bits `from..to` one position down, to `from - 1..to - 1`
+    /// (`from >= 1`); bit `to - 1` keeps its value.
+    pub fn shift_down_one(&mut self, from: u64, to: u64) {
+        debug_assert!(1 <= from && from <= to && to <= self.len);
+        shift_bits_down(&mut self.words, from, to, 1);
     }
 
     /// The last 0 bit at or before `i`, if any.
@@ -225,6 +304,22 @@ impl PackedInts {
         self.words[((i * self.width as u64) >> 6) as usize]
     }
 
+    /// Moves fields `from..to` one field up, to `from + 1..to + 1`
+    /// (`to < len`); field `to` is overwritten, field `from` keeps its value.
+    pub fn shift_up_one(&mut self, from: u64, to: u64) {
+        debug_assert!(from <= to && to < self.len);
+        let w = self.width as u64;
+        shift_bits_up(&mut self.words, from * w, to * w, w);
+    }
+
+    /// Moves fields `from..to` one field down, to `from - 1..to - 1`
+    /// (`from >= 1`); field `to - 1` keeps its value.
+    pub fn shift_down_one(&mut self, from: u64, to: u64) {
+        debug_assert!(1 <= from && from <= to && to <= self.len);
+        let w = self.width as u64;
+        shift_bits_down(&mut self.words, from * w, to * w, w);
+    }
+
     /// Writes field `i` (`v` must fit in `width` bits).
     #[inline]
     pub fn set(&mut self, i: u64, v: u64) {
@@ -287,6 +382,70 @@ mod tests {
             let zeros: Vec<u64> = (a..len).filter(|&i| !bits.get(i)).collect();
             let want = zeros.get(k as usize - 1).copied().ok_or(zeros.len() as u64);
             prop_assert_eq!(bits.select_zero_from(a, k), want);
+        }
+    }
+
+    #[test]
+    fn shifting_fields_up_one_matches_moving_them_one_by_one() {
+        let mut x = 99u64;
+        for width in [1u32, 3, 10, 13, 31, 64] {
+            for len in [1u64, 2, 7, 64, 65, 200] {
+                for _ in 0..20 {
+                    let mut a = PackedInts::new(len, width);
+                    let mask = if width == 64 { !0 } else { (1u64 << width) - 1 };
+                    for i in 0..len {
+                        x = crate::hash::mix64(x);
+                        a.set(i, x & mask);
+                    }
+                    let mut b = a.clone();
+                    x = crate::hash::mix64(x);
+                    let to = x % len;
+                    let from = (x >> 32) % (to + 1);
+                    a.shift_up_one(from, to);
+                    for i in (from..to).rev() {
+                        let v = b.get(i);
+                        b.set(i + 1, v);
+                    }
+                    assert_eq!(a, b, "width {width} len {len} {from}..{to}");
+                    let mut bits = BitArray::new(len);
+                    for i in 0..len {
+                        bits.assign(i, b.get(i) & 1 == 1);
+                    }
+                    if from >= 1 {
+                        let (mut c, mut d) = (a.clone(), a.clone());
+                        c.shift_down_one(from, to);
+                        for i in from..to {
+                            let v = d.get(i);
+                            d.set(i - 1, v);
+                        }
+                        assert_eq!(c, d, "down: width {width} len {len} {from}..{to}");
+                        let mut down = bits.clone();
+                        down.shift_down_one(from, to);
+                        for i in 0..len {
+                            let want = if i + 1 >= from && i + 1 < to {
+                                bits.get(i + 1)
+                            } else {
+                                bits.get(i)
+                            };
+                            assert_eq!(
+                                down.get(i),
+                                want,
+                                "bits down len {len} {from}..{to} at {i}"
+                            );
+                        }
+                    }
+                    let mut moved = bits.clone();
+                    moved.shift_up_one(from, to);
+                    for i in 0..len {
+                        let want = if i > from && i <= to {
+                            bits.get(i - 1)
+                        } else {
+                            bits.get(i)
+                        };
+                        assert_eq!(moved.get(i), want, "bits len {len} {from}..{to} at {i}");
+                    }
+                }
+            }
         }
     }
 

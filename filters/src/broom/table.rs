@@ -266,6 +266,52 @@ impl QuotientTable {
         self.shifted.assign(i, false);
     }
 
+    /// The first empty slot at or after `i`, going round: word at a time
+    /// over the three metadata arrays.
+    fn first_empty_from(&self, i: u64) -> u64 {
+        let words = self.occupied.words();
+        let empty =
+            |w: usize| !(self.occupied.word(w) | self.continuation.word(w) | self.shifted.word(w));
+        let mut w = (i >> 6) as usize;
+        let mut bits = empty(w) & (!0u64 << (i & 63));
+        for _ in 0..=words {
+            // bits past the end read as empty: clip them
+            let at = ((w as u64) << 6) + bits.trailing_zeros() as u64;
+            if bits != 0 && at < self.slots {
+                return at;
+            }
+            w += 1;
+            if w == words {
+                w = 0;
+            }
+            bits = empty(w);
+        }
+        unreachable!("a slot is always empty")
+    }
+
+    /// The first slot after `i`, going round, that is empty or starts a run
+    /// in its own slot (continuation and shifted bits both 0): where a
+    /// removal's shift stops.
+    fn first_stop_after(&self, i: u64) -> u64 {
+        let words = self.occupied.words();
+        let stop = |w: usize| !(self.continuation.word(w) | self.shifted.word(w));
+        let from = self.next(i);
+        let mut w = (from >> 6) as usize;
+        let mut bits = stop(w) & (!0u64 << (from & 63));
+        for _ in 0..=words {
+            let at = ((w as u64) << 6) + bits.trailing_zeros() as u64;
+            if bits != 0 && at < self.slots {
+                return at;
+            }
+            w += 1;
+            if w == words {
+                w = 0;
+            }
+            bits = stop(w);
+        }
+        unreachable!("a slot is always empty")
+    }
+
     /// The next occupied quotient after `b`.
     #[inline]
     fn next_occupied(&self, mut b: u64) -> u64 {
@@ -310,9 +356,20 @@ impl QuotientTable {
             }
         };
         // the first empty slot from pos on, then everything before it moves
-        let mut end = pos;
-        while !self.is_empty_slot(end) {
-            end = self.next(end);
+        let mut end = self.first_empty_from(pos);
+        if end > pos {
+            // no wrap: whole ranges at a time
+            self.rem.shift_up_one(pos, end);
+            self.abits
+                .copy_within(pos as usize..end as usize, pos as usize + 1);
+            self.alen
+                .copy_within(pos as usize..end as usize, pos as usize + 1);
+            self.ghost.shift_up_one(pos, end);
+            self.continuation.shift_up_one(pos, end);
+            for i in pos + 1..=end {
+                self.shifted.set(i);
+            }
+            end = pos;
         }
         while end != pos {
             let from = self.prev(end);
@@ -357,6 +414,32 @@ impl QuotientTable {
         let only = p == start && !self.continuation.get(self.next(p));
         if only {
             self.occupied.assign(h, false);
+        }
+        let stop = self.first_stop_after(p);
+        if stop > p {
+            // no wrap: the entries p + 1..stop move back one slot, their data
+            // a range at a time, their metadata bit by bit (a run start's
+            // shifted bit depends on its quotient)
+            let (p_, s_) = (p as usize, stop as usize);
+            self.rem.shift_down_one(p + 1, stop);
+            self.abits.copy_within(p_ + 1..s_, p_);
+            self.alen.copy_within(p_ + 1..s_, p_);
+            self.ghost.shift_down_one(p + 1, stop);
+            let mut b = h;
+            for src in p + 1..stop {
+                let dst = src - 1;
+                let mut cont = self.continuation.get(src);
+                if !cont {
+                    b = self.next_occupied(b);
+                }
+                if dst == start && p == start {
+                    cont = false;
+                }
+                self.continuation.assign(dst, cont);
+                self.shifted.assign(dst, cont || dst != b);
+            }
+            self.clear_slot(stop - 1);
+            return true;
         }
         let (mut dst, mut src, mut b) = (p, self.next(p), h);
         loop {
