@@ -74,6 +74,19 @@ impl Filter for Coin {
 /// Measures a `Coin` over window `w` with slack `s` (it remembers `remember`
 /// keys); returns the row.
 fn measure(w: u64, s: u64, remember: usize, p: f64, spec: &MeasureSpec, metrics: &[Metric]) -> Row {
+    measure_with(w, s, remember, p, spec, metrics, &[])
+}
+
+/// As [`measure`], with more theory scalars.
+fn measure_with(
+    w: u64,
+    s: u64,
+    remember: usize,
+    p: f64,
+    spec: &MeasureSpec,
+    metrics: &[Metric],
+    extra: &'static [(&'static str, f64)],
+) -> Row {
     let build = move |_seed: u64| -> anyhow::Result<Built> {
         let mut geometry = Geometry::exact(w, true);
         geometry.slack = s;
@@ -83,7 +96,10 @@ fn measure(w: u64, s: u64, remember: usize, p: f64, spec: &MeasureSpec, metrics:
             geometry,
             resolved: Vec::new(),
             theory: Theory {
-                scalars: vec![("fpr", p), ("fpr_avg", p), ("fnr", 0.0)],
+                scalars: [("fpr", p), ("fpr_avg", p), ("fnr", 0.0)]
+                    .into_iter()
+                    .chain(extra.iter().copied())
+                    .collect(),
                 ..Theory::default()
             },
         })
@@ -170,4 +186,45 @@ fn a_coin_is_measured_without_bias() {
     }
     let z = z_sum / f64::sqrt(rows);
     assert!(z.abs() < 4.0, "pooled z {z}: the FPR pass is biased");
+}
+
+#[test]
+fn expired_keys_are_those_past_the_slack() {
+    // remembering exactly w + s keys and answering no to every other: each
+    // expired key (age > w + s) is a no, and every key of the window a yes
+    let (w, s) = (256u64, 64u64);
+    let metrics = [Metric::Fpr, Metric::Fnr];
+    let r = measure(w, s, (w + s) as usize, 0.0, &quick(), &metrics);
+    assert!(num(&r, "fpr_expired_queries") > 0.0);
+    assert_eq!(num(&r, "fpr_expired"), 0.0);
+    assert_eq!(num(&r, "fnr"), 0.0);
+    // remembering far more: every expired key is a yes, and a
+    // never-inserted key still a no
+    let r = measure(w, s, 100 * w as usize, 0.0, &quick(), &[Metric::Fpr]);
+    assert_eq!(num(&r, "fpr_expired"), 1.0);
+    assert_eq!(num(&r, "fpr"), 0.0);
+}
+
+#[test]
+fn window_ages_are_spread_evenly() {
+    // remembering the last w/2 keys of a window of w = 512: the 256 ages
+    // sampled per filter state are evenly spaced (every other age from a
+    // random offset), so exactly 128 of them are past w/2, and the oldest
+    // guaranteed key (age w) is checked and missed once more
+    let w = 512u64;
+    let r = measure(w, 0, (w / 2) as usize, 0.0, &quick(), &[Metric::Fnr]);
+    let (n, x) = (num(&r, "fnr_queries"), num(&r, "false_negatives"));
+    assert!(n > 0.0);
+    assert_eq!(x * 257.0, n * 129.0, "{x} of {n}");
+}
+
+#[test]
+fn memory_columns_are_the_filter_s_bits() {
+    // a Coin remembering 320 keys counts 64 bits each; a bound of 1e4 bits
+    static BOUND: [(&str, f64); 1] = [("space_bound_bits", 10_000.0)];
+    let r = measure_with(256, 64, 320, 0.0, &quick(), &[Metric::Memory], &BOUND);
+    assert_eq!(num(&r, "memory_bits"), 64.0 * 320.0);
+    assert_eq!(num(&r, "bits_per_element"), 64.0 * 320.0 / 256.0);
+    assert_eq!(num(&r, "space_bound_per_element"), 10_000.0 / 256.0);
+    assert_eq!(num(&r, "memory_over_bound"), 64.0 * 320.0 / 10_000.0);
 }
