@@ -10,7 +10,7 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::Filter;
-use bloomlab_harness::designs::{Built, Geometry, Theory};
+use bloomlab_harness::designs::{Built, Geometry, ProfileTheory, Theory};
 use bloomlab_harness::metrics::{self, Row};
 use bloomlab_harness::spec::{MeasureSpec, Metric, WorkloadSpec};
 use bloomlab_harness::workload::KeyStream;
@@ -227,4 +227,78 @@ fn memory_columns_are_the_filter_s_bits() {
     assert_eq!(num(&r, "bits_per_element"), 64.0 * 320.0 / 256.0);
     assert_eq!(num(&r, "space_bound_per_element"), 10_000.0 / 256.0);
     assert_eq!(num(&r, "memory_over_bound"), 64.0 * 320.0 / 10_000.0);
+}
+
+/// P(yes | age) of a Coin with p = 0 remembering `0` keys: 1 up to that age.
+struct Step(u64);
+
+impl ProfileTheory for Step {
+    fn worst(&self, age: u64) -> f64 {
+        (age <= self.0) as u8 as f64
+    }
+    fn avg(&self, age: u64) -> f64 {
+        self.worst(age)
+    }
+}
+
+#[test]
+fn age_profile_buckets_are_counted_exactly() {
+    // remembering w + s keys, no other yes: each bucket's yes answers are
+    // its ages up to w + s, in every filter state, and its theory (the
+    // step, averaged over the bucket) is that fraction exactly
+    let (w, s) = (256u64, 64u64);
+    let remember = w + s;
+    let build = move |_seed: u64| -> anyhow::Result<Built> {
+        let mut geometry = Geometry::exact(w, true);
+        geometry.slack = s;
+        Ok(Built {
+            filter: Some(Box::new(Coin::new(remember as usize, 0.0, 3))),
+            summary: None,
+            geometry,
+            resolved: Vec::new(),
+            theory: Theory {
+                scalars: vec![("fpr", 0.0), ("fpr_avg", 0.0), ("fnr", 0.0)],
+                profile: Some(Box::new(Step(remember))),
+                ..Theory::default()
+            },
+        })
+    };
+    let mut built = build(0).unwrap();
+    let mut rng = Pcg64::seed_from_u64(12);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let metrics: BTreeSet<Metric> = [Metric::Profile].into_iter().collect();
+    let spec = MeasureSpec {
+        bucket: 48,
+        ..quick()
+    };
+    let out = metrics::measure(&mut built, stream, rng, &metrics, &spec, &build).unwrap();
+    assert!(!out.profile.is_empty());
+    for label in ["worst", "avg"] {
+        let rows: Vec<_> = out.profile.iter().filter(|r| r.phase == label).collect();
+        // the buckets tile 1..=horizon, 48 ages each but the last
+        assert_eq!(rows[0].age_lo, 1);
+        for pair in rows.windows(2) {
+            assert_eq!(pair[1].age_lo, pair[0].age_hi + 1);
+            assert_eq!(pair[0].age_hi - pair[0].age_lo + 1, 48);
+        }
+        assert!(rows.last().unwrap().age_hi > remember);
+        for r in rows {
+            let width = r.age_hi - r.age_lo + 1;
+            let known = (r.age_lo..=r.age_hi).filter(|&a| a <= remember).count() as u64;
+            assert!(
+                r.n > 0 && r.n % width == 0,
+                "{label} {}..{}",
+                r.age_lo,
+                r.age_hi
+            );
+            assert_eq!(
+                r.yes * width,
+                r.n * known,
+                "{label} {}..{}",
+                r.age_lo,
+                r.age_hi
+            );
+            assert_eq!(r.theory, known as f64 / width as f64);
+        }
+    }
 }
