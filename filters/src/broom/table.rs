@@ -266,50 +266,41 @@ impl QuotientTable {
         self.shifted.assign(i, false);
     }
 
-    /// The first empty slot at or after `i`, going round: word at a time
-    /// over the three metadata arrays.
-    fn first_empty_from(&self, i: u64) -> u64 {
+    /// The first slot at or after `i`, going round, whose bit is set in
+    /// `bits(w)`, the 64-slot word `w` of some mask built from the metadata
+    /// arrays (bits past the last slot are ignored). There must be one.
+    fn first_from(&self, i: u64, bits: impl Fn(usize) -> u64) -> u64 {
         let words = self.occupied.words();
-        let empty =
-            |w: usize| !(self.occupied.word(w) | self.continuation.word(w) | self.shifted.word(w));
         let mut w = (i >> 6) as usize;
-        let mut bits = empty(w) & (!0u64 << (i & 63));
+        let mut word = bits(w) & (!0u64 << (i & 63));
         for _ in 0..=words {
-            // bits past the end read as empty: clip them
-            let at = ((w as u64) << 6) + bits.trailing_zeros() as u64;
-            if bits != 0 && at < self.slots {
+            let at = ((w as u64) << 6) + word.trailing_zeros() as u64;
+            if word != 0 && at < self.slots {
                 return at;
             }
             w += 1;
             if w == words {
                 w = 0;
             }
-            bits = empty(w);
+            word = bits(w);
         }
         unreachable!("a slot is always empty")
+    }
+
+    /// The first empty slot at or after `i`, going round.
+    fn first_empty_from(&self, i: u64) -> u64 {
+        self.first_from(i, |w| {
+            !(self.occupied.word(w) | self.continuation.word(w) | self.shifted.word(w))
+        })
     }
 
     /// The first slot after `i`, going round, that is empty or starts a run
     /// in its own slot (continuation and shifted bits both 0): where a
     /// removal's shift stops.
     fn first_stop_after(&self, i: u64) -> u64 {
-        let words = self.occupied.words();
-        let stop = |w: usize| !(self.continuation.word(w) | self.shifted.word(w));
-        let from = self.next(i);
-        let mut w = (from >> 6) as usize;
-        let mut bits = stop(w) & (!0u64 << (from & 63));
-        for _ in 0..=words {
-            let at = ((w as u64) << 6) + bits.trailing_zeros() as u64;
-            if bits != 0 && at < self.slots {
-                return at;
-            }
-            w += 1;
-            if w == words {
-                w = 0;
-            }
-            bits = stop(w);
-        }
-        unreachable!("a slot is always empty")
+        self.first_from(self.next(i), |w| {
+            !(self.continuation.word(w) | self.shifted.word(w))
+        })
     }
 
     /// The next occupied quotient after `b`.

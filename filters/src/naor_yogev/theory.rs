@@ -131,6 +131,78 @@ pub fn slack_of(n: u64, c: u64) -> u64 {
     (c + 1) * generation(n, c) - n
 }
 
+/// The sizing both generation-tagged designs share (this one and
+/// `ny_pocket`): checks `n`, `m`, `eps` and `max_load`; with `c` given,
+/// checks it (at most max(n, 2), slack within m) and sizes at it;
+/// otherwise sizes at every feasible c from the smallest up to `search`
+/// more and keeps the one with least `memory`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn size_generations<S>(
+    n: u64,
+    m: u64,
+    eps: f64,
+    c: Option<u64>,
+    max_load: f64,
+    search: u64,
+    with_c: impl Fn(u64, u64, f64, u64, f64) -> Result<S, ParamError>,
+    memory: impl Fn(&S) -> u64,
+) -> Result<S, ParamError> {
+    check_nonzero("n", n)?;
+    check_nonzero("m", m)?;
+    check_probability("eps", eps)?;
+    if !(0.5..1.0).contains(&max_load) {
+        return Err(ParamError::OutOfRange {
+            name: "max_load",
+            value: format!("{max_load}"),
+            expected: "in [0.5, 1)",
+        });
+    }
+    if n > MAX_BITS {
+        return Err(ParamError::TooLarge {
+            what: "window n",
+            limit: format!("{MAX_BITS}"),
+        });
+    }
+    if let Some(c) = c {
+        check_nonzero("c", c)?;
+        if c > n.max(2) {
+            return Err(ParamError::OutOfRange {
+                name: "c",
+                value: c.to_string(),
+                expected: "at most max(n, 2)",
+            });
+        }
+        if slack_of(n, c) > m {
+            return Err(ParamError::OutOfRange {
+                name: "c",
+                value: c.to_string(),
+                expected: "large enough that the slack (c + 1)⌈(n - 1)/c⌉ - n is within m",
+            });
+        }
+        return with_c(n, m, eps, c, max_load);
+    }
+    // slack >= (n - 1)/c - 1, so c >= (n - 1)/(m + 1) is necessary
+    let lo = ((n - 1) / (m + 1)).max(1);
+    let hi = lo.saturating_add(search).min(n.max(2));
+    let mut best: Option<S> = None;
+    let mut last_err = None;
+    for c in lo..=hi {
+        if slack_of(n, c) > m {
+            continue;
+        }
+        match with_c(n, m, eps, c, max_load) {
+            Ok(s) if best.as_ref().is_none_or(|b| memory(&s) < memory(b)) => best = Some(s),
+            Ok(_) => {}
+            Err(e) => last_err = Some(e),
+        }
+    }
+    best.ok_or_else(|| {
+        last_err.unwrap_or(ParamError::Unreachable {
+            target: format!("slack <= {m} for window {n}"),
+        })
+    })
+}
+
 /// Bits of a value in 0..=x.
 fn bits_for(x: u64) -> u32 {
     64 - x.leading_zeros()
@@ -146,61 +218,16 @@ impl Sizing {
         c: Option<u64>,
         max_load: f64,
     ) -> Result<Sizing, ParamError> {
-        check_nonzero("n", n)?;
-        check_nonzero("m", m)?;
-        check_probability("eps", eps)?;
-        if !(0.5..1.0).contains(&max_load) {
-            return Err(ParamError::OutOfRange {
-                name: "max_load",
-                value: format!("{max_load}"),
-                expected: "in [0.5, 1)",
-            });
-        }
-        if n > MAX_BITS {
-            return Err(ParamError::TooLarge {
-                what: "window n",
-                limit: format!("{MAX_BITS}"),
-            });
-        }
-        if let Some(c) = c {
-            check_nonzero("c", c)?;
-            if c > n.max(2) {
-                return Err(ParamError::OutOfRange {
-                    name: "c",
-                    value: c.to_string(),
-                    expected: "at most max(n, 2)",
-                });
-            }
-            let s = slack_of(n, c);
-            if s > m {
-                return Err(ParamError::OutOfRange {
-                    name: "c",
-                    value: c.to_string(),
-                    expected: "large enough that the slack (c + 1)⌈(n - 1)/c⌉ - n is within m",
-                });
-            }
-            return Self::with_c(n, m, eps, c, max_load);
-        }
-        // slack >= (n - 1)/c - 1, so c >= (n - 1)/(m + 1) is necessary
-        let lo = ((n - 1) / (m + 1)).max(1);
-        let hi = lo.saturating_add(C_SEARCH).min(n.max(2));
-        let mut best: Option<Sizing> = None;
-        let mut last_err = None;
-        for c in lo..=hi {
-            if slack_of(n, c) > m {
-                continue;
-            }
-            match Self::with_c(n, m, eps, c, max_load) {
-                Ok(s) if best.is_none_or(|b| s.memory_bits() < b.memory_bits()) => best = Some(s),
-                Ok(_) => {}
-                Err(e) => last_err = Some(e),
-            }
-        }
-        best.ok_or_else(|| {
-            last_err.unwrap_or(ParamError::Unreachable {
-                target: format!("slack <= {m} for window {n}"),
-            })
-        })
+        size_generations(
+            n,
+            m,
+            eps,
+            c,
+            max_load,
+            C_SEARCH,
+            Self::with_c,
+            Sizing::memory_bits,
+        )
     }
 
     fn with_c(n: u64, m: u64, eps: f64, c: u64, max_load: f64) -> Result<Sizing, ParamError> {
@@ -308,34 +335,25 @@ impl Sizing {
 
     /// FPR averaged over phases 1..=g (closed form of the geometric sum).
     pub fn fpr_avg(&self) -> f64 {
-        // with x = 1 - 1/R: mean over φ of x^(cg + φ) = x^(cg+1) (1 - x^g) R / g
-        let lx = (-1.0 / self.range()).ln_1p();
-        let sum = ((self.c * self.g + 1) as f64 * lx).exp()
-            * -(self.g as f64 * lx).exp_m1()
-            * self.range()
-            / self.g as f64;
-        1.0 - sum
+        fpr_avg_over_phases(self.range(), self.c, self.g)
     }
 
     /// P(yes | age) at phase φ: 1 while the key's generation is active (age
     /// <= φ + cg), else the FPR.
     pub fn presence(&self, age: u64, phase: u64) -> f64 {
-        if age <= phase + self.c * self.g {
-            1.0
-        } else {
-            self.fpr_at(phase)
-        }
+        presence_rule(age, phase, self.c, self.g, || self.fpr_at(phase))
     }
 
     /// PWS at phase φ: expected yes answers over ages n + 1 ..= n + s.
     pub fn pws_at(&self, phase: u64) -> f64 {
-        let (lo, hi) = (self.n + 1, self.n + self.slack());
-        if hi < lo {
-            return 0.0;
-        }
-        let active_to = (phase + self.c * self.g).min(hi);
-        let active = active_to.saturating_sub(lo - 1).min(hi - lo + 1);
-        active as f64 + (hi - lo + 1 - active) as f64 * self.fpr_at(phase)
+        pws_rule(
+            self.n,
+            self.slack(),
+            self.c,
+            self.g,
+            phase,
+            self.fpr_at(phase),
+        )
     }
 
     /// Expected slots a negative query reads with an empty stash: 8, or 4
@@ -343,6 +361,37 @@ impl Sizing {
     pub fn probes_negative(&self) -> f64 {
         2.0 * BUCKET_SLOTS as f64 - BUCKET_SLOTS as f64 / self.buckets as f64
     }
+}
+
+/// The FPR 1 - (1 - 1/R)^(cg + φ) averaged over phases φ = 1..=g, in
+/// closed form: with x = 1 - 1/R the mean of x^(cg + φ) is
+/// x^(cg+1) (1 - x^g) R / g. (Shared with `ny_pocket`, R = 1/p.)
+pub(crate) fn fpr_avg_over_phases(range: f64, c: u64, g: u64) -> f64 {
+    let lx = (-1.0 / range).ln_1p();
+    let sum = ((c * g + 1) as f64 * lx).exp() * -(g as f64 * lx).exp_m1() * range / g as f64;
+    1.0 - sum
+}
+
+/// P(yes | age) at phase φ under the generations rule: 1 while the key's
+/// generation is active (age <= φ + cg), else `fpr()`.
+pub(crate) fn presence_rule(age: u64, phase: u64, c: u64, g: u64, fpr: impl Fn() -> f64) -> f64 {
+    if age <= phase + c * g {
+        1.0
+    } else {
+        fpr()
+    }
+}
+
+/// PWS at phase φ under the generations rule: expected yes answers over
+/// ages n + 1 ..= n + s, 1 for each still-active age and `fpr` for the rest.
+pub(crate) fn pws_rule(n: u64, s: u64, c: u64, g: u64, phase: u64, fpr: f64) -> f64 {
+    let (lo, hi) = (n + 1, n + s);
+    if hi < lo {
+        return 0.0;
+    }
+    let active_to = (phase + c * g).min(hi);
+    let active = active_to.saturating_sub(lo - 1).min(hi - lo + 1);
+    active as f64 + (hi - lo + 1 - active) as f64 * fpr
 }
 
 /// 1 - (1 - 1/R)^k.

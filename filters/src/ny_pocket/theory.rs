@@ -55,8 +55,8 @@
 //! m), C ∈ 8..=120 and r, with b = max(⌈N/(αC)⌉, the fewest blocks meeting ε
 //! at the worst phase, 2), for the least memory.
 
-use crate::error::{check_nonzero, check_probability, ParamError, MAX_BITS};
-use crate::naor_yogev::theory::slack_of;
+use crate::error::{ParamError, MAX_BITS};
+use crate::naor_yogev::theory::{fpr_avg_over_phases, presence_rule, pws_rule, size_generations};
 
 /// Bits of a block header.
 pub const HEADER_BITS: u32 = 128;
@@ -135,59 +135,16 @@ impl Sizing {
         c: Option<u64>,
         max_load: f64,
     ) -> Result<Sizing, ParamError> {
-        check_nonzero("n", n)?;
-        check_nonzero("m", m)?;
-        check_probability("eps", eps)?;
-        if !(0.5..1.0).contains(&max_load) {
-            return Err(ParamError::OutOfRange {
-                name: "max_load",
-                value: format!("{max_load}"),
-                expected: "in [0.5, 1)",
-            });
-        }
-        if n > MAX_BITS {
-            return Err(ParamError::TooLarge {
-                what: "window n",
-                limit: format!("{MAX_BITS}"),
-            });
-        }
-        if let Some(c) = c {
-            check_nonzero("c", c)?;
-            if c > n.max(2) {
-                return Err(ParamError::OutOfRange {
-                    name: "c",
-                    value: c.to_string(),
-                    expected: "at most max(n, 2)",
-                });
-            }
-            if slack_of(n, c) > m {
-                return Err(ParamError::OutOfRange {
-                    name: "c",
-                    value: c.to_string(),
-                    expected: "large enough that the slack (c + 1)⌈(n - 1)/c⌉ - n is within m",
-                });
-            }
-            return Self::with_c(n, m, eps, c, max_load);
-        }
-        let lo = ((n - 1) / (m + 1)).max(1);
-        let hi = lo.saturating_add(C_SEARCH).min(n.max(2));
-        let mut best: Option<Sizing> = None;
-        let mut last_err = None;
-        for c in lo..=hi {
-            if slack_of(n, c) > m {
-                continue;
-            }
-            match Self::with_c(n, m, eps, c, max_load) {
-                Ok(s) if best.is_none_or(|b| s.memory_bits() < b.memory_bits()) => best = Some(s),
-                Ok(_) => {}
-                Err(e) => last_err = Some(e),
-            }
-        }
-        best.ok_or_else(|| {
-            last_err.unwrap_or(ParamError::Unreachable {
-                target: format!("slack <= {m} for window {n}"),
-            })
-        })
+        size_generations(
+            n,
+            m,
+            eps,
+            c,
+            max_load,
+            C_SEARCH,
+            Self::with_c,
+            Sizing::memory_bits,
+        )
     }
 
     fn with_c(n: u64, m: u64, eps: f64, c: u64, max_load: f64) -> Result<Sizing, ParamError> {
@@ -302,32 +259,25 @@ impl Sizing {
 
     /// FPR averaged over phases 1..=g (closed form of the geometric sum).
     pub fn fpr_avg(&self) -> f64 {
-        let lx = (-self.match_probability()).ln_1p();
-        let sum = ((self.c * self.g + 1) as f64 * lx).exp() * -(self.g as f64 * lx).exp_m1()
-            / -lx.exp_m1()
-            / self.g as f64;
-        1.0 - sum
+        fpr_avg_over_phases(1.0 / self.match_probability(), self.c, self.g)
     }
 
     /// P(yes | age) at phase φ: 1 while the key's generation is active (age
     /// <= φ + cg), else the FPR.
     pub fn presence(&self, age: u64, phase: u64) -> f64 {
-        if age <= phase + self.c * self.g {
-            1.0
-        } else {
-            self.fpr_at(phase)
-        }
+        presence_rule(age, phase, self.c, self.g, || self.fpr_at(phase))
     }
 
     /// PWS at phase φ: expected yes answers over ages n + 1 ..= n + s.
     pub fn pws_at(&self, phase: u64) -> f64 {
-        let (lo, hi) = (self.n + 1, self.n + self.slack());
-        if hi < lo {
-            return 0.0;
-        }
-        let active_to = (phase + self.c * self.g).min(hi);
-        let active = active_to.saturating_sub(lo - 1).min(hi - lo + 1);
-        active as f64 + (hi - lo + 1 - active) as f64 * self.fpr_at(phase)
+        pws_rule(
+            self.n,
+            self.slack(),
+            self.c,
+            self.g,
+            phase,
+            self.fpr_at(phase),
+        )
     }
 
     /// Candidates a negative query compares at the worst phase, stale
