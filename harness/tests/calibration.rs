@@ -26,6 +26,7 @@ struct Coin {
     count: HashMap<u64, u32>,
     p: f64,
     probes: u32,
+    inserted: u64,
 }
 
 impl Coin {
@@ -36,6 +37,7 @@ impl Coin {
             count: HashMap::new(),
             p,
             probes,
+            inserted: 0,
         }
     }
 }
@@ -62,6 +64,13 @@ impl Filter for Coin {
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), self.probes)
+    }
+    /// The i-th insertion reports i mod 1000 + 1 cells: over any 1000k
+    /// consecutive insertions each of 1..=1000 exactly k times.
+    fn insert_probes(&mut self, key: u64) -> Option<u32> {
+        self.insert(key);
+        self.inserted += 1;
+        Some((self.inserted % 1000 + 1) as u32)
     }
     fn memory_bits(&self) -> u64 {
         64 * self.remember as u64
@@ -301,4 +310,27 @@ fn age_profile_buckets_are_counted_exactly() {
             assert_eq!(r.theory, known as f64 / width as f64);
         }
     }
+}
+
+#[test]
+fn insertion_tail_statistics_are_exact_for_known_counts() {
+    // 10,000 insertions reporting 1..=1000 cells ten times each: mean
+    // 500.5, nearest-rank p99 990 and p99.9 999, maximum 1000
+    let spec = MeasureSpec {
+        tail_ops: 10_000,
+        ..quick()
+    };
+    let r = measure(256, 0, 256, 0.0, &spec, &[Metric::Tail]);
+    assert_eq!(num(&r, "insert_probes_mean"), 500.5);
+    assert_eq!(num(&r, "insert_probes_p99"), 990.0);
+    assert_eq!(num(&r, "insert_probes_p999"), 999.0);
+    assert_eq!(num(&r, "max_probes"), 1000.0);
+    // the times: ordered as quantiles must be
+    let (mean, p99, p999, max) = (
+        num(&r, "insert_mean_ns"),
+        num(&r, "insert_p99_ns"),
+        num(&r, "insert_p999_ns"),
+        num(&r, "insert_max_ns"),
+    );
+    assert!(mean > 0.0 && p99 <= p999 && p999 <= max && mean <= max);
 }
