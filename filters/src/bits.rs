@@ -45,7 +45,7 @@ pub(crate) fn select64(x: u64, k: u32) -> u32 {
 
 /// Bits `pos..pos + n` of `words` (`n` in 1..=64), right-aligned.
 #[inline]
-fn read_bits(words: &[u64], pos: u64, n: u32) -> u64 {
+pub(crate) fn read_bits(words: &[u64], pos: u64, n: u32) -> u64 {
     let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
     let mut v = words[w] >> off;
     if off + n > 64 {
@@ -60,7 +60,7 @@ fn read_bits(words: &[u64], pos: u64, n: u32) -> u64 {
 
 /// Writes the low `n` bits of `v` (`n` in 1..=64) to bits `pos..pos + n`.
 #[inline]
-fn write_bits(words: &mut [u64], pos: u64, n: u32, v: u64) {
+pub(crate) fn write_bits(words: &mut [u64], pos: u64, n: u32, v: u64) {
     let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
     let mask = if n == 64 { !0 } else { (1u64 << n) - 1 };
     let v = v & mask;
@@ -73,7 +73,7 @@ fn write_bits(words: &mut [u64], pos: u64, n: u32, v: u64) {
 
 /// Moves bits `start..end` of `words` up by `by` positions, the top chunk
 /// first, so that nothing is overwritten before it is read.
-fn shift_bits_up(words: &mut [u64], start: u64, end: u64, by: u64) {
+pub(crate) fn shift_bits_up(words: &mut [u64], start: u64, end: u64, by: u64) {
     let mut hi = end;
     while hi > start {
         let n = (hi - start).min(64) as u32;

@@ -129,11 +129,6 @@ impl QuotientTable {
     }
 
     #[inline]
-    fn is_empty_slot(&self, i: u64) -> bool {
-        !self.occupied.get(i) && !self.continuation.get(i) && !self.shifted.get(i)
-    }
-
-    #[inline]
     fn entry_at(&self, i: u64, quot: u64) -> Entry {
         Entry {
             quot,
@@ -233,26 +228,14 @@ impl QuotientTable {
         self.ghosts += 1;
     }
 
-    /// Offset of slot `x` from `s`, going forward.
-    #[inline]
-    fn offset(&self, s: u64, x: u64) -> u64 {
-        if x >= s {
-            x - s
-        } else {
-            x + self.slots - s
-        }
-    }
-
     /// Copies slot `from`'s entry (remainder, adaptivity bits, ghost bit)
-    /// to slot `to`, with the given metadata bits.
+    /// to slot `to`.
     #[inline]
-    fn move_slot(&mut self, from: u64, to: u64, continuation: bool, shifted: bool) {
+    fn move_data(&mut self, from: u64, to: u64) {
         self.rem.set(to, self.rem.get(from));
         self.abits[to as usize] = self.abits[from as usize];
         self.alen[to as usize] = self.alen[from as usize];
         self.ghost.assign(to, self.ghost.get(from));
-        self.continuation.assign(to, continuation);
-        self.shifted.assign(to, shifted);
     }
 
     /// Empties slot `i`.
@@ -322,8 +305,10 @@ impl QuotientTable {
         debug_assert!(self.entries + 1 < self.slots);
         let h = x.quot;
         let had_run = self.occupied.get(h);
-        // where x goes: after h's run, or where h's run would start (after
-        // the runs of the quotients before h in the cluster, and not before h)
+        // where x goes: after h's run, or where h's run would start. That
+        // is run_start with h's occupied bit set: after the runs of the
+        // quotients before h, which reach past h when slot h is taken, and
+        // h itself when slot h is empty.
         self.occupied.set(h);
         let start = self.run_start(h).expect("occupied");
         // (the emptiness test below reads occupied bits: h's is set again
@@ -336,15 +321,7 @@ impl QuotientTable {
             }
             self.next(j)
         } else {
-            let mut s = h;
-            while self.shifted.get(s) {
-                s = self.prev(s);
-            }
-            if self.offset(s, start) < self.offset(s, h) {
-                h
-            } else {
-                start
-            }
+            start
         };
         // the first empty slot from pos on, then everything before it moves
         let mut end = self.first_empty_from(pos);
@@ -365,7 +342,9 @@ impl QuotientTable {
         while end != pos {
             let from = self.prev(end);
             let cont = self.continuation.get(from);
-            self.move_slot(from, end, cont, true);
+            self.move_data(from, end);
+            self.continuation.assign(end, cont);
+            self.shifted.set(end);
             end = from;
         }
         self.rem.set(pos, x.rem);
@@ -406,51 +385,33 @@ impl QuotientTable {
         if only {
             self.occupied.assign(h, false);
         }
+        // the entries p + 1..stop move back one slot; without a wrap, their
+        // data a range at a time; their metadata bit by bit (a run start's
+        // shifted bit depends on its quotient)
         let stop = self.first_stop_after(p);
-        if stop > p {
-            // no wrap: the entries p + 1..stop move back one slot, their data
-            // a range at a time, their metadata bit by bit (a run start's
-            // shifted bit depends on its quotient)
+        let wraps = stop < p;
+        if !wraps {
             let (p_, s_) = (p as usize, stop as usize);
             self.rem.shift_down_one(p + 1, stop);
             self.abits.copy_within(p_ + 1..s_, p_);
             self.alen.copy_within(p_ + 1..s_, p_);
             self.ghost.shift_down_one(p + 1, stop);
-            let mut b = h;
-            for src in p + 1..stop {
-                let dst = src - 1;
-                let mut cont = self.continuation.get(src);
-                if !cont {
-                    b = self.next_occupied(b);
-                }
-                if dst == start && p == start {
-                    cont = false;
-                }
-                self.continuation.assign(dst, cont);
-                self.shifted.assign(dst, cont || dst != b);
-            }
-            self.clear_slot(stop - 1);
-            return true;
         }
         let (mut dst, mut src, mut b) = (p, self.next(p), h);
-        loop {
-            if self.is_empty_slot(src) {
-                break;
-            }
+        while src != stop {
             let mut cont = self.continuation.get(src);
             if !cont {
-                // a run starts at src: it moves back only if shifted
                 b = self.next_occupied(b);
-                if !self.shifted.get(src) {
-                    break;
-                }
             }
             if dst == start && p == start {
                 // the removed entry started h's run: the next one does now
                 cont = false;
             }
-            let shifted = cont || dst != b;
-            self.move_slot(src, dst, cont, shifted);
+            if wraps {
+                self.move_data(src, dst);
+            }
+            self.continuation.assign(dst, cont);
+            self.shifted.assign(dst, cont || dst != b);
             dst = src;
             src = self.next(src);
         }

@@ -120,6 +120,21 @@ fn matches_a_model_under_inserts_and_removes() {
 /// and remove are tested against: decode the cluster into a list, change
 /// the list, lay it out again greedily.
 impl QuotientTable {
+    #[inline]
+    fn is_empty_slot(&self, i: u64) -> bool {
+        !self.occupied.get(i) && !self.continuation.get(i) && !self.shifted.get(i)
+    }
+
+    /// Offset of slot `x` from `s`, going forward.
+    #[inline]
+    fn offset(&self, s: u64, x: u64) -> u64 {
+        if x >= s {
+            x - s
+        } else {
+            x + self.slots - s
+        }
+    }
+
     /// Decodes the part of the cluster around quotient `h` that an update
     /// at `h` can move: from the start of `h`'s run (or of the first run
     /// after it, if `h` has none) up to the first empty slot, into `out`.

@@ -122,7 +122,7 @@ pub fn space_bound_bits(n: u64, m: u64, eps: f64) -> f64 {
 }
 
 /// g for window n and c.
-fn generation(n: u64, c: u64) -> u64 {
+pub(crate) fn generation(n: u64, c: u64) -> u64 {
     (n - 1).div_ceil(c).max(1)
 }
 
@@ -396,12 +396,24 @@ pub(crate) fn pws_rule(n: u64, s: u64, c: u64, g: u64, phase: u64, fpr: f64) -> 
 
 /// 1 - (1 - 1/R)^k.
 fn fpr_with(range: f64, k: u64) -> f64 {
-    -(k as f64 * (-1.0 / range).ln_1p()).exp_m1()
+    fpr_of_match(1.0 / range, k)
+}
+
+/// 1 - (1 - p)^k: the FPR of k stored fingerprints each matching a
+/// never-inserted key with probability p (shared with `ny_pocket`).
+pub(crate) fn fpr_of_match(p: f64, k: u64) -> f64 {
+    -(k as f64 * (-p).ln_1p()).exp_m1()
+}
+
+/// Largest per-fingerprint match probability p with 1 - (1 - p)^N <= ε:
+/// 1 - (1 - ε)^(1/N) (shared with `ny_pocket`).
+pub(crate) fn max_match(capacity: u64, eps: f64) -> f64 {
+    -((-eps).ln_1p() / capacity as f64).exp_m1()
 }
 
 /// Smallest R with 1 - (1 - 1/R)^N <= ε: R >= 1 / (1 - (1 - ε)^(1/N)).
 fn min_range(capacity: u64, eps: f64) -> f64 {
-    let r = (1.0 / -((-eps).ln_1p() / capacity as f64).exp_m1()).ceil();
+    let r = (1.0 / max_match(capacity, eps)).ceil();
     // guard the rounding of the closed form
     if fpr_with(r, capacity) > eps {
         r + 1.0

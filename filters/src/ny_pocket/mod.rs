@@ -43,6 +43,7 @@
 mod header;
 pub mod theory;
 
+use crate::bits::{read_bits, shift_bits_up, write_bits};
 use crate::hash::{fastrange, mix64};
 use crate::{Filter, ParamError, SlidingFilter};
 use header::{bucket_range, header_insert};
@@ -217,33 +218,17 @@ impl NyPocket {
     }
 
     #[inline]
-    fn read(&self, pos: u64, len: u32) -> u64 {
-        let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
-        let two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
-        (two >> off) as u64 & (u64::MAX >> (64 - len))
-    }
-
-    #[inline]
-    fn write(&mut self, pos: u64, len: u32, v: u64) {
-        let (w, off) = ((pos >> 6) as usize, (pos & 63) as u32);
-        let mask = (u64::MAX >> (64 - len)) as u128;
-        let mut two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
-        two = (two & !(mask << off)) | (v as u128) << off;
-        self.words[w] = two as u64;
-        self.words[w + 1] = (two >> 64) as u64;
-    }
-
-    #[inline]
     fn header(&self, blk: u64) -> u128 {
         let base = blk * self.block_bits;
-        self.read(base, 64) as u128 | (self.read(base + 64, 64) as u128) << 64
+        read_bits(&self.words, base, 64) as u128
+            | (read_bits(&self.words, base + 64, 64) as u128) << 64
     }
 
     #[inline]
     fn set_header(&mut self, blk: u64, h: u128) {
         let base = blk * self.block_bits;
-        self.write(base, 64, h as u64);
-        self.write(base + 64, 64, (h >> 64) as u64);
+        write_bits(&mut self.words, base, 64, h as u64);
+        write_bits(&mut self.words, base + 64, 64, (h >> 64) as u64);
     }
 
     #[inline]
@@ -253,12 +238,13 @@ impl NyPocket {
 
     #[inline]
     fn entry(&self, blk: u64, i: u32) -> u64 {
-        self.read(self.entry_pos(blk, i), self.entry_bits)
+        read_bits(&self.words, self.entry_pos(blk, i), self.entry_bits)
     }
 
     #[inline]
     fn set_entry(&mut self, blk: u64, i: u32, v: u64) {
-        self.write(self.entry_pos(blk, i), self.entry_bits, v)
+        let pos = self.entry_pos(blk, i);
+        write_bits(&mut self.words, pos, self.entry_bits, v)
     }
 
     /// Whether bucket `q` of block `blk` (header `h`) holds an active entry
@@ -287,17 +273,23 @@ impl NyPocket {
         (hit, e0, last)
     }
 
-    /// Whether the stash holds an active entry of fingerprint `fp`.
+    /// Whether the stash holds an active entry of fingerprint `fp`, and
+    /// the entries compared (those with its first block: the stash is
+    /// sorted by it).
     #[inline]
-    fn stash_holds(&self, fp: &Fingerprint) -> bool {
+    fn stash_holds(&self, fp: &Fingerprint) -> (bool, u32) {
         if self.stash.is_empty() {
-            return false;
+            return (false, 0);
         }
         let from = self.stash.partition_point(|e| e.fp.b1 < fp.b1);
-        self.stash[from..]
-            .iter()
-            .take_while(|e| e.fp.b1 == fp.b1)
-            .any(|e| e.fp == *fp && self.active(e.tag))
+        let mut compared = 0;
+        for e in self.stash[from..].iter().take_while(|e| e.fp.b1 == fp.b1) {
+            compared += 1;
+            if e.fp == *fp && self.active(e.tag) {
+                return (true, compared);
+            }
+        }
+        (false, compared)
     }
 
     /// Distinct 64-byte lines holding block `blk`'s header and its entries
@@ -341,23 +333,6 @@ impl NyPocket {
         total
     }
 
-    /// Moves bits `start..end` up by one entry, a word at a time from the
-    /// top (so that nothing is overwritten before it is read).
-    fn shift_up(&mut self, start: u64, end: u64) {
-        let w = self.entry_bits as u64;
-        let mut cur = end;
-        while cur - start >= 64 {
-            cur -= 64;
-            let v = self.read(cur, 64);
-            self.write(cur + w, 64, v);
-        }
-        if cur > start {
-            let len = (cur - start) as u32;
-            let v = self.read(start, len);
-            self.write(start + w, len, v);
-        }
-    }
-
     /// Stores `v` in bucket `q` of block `blk` (which has a free slot);
     /// returns the entries moved.
     fn place(&mut self, blk: u64, q: u32, v: u64) -> u32 {
@@ -366,7 +341,8 @@ impl NyPocket {
         let (_, cnt, start) = bucket_range(h, q);
         let pos = start + cnt;
         let e = pos - q;
-        self.shift_up(self.entry_pos(blk, e), self.entry_pos(blk, total));
+        let (from, to) = (self.entry_pos(blk, e), self.entry_pos(blk, total));
+        shift_bits_up(&mut self.words, from, to, self.entry_bits as u64);
         self.set_entry(blk, e, v);
         self.set_header(blk, header_insert(h, pos));
         total - e + 1
@@ -448,7 +424,7 @@ impl Filter for NyPocket {
         let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
         self.scan(fp.b1, h1, fp.q, fp.rem).0
             || self.scan(fp.b2, h2, fp.q, fp.rem).0
-            || self.stash_holds(&fp)
+            || self.stash_holds(&fp).0
     }
 
     /// 64-byte lines read (header and bucket of each block) plus stash
@@ -466,18 +442,8 @@ impl Filter for NyPocket {
         if yes {
             return (true, l1 + l2);
         }
-        let mut probes = l1 + l2;
-        if self.stash.is_empty() {
-            return (false, probes);
-        }
-        let from = self.stash.partition_point(|e| e.fp.b1 < fp.b1);
-        for e in self.stash[from..].iter().take_while(|e| e.fp.b1 == fp.b1) {
-            probes += 1;
-            if e.fp == fp && self.active(e.tag) {
-                return (true, probes);
-            }
-        }
-        (false, probes)
+        let (yes, compared) = self.stash_holds(&fp);
+        (yes, l1 + l2 + compared)
     }
 
     /// Block array, stash capacity and state words.

@@ -56,7 +56,10 @@
 //! at the worst phase, 2), for the least memory.
 
 use crate::error::{ParamError, MAX_BITS};
-use crate::naor_yogev::theory::{fpr_avg_over_phases, presence_rule, pws_rule, size_generations};
+use crate::naor_yogev::theory::{
+    fpr_avg_over_phases, fpr_of_match, generation, max_match, presence_rule, pws_rule,
+    size_generations,
+};
 
 /// Bits of a block header.
 pub const HEADER_BITS: u32 = 128;
@@ -114,16 +117,6 @@ fn bits_below(x: u64) -> u32 {
     64 - (x - 1).leading_zeros()
 }
 
-/// 1 - (1 - p)^k.
-fn fpr_with(p: f64, k: u64) -> f64 {
-    -(k as f64 * (-p).ln_1p()).exp_m1()
-}
-
-/// Largest per-entry match probability p with 1 - (1 - p)^N <= ε.
-fn max_match(capacity: u64, eps: f64) -> f64 {
-    -((-eps).ln_1p() / capacity as f64).exp_m1()
-}
-
 impl Sizing {
     /// Sizes a filter for window `n`, slack at most `m`, FPR at most `eps`
     /// at the worst phase; `c` given or chosen for least memory; `max_load`
@@ -148,7 +141,7 @@ impl Sizing {
     }
 
     fn with_c(n: u64, m: u64, eps: f64, c: u64, max_load: f64) -> Result<Sizing, ParamError> {
-        let g = (n - 1).div_ceil(c).max(1);
+        let g = generation(n, c);
         let too_large = |what| ParamError::TooLarge {
             what,
             limit: format!("{MAX_BITS} bits"),
@@ -249,7 +242,7 @@ impl Sizing {
 
     /// FPR at phase φ ∈ 1..=g: 1 - (1 - p)^(cg + φ).
     pub fn fpr_at(&self, phase: u64) -> f64 {
-        fpr_with(self.match_probability(), self.c * self.g + phase)
+        fpr_of_match(self.match_probability(), self.c * self.g + phase)
     }
 
     /// FPR at the worst phase (φ = g).
@@ -286,14 +279,9 @@ impl Sizing {
         2.0 * self.capacity as f64 / (self.blocks as f64 * self.buckets_per_block() as f64)
     }
 
-    /// Blocks the sweep purges per insertion, b/g.
-    pub fn sweep_per_insert(&self) -> f64 {
-        self.blocks as f64 / self.g as f64
-    }
-
     /// Where the bits go, per window key (n), at the worst phase: remainder,
     /// header (metadata), tag, the load's empty slots and the slack's extra
-    /// keys, as (name, bits per key); they sum to the memory per key less the
+    /// keys, as (theory column name, bits per key); they sum to the memory per key less the
     /// state words and rounding.
     pub fn breakdown(&self) -> Vec<(&'static str, f64)> {
         let n = self.n as f64;
@@ -302,11 +290,11 @@ impl Sizing {
         let (r, t) = (self.remainder_bits as f64, self.tag_bits as f64);
         let header = self.blocks as f64 * HEADER_BITS as f64;
         vec![
-            ("remainder", r),
-            ("metadata", header / n),
-            ("tag", t),
-            ("empty_slots", (slots - used) * (r + t) / n),
-            ("slack_keys", (used - n) * (r + t) / n),
+            ("bits_remainder", r),
+            ("bits_metadata", header / n),
+            ("bits_tag", t),
+            ("bits_empty_slots", (slots - used) * (r + t) / n),
+            ("bits_slack_keys", (used - n) * (r + t) / n),
         ]
     }
 }

@@ -53,6 +53,18 @@ pub(crate) const SLIDING_METRICS: &[Metric] = &[
     Metric::Speed,
 ];
 
+/// The metrics of a sliding dictionary (Naor-Yogev, ny_pocket): those of a
+/// sliding design, and the tail of its insertions, whose work varies.
+pub(crate) const DICTIONARY_METRICS: &[Metric] = &[
+    Metric::Fpr,
+    Metric::Fnr,
+    Metric::Accesses,
+    Metric::Npws,
+    Metric::Memory,
+    Metric::Speed,
+    Metric::Tail,
+];
+
 /// The metrics `measure` takes for a filter over an exact window.
 pub(crate) const EXACT_METRICS: &[Metric] = &[
     Metric::Fpr,

@@ -81,16 +81,7 @@ impl DesignDef for NaorYogev {
     const ABOUT: &'static str =
         "Naor-Yogev sliding Bloom filter: a dictionary of fingerprints with generation tags";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Npws,
-        Metric::Memory,
-        Metric::Speed,
-        // a dictionary's insertions vary: their tail
-        Metric::Tail,
-    ];
+    const METRICS: &'static [Metric] = super::DICTIONARY_METRICS;
 
     fn build(p: NaorYogevParams, seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "naor_yogev needs window, slack and fpr";

@@ -76,15 +76,7 @@ fn scalars(size: &ny_pocket::Sizing) -> Vec<(&'static str, f64)> {
         ("candidates_negative", size.candidates_negative()),
         ("load", size.load()),
     ];
-    for (part, bits) in size.breakdown() {
-        v.push(match part {
-            "remainder" => ("bits_remainder", bits),
-            "metadata" => ("bits_metadata", bits),
-            "tag" => ("bits_tag", bits),
-            "empty_slots" => ("bits_empty_slots", bits),
-            _ => ("bits_slack_keys", bits),
-        });
-    }
+    v.extend(size.breakdown());
     v
 }
 
@@ -95,17 +87,10 @@ impl DesignDef for NyPocket {
     const ABOUT: &'static str =
         "Naor-Yogev generations over two-choice pocket dictionaries: nearer the space bound";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
-    const METRICS: &'static [Metric] = &[
-        Metric::Fpr,
-        Metric::Fnr,
-        Metric::Accesses,
-        Metric::Npws,
-        Metric::Memory,
-        Metric::Speed,
-        Metric::Tail,
-    ];
+    const METRICS: &'static [Metric] = super::DICTIONARY_METRICS;
 
-    fn build(p: NyPocketParams, seed: u64) -> anyhow::Result<Built> {
+    /// The filter has no randomness of its own: the seed only moves keys.
+    fn build(p: NyPocketParams, _seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "ny_pocket needs window, slack and fpr";
         let eps = probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
         let n = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
@@ -114,8 +99,6 @@ impl DesignDef for NyPocket {
         let load = p.max_load.unwrap_or(ny_pocket::DEFAULT_MAX_LOAD);
         let e = |r: ParamError| anyhow::anyhow!("ny_pocket: {r}");
         let size = ny_pocket::Sizing::new(n, m, eps, c, load).map_err(e)?;
-        // the filter has no randomness of its own: the seed only moves keys
-        let _ = seed;
         let f = bloomlab_filters::NyPocket::from_sizing(size).map_err(e)?;
         let grid = window::phase_grid(size.g, 256);
         let theory = Theory {
