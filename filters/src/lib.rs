@@ -48,6 +48,7 @@ pub mod timing;
 pub mod window;
 
 pub use apbf::blocked::BlockedApbf;
+pub use apbf::timed::{TimedApbf, Trigger};
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use broom::{Broom, BroomFilter};
@@ -120,6 +121,34 @@ pub trait Filter {
     fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
         None
     }
+
+    /// The filter as a [`TimedFilter`], if its window is one of time. The
+    /// default: it is not.
+    fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
+        None
+    }
+}
+
+/// A filter whose window is measured in time, not insertions: "was this key
+/// seen in the last T?". Time is a `u64` in whatever unit the caller keeps
+/// (the harness uses nanoseconds of simulated time, never the wall clock);
+/// the filter is told the time with [`advance`](TimedFilter::advance) before
+/// each insertion or query, and both then happen at that time.
+pub trait TimedFilter: Filter {
+    /// Moves the filter's clock to `now` and does the expiry due by then. A
+    /// time earlier than the filter's clock changes nothing: time does not
+    /// run backwards.
+    fn advance(&mut self, now: u64);
+
+    /// The filter's clock: the latest time it was advanced to.
+    fn now(&self) -> u64;
+
+    /// T: a key inserted less than T ago is reported, under the design's
+    /// guarantee (see each design for when it holds).
+    fn window_time(&self) -> u64;
+
+    /// How much longer than T a key may still be reported.
+    fn slack_time(&self) -> u64;
 }
 
 /// A filter that learns from its false positives (the broom filter): the

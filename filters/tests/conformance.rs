@@ -13,6 +13,7 @@
 //!
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
+//! | `timed` (APBF with time or hybrid generations) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < lτ; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of (k + l)τ; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F; memory exact; bad parameters rejected |
 //! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
 //!
 //! Every design also answers `contains_many` (batched queries) exactly as
@@ -30,7 +31,8 @@ use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
-    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
+    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimedApbf, TimedFilter, TimingBloom, Trigger, Wcss,
+    WindowSummary,
 };
 use common::{assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
@@ -211,7 +213,85 @@ fn batched_queries_agree<F: Filter>(mut f: F) {
     }
 }
 
+/// A time window's promise: over 200 000 insertions at random times (bursts
+/// of simultaneous keys, steady traffic, lulls of several generations),
+/// after each insertion every key inside the design's guarantee is reported
+/// (`guaranteed(age in time, insertions after it)`); after the stream,
+/// nothing older than (k + l)τ is left once that much time has passed
+/// without insertions; and at a steady rate of g keys per τ the FPR is not
+/// significantly above the count-based worst-phase F.
+fn time_promise(mut f: TimedApbf, guaranteed: impl Fn(u64, u64) -> bool) {
+    let keys = Keys::new(0x71AE);
+    let mut rng = Rng(7);
+    let tau = f.tau();
+    let mut now = 0u64;
+    let mut recent: std::collections::VecDeque<(u64, u64)> = Default::default();
+    for t in 1..=200_000u64 {
+        now += match rng.range(0, 99) {
+            0..=29 => 0,
+            30..=98 => rng.range(0, tau / 50),
+            _ => rng.range(0, 3 * tau),
+        };
+        f.advance(now);
+        f.insert(keys.stream(t));
+        recent.push_front((t, now));
+        recent.truncate(400);
+        for _ in 0..3 {
+            let (i, at) = recent[rng.range(0, recent.len() as u64 - 1) as usize];
+            if guaranteed(now - at, t - i) {
+                assert!(
+                    f.contains(keys.stream(i)),
+                    "{}: key of age {} (time) and {} (insertions) lost",
+                    f.name(),
+                    now - at,
+                    t - i
+                );
+            }
+        }
+    }
+    now += (f.k() + f.l()) as u64 * tau;
+    f.advance(now);
+    let lost = (1..=200_000u64).filter(|&t| f.contains(keys.stream(t))).count();
+    assert_eq!(lost, 0, "{}: keys left after a lull of (k + l)τ", f.name());
+    // a steady g per τ: the count-based worst phase bounds every moment
+    let bound = f.theory().count_based().fpr();
+    let (mut fp, mut n) = (0u64, 0u64);
+    for t in 0..(40 * f.g()) {
+        f.advance(now + t * tau / f.g());
+        f.insert(keys.stream(1_000_000 + t));
+        if t > 12 * f.g() && t % 7 == 0 {
+            n += 1;
+            fp += f.contains(keys.negative(n)) as u64;
+        }
+    }
+    assert_rate_at_most("steady-rate FPR", fp, n, bound);
+}
+
 macro_rules! conformance {
+    (timed $name:ident: $build:expr, guarantee = $rule:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                within(DEADLINE_SECS, || batched_queries_agree($build));
+            }
+            #[test]
+            fn keys_in_the_time_window_reported_and_fpr_within_bound() {
+                let f = $build;
+                let rule = ($rule)(&f);
+                within(DEADLINE_SECS, move || time_promise(f, rule));
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                assert_eq!(f.memory_bits(), (f.k() + f.l()) as u64 * f.m() + 4 * 64);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
     (stable $name:ident: $build:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
@@ -683,6 +763,18 @@ fn swamp_table_sized_as_documented() {
     assert_eq!(f.table().slots(), 78_644);
     assert_eq!(f.table().remainder_bits(), 12);
 }
+
+conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &TimedApbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
+           TimedApbf::with_fpr(100, 10, 0.0, Trigger::Time)]);
+
+conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybrid).unwrap(),
+    guarantee = |f: &TimedApbf| {
+        let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);
+        move |age: u64, later: u64| age / tau + later / g < l
+    },
+    bad = [TimedApbf::new(4, 3, 0, 10, Trigger::Hybrid), TimedApbf::with_fpr(0, 10, 0.01, Trigger::Hybrid)]);
 
 #[test]
 #[should_panic(expected = "did not finish within 1 s")]

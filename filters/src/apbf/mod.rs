@@ -19,6 +19,8 @@
 
 pub mod blocked;
 pub mod theory;
+pub mod timed;
+pub mod timed_theory;
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -173,6 +175,17 @@ impl Apbf {
         self.bits.get(b * self.m + index(key, b, self.m))
     }
 
+    /// Writes `key` into the k newest slices and counts it, without a shift.
+    #[inline]
+    fn write(&mut self, key: u64) {
+        self.count += 1;
+        self.inserted += 1;
+        for i in 0..self.k as usize {
+            let b = self.position(i);
+            self.bits.set(b * self.m + index(key, b, self.m));
+        }
+    }
+
     /// Ages the filter by one generation: zero s_{k+l-1} and make it s_0.
     fn shift(&mut self) {
         let h = self.slices();
@@ -188,12 +201,7 @@ impl Filter for Apbf {
         if self.count == self.g {
             self.shift();
         }
-        self.count += 1;
-        self.inserted += 1;
-        for i in 0..self.k as usize {
-            let b = self.position(i);
-            self.bits.set(b * self.m + index(key, b, self.m));
-        }
+        self.write(key);
     }
 
     fn contains(&self, key: u64) -> bool {
