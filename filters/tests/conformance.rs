@@ -31,8 +31,8 @@ use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
-    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimedApbf, TimedFilter, TimingBloom, Trigger, Wcss,
-    WindowSummary,
+    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimedApbf, TimedFilter, TimingBloom, Trigger,
+    Wcss, WindowSummary,
 };
 use common::{assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
@@ -251,7 +251,9 @@ fn time_promise(mut f: TimedApbf, guaranteed: impl Fn(u64, u64) -> bool) {
     }
     now += (f.k() + f.l()) as u64 * tau;
     f.advance(now);
-    let lost = (1..=200_000u64).filter(|&t| f.contains(keys.stream(t))).count();
+    let lost = (1..=200_000u64)
+        .filter(|&t| f.contains(keys.stream(t)))
+        .count();
     assert_eq!(lost, 0, "{}: keys left after a lull of (k + l)τ", f.name());
     // a steady g per τ: the count-based worst phase bounds every moment
     let bound = f.theory().count_based().fpr();

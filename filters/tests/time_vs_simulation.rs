@@ -226,11 +226,13 @@ fn presence_by_age_matches_theory_in_the_slack_zone() {
         let state = t.at(moment, &|x| a.cum(x));
         let (lo, hi) = (moment - t.window() - t.tau, moment - t.window());
         let zone: Vec<&(f64, u64)> = log.iter().filter(|(at, _)| *at >= lo && *at < hi).collect();
-        let yes = zone.iter().filter(|(_, i)| f.contains(keys.stream(*i))).count();
+        let yes = zone
+            .iter()
+            .filter(|(_, i)| f.contains(keys.stream(*i)))
+            .count();
         let expect: f64 = zone.iter().map(|(at, _)| state.presence(*at)).sum();
         diffs.push((yes as f64 - expect) / zone.len() as f64);
         log.retain(|(at, _)| *at >= moment - span as f64);
     }
     assert_mean("presence in the first slack generation", &diffs, 0.0);
 }
-

@@ -4,7 +4,8 @@
 //! pipeline: [`spec`] (TOML experiment) -> [`workload`] (key streams) ->
 //! [`sweep`] (grid expansion, seeding, parallel execution) -> [`metrics`]
 //! (what is measured, defined once; [`estimates`] for the measurement
-//! summaries, [`adversary`] for the replaying adversary) -> [`report`] (CSV,
+//! summaries, [`adversary`] for the replaying adversary, [`timed`] for time
+//! windows) -> [`report`] (CSV,
 //! markdown, SVG). [`designs`] holds one module per design behind one
 //! trait and the registry every command reads; [`plan`] picks designs from
 //! theory; [`check`] compares a rerun with the baselines; [`cli`] is the
@@ -25,5 +26,6 @@ pub mod plan;
 pub mod report;
 pub mod spec;
 pub mod sweep;
+pub mod timed;
 pub mod trace;
 pub mod workload;

@@ -97,6 +97,7 @@ mod tests {
             fpr: 1e-3,
             max_npws: Some(0.3),
             max_bits_per_element: None,
+            time: None,
         };
         let (ok, rejected) = plan(&c);
         assert!(ok.iter().any(|x| x.design == "apbf"));

@@ -23,6 +23,9 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         "stable" => vec![("m", "20000"), ("d", "2"), ("k", "3"), ("p", "10")],
         "wcss" => vec![("window", "2048"), ("counters", "64")],
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
+        "apbf_time" | "apbf_hybrid" => {
+            vec![("window_time", "2"), ("peak_rate", "500"), ("fpr", "0.01")]
+        }
         other => panic!("no small parameters for {other}: add them here"),
     }
 }
@@ -30,7 +33,7 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
 fn flags(design: &str) -> Vec<String> {
     small_params(design)
         .into_iter()
-        .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+        .flat_map(|(k, v)| [format!("--{}", k.replace('_', "-")), v.to_string()])
         .collect()
 }
 
@@ -45,12 +48,12 @@ fn json(args: &[String]) -> serde_json::Value {
 }
 
 #[test]
-fn sixteen_designs_in_the_registry() {
+fn eighteen_designs_in_the_registry() {
     let names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
-    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
     let out = bloomlab().args(["designs", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 16);
+    assert_eq!(v.as_array().unwrap().len(), 18);
 }
 
 #[test]
@@ -70,7 +73,13 @@ fn every_design_answers_theory_and_measure_with_json() {
         let m = json(&args);
         assert_eq!(m["design"], name);
         let caps = d.capabilities();
-        if caps.membership {
+        if caps.time_window {
+            assert!(
+                m["fpr_time_avg"].is_number(),
+                "{name}: no fpr_time_avg in {m}"
+            );
+            assert_eq!(m["fnr_time_theory"], 0.0, "{name}: {m}");
+        } else if caps.membership {
             assert!(m["fpr"].is_number(), "{name}: no fpr in {m}");
         } else {
             assert!(m["memory_bits"].is_number(), "{name}: no memory in {m}");
@@ -121,6 +130,7 @@ fn measure_equals_run_of_the_one_point_spec() {
         ("stable", 7),
         ("swamp", 8),
         ("broom", 9),
+        ("apbf_hybrid", 10),
     ] {
         let spec = dir.path().join(format!("{design}.toml"));
         std::fs::write(&spec, one_point_spec(design, seed, 3)).unwrap();
@@ -358,4 +368,44 @@ fn spec_keys_are_checked_by_the_design() {
         err.contains("slakc") && err.trim_end().lines().count() == 1,
         "{err}"
     );
+}
+
+/// A time request: the two time designs are candidates, planned for the
+/// T·R keys of a window at the peak rate, and the note says what each kind
+/// of design keeps.
+#[test]
+fn plan_for_a_time_window() {
+    let v = json(
+        &[
+            "plan",
+            "--window-time",
+            "60",
+            "--peak-rate",
+            "1000",
+            "--fpr",
+            "0.001",
+            "--json",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(v["window"], 60_000);
+    let cands = v["candidates"].as_array().unwrap();
+    for d in ["apbf_time", "apbf_hybrid", "apbf"] {
+        let c = cands.iter().find(|x| x["design"] == d).unwrap();
+        assert!(c["fpr"].as_f64().unwrap() <= 1e-3 && c["window"].as_u64().unwrap() >= 60_000);
+    }
+    // without a time request the time designs say how to plan them
+    let v = json(&["plan", "--window", "60000", "--fpr", "0.001", "--json"].map(String::from));
+    let why = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["design"] == "apbf_time")
+        .unwrap();
+    assert!(why["reason"].as_str().unwrap().contains("--window-time"));
+    let out = bloomlab()
+        .args(["plan", "--window-time", "60", "--fpr", "0.001"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
 }

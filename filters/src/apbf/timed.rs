@@ -232,4 +232,3 @@ impl TimedFilter for TimedApbf {
 #[cfg(test)]
 #[path = "timed_tests.rs"]
 mod tests;
-

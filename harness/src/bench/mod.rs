@@ -404,6 +404,8 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
             rows,
             profile: Vec::new(),
             convergence: Vec::new(),
+            timeline: Vec::new(),
+            age_time: Vec::new(),
         };
         report::render_plots(&spec, &out, p.plots, "", &mut staged)?;
     }

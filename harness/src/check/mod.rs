@@ -193,7 +193,8 @@ type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
 pub fn key_columns(table: &str) -> &'static [&'static str] {
     match table {
         "profile" => &["point", "phase", "age_lo"],
-        "convergence" => &["point", "t"],
+        "convergence" | "timeline" => &["point", "t"],
+        "age_time" => &["point", "age_lo"],
         _ => &["point"],
     }
 }

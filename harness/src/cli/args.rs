@@ -247,8 +247,14 @@ pub struct CheckArgs {
 #[derive(Args, Debug)]
 pub struct PlanArgs {
     /// Window the design must guarantee (insertions)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub window: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), required_unless_present = "window_time", conflicts_with = "window_time")]
+    pub window: Option<u64>,
+    /// A window of time instead: T in seconds (with --peak-rate)
+    #[arg(long, requires = "peak_rate")]
+    pub window_time: Option<f64>,
+    /// The largest arrival rate, keys per second (with --window-time)
+    #[arg(long, requires = "window_time")]
+    pub peak_rate: Option<f64>,
     /// Target worst-phase FPR, in (0, 1)
     #[arg(long)]
     pub fpr: f64,

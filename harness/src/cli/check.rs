@@ -17,7 +17,7 @@ type TablePair = (&'static str, PathBuf, Option<Table>, Option<Table>);
 type Run = (Spec, Vec<TablePair>);
 
 /// The tables an experiment may write, by the suffix of their file name.
-const TABLES: [&str; 3] = ["", "profile", "convergence"];
+const TABLES: [&str; 5] = ["", "profile", "convergence", "timeline", "age_time"];
 
 /// The columns the power table reports, where an experiment has them.
 const POWER_COLUMNS: &[&str] = &[

@@ -120,6 +120,7 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         adoption: None,
         compare_at: None,
         adversary,
+        time: Default::default(),
     })
 }
 

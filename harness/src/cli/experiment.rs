@@ -197,7 +197,12 @@ pub(super) fn write_outputs(
         &base.with_extension("md"),
         report::markdown(spec, &out.rows, command, spec.measure.ci_level).as_bytes(),
     )?;
-    for (table, rows) in [("profile", &out.profile), ("convergence", &out.convergence)] {
+    for (table, rows) in [
+        ("profile", &out.profile),
+        ("convergence", &out.convergence),
+        ("timeline", &out.timeline),
+        ("age_time", &out.age_time),
+    ] {
         if !rows.is_empty() {
             let p = x
                 .results_dir

@@ -19,26 +19,57 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
             }
         }
     }
-    if a.window > 1 << 40 {
-        return Err(anyhow::anyhow!("--window {} is larger than 2^40", a.window));
+    let time = match (a.window_time, a.peak_rate) {
+        (Some(t), Some(r)) => {
+            for (name, x) in [("--window-time", t), ("--peak-rate", r)] {
+                if !(x > 0.0 && x.is_finite()) {
+                    return Err(anyhow::anyhow!("{name} {x} must be positive"));
+                }
+            }
+            Some((t, r))
+        }
+        _ => None,
+    };
+    // a time window at the peak rate holds T·R keys: the count designs'
+    // window for the same request
+    let window = match (a.window, time) {
+        (Some(w), _) => w as f64,
+        (None, Some((t, r))) => (t * r).ceil(),
+        (None, None) => unreachable!("clap requires --window or --window-time"),
+    };
+    if window > (1u64 << 40) as f64 {
+        return Err(anyhow::anyhow!(
+            "the window ({window} keys) is larger than 2^40"
+        ));
     }
     let c = crate::plan::Constraints {
-        window: a.window,
+        window: window as u64,
         fpr: a.fpr,
         max_npws: a.max_npws,
         max_bits_per_element: a.max_bits_per_element,
+        time,
     };
     let (ok, rejected) = crate::plan::plan(&c);
     if a.json {
-        print_json(&a, &ok, &rejected);
+        print_json(&a, c.window, &ok, &rejected);
     } else {
         print_table(&ok, &rejected);
+        if time.is_some() {
+            println!("\n{TIME_NOTE}");
+        }
     }
     Ok(())
 }
 
+/// What a time request means for each kind of design.
+const TIME_NOTE: &str = "A time request is planned as a window of T·R keys (R the peak rate). \
+The designs that count insertions keep T only while the rate stays at or below R, and remember \
+longer than T when it is lower; apbf_time keeps T whatever the rate, with the FPR shown holding \
+only up to R; apbf_hybrid keeps the FPR shown whatever the rate, with T shrinking in bursts above R. \
+docs/time.md has the measurements.";
+
 /// The plan as one JSON object.
-fn print_json(a: &PlanArgs, ok: &[Candidate], rejected: &[Rejected]) {
+fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]) {
     let cands: Vec<serde_json::Value> = ok
             .iter()
             .map(|x| {
@@ -62,7 +93,7 @@ fn print_json(a: &PlanArgs, ok: &[Candidate], rejected: &[Rejected]) {
         .collect();
     println!(
         "{}",
-        serde_json::json!({"window": a.window, "fpr": a.fpr, "candidates": cands, "rejected": rej})
+        serde_json::json!({"window": window, "window_time": a.window_time, "peak_rate": a.peak_rate, "fpr": a.fpr, "candidates": cands, "rejected": rej})
     );
 }
 

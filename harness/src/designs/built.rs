@@ -26,7 +26,45 @@ pub struct Geometry {
     pub warmup: Option<u64>,
     /// Insertions between measurement rounds (None: w + s in whole periods).
     pub spacing: Option<u64>,
+    /// For a design over a window of time: that window.
+    pub time: Option<TimeWindow>,
 }
+
+/// The window of a design that forgets by time (nanoseconds of simulated
+/// time) and the rate it is sized for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeWindow {
+    /// T: keys younger than this are reported (under the design's
+    /// guarantee).
+    pub window_ns: u64,
+    /// How much longer a key may still be reported.
+    pub slack_ns: u64,
+    /// Keys per second the design is sized for.
+    pub peak_rate: f64,
+}
+
+/// A moment of a time-window run: the time and the insertions so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moment {
+    /// Nanoseconds since the run began.
+    pub now_ns: f64,
+    /// Insertions so far.
+    pub inserted: u64,
+}
+
+/// A design's theory at one moment of a time-window run.
+pub trait MomentTheory {
+    /// FPR of a never-inserted key.
+    fn fpr(&self) -> f64;
+    /// P(yes) for the key inserted at `at_ns` as the `index`-th insertion
+    /// (1-based).
+    fn presence(&self, at_ns: f64, index: u64) -> f64;
+}
+
+/// The theory at a moment, given the arrival process's cumulative mean Λ
+/// (expected arrivals by a time in nanoseconds).
+pub type MomentFn =
+    Box<dyn Fn(&Moment, &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory> + Send + Sync>;
 
 impl Geometry {
     /// An exact window of w arrivals: no slack, smooth sliding.
@@ -39,6 +77,7 @@ impl Geometry {
             horizon: None,
             warmup: None,
             spacing: None,
+            time: None,
         }
     }
 
@@ -52,6 +91,7 @@ impl Geometry {
             horizon: None,
             warmup: None,
             spacing: None,
+            time: None,
         }
     }
 }
@@ -89,6 +129,8 @@ pub struct Theory {
     pub convergence: Option<ConvergenceTheory>,
     /// Expected errors of the summary's estimates, given the window.
     pub estimates: Option<Box<dyn EstimateTheory>>,
+    /// FPR and P(yes | insertion time) at a moment of a time-window run.
+    pub moment: Option<MomentFn>,
 }
 
 /// Expected errors of a summary's estimates as functions of the window's
@@ -213,6 +255,7 @@ pub(crate) fn switching_theory(
         profile: Some(Box::new(ShiftProfile { g, by_phase })),
         convergence: None,
         estimates: None,
+        moment: None,
     }
 }
 

@@ -15,6 +15,10 @@ pub struct Constraints {
     pub max_npws: Option<f64>,
     /// Largest acceptable bits per window element.
     pub max_bits_per_element: Option<f64>,
+    /// A window of time instead: (T seconds, peak rate in keys per
+    /// second); `window` is then T·R. Designs that forget by time plan only
+    /// for such a request.
+    pub time: Option<(f64, f64)>,
 }
 
 /// One design that meets the constraints.

@@ -15,6 +15,7 @@
 
 mod a2;
 mod apbf;
+mod apbf_time;
 mod blocked_apbf;
 mod broom;
 mod built;
@@ -35,7 +36,10 @@ mod swlc;
 mod tbf;
 mod wcss;
 
-pub use built::{Built, ConvergenceTheory, EstimateTheory, Geometry, ProfileTheory, Theory};
+pub use built::{
+    Built, ConvergenceTheory, EstimateTheory, Geometry, Moment, MomentFn, MomentTheory,
+    ProfileTheory, Theory, TimeWindow,
+};
 pub use candidate::{Candidate, Constraints};
 
 use crate::spec::Metric;
@@ -94,6 +98,9 @@ pub struct Capabilities {
     /// in the window, adaptivity bits), so `memory_bits` is a measurement,
     /// not a function of the parameters.
     pub stream_memory: bool,
+    /// Its window is one of time (`[time]`, the `timeline` metric), not of
+    /// insertions.
+    pub time_window: bool,
 }
 
 impl Capabilities {
@@ -105,6 +112,7 @@ impl Capabilities {
         summary: false,
         adaptive: false,
         stream_memory: false,
+        time_window: false,
     };
     /// A filter over an exact window (no slack).
     pub const EXACT: Capabilities = Capabilities {
@@ -119,6 +127,12 @@ impl Capabilities {
         summary: true,
         adaptive: false,
         stream_memory: false,
+        time_window: false,
+    };
+    /// A sliding filter over a window of time, with a slack.
+    pub const TIME: Capabilities = Capabilities {
+        time_window: true,
+        ..Capabilities::SLIDING
     };
 
     /// Short words for `bloomlab designs`.
@@ -127,7 +141,9 @@ impl Capabilities {
         if self.membership {
             w.push("membership");
         }
-        if self.guaranteed_window {
+        if self.time_window {
+            w.push("time window+slack");
+        } else if self.guaranteed_window {
             w.push(if self.slack {
                 "window+slack"
             } else {
@@ -248,6 +264,8 @@ impl<D: DesignDef> Design for D {
 pub static REGISTRY: &[&dyn Design] = &[
     &apbf::Apbf,
     &blocked_apbf::BlockedApbf,
+    &apbf_time::ApbfTime,
+    &apbf_time::ApbfHybrid,
     &stable::Stable,
     &naor_yogev::NaorYogev,
     &ny_pocket::NyPocket,

@@ -124,6 +124,7 @@ impl DesignDef for NaorYogev {
             profile: Some(Box::new(NaorYogevProfile { size, grid })),
             convergence: None,
             estimates: None,
+            moment: None,
         };
         Ok(Built {
             geometry: Geometry::sliding(&f),

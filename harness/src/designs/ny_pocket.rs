@@ -106,6 +106,7 @@ impl DesignDef for NyPocket {
             profile: Some(Box::new(Profile { size, grid })),
             convergence: None,
             estimates: None,
+            moment: None,
         };
         Ok(Built {
             geometry: Geometry::sliding(&f),

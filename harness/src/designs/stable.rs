@@ -127,6 +127,7 @@ impl DesignDef for Stable {
                 horizon: Some(horizon),
                 warmup: Some(warmup),
                 spacing: Some(horizon),
+                time: None,
             },
             resolved: vec![
                 int("m", t.m),
@@ -170,5 +171,6 @@ fn stable_theory(t: stable::theory::StableTheory, window: u64, warmup: u64) -> T
         profile: Some(Box::new(StableProfile(t))),
         convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
         estimates: None,
+        moment: None,
     }
 }

@@ -86,6 +86,9 @@ pub struct Spec {
     /// The adaptive query workload of the `adversary` metric.
     #[serde(default)]
     pub adversary: AdversarySpec,
+    /// The arrival process and precision of the `timeline` metric.
+    #[serde(default)]
+    pub time: crate::timed::TimeSpec,
 }
 
 /// The most points one spec may expand to: each is built and checked before
@@ -137,6 +140,10 @@ pub enum Metric {
     /// FPR under an adaptive query workload that replays the false
     /// positives it finds (see `[adversary]` and `adversary.rs`).
     Adversary,
+    /// FPR over time and P(yes | age in seconds) under timestamped
+    /// arrivals (see `[time]` and `timed/`; written to
+    /// `<name>_timeline.csv` and `<name>_age_time.csv`).
+    Timeline,
 }
 
 /// One block of the grid: `points` (explicit parameter sets) crossed with the
@@ -229,6 +236,7 @@ impl Spec {
         self.measure.check()?;
         self.workload.check()?;
         self.adversary.check(&|f| format!("adversary.{f}"))?;
+        self.time.check()?;
         let mut files = std::collections::BTreeSet::new();
         for (i, p) in self.plot.iter().enumerate() {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {

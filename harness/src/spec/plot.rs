@@ -25,7 +25,7 @@ pub struct PlotSpec {
     /// xy: one line per value of this column (default "design").
     #[serde(default)]
     pub series: Option<String>,
-    /// xy: only rows whose columns equal these values.
+    /// xy, timeline, age_time: only rows whose columns equal these values.
     #[serde(default)]
     pub filter: BTreeMap<String, f64>,
     /// xy: logarithmic x axis.
@@ -40,7 +40,7 @@ pub struct PlotSpec {
     /// the row's parameters).
     #[serde(default)]
     pub reference: Option<String>,
-    /// xy: chart title (default `"<y> vs <x>"`).
+    /// xy, timeline, age_time: chart title (default `"<y> vs <x>"` for xy).
     #[serde(default)]
     pub title: Option<String>,
 }
@@ -61,6 +61,13 @@ pub enum PlotKind {
     /// Any two result columns, one line per series (see `x`, `y`, `series`,
     /// `filter`, `log_x`, `log_y`, `bound`).
     Xy,
+    /// The arrival rate and the FPR over time of a `timeline` run, theory
+    /// lines and measured points, one series per point (`filter` selects
+    /// points, `title` names the chart).
+    Timeline,
+    /// P(yes) against age / T of a `timeline` run, theory lines and
+    /// measured points (`filter`, `title` as for `timeline`).
+    AgeTime,
 }
 
 /// How to compare designs at equal measured `x`: for every row of the

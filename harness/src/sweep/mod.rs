@@ -57,6 +57,10 @@ pub struct Outcome {
     pub profile: Vec<Row>,
     /// Convergence rows, one per point x checkpoint.
     pub convergence: Vec<Row>,
+    /// Time-window rows, one per point x moment measured.
+    pub timeline: Vec<Row>,
+    /// P(yes | age in seconds), one per point x age bucket.
+    pub age_time: Vec<Row>,
 }
 
 /// The seed of point `index`.
@@ -82,13 +86,19 @@ fn id_row(p: &Point, built: &designs::Built) -> Row {
     row
 }
 
-fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
-    let mut row = Row(id
+/// A point's identifying columns without `repeat` (the extra tables keep
+/// one row per point and key).
+fn id_without_repeat(id: &Row) -> Row {
+    Row(id
         .0
         .iter()
         .filter(|(n, _)| n != "repeat")
         .cloned()
-        .collect());
+        .collect())
+}
+
+fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
+    let mut row = id_without_repeat(id);
     // the wider of the binomial interval over all queries and the Student-t
     // interval over rounds: the queries of one round share a filter state,
     // so the binomial interval alone misses the spread between states (a
@@ -125,12 +135,7 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
 }
 
 fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
-    let mut row = Row(id
-        .0
-        .iter()
-        .filter(|(n, _)| n != "repeat")
-        .cloned()
-        .collect());
+    let mut row = id_without_repeat(id);
     row.push("table", Value::Text("convergence".into()));
     row.push("t", Value::Int(c.t));
     row.push("runs", Value::Int(c.zeros.count()));
@@ -287,16 +292,22 @@ pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
         rows: Vec::new(),
         profile: Vec::new(),
         convergence: Vec::new(),
+        timeline: Vec::new(),
+        age_time: Vec::new(),
     };
     for (_, (row, extra)) in done {
         out.rows.push(row);
         for r in extra {
-            let is_conv = matches!(r.get("table"), Some(Value::Text(t)) if t == "convergence");
+            let table = match r.get("table") {
+                Some(Value::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
             let r = Row(r.0.into_iter().filter(|(n, _)| n != "table").collect());
-            if is_conv {
-                out.convergence.push(r);
-            } else {
-                out.profile.push(r);
+            match table.as_str() {
+                "convergence" => out.convergence.push(r),
+                "timeline" => out.timeline.push(r),
+                "age_time" => out.age_time.push(r),
+                _ => out.profile.push(r),
             }
         }
     }
@@ -319,7 +330,7 @@ pub fn measure_point(
     let passes = Passes::of(&metrics);
     let trace = &prepared.trace;
     let mut rng = Pcg64::seed_from_u64(point_seed(spec.seed, p.index));
-    let (workload, attack, params) = point_parts(spec, &p.params)?;
+    let (workload, attack, time, params) = point_parts(spec, &p.params)?;
     let mut built = designs::build(&p.design, &params, rng.random())?;
     let passes = passes.for_design(built.filter.is_some(), built.summary.is_some());
     let stream = KeyStream::new(&workload, trace.clone(), &mut rng);
@@ -381,12 +392,22 @@ pub fn measure_point(
         let row = adversary::combine(rows, measure.ci_level);
         full.0.extend(row.0);
     }
+    let mut extra = Vec::new();
+    if passes.time {
+        let time = if quick { time.quick() } else { time };
+        let rng = pass_rng(spec.seed, p.index, 0x71AE_11AE_0000_0001);
+        let stream = KeyStream::new(&workload, trace.clone(), &mut rng.clone());
+        let memory = passes.time_memory();
+        let r =
+            crate::timed::pass::measure(&mut built, stream, rng, &time, measure.ci_level, memory)
+                .map_err(in_point)?;
+        full.0.extend(r.row.0);
+        let tagged = |x: Row| Row(id_without_repeat(&id).0.into_iter().chain(x.0).collect());
+        extra.extend(r.timeline.into_iter().chain(r.ages).map(tagged));
+    }
     warn_no_interval(&full, p.index);
     let level = measure.ci_level;
-    let mut extra: Vec<Row> = profile
-        .iter()
-        .map(|pr| profile_row(&id, window, pr, level))
-        .collect();
+    extra.extend(profile.iter().map(|pr| profile_row(&id, window, pr, level)));
     extra.extend(convergence.iter().map(|c| convergence_row(&id, c, level)));
     Ok((full, extra))
 }
@@ -479,6 +500,8 @@ pub struct Passes {
     pub summary: bool,
     /// The replaying adversary.
     pub adversary: bool,
+    /// The time-window pass (`timeline`).
+    pub time: bool,
     memory: bool,
 }
 
@@ -487,6 +510,7 @@ impl Passes {
     pub fn of(metrics: &BTreeSet<Metric>) -> Passes {
         let summary = estimates::wanted(metrics);
         let adversary = metrics.contains(&Metric::Adversary);
+        let time = metrics.contains(&Metric::Timeline);
         let memory = metrics.contains(&Metric::Memory);
         let filter = metrics.iter().any(|m| {
             !matches!(
@@ -496,12 +520,14 @@ impl Passes {
                     | Metric::Entropy
                     | Metric::Memory
                     | Metric::Adversary
+                    | Metric::Timeline
             )
-        }) || (memory && !summary && !adversary);
+        }) || (memory && !summary && !adversary && !time);
         Passes {
             filter,
             summary,
             adversary,
+            time,
             memory,
         }
     }
@@ -513,8 +539,14 @@ impl Passes {
             filter: self.filter && filter,
             summary: self.summary && summary,
             adversary: self.adversary && filter,
+            time: self.time && filter,
             memory: self.memory,
         }
+    }
+
+    /// Whether the time pass reports `memory`.
+    pub fn time_memory(&self) -> bool {
+        self.memory && !self.filter && !self.summary && !self.adversary
     }
 
     /// Whether the summary pass reports `memory`.
@@ -543,9 +575,11 @@ pub fn point_parts(
 ) -> anyhow::Result<(
     WorkloadSpec,
     crate::spec::AdversarySpec,
+    crate::timed::TimeSpec,
     BTreeMap<String, f64>,
 )> {
     let (workload, params) = point_workload(&spec.workload, params)?;
     let (attack, params) = adversary::point_attack(&spec.adversary, &params)?;
-    Ok((workload, attack, params))
+    let (time, params) = crate::timed::point_time(&spec.time, &params)?;
+    Ok((workload, attack, time, params))
 }

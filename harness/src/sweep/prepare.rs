@@ -62,7 +62,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             continue;
         }
         let describe = || describe_point(p);
-        let (_, attack, params) = point_parts(spec, &p.params).with_context(describe)?;
+        let (_, attack, time, params) = point_parts(spec, &p.params).with_context(describe)?;
         if passes.adversary {
             budget::check_attack(&attack).with_context(describe)?;
         }
@@ -70,7 +70,8 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
             .with_context(describe)?;
         let own = passes.for_design(built.filter.is_some(), built.summary.is_some());
-        answered.0 |= own.filter || own.adversary;
+        check_time(&built, &p.design, &own, &time).with_context(describe)?;
+        answered.0 |= own.filter || own.adversary || own.time;
         answered.1 |= own.summary;
         first_design.get_or_insert(&p.design);
         let bytes = budget::point_bytes(&built, &own, &measure, &attack, &metrics, distinct);
@@ -82,7 +83,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     }
     // metrics no design of the spec answers are a mistake, not blank columns
     let design = first_design.unwrap_or("this design");
-    if (passes.filter || passes.adversary) && !answered.0 {
+    if (passes.filter || passes.adversary || passes.time) && !answered.0 {
         return Err(anyhow::anyhow!(
             "{design} is not a membership filter, nor is any design of {}: its membership metrics apply to none",
             spec.name
@@ -139,7 +140,7 @@ fn describe_point(p: &Point) -> String {
 /// mix membership filters and measurement summaries: each design gets the
 /// passes it answers (SWAMP, both).
 fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Result<()> {
-    let as_filter = (passes.filter || passes.adversary) && b.filter.is_some();
+    let as_filter = (passes.filter || passes.adversary || passes.time) && b.filter.is_some();
     let as_summary = passes.summary && b.summary.is_some();
     if as_filter || as_summary {
         Ok(())
@@ -193,4 +194,27 @@ fn check_memory(
         budget::gib(limit),
         if at_once > 1 { "; or fewer --threads" } else { "" }
     ))
+}
+
+/// A design that forgets by time takes no count-based membership metric;
+/// one that counts insertions needs the arrival process and T for the
+/// timeline metric.
+fn check_time(
+    built: &designs::Built,
+    design: &str,
+    passes: &Passes,
+    time: &crate::timed::TimeSpec,
+) -> anyhow::Result<()> {
+    let timed = built.geometry.time.is_some();
+    if timed && passes.filter {
+        return Err(anyhow::anyhow!(
+            "{design} forgets by time: its metrics are timeline and memory, not the count-based membership metrics"
+        ));
+    }
+    if passes.time && !timed && (time.arrivals.is_none() || time.window.is_none()) {
+        return Err(anyhow::anyhow!(
+            "{design} counts insertions: the timeline metric needs [time.arrivals] and time.window (T, seconds) in the spec"
+        ));
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 mod convergence;
 mod fpr;
 mod profile;
+mod timeline;
 mod xy;
 
 use super::Staged;
@@ -97,6 +98,20 @@ where
         }
         PlotKind::Convergence => convergence::convergence(root, spec, &out.convergence),
         PlotKind::Xy => xy::xy(root, p, &out.rows),
+        PlotKind::Timeline => {
+            let title = p
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("{}: FPR over time", spec.name));
+            timeline::timeline(root, p, &title, &out.timeline)
+        }
+        PlotKind::AgeTime => {
+            let title = p
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("{}: P(yes) by age in time", spec.name));
+            timeline::age_time(root, p, &title, &out.age_time)
+        }
     }
 }
 

@@ -1,0 +1,339 @@
+//! The `timeline` metric: a design under timestamped traffic.
+//!
+//! The arrivals of the process are inserted in order, each after the filter
+//! is advanced to its time (designs that count insertions ignore the time).
+//! After a warm-up, `samples` moments are measured, one at a random offset
+//! in each of as many equal stretches of the duration. At each moment:
+//!
+//! - `queries` never-inserted keys: the FPR at that moment, beside the
+//!   design's theory for that moment (a row of `<name>_timeline.csv`);
+//! - `probes` inserted keys of ages drawn uniformly from (0, horizon·T]
+//!   (the newest key at least that old): P(yes) by age in seconds, pooled
+//!   into buckets (`<name>_age_time.csv`), beside the theory for each key.
+//!
+//! The result row holds:
+//! - `fpr_time_avg`: the FPR over all moments (the time average), with a
+//!   Student-t interval over the moments (each moment is one filter state);
+//! - `fpr_time_peak`: the FPR over the moments whose theoretical FPR is
+//!   within 10% of the run's highest (the worst moments), same interval;
+//! - `fnr_time`: the share of probed keys younger than T answered no, with
+//!   a Clopper-Pearson interval;
+//! - `p_yes_past_window`: the share of probed keys older than T answered
+//!   yes (a design that remembers past T does so here);
+//! - `bits_per_peak_key`: memory over the keys of a window at the
+//!   process's largest rate (and `memory_bits` when the spec asks for
+//!   `memory` and no membership pass reports it).
+//!
+//! Each with `_theory` (the mean of the theory over the same moments or
+//! keys), `_ratio` and `_theory_in_ci` where the design has a moment
+//! theory.
+
+use super::arrivals::{ArrivalSpec, NS};
+use super::TimeSpec;
+use crate::designs::{Built, Moment, MomentTheory};
+use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
+use crate::metrics::{Row, Value};
+use crate::workload::KeyStream;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use std::collections::{HashMap, VecDeque};
+
+/// What the pass returns: the result row's columns, the timeline rows and
+/// the age rows (each without the point's identifying columns).
+pub struct TimeResult {
+    /// Columns of the result row.
+    pub row: Row,
+    /// One row per moment.
+    pub timeline: Vec<Row>,
+    /// One row per age bucket.
+    pub ages: Vec<Row>,
+}
+
+/// The run's time scales in nanoseconds, resolved from the spec and the
+/// design.
+struct Scales {
+    arrivals: ArrivalSpec,
+    window: f64,
+    horizon: f64,
+    warmup: f64,
+    duration: f64,
+}
+
+fn scales(built: &Built, spec: &TimeSpec) -> anyhow::Result<Scales> {
+    let design = built.geometry.time;
+    let arrivals = match (&spec.arrivals, design) {
+        (Some(a), _) => a.clone(),
+        (None, Some(t)) => ArrivalSpec::Poisson { rate: t.peak_rate },
+        (None, None) => {
+            return Err(anyhow::anyhow!(
+                "metric timeline: a design that counts insertions needs a [time.arrivals] process"
+            ))
+        }
+    };
+    let window = match (spec.window, design) {
+        (Some(t), _) => t * NS,
+        (None, Some(t)) => t.window_ns as f64,
+        (None, None) => {
+            return Err(anyhow::anyhow!(
+                "metric timeline: a design that counts insertions needs time.window (T, seconds)"
+            ))
+        }
+    };
+    let horizon = spec.horizon * window;
+    // the count window's keys, at the mean rate, must have arrived
+    let g = &built.geometry;
+    let fill = (g.window + g.slack) as f64 / arrivals.mean_rate() * NS;
+    let warmup = spec
+        .warmup
+        .map_or(2.0 * horizon + fill, |w| w * NS)
+        .max(horizon);
+    let duration = spec.duration.map_or(20.0 * window, |d| d * NS);
+    if (warmup + duration) / NS * arrivals.mean_rate() > 1e10 {
+        return Err(anyhow::anyhow!(
+            "metric timeline: {:.1e} arrivals is more than 1e10: shorten time.duration or the warm-up",
+            (warmup + duration) / NS * arrivals.mean_rate()
+        ));
+    }
+    Ok(Scales {
+        arrivals,
+        window,
+        horizon,
+        warmup,
+        duration,
+    })
+}
+
+/// One inserted key in the history.
+#[derive(Clone, Copy)]
+struct Past {
+    at: u64,
+    key: u64,
+    index: u64,
+}
+
+/// Per-moment and per-bucket accumulators.
+struct Tally {
+    /// Each moment's FPR and its theory.
+    moments: Vec<(f64, f64)>,
+    fnr: Binomial,
+    fnr_theory: f64,
+    past: Binomial,
+    past_theory: f64,
+    buckets: Vec<(Binomial, f64)>,
+}
+
+/// Runs the pass (see the module docs).
+pub fn measure(
+    built: &mut Built,
+    mut stream: KeyStream,
+    mut rng: Pcg64,
+    spec: &TimeSpec,
+    level: f64,
+    memory: bool,
+) -> anyhow::Result<TimeResult> {
+    let sc = scales(built, spec)?;
+    let theory = built.theory.moment.as_ref();
+    let f = built
+        .filter
+        .as_mut()
+        .ok_or_else(|| anyhow::anyhow!("metric timeline: this design answers no queries"))?;
+    let mut arrivals = sc.arrivals.arrivals(Pcg64::seed_from_u64(rng.random()));
+    let cum = |t_ns: f64| sc.arrivals.cum(t_ns / NS);
+    let distinct = stream.is_distinct();
+    let mut latest: HashMap<u64, u64> = HashMap::new();
+    let mut history: VecDeque<Past> = VecDeque::new();
+    let mut next = arrivals.next_ns();
+    let mut inserted = 0u64;
+    let mut tally = Tally {
+        moments: Vec::new(),
+        fnr: Binomial::default(),
+        fnr_theory: 0.0,
+        past: Binomial::default(),
+        past_theory: 0.0,
+        buckets: vec![(Binomial::default(), 0.0); spec.buckets as usize],
+    };
+    let mut timeline = Vec::new();
+    let stretch = sc.duration / spec.samples as f64;
+    for s in 0..spec.samples {
+        let moment = (sc.warmup + (s as f64 + rng.random::<f64>()) * stretch) as u64;
+        while next < moment {
+            if let Some(t) = f.as_timed() {
+                t.advance(next);
+            }
+            let key = stream.next_key(&mut rng);
+            f.insert(key);
+            inserted += 1;
+            if !distinct {
+                latest.insert(key, inserted);
+            }
+            history.push_back(Past {
+                at: next,
+                key,
+                index: inserted,
+            });
+            next = arrivals.next_ns();
+        }
+        if let Some(t) = f.as_timed() {
+            t.advance(moment);
+        }
+        let oldest = moment.saturating_sub(sc.horizon as u64 + 1);
+        while history.front().is_some_and(|p| p.at < oldest) {
+            history.pop_front();
+        }
+        let th: Option<Box<dyn MomentTheory>> = theory.map(|m| {
+            m(
+                &Moment {
+                    now_ns: moment as f64,
+                    inserted,
+                },
+                &cum,
+            )
+        });
+        let mut fp = 0u64;
+        for _ in 0..spec.queries {
+            fp += f.contains(stream.negative(&mut rng)) as u64;
+        }
+        let fpr_theory = th.as_ref().map_or(f64::NAN, |t| t.fpr());
+        let rate = fp as f64 / spec.queries as f64;
+        tally.moments.push((rate, fpr_theory));
+        let mut r = Row::default();
+        r.push("table", Value::Text("timeline".into()));
+        r.num("t", moment as f64 / NS);
+        r.num("rate", sc.arrivals.rate(moment as f64 / NS));
+        r.push("queries", Value::Int(spec.queries));
+        r.num("fpr", rate);
+        let (lo, hi) = binomial_ci(fp, spec.queries, level);
+        r.num("fpr_ci_low", lo);
+        r.num("fpr_ci_high", hi);
+        r.num("fpr_theory", fpr_theory);
+        timeline.push(r);
+        for _ in 0..spec.probes {
+            let age = rng.random::<f64>() * sc.horizon;
+            let at = moment as f64 - age;
+            if at < 0.0 {
+                continue;
+            }
+            let idx = history.partition_point(|p| (p.at as f64) <= at);
+            let Some(p) = idx.checked_sub(1).map(|i| history[i]) else {
+                continue;
+            };
+            if !distinct && latest.get(&p.key).is_some_and(|&i| i > p.index) {
+                continue; // inserted again since: not a key of this age
+            }
+            let age = (moment - p.at) as f64;
+            let yes = f.contains(p.key);
+            let pt = th
+                .as_ref()
+                .map_or(f64::NAN, |t| t.presence(p.at as f64, p.index));
+            if age < sc.window {
+                tally.fnr.add(!yes);
+                tally.fnr_theory += 1.0 - pt;
+            } else {
+                tally.past.add(yes);
+                tally.past_theory += pt;
+            }
+            let b = ((age / sc.horizon) * spec.buckets as f64) as usize;
+            if let Some(bucket) = tally.buckets.get_mut(b) {
+                bucket.0.add(yes);
+                bucket.1 += pt;
+            }
+        }
+    }
+    let mut row = summary(&tally, &sc, level);
+    let bits = f.memory_bits();
+    if memory {
+        row.push("memory_bits", Value::Int(bits));
+    }
+    row.num(
+        "bits_per_peak_key",
+        bits as f64 / (sc.arrivals.max_rate() * sc.window / NS),
+    );
+    row.push("inserted", Value::Int(inserted));
+    let ages = age_rows(&tally, &sc, spec, level);
+    Ok(TimeResult {
+        row,
+        timeline,
+        ages,
+    })
+}
+
+/// A measured column with its interval and, where known, its theory.
+fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
+    row.num(name, x);
+    row.num(format!("{name}_ci_low"), ci.0);
+    row.num(format!("{name}_ci_high"), ci.1);
+    if theory.is_finite() {
+        row.num(format!("{name}_theory"), theory);
+        if theory != 0.0 {
+            row.num(format!("{name}_ratio"), x / theory);
+        }
+        if let Some(inside) = in_interval(theory, ci) {
+            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
+        }
+    }
+}
+
+/// The FPR over a set of moments: mean, Student-t interval, mean theory.
+fn over_moments(m: &[(f64, f64)], level: f64) -> (f64, (f64, f64), f64) {
+    let mut w = Welford::default();
+    for &(x, _) in m {
+        w.add(x);
+    }
+    let theory = m.iter().map(|&(_, t)| t).sum::<f64>() / m.len() as f64;
+    (w.mean(), w.ci_within(level, 0.0, 1.0), theory)
+}
+
+fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
+    let mut row = Row::default();
+    row.num("time_window_s", sc.window / NS);
+    row.num("arrivals_mean_rate", sc.arrivals.mean_rate());
+    row.num("arrivals_max_rate", sc.arrivals.max_rate());
+    row.push("moments", Value::Int(t.moments.len() as u64));
+    let (x, ci, th) = over_moments(&t.moments, level);
+    with_theory(&mut row, "fpr_time_avg", x, ci, th);
+    let top = t.moments.iter().map(|m| m.1).fold(f64::NAN, f64::max);
+    if top.is_finite() {
+        let worst: Vec<(f64, f64)> = t
+            .moments
+            .iter()
+            .copied()
+            .filter(|m| m.1 >= 0.9 * top)
+            .collect();
+        let (x, ci, th) = over_moments(&worst, level);
+        row.push("fpr_time_peak_moments", Value::Int(worst.len() as u64));
+        with_theory(&mut row, "fpr_time_peak", x, ci, th);
+    }
+    for (name, b, th, n) in [
+        ("fnr_time", t.fnr, t.fnr_theory, t.fnr.n),
+        ("p_yes_past_window", t.past, t.past_theory, t.past.n),
+    ] {
+        row.push(format!("{name}_probes"), Value::Int(n));
+        let mean = if n > 0 { th / n as f64 } else { f64::NAN };
+        with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
+    }
+    row
+}
+
+fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> Vec<Row> {
+    let width = sc.horizon / spec.buckets as f64 / NS;
+    t.buckets
+        .iter()
+        .enumerate()
+        .filter(|(_, (b, _))| b.n > 0)
+        .map(|(i, (b, th))| {
+            let mut r = Row::default();
+            r.push("table", Value::Text("age_time".into()));
+            let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
+            r.num("age_lo", lo);
+            r.num("age_hi", hi);
+            r.num("age_mid_over_t", (lo + hi) / 2.0 / (sc.window / NS));
+            r.push("queries", Value::Int(b.n));
+            r.num("p_yes", b.rate());
+            let (l, h) = binomial_ci(b.x, b.n, level);
+            r.num("p_yes_ci_low", l);
+            r.num("p_yes_ci_high", h);
+            r.num("p_yes_theory", th / b.n as f64);
+            r
+        })
+        .collect()
+}
