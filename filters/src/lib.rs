@@ -44,11 +44,12 @@ pub mod summary;
 pub mod swamp;
 #[doc(hidden)]
 pub mod testing;
+pub mod timewindow;
 pub mod timing;
 pub mod window;
 
 pub use apbf::blocked::BlockedApbf;
-pub use apbf::timed::{TimedApbf, Trigger};
+pub use apbf::timed::TimedApbf;
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use broom::{Broom, BroomFilter};
@@ -61,6 +62,7 @@ pub use summary::{
     DistinctEstimator, EntropyEstimator, ExactWindow, FrequencyEstimator, WindowSummary,
 };
 pub use swamp::Swamp;
+pub use timewindow::{Generational, OnTime, Trigger};
 pub use timing::{Swbf, TimingBloom};
 
 /// An approximate-membership filter over 64-bit key hashes.

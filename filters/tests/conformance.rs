@@ -13,7 +13,7 @@
 //!
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
-//! | `timed` (APBF with time or hybrid generations) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < lτ; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of (k + l)τ; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F; memory exact; bad parameters rejected |
+//! | `timed` (APBF with time or hybrid generations; jumping window and double buffering with time generations) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < lτ; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of (k + l)τ; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F; memory exact; bad parameters rejected |
 //! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
 //!
 //! Every design also answers `contains_many` (batched queries) exactly as
@@ -30,9 +30,9 @@ use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, Jumpin
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
-    EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
-    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimedApbf, TimedFilter, TimingBloom, Trigger,
-    Wcss, WindowSummary,
+    EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, Generational, OnTime,
+    PartitionedBloomFilter, SlidingFilter, StableBloomFilter, Swamp, Swbf, TimedApbf, TimedFilter,
+    TimingBloom, Trigger, Wcss, WindowSummary,
 };
 use common::{assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
@@ -220,7 +220,11 @@ fn batched_queries_agree<F: Filter>(mut f: F) {
 /// nothing older than (k + l)τ is left once that much time has passed
 /// without insertions; and at a steady rate of g keys per τ the FPR is not
 /// significantly above the count-based worst-phase F.
-fn time_promise(mut f: TimedApbf, guaranteed: impl Fn(u64, u64) -> bool) {
+fn time_promise<F: Generational>(
+    mut f: OnTime<F>,
+    guaranteed: impl Fn(u64, u64) -> bool,
+    bound: f64,
+) {
     let keys = Keys::new(0x71AE);
     let mut rng = Rng(7);
     let tau = f.tau();
@@ -249,19 +253,24 @@ fn time_promise(mut f: TimedApbf, guaranteed: impl Fn(u64, u64) -> bool) {
             }
         }
     }
-    now += (f.k() + f.l()) as u64 * tau;
+    now += f.inner().forgotten() * tau;
     f.advance(now);
     let lost = (1..=200_000u64)
         .filter(|&t| f.contains(keys.stream(t)))
         .count();
-    assert_eq!(lost, 0, "{}: keys left after a lull of (k + l)τ", f.name());
+    assert_eq!(
+        lost,
+        0,
+        "{}: keys left after a lull of `forgotten` generations",
+        f.name()
+    );
     // a steady g per τ: the count-based worst phase bounds every moment
-    let bound = f.theory().count_based().fpr();
     let (mut fp, mut n) = (0u64, 0u64);
-    for t in 0..(40 * f.g()) {
-        f.advance(now + t * tau / f.g());
+    let g = f.inner().generation_size();
+    for t in 0..(40 * g) {
+        f.advance(now + t * tau / g);
         f.insert(keys.stream(1_000_000 + t));
-        if t > 12 * f.g() && t % 7 == 0 {
+        if t > 12 * g && t % 7 == 0 {
             n += 1;
             fp += f.contains(keys.negative(n)) as u64;
         }
@@ -270,7 +279,7 @@ fn time_promise(mut f: TimedApbf, guaranteed: impl Fn(u64, u64) -> bool) {
 }
 
 macro_rules! conformance {
-    (timed $name:ident: $build:expr, guarantee = $rule:expr, bad = [$($bad:expr),* $(,)?]) => {
+    (timed $name:ident: $build:expr, guarantee = $rule:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
             #[test]
@@ -281,12 +290,13 @@ macro_rules! conformance {
             fn keys_in_the_time_window_reported_and_fpr_within_bound() {
                 let f = $build;
                 let rule = ($rule)(&f);
-                within(DEADLINE_SECS, move || time_promise(f, rule));
+                let bound = ($bound)(&f);
+                within(DEADLINE_SECS, move || time_promise(f, rule, bound));
             }
             #[test]
             fn memory_reported_exactly() {
                 let f = $build;
-                assert_eq!(f.memory_bits(), (f.k() + f.l()) as u64 * f.m() + 4 * 64);
+                assert_eq!(f.memory_bits(), ($mem)(&f));
             }
             #[test]
             fn bad_parameters_rejected() {
@@ -768,6 +778,8 @@ fn swamp_table_sized_as_documented() {
 
 conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &TimedApbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    bound = |f: &TimedApbf| f.theory().count_based().fpr(),
+    memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
     bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
            TimedApbf::with_fpr(100, 10, 0.0, Trigger::Time)]);
 
@@ -776,7 +788,22 @@ conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybri
         let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);
         move |age: u64, later: u64| age / tau + later / g < l
     },
+    bound = |f: &TimedApbf| f.theory().count_based().fpr(),
+    memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
     bad = [TimedApbf::new(4, 3, 0, 10, Trigger::Hybrid), TimedApbf::with_fpr(0, 10, 0.01, Trigger::Hybrid)]);
+
+conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<JumpingWindow>| { let t = f.window_time(); move |age: u64, _| age < t },
+    bound = |f: &OnTime<JumpingWindow>| f.inner().theory_fpr(500),
+    memory = |_: &OnTime<JumpingWindow>| 4 * 7 * 722 + 2 * 64 + 2 * 64,
+    bad = [OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 0, Trigger::Time),
+           OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), u64::MAX / 2, Trigger::Time)]);
+
+conformance!(timed double_buffer_time: OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<DoubleBuffer>| { let t = f.window_time(); move |age: u64, _| age < t },
+    bound = |f: &OnTime<DoubleBuffer>| f.inner().theory_fpr(500),
+    memory = |_: &OnTime<DoubleBuffer>| 2 * 7 * 1443 + 64 + 2 * 64,
+    bad = [OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 0, Trigger::Time)]);
 
 #[test]
 #[should_panic(expected = "did not finish within 1 s")]

@@ -5,7 +5,9 @@
 mod common;
 
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
-use bloomlab_filters::{Filter, TimedApbf, TimedFilter, Trigger};
+use bloomlab_filters::segmented::timed::SegmentsTheory;
+use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
+use bloomlab_filters::{Filter, OnTime, TimedApbf, TimedFilter, Trigger};
 use common::{assert_mean, Keys, Rng};
 
 /// Time units per τ (the clock ticks in these units).
@@ -76,13 +78,28 @@ fn fpr_at_moments(
     queries: u64,
     seed: u64,
 ) -> (Vec<f64>, Vec<f64>) {
+    let span = (t.k + t.l + 1) as u64 * TAU;
+    let theory = |now: f64| t.at(now, &|x| a.cum(x)).fpr();
+    fpr_against(f, &theory, span, a, moments, queries, seed)
+}
+
+/// As [`fpr_at_moments`] for any design and its theory `fpr(now)`, moments
+/// `span` apart.
+fn fpr_against<F: TimedFilter>(
+    f: &mut F,
+    fpr: &dyn Fn(f64) -> f64,
+    span: u64,
+    a: OnOff,
+    moments: usize,
+    queries: u64,
+    seed: u64,
+) -> (Vec<f64>, Vec<f64>) {
     let keys = Keys::new(seed);
     let mut arr = Arrivals {
         a,
         t: 0.0,
         rng: Rng(seed),
     };
-    let span = (t.k + t.l + 1) as u64 * TAU;
     let (mut diffs, mut theories) = (Vec::new(), Vec::new());
     let mut next = arr.next();
     let (mut inserted, mut neg) = (0u64, 0u64);
@@ -100,7 +117,7 @@ fn fpr_at_moments(
             neg += 1;
             yes += f.contains(keys.negative(neg)) as u64;
         }
-        let theory = t.at(moment as f64, &|x| a.cum(x)).fpr();
+        let theory = fpr(moment as f64);
         diffs.push(yes as f64 / queries as f64 - theory);
         theories.push(theory);
     }
@@ -235,4 +252,51 @@ fn presence_by_age_matches_theory_in_the_slack_zone() {
         log.retain(|(at, _)| *at >= moment - span as f64);
     }
     assert_mean("presence in the first slack generation", &diffs, 0.0);
+}
+
+/// The jumping window and double buffering on time, under bursts of three
+/// times the sized rate: the FPR at random moments against their theory.
+#[test]
+fn segmented_designs_on_time_match_theory_under_bursts() {
+    let a = OnOff {
+        on: 6000.0,
+        off: 500.0,
+        period: 4.0,
+        duty: 0.5,
+    };
+    let mut j = OnTime::wrap(
+        JumpingWindow::new(4, 5, 2000, 2886).unwrap(),
+        TAU,
+        Trigger::Time,
+    )
+    .unwrap();
+    let t = SegmentsTheory::jumping(&j);
+    let (diffs, theory) = fpr_against(
+        &mut j,
+        &|now| t.at(now, &|x| a.cum(x)).fpr,
+        5 * TAU,
+        a,
+        300,
+        2000,
+        21,
+    );
+    assert_mean("jumping_time, on/off 3x", &diffs, 0.0);
+    assert!(theory.iter().copied().fold(0.0, f64::max) > 2.0 * j.inner().theory_fpr(2000));
+    let mut d = OnTime::wrap(
+        DoubleBuffer::new(5, 2000, 5772).unwrap(),
+        TAU,
+        Trigger::Time,
+    )
+    .unwrap();
+    let t = SegmentsTheory::double_buffer(&d);
+    let (diffs, _) = fpr_against(
+        &mut d,
+        &|now| t.at(now, &|x| a.cum(x)).fpr,
+        3 * TAU,
+        a,
+        300,
+        2000,
+        22,
+    );
+    assert_mean("double_buffer_time, on/off 3x", &diffs, 0.0);
 }

@@ -23,9 +23,15 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         "stable" => vec![("m", "20000"), ("d", "2"), ("k", "3"), ("p", "10")],
         "wcss" => vec![("window", "2048"), ("counters", "64")],
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
-        "apbf_time" | "apbf_hybrid" => {
+        "apbf_time" | "apbf_hybrid" | "double_buffer_time" => {
             vec![("window_time", "2"), ("peak_rate", "500"), ("fpr", "0.01")]
         }
+        "jumping_time" => vec![
+            ("window_time", "2"),
+            ("peak_rate", "500"),
+            ("fpr", "0.01"),
+            ("segments", "4"),
+        ],
         other => panic!("no small parameters for {other}: add them here"),
     }
 }
@@ -48,12 +54,12 @@ fn json(args: &[String]) -> serde_json::Value {
 }
 
 #[test]
-fn eighteen_designs_in_the_registry() {
+fn twenty_designs_in_the_registry() {
     let names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
-    assert_eq!(names.len(), 18, "{names:?}");
+    assert_eq!(names.len(), 20, "{names:?}");
     let out = bloomlab().args(["designs", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 18);
+    assert_eq!(v.as_array().unwrap().len(), 20);
 }
 
 #[test]
@@ -390,9 +396,31 @@ fn plan_for_a_time_window() {
     );
     assert_eq!(v["window"], 60_000);
     let cands = v["candidates"].as_array().unwrap();
-    for d in ["apbf_time", "apbf_hybrid", "apbf"] {
+    for d in [
+        "apbf_time",
+        "apbf_hybrid",
+        "jumping_time",
+        "double_buffer_time",
+        "apbf",
+    ] {
         let c = cands.iter().find(|x| x["design"] == d).unwrap();
         assert!(c["fpr"].as_f64().unwrap() <= 1e-3 && c["window"].as_u64().unwrap() >= 60_000);
+        // the predicted memory is what the filter built from the
+        // candidate's parameters reports
+        let mut args = vec!["theory".to_string(), d.to_string()];
+        for (k, v) in c["params"].as_object().unwrap() {
+            args.push(format!("--{}", k.replace('_', "-")));
+            args.push(v.to_string());
+        }
+        args.push("--json".into());
+        let t = json(&args);
+        if d != "apbf" {
+            assert_eq!(
+                t["memory_bits"].as_f64(),
+                c["memory_bits"].as_f64(),
+                "{d}: {t}"
+            );
+        }
     }
     // without a time request the time designs say how to plan them
     let v = json(&["plan", "--window", "60000", "--fpr", "0.001", "--json"].map(String::from));

@@ -1,5 +1,6 @@
 use super::*;
 use crate::hash::mix64;
+use crate::{Filter, TimedFilter};
 use rand::{Rng, SeedableRng};
 
 /// Random timestamps: mostly short gaps, sometimes a burst (zero gaps) and
@@ -89,8 +90,8 @@ fn a_lull_of_k_plus_l_generations_empties_the_filter() {
             f.insert(mix64(i));
         }
         f.advance(499 + 5 * 100);
-        let len = f.inner.bits.len();
-        assert_eq!(f.inner.bits.count_ones_in(0, len), 0, "{trigger:?}");
+        let bits = &f.inner().bits;
+        assert_eq!(bits.count_ones_in(0, bits.len()), 0, "{trigger:?}");
         if trigger == Trigger::Time {
             assert_eq!(f.generation_start(), 900);
         }

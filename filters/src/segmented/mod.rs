@@ -6,6 +6,7 @@
 //! derives their FPR and age profiles.
 
 pub mod theory;
+pub mod timed;
 
 use crate::bloom::PartitionedBloomFilter;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -61,13 +62,19 @@ impl Ring {
     /// cleared and becomes the newest.
     fn before_insert(&mut self) {
         if self.count == self.g {
-            let n = self.segs.len();
-            self.head = (self.head + n - 1) % n;
-            self.segs[self.head].clear();
-            self.count = 0;
+            self.switch();
         }
         self.count += 1;
         self.inserted += 1;
+    }
+
+    /// Starts a generation: the oldest segment is cleared and becomes the
+    /// newest.
+    fn switch(&mut self) {
+        let n = self.segs.len();
+        self.head = (self.head + n - 1) % n;
+        self.segs[self.head].clear();
+        self.count = 0;
     }
 
     fn bits(&self) -> u64 {
@@ -364,17 +371,30 @@ impl DoubleBuffer {
     }
 }
 
-impl Filter for DoubleBuffer {
-    fn insert(&mut self, key: u64) {
-        if self.count == self.g {
-            std::mem::swap(&mut self.active, &mut self.warm);
-            self.warm.clear();
-            self.count = 0;
-        }
+impl DoubleBuffer {
+    /// The warm-up filter becomes the active one and a cleared one the
+    /// warm-up.
+    fn switch(&mut self) {
+        std::mem::swap(&mut self.active, &mut self.warm);
+        self.warm.clear();
+        self.count = 0;
+    }
+
+    /// Inserts into both filters, without a switch.
+    fn write(&mut self, key: u64) {
         self.count += 1;
         self.inserted += 1;
         self.active.insert(key);
         self.warm.insert(key);
+    }
+}
+
+impl Filter for DoubleBuffer {
+    fn insert(&mut self, key: u64) {
+        if self.count == self.g {
+            self.switch();
+        }
+        self.write(key);
     }
     fn contains(&self, key: u64) -> bool {
         self.active.contains(key)

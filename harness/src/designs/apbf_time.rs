@@ -34,11 +34,11 @@ pub struct TimedParams {
 }
 
 /// The metrics of a design over a window of time.
-const TIME_METRICS: &[Metric] = &[Metric::Timeline, Metric::Memory];
+pub(super) const TIME_METRICS: &[Metric] = &[Metric::Timeline, Metric::Memory];
 
 /// What a time design can be asked: membership, with a window of time
 /// and a slack.
-const CAPS: Capabilities = Capabilities::TIME;
+pub(super) const CAPS: Capabilities = Capabilities::TIME;
 
 /// The time-triggered APBF.
 pub struct ApbfTime;
@@ -75,9 +75,14 @@ impl DesignDef for ApbfHybrid {
     }
 }
 
-/// (k, l, g, τ in ns) from the parameters.
-fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> {
-    let seconds = |field: &str, v: Option<f64>| -> anyhow::Result<f64> {
+/// T (seconds) and the peak rate (keys per second) from a time design's
+/// parameters.
+pub(super) fn window_and_rate(
+    name: &str,
+    window_time: Option<f64>,
+    peak_rate: Option<f64>,
+) -> anyhow::Result<(f64, f64)> {
+    let check = |field: &str, v: Option<f64>| -> anyhow::Result<f64> {
         match v {
             Some(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(x),
             Some(x) => Err(anyhow::anyhow!(
@@ -88,8 +93,21 @@ fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> 
             )),
         }
     };
-    let t = seconds("window_time", p.window_time)?;
-    let rate = seconds("peak_rate", p.peak_rate)?;
+    let (t, rate) = (
+        check("window_time", window_time)?,
+        check("peak_rate", peak_rate)?,
+    );
+    if t * rate > 1e12 {
+        return Err(anyhow::anyhow!(
+            "{name}: window_time {t} s at peak_rate {rate} is more than 1e12 keys per window"
+        ));
+    }
+    Ok((t, rate))
+}
+
+/// (k, l, g, τ in ns) from the parameters.
+fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> {
+    let (t, rate) = window_and_rate(name, p.window_time, p.peak_rate)?;
     let fpr = probability("fpr", p.fpr)?;
     let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
     let (k, l) = match (k, l, fpr) {

@@ -26,6 +26,7 @@ mod jumping;
 mod naor_yogev;
 mod ny_pocket;
 mod segmented;
+mod segmented_time;
 mod shared;
 mod sketches;
 mod stable;
@@ -278,6 +279,8 @@ pub static REGISTRY: &[&dyn Design] = &[
     &swlc::Swlc,
     &jumping::Jumping,
     &double_buffer::DoubleBuffer,
+    &segmented_time::JumpingTime,
+    &segmented_time::DoubleBufferTime,
     &a2::A2,
     &forgetful::Forgetful,
 ];

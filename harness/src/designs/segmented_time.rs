@@ -1,0 +1,249 @@
+//! The jumping window and double buffering over a window of time: a
+//! switch every τ (`jumping_time`, `double_buffer_time`). See
+//! `bloomlab_filters::segmented::timed`.
+
+use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
+use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::spec::Metric;
+use crate::timed::NS;
+use bloomlab_filters::segmented::timed::{SegmentsState, SegmentsTheory};
+use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
+use bloomlab_filters::{Filter, OnTime, TimedFilter, Trigger};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of a time-window jumping window.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JumpingTimeParams {
+    /// Window T in seconds (τ = T / (segments - 1))
+    #[arg(long)]
+    window_time: Option<f64>,
+    /// Keys per second the segments are sized for
+    #[arg(long)]
+    peak_rate: Option<f64>,
+    /// Target FPR at rates up to the peak, in (0, 1)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Segments n >= 2 (window (n-1)τ, slack τ)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+    segments: Option<u32>,
+}
+
+/// Parameters of time-window double buffering.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DoubleBufferTimeParams {
+    /// Window T in seconds (τ = T)
+    #[arg(long)]
+    window_time: Option<f64>,
+    /// Keys per second the filters are sized for
+    #[arg(long)]
+    peak_rate: Option<f64>,
+    /// Target FPR at rates up to the peak, in (0, 1)
+    #[arg(long)]
+    fpr: Option<f64>,
+}
+
+/// The time jumping window.
+pub struct JumpingTime;
+/// Time double buffering.
+pub struct DoubleBufferTime;
+
+struct AtMoment(SegmentsState);
+
+impl MomentTheory for AtMoment {
+    fn fpr(&self) -> f64 {
+        self.0.fpr
+    }
+    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
+        self.0.presence(at_ns)
+    }
+}
+
+/// The window's keys at the peak rate, the FPR target and the generation
+/// length τ for `generations` generations per window.
+fn target(
+    name: &str,
+    window_time: Option<f64>,
+    peak_rate: Option<f64>,
+    fpr: Option<f64>,
+    generations: u64,
+) -> anyhow::Result<(u64, f64, u64)> {
+    let (t, rate) = window_and_rate(name, window_time, peak_rate)?;
+    let fpr = probability("fpr", fpr)?
+        .ok_or_else(|| anyhow::anyhow!("{name} needs fpr (the target at the peak rate)"))?;
+    let tau = (t * NS / generations as f64).ceil();
+    if tau < 1.0 {
+        return Err(anyhow::anyhow!(
+            "{name}: τ = T / {generations} is below 1 ns"
+        ));
+    }
+    Ok(((t * rate).ceil().max(1.0) as u64, fpr, tau as u64))
+}
+
+/// The parts every timed segmented design shares.
+fn finish<F: bloomlab_filters::Generational + Send + 'static>(
+    f: OnTime<F>,
+    t: SegmentsTheory,
+    count_fpr: f64,
+    resolved: Vec<(&'static str, crate::metrics::Value)>,
+) -> Built {
+    let bits = f.memory_bits() as f64;
+    let g = f.inner().generation_size();
+    let (kept, forgotten) = (f.inner().kept(), f.inner().forgotten());
+    let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
+    let mut geometry = Geometry::exact(kept * g, true);
+    geometry.slack = (forgotten - kept) * g;
+    geometry.time = Some(TimeWindow {
+        window_ns,
+        slack_ns,
+        peak_rate: g as f64 / (f.tau() as f64 / NS),
+    });
+    let mut resolved = resolved;
+    resolved.extend([
+        real("tau", f.tau() as f64 / NS),
+        real("window_time", window_ns as f64 / NS),
+        real("slack_time", slack_ns as f64 / NS),
+    ]);
+    Built {
+        geometry,
+        resolved,
+        filter: Some(Box::new(f)),
+        summary: None,
+        theory: Theory {
+            scalars: vec![
+                ("fpr", count_fpr),
+                ("memory_bits", bits),
+                ("bits_per_element", bits / (kept * g) as f64),
+            ],
+            moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
+                Box::new(AtMoment(t.at(m.now_ns, cum))) as Box<dyn MomentTheory>
+            })),
+            ..Theory::default()
+        },
+    }
+}
+
+impl DesignDef for JumpingTime {
+    type Params = JumpingTimeParams;
+    const NAME: &'static str = "jumping_time";
+    const ABOUT: &'static str =
+        "Jumping window over a window of time T: n Bloom segments, a switch every T/(n-1)";
+    const CAPS: Capabilities = CAPS;
+    const METRICS: &'static [Metric] = TIME_METRICS;
+    fn build(p: JumpingTimeParams, _seed: u64) -> anyhow::Result<Built> {
+        let n = p
+            .segments
+            .filter(|&n| n >= 2)
+            .ok_or_else(|| anyhow::anyhow!("jumping_time needs segments >= 2"))?;
+        let (keys, fpr, tau) = target(Self::NAME, p.window_time, p.peak_rate, p.fpr, n as u64 - 1)?;
+        let inner = JumpingWindow::with_fpr(keys, fpr, n)
+            .map_err(|e| anyhow::anyhow!("jumping_time: {e}"))?;
+        let (k, g, m) = (inner.k(), inner.g(), inner.m());
+        let count_fpr = inner.theory_fpr(g);
+        let f = OnTime::wrap(inner, tau, Trigger::Time)
+            .map_err(|e| anyhow::anyhow!("jumping_time: {e}"))?;
+        let t = SegmentsTheory::jumping(&f);
+        let resolved = vec![int("segments", n), int("k", k), int("g", g), int("m", m)];
+        Ok(finish(f, t, count_fpr, resolved))
+    }
+    /// For a time request: one configuration per n in 3..=16 segments,
+    /// sized as the count-based jumping window for the T·R keys of a window
+    /// at the peak rate (plus the clock's 128 bits).
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let (t, rate) = time_request(c)?;
+        Ok((3..=16)
+            .filter_map(|n| {
+                let mut x = super::segmented::jumping_candidate("jumping", c.window, c.fpr, n)?;
+                x.design = Self::NAME;
+                x.memory_bits += 128;
+                x.bits_per_element = x.memory_bits as f64 / x.window as f64;
+                x.params = time_params(t, rate, c.fpr, Some(n));
+                Some(x)
+            })
+            .collect())
+    }
+}
+
+/// The (T, peak rate) of a time request, or why a time design is not
+/// planned for a count request.
+fn time_request(c: &Constraints) -> anyhow::Result<(f64, f64)> {
+    c.time.ok_or_else(|| {
+        anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
+    })
+}
+
+/// The parameters a time candidate is built from.
+fn time_params(
+    t: f64,
+    rate: f64,
+    fpr: f64,
+    segments: Option<u32>,
+) -> Vec<(&'static str, crate::metrics::Value)> {
+    let mut p = vec![
+        real("window_time", t),
+        real("peak_rate", rate),
+        real("fpr", fpr),
+    ];
+    if let Some(n) = segments {
+        p.push(int("segments", n));
+    }
+    p
+}
+
+impl DesignDef for DoubleBufferTime {
+    type Params = DoubleBufferTimeParams;
+    const NAME: &'static str = "double_buffer_time";
+    const ABOUT: &'static str =
+        "Double buffering over a window of time T: active and warm-up filters swapped every T";
+    const CAPS: Capabilities = CAPS;
+    const METRICS: &'static [Metric] = TIME_METRICS;
+    fn build(p: DoubleBufferTimeParams, _seed: u64) -> anyhow::Result<Built> {
+        let (keys, fpr, tau) = target(Self::NAME, p.window_time, p.peak_rate, p.fpr, 1)?;
+        let inner = DoubleBuffer::with_fpr(keys, fpr)
+            .map_err(|e| anyhow::anyhow!("double_buffer_time: {e}"))?;
+        let (k, g, m) = (inner.k(), inner.g(), inner.m());
+        let count_fpr = inner.theory_fpr(g);
+        let f = OnTime::wrap(inner, tau, Trigger::Time)
+            .map_err(|e| anyhow::anyhow!("double_buffer_time: {e}"))?;
+        let t = SegmentsTheory::double_buffer(&f);
+        Ok(finish(
+            f,
+            t,
+            count_fpr,
+            vec![int("k", k), int("g", g), int("m", m)],
+        ))
+    }
+    /// For a time request: sized as count-based double buffering for the
+    /// T·R keys of a window at the peak rate (plus the clock's 128 bits).
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let (t, rate) = time_request(c)?;
+        let p = DoubleBufferTimeParams {
+            window_time: Some(t),
+            peak_rate: Some(rate),
+            fpr: Some(c.fpr),
+        };
+        let Ok(built) = Self::build(p, 0) else {
+            return Ok(Vec::new());
+        };
+        let f = built.filter.as_ref().expect("a filter");
+        let (k, g) = (
+            built.resolved[0].1.num().unwrap_or(0.0) as u64,
+            built.geometry.window,
+        );
+        let memory = f.memory_bits();
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: time_params(t, rate, c.fpr, None),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / g as f64,
+            fpr: built.theory.get("fpr").unwrap_or(1.0),
+            window: g,
+            slack: g,
+            npws_peak: 1.0,
+            insert_bits: 2 * k,
+            query_probes: None,
+        }])
+    }
+}
