@@ -268,6 +268,11 @@ pub struct PackedInts {
 }
 
 impl PackedInts {
+    /// Sets every field to zero.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
     /// `len` zero fields of `width` bits. The caller has validated the sizes.
     pub fn new(len: u64, width: u32) -> Self {
         assert!(

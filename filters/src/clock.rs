@@ -84,6 +84,25 @@ impl Clock {
         self.now + 1
     }
 
+    /// The code of the current tick (what an arrival that does not tick,
+    /// in a clock of time quanta, stores).
+    #[inline]
+    pub fn current(&self) -> u64 {
+        self.now + 1
+    }
+
+    /// Advances by `n` ticks without sweeping: only for a caller that has
+    /// just cleared every cell (after a lull longer than the window and a
+    /// whole sweep, when ticking one by one would change nothing else).
+    pub fn skip(&mut self, n: u64) {
+        self.now = (self.now + n % self.modulus) % self.modulus;
+    }
+
+    /// Ticks after which every cell has been swept once: ⌈len / rate⌉.
+    pub fn sweep_period(&self) -> u64 {
+        self.len.div_ceil(self.rate.max(1))
+    }
+
     /// Age of a stored code at the latest arrival (None for empty).
     #[inline]
     pub fn age(&self, code: u64) -> Option<u64> {

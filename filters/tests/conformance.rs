@@ -13,7 +13,7 @@
 //!
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
-//! | `timed` (APBF with time or hybrid generations; jumping window and double buffering with time generations) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < lτ; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of (k + l)τ; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F; memory exact; bad parameters rejected |
+//! | `timed` (APBF with time or hybrid generations; jumping window and double buffering with time generations; timing Bloom filter with a clock of time quanta) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < T; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of T plus the slack; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F (for the TBF, its FPR at the most keys a window holds at that rate); memory exact; bad parameters rejected |
 //! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
 //!
 //! Every design also answers `contains_many` (batched queries) exactly as
@@ -28,6 +28,7 @@ use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
+use bloomlab_filters::timing::TimedTbf;
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, Generational, OnTime,
@@ -217,17 +218,17 @@ fn batched_queries_agree<F: Filter>(mut f: F) {
 /// of simultaneous keys, steady traffic, lulls of several generations),
 /// after each insertion every key inside the design's guarantee is reported
 /// (`guaranteed(age in time, insertions after it)`); after the stream,
-/// nothing older than (k + l)τ is left once that much time has passed
-/// without insertions; and at a steady rate of g keys per τ the FPR is not
-/// significantly above the count-based worst-phase F.
-fn time_promise<F: Generational>(
-    mut f: OnTime<F>,
+/// nothing is left once `lull` time has passed without insertions; and at a
+/// steady rate of `g` keys per `tau` the FPR is not significantly above
+/// `bound` (the count-based design's worst phase).
+fn time_promise<F: TimedFilter>(
+    mut f: F,
     guaranteed: impl Fn(u64, u64) -> bool,
+    (lull, g, tau): (u64, u64, u64),
     bound: f64,
 ) {
     let keys = Keys::new(0x71AE);
     let mut rng = Rng(7);
-    let tau = f.tau();
     let mut now = 0u64;
     let mut recent: std::collections::VecDeque<(u64, u64)> = Default::default();
     for t in 1..=200_000u64 {
@@ -253,20 +254,14 @@ fn time_promise<F: Generational>(
             }
         }
     }
-    now += f.inner().forgotten() * tau;
+    now += lull;
     f.advance(now);
     let lost = (1..=200_000u64)
         .filter(|&t| f.contains(keys.stream(t)))
         .count();
-    assert_eq!(
-        lost,
-        0,
-        "{}: keys left after a lull of `forgotten` generations",
-        f.name()
-    );
+    assert_eq!(lost, 0, "{}: keys left after a lull", f.name());
     // a steady g per τ: the count-based worst phase bounds every moment
     let (mut fp, mut n) = (0u64, 0u64);
-    let g = f.inner().generation_size();
     for t in 0..(40 * g) {
         f.advance(now + t * tau / g);
         f.insert(keys.stream(1_000_000 + t));
@@ -279,7 +274,7 @@ fn time_promise<F: Generational>(
 }
 
 macro_rules! conformance {
-    (timed $name:ident: $build:expr, guarantee = $rule:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+    (timed $name:ident: $build:expr, guarantee = $rule:expr, scales = $scales:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
             #[test]
@@ -291,7 +286,8 @@ macro_rules! conformance {
                 let f = $build;
                 let rule = ($rule)(&f);
                 let bound = ($bound)(&f);
-                within(DEADLINE_SECS, move || time_promise(f, rule, bound));
+                let scales = ($scales)(&f);
+                within(DEADLINE_SECS, move || time_promise(f, rule, scales, bound));
             }
             #[test]
             fn memory_reported_exactly() {
@@ -778,6 +774,7 @@ fn swamp_table_sized_as_documented() {
 
 conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &TimedApbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &TimedApbf| f.theory().count_based().fpr(),
     memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
     bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
@@ -788,12 +785,14 @@ conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybri
         let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);
         move |age: u64, later: u64| age / tau + later / g < l
     },
+    scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &TimedApbf| f.theory().count_based().fpr(),
     memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
     bad = [TimedApbf::new(4, 3, 0, 10, Trigger::Hybrid), TimedApbf::with_fpr(0, 10, 0.01, Trigger::Hybrid)]);
 
 conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &OnTime<JumpingWindow>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<JumpingWindow>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<JumpingWindow>| f.inner().theory_fpr(500),
     memory = |_: &OnTime<JumpingWindow>| 4 * 7 * 722 + 2 * 64 + 2 * 64,
     bad = [OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 0, Trigger::Time),
@@ -801,9 +800,18 @@ conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(4, 7, 500, 722)
 
 conformance!(timed double_buffer_time: OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &OnTime<DoubleBuffer>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<DoubleBuffer>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<DoubleBuffer>| f.inner().theory_fpr(500),
     memory = |_: &OnTime<DoubleBuffer>| 2 * 7 * 1443 + 64 + 2 * 64,
     bad = [OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 0, Trigger::Time)]);
+
+// 16 quanta of 625 per window of 10 000, cells sized for 500 keys per 10 000
+conformance!(timed tbf_time: TimedTbf::new(16, 625, 7, 1087).unwrap(),
+    guarantee = |f: &TimedTbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &TimedTbf| (f.window_time() + f.slack_time(), 500, 10_000),
+    bound = |f: &TimedTbf| f.fpr_theory(500.0 * 17.0 / 16.0),
+    memory = |f: &TimedTbf| 7 * 1087 * f.inner().stamp_bits() as u64 + 256,
+    bad = [TimedTbf::new(0, 625, 7, 1087), TimedTbf::new(16, 0, 7, 1087), TimedTbf::new(16, 625, 0, 1087)]);
 
 #[test]
 #[should_panic(expected = "did not finish within 1 s")]

@@ -7,7 +7,8 @@ mod common;
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
 use bloomlab_filters::segmented::timed::SegmentsTheory;
 use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
-use bloomlab_filters::{Filter, OnTime, TimedApbf, TimedFilter, Trigger};
+use bloomlab_filters::timing::TimedTbf;
+use bloomlab_filters::{Filter, OnTime, TimedApbf, TimedFilter, TimingBloom, Trigger};
 use common::{assert_mean, Keys, Rng};
 
 /// Time units per τ (the clock ticks in these units).
@@ -299,4 +300,24 @@ fn segmented_designs_on_time_match_theory_under_bursts() {
         22,
     );
     assert_mean("double_buffer_time, on/off 3x", &diffs, 0.0);
+}
+
+/// The timing Bloom filter on time under the same bursts: its FPR at random
+/// moments against (1 - e^(-Λ/s))^k over its live quanta.
+#[test]
+fn timed_tbf_matches_theory_under_bursts() {
+    let a = OnOff {
+        on: 6000.0,
+        off: 500.0,
+        period: 4.0,
+        duty: 0.5,
+    };
+    // T = 2τ in 16 quanta, cells sized for 2000 keys per τ at about 1%
+    let (k, s) = TimingBloom::sizing(4250, 0.01).unwrap();
+    let mut f = TimedTbf::new(16, TAU / 8, k, s).unwrap();
+    let model = f.clone();
+    let fpr = |now: f64| model.fpr_theory(a.cum(now) - a.cum(model.live_from(now)));
+    let (diffs, th) = fpr_against(&mut f, &fpr, 3 * TAU, a, 300, 2000, 31);
+    assert_mean("tbf_time, on/off 3x", &diffs, 0.0);
+    assert!(th.iter().copied().fold(0.0, f64::max) > 0.1);
 }

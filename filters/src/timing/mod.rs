@@ -9,3 +9,5 @@ pub mod tbf;
 
 pub use swbf::Swbf;
 pub use tbf::TimingBloom;
+pub mod timed;
+pub use timed::TimedTbf;

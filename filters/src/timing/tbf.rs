@@ -118,6 +118,31 @@ impl TimingBloom {
         fpr(self.k, self.s, d)
     }
 
+    /// Writes `key` with the current code, without ticking (the clock of
+    /// [`super::TimedTbf`] ticks on time, not on arrivals).
+    pub(crate) fn write(&mut self, key: u64) {
+        let code = self.clock.current();
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            self.cells.set(c, code);
+        }
+        self.inserted += 1;
+    }
+
+    /// Ticks the clock `n` times, sweeping after each tick; after a lull
+    /// longer than the window and a whole sweep, clears every cell at once.
+    pub(crate) fn tick_quanta(&mut self, n: u64) {
+        if n > self.clock.window() + self.clock.sweep_period() {
+            self.cells.clear();
+            self.clock.skip(n);
+            return;
+        }
+        for _ in 0..n {
+            self.clock.tick();
+            self.clock.clear_dead(&mut self.cells);
+        }
+    }
+
     #[inline]
     fn cell(&self, key: u64, i: u32) -> u64 {
         i as u64 * self.s + index(key, i as u64, self.s)

@@ -35,6 +35,7 @@ mod swbf;
 mod swhll;
 mod swlc;
 mod tbf;
+mod tbf_time;
 mod wcss;
 
 pub use built::{
@@ -273,6 +274,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &broom::Broom,
     &swamp::Swamp,
     &tbf::Tbf,
+    &tbf_time::TbfTime,
     &swbf::Swbf,
     &wcss::Wcss,
     &swhll::Swhll,

@@ -1,0 +1,184 @@
+//! The timing Bloom filter over a window of time (`tbf_time`): its cells
+//! hold the time quantum of the latest key that set them, not its arrival
+//! number.
+//!
+//! Time is cut into quanta of δ; the wraparound clock of the count-based TBF
+//! ticks once per quantum instead of once per arrival, and its sweep runs
+//! on every tick. With W = r + 1 quanta in the clock's window, a key written
+//! in quantum c is live while the current quantum is below c + W, so a key
+//! younger than **T = rδ** is always reported (its quantum is at most r
+//! behind) and none older than (r + 1)δ is: slack δ. The cells need only
+//! ⌈log2 2W⌉ bits, whatever the rate: r = 64 quanta per window takes 8-bit
+//! cells where the count-based TBF over 2^16 arrivals takes 17.
+//!
+//! After a lull longer than the window and a whole sweep every cell is dead:
+//! the filter clears them at once instead of ticking through the lull.
+//!
+//! # Theory
+//!
+//! The live cells are those a partitioned Bloom filter of the keys of the
+//! last W quanta would set. Those are Poisson with mean Λ over
+//! [(c - r)δ, now], and the FPR is E[(1 - (1 - 1/s)^D)^k] ≈
+//! (1 - e^(-Λ/s))^k, leaving out a Jensen term of relative size about
+//! k²/(4s) (the k slices share D). A key inserted at u is reported for sure
+//! while ⌊now/δ⌋ - ⌊u/δ⌋ < W, and like a never-inserted key after.
+
+use super::tbf::TimingBloom;
+use crate::error::check_nonzero;
+use crate::{Filter, ParamError, TimedFilter};
+
+/// A timing Bloom filter over a window of time: r quanta of δ (T = rδ).
+#[derive(Debug, Clone)]
+pub struct TimedTbf {
+    inner: TimingBloom,
+    /// δ: the time quantum.
+    delta: u64,
+    /// r: quanta per window.
+    r: u64,
+    /// The current quantum, ⌊now/δ⌋.
+    quantum: u64,
+    now: u64,
+}
+
+impl TimedTbf {
+    /// k slices of s cells, a window of r quanta of δ time units.
+    pub fn new(r: u64, delta: u64, k: u32, s: u64) -> Result<TimedTbf, ParamError> {
+        check_nonzero("r", r)?;
+        check_nonzero("delta", delta)?;
+        let w = r.checked_add(1).ok_or(ParamError::TooLarge {
+            what: "r",
+            limit: "2^64 - 2".into(),
+        })?;
+        r.checked_mul(delta).ok_or(ParamError::TooLarge {
+            what: "r delta",
+            limit: "2^64 - 1".into(),
+        })?;
+        Ok(TimedTbf {
+            inner: TimingBloom::new(w, k, s)?,
+            delta,
+            r,
+            quantum: 0,
+            now: 0,
+        })
+    }
+
+    /// The timing Bloom filter of the cells.
+    pub fn inner(&self) -> &TimingBloom {
+        &self.inner
+    }
+
+    /// δ: the time quantum.
+    pub fn delta(&self) -> u64 {
+        self.delta
+    }
+
+    /// r: quanta per window.
+    pub fn quanta(&self) -> u64 {
+        self.r
+    }
+
+    /// FPR at a moment whose live quanta hold `keys` keys on average
+    /// (Poisson; see the module docs).
+    pub fn fpr_theory(&self, keys: f64) -> f64 {
+        let s = self.inner.slice_cells() as f64;
+        (-(-keys / s).exp_m1()).powi(self.inner.k() as i32)
+    }
+
+    /// Start of the oldest live quantum at time `now`: keys inserted from
+    /// here on are reported.
+    pub fn live_from(&self, now: f64) -> f64 {
+        let q = (now / self.delta as f64).floor();
+        ((q - self.r as f64) * self.delta as f64).max(0.0)
+    }
+}
+
+impl Filter for TimedTbf {
+    fn insert(&mut self, key: u64) {
+        self.inner.write(key);
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.inner.contains(key)
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
+    }
+
+    /// The TBF's cells, clock and sweep pointer, plus 64 bits each for the
+    /// time and the current quantum.
+    fn memory_bits(&self) -> u64 {
+        self.inner.memory_bits() + 128
+    }
+
+    fn name(&self) -> &'static str {
+        "tbf_time"
+    }
+
+    fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
+        Some(self)
+    }
+}
+
+impl TimedFilter for TimedTbf {
+    fn advance(&mut self, now: u64) {
+        if now <= self.now {
+            return;
+        }
+        self.now = now;
+        let q = now / self.delta;
+        let ticks = q - self.quantum;
+        self.quantum = q;
+        self.inner.tick_quanta(ticks);
+    }
+
+    fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn window_time(&self) -> u64 {
+        self.r * self.delta
+    }
+
+    fn slack_time(&self) -> u64 {
+        self.delta
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    #[test]
+    fn keys_younger_than_t_are_reported_and_older_ones_are_lost() {
+        let mut f = TimedTbf::new(8, 100, 4, 2000).unwrap();
+        assert_eq!((f.window_time(), f.slack_time()), (800, 100));
+        let mut now = 0;
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        for i in 0..20_000u64 {
+            // bursts, steady traffic and lulls of many windows
+            now += match i % 1000 {
+                0 => 50_000,
+                1..=300 => 0,
+                _ => mix64(i) % 7,
+            };
+            f.advance(now);
+            f.insert(mix64(i));
+            keys.push((mix64(i), now));
+            keys.retain(|&(_, at)| now - at < 2000);
+            for &(k, at) in &keys {
+                if now - at < 800 {
+                    assert!(f.contains(k), "age {}", now - at);
+                }
+            }
+        }
+        // after a lull every key is gone, and the cells are empty
+        f.advance(now + 900);
+        assert!(keys.iter().all(|&(k, _)| !f.contains(k)));
+        assert_eq!(f.name(), "tbf_time");
+        assert_eq!(f.inner().stamp_bits(), 5);
+        assert_eq!(f.memory_bits(), 4 * 2000 * 5 + 128 + 128);
+        assert!(TimedTbf::new(0, 1, 1, 1).is_err() && TimedTbf::new(1, 0, 1, 1).is_err());
+    }
+}

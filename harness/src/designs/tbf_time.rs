@@ -1,0 +1,158 @@
+//! The timing Bloom filter over a window of time (`tbf_time`): a clock of
+//! time quanta instead of arrivals. See `bloomlab_filters::timing::timed`.
+
+use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
+use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::spec::Metric;
+use crate::timed::NS;
+use bloomlab_filters::timing::{TimedTbf, TimingBloom};
+use bloomlab_filters::{bloom, Filter, TimedFilter};
+use serde::{Deserialize, Serialize};
+
+/// Quanta per window when the parameters do not say.
+const DEFAULT_QUANTA: u64 = 64;
+
+/// Parameters of the time-window timing Bloom filter.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TbfTimeParams {
+    /// Window T in seconds
+    #[arg(long)]
+    window_time: Option<f64>,
+    /// Keys per second the cells are sized for
+    #[arg(long)]
+    peak_rate: Option<f64>,
+    /// Target FPR at rates up to the peak, in (0, 1)
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Time quanta per window (default 64; slack T / quanta)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    quanta: Option<u64>,
+}
+
+/// The time-window timing Bloom filter.
+pub struct TbfTime;
+
+struct AtMoment {
+    fpr: f64,
+    live_from: f64,
+}
+
+impl MomentTheory for AtMoment {
+    fn fpr(&self) -> f64 {
+        self.fpr
+    }
+    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
+        if at_ns >= self.live_from {
+            1.0
+        } else {
+            self.fpr
+        }
+    }
+}
+
+/// (T, R, fpr, quanta) from the parameters, and the keys the live quanta
+/// hold at the peak rate: R·T·(r + 1)/r.
+fn resolve(p: &TbfTimeParams) -> anyhow::Result<(f64, f64, f64, u64, u64)> {
+    let (t, rate) = window_and_rate(TbfTime::NAME, p.window_time, p.peak_rate)?;
+    let fpr = probability("fpr", p.fpr)?
+        .ok_or_else(|| anyhow::anyhow!("tbf_time needs fpr (the target at the peak rate)"))?;
+    let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
+    let keys = (t * rate * (r + 1) as f64 / r as f64).ceil().max(1.0) as u64;
+    Ok((t, rate, fpr, r, keys))
+}
+
+impl DesignDef for TbfTime {
+    type Params = TbfTimeParams;
+    const NAME: &'static str = "tbf_time";
+    const ABOUT: &'static str =
+        "Timing Bloom filter over a window of time T: cells hold time quanta of T/quanta";
+    const CAPS: Capabilities = CAPS;
+    const METRICS: &'static [Metric] = TIME_METRICS;
+
+    fn build(p: TbfTimeParams, _seed: u64) -> anyhow::Result<Built> {
+        let (t, _, fpr, r, keys) = resolve(&p)?;
+        let e = |x: bloomlab_filters::ParamError| anyhow::anyhow!("tbf_time: {x}");
+        let (k, s) = TimingBloom::sizing(keys, fpr).map_err(e)?;
+        let delta = (t * NS / r as f64).ceil() as u64;
+        let f = TimedTbf::new(r, delta.max(1), k, s).map_err(e)?;
+        let bits = f.memory_bits() as f64;
+        let count_fpr = f.fpr_theory(keys as f64);
+        let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
+        let model = f.clone();
+        let mut geometry = Geometry::exact(keys, true);
+        geometry.time = Some(TimeWindow {
+            window_ns,
+            slack_ns,
+            peak_rate: keys as f64 / ((window_ns + slack_ns) as f64 / NS),
+        });
+        Ok(Built {
+            geometry,
+            resolved: vec![
+                int("quanta", r),
+                int("k", k),
+                int("s", s),
+                int("stamp_bits", f.inner().stamp_bits()),
+                real("delta", delta as f64 / NS),
+                real("window_time", window_ns as f64 / NS),
+                real("slack_time", slack_ns as f64 / NS),
+            ],
+            filter: Some(Box::new(f)),
+            summary: None,
+            theory: Theory {
+                scalars: vec![
+                    ("fpr", count_fpr),
+                    ("memory_bits", bits),
+                    ("bits_per_element", bits / keys as f64),
+                ],
+                moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
+                    let live_from = model.live_from(m.now_ns);
+                    let fpr = model.fpr_theory(cum(m.now_ns) - cum(live_from));
+                    Box::new(AtMoment { fpr, live_from }) as Box<dyn MomentTheory>
+                })),
+                ..Theory::default()
+            },
+        })
+    }
+
+    /// For a time request: the default 64 quanta per window, cells sized for
+    /// the keys the live quanta hold at the peak rate.
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let (t, rate) = c.time.ok_or_else(|| {
+            anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
+        })?;
+        let p = TbfTimeParams {
+            window_time: Some(t),
+            peak_rate: Some(rate),
+            fpr: Some(c.fpr),
+            quanta: None,
+        };
+        let Ok(built) = Self::build(p, 0) else {
+            return Ok(Vec::new());
+        };
+        let f = built.filter.as_ref().expect("a filter");
+        let memory = f.memory_bits();
+        let w = c.window;
+        let (k, s) = TimingBloom::sizing(built.geometry.window, c.fpr)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let fill = bloom::fill_ratio(built.geometry.window as f64, s as f64);
+        let bits = built.resolved[3].1.num().unwrap_or(0.0) as u64;
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: vec![
+                real("window_time", t),
+                real("peak_rate", rate),
+                real("fpr", c.fpr),
+            ],
+            memory_bits: memory,
+            bits_per_element: memory as f64 / w as f64,
+            fpr: built.theory.get("fpr").unwrap_or(1.0),
+            window: w,
+            slack: 0,
+            npws_peak: 0.0,
+            insert_bits: k as u64 * bits,
+            query_probes: Some(bloom::negative_query_probes(fill, k)),
+        }])
+    }
+}
