@@ -259,6 +259,51 @@ pub(crate) fn switching_theory(
     }
 }
 
+/// The theory at a moment of a time-window run of a design that switches
+/// every g insertions, from its FPR and P(yes | j switches) as functions of
+/// the phase (steady state: the run's warm-up fills the design first).
+pub(crate) fn switching_moment(
+    g: u64,
+    fpr_at: impl Fn(u64) -> f64 + Send + Sync + 'static,
+    by_shift: impl Fn(u64) -> Vec<f64> + Send + Sync + 'static,
+) -> MomentFn {
+    let parts = std::sync::Arc::new((fpr_at, by_shift));
+    Box::new(move |m: &Moment, _: &dyn Fn(f64) -> f64| {
+        let phase = if m.inserted == 0 {
+            g
+        } else {
+            (m.inserted - 1) % g + 1
+        };
+        Box::new(SwitchingMoment {
+            fpr: (parts.0)(phase),
+            by_j: (parts.1)(phase),
+            g,
+            phase,
+            inserted: m.inserted,
+        }) as Box<dyn MomentTheory>
+    })
+}
+
+/// A switching design at one moment.
+struct SwitchingMoment {
+    fpr: f64,
+    by_j: Vec<f64>,
+    g: u64,
+    phase: u64,
+    inserted: u64,
+}
+
+impl MomentTheory for SwitchingMoment {
+    fn fpr(&self) -> f64 {
+        self.fpr
+    }
+    fn presence(&self, _at_ns: f64, index: u64) -> f64 {
+        let age = self.inserted + 1 - index;
+        let j = apbf_theory::shifts_at_age(age, self.phase, self.g) as usize;
+        self.by_j.get(j).copied().unwrap_or(self.fpr)
+    }
+}
+
 /// A filter over an exact window of `w` arrivals with no false negatives,
 /// whose theory is its FPR `p` (for never-inserted and expired keys alike)
 /// and its memory as built.

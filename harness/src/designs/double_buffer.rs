@@ -39,6 +39,11 @@ impl DesignDef for DoubleBuffer {
             "probes_negative",
             seg::double_buffer_probes_negative(k, g, m),
         ));
+        t.moment = Some(super::built::switching_moment(
+            g,
+            move |p| seg::double_buffer_fpr(k, g, m, p),
+            move |p| vec![1.0, 1.0, seg::double_buffer_fpr(k, g, m, p)],
+        ));
         let geometry = super::Geometry::sliding(&f);
         Ok(segmented::finish(Box::new(f), geometry, t, (k, g, m), None))
     }

@@ -4,7 +4,7 @@ use super::segmented::{self, Sizing};
 use super::{at_least_one, Built, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::segmented::JumpingWindow;
+use bloomlab_filters::segmented::{theory as seg, JumpingWindow};
 
 segmented::segmented_params! {
     /// Jumping-window parameters: segments and (window, fpr) or (k, g, m).
@@ -34,7 +34,17 @@ impl DesignDef for Jumping {
             Sizing::Target(w, e) => JumpingWindow::with_fpr(w, e, n),
         }
         .map_err(|e| anyhow::anyhow!("jumping: {e}"))?;
-        let t = segmented::jumping_theory(&f);
+        let mut t = segmented::jumping_theory(&f);
+        let (k, g, m) = (f.k(), f.g(), f.m());
+        t.moment = Some(super::built::switching_moment(
+            g,
+            move |p| seg::jumping_fpr(n, k, g, m, p),
+            move |p| {
+                let mut v = vec![1.0; n as usize];
+                v.push(seg::jumping_fpr(n, k, g, m, p));
+                v
+            },
+        ));
         let geometry = super::Geometry::sliding(&f);
         let kgm = (f.k(), f.g(), f.m());
         Ok(segmented::finish(
