@@ -242,6 +242,14 @@ impl Spec {
             if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
                 return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", i + 1));
             }
+            if let Some([lo, hi]) = p.x_range {
+                if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                    return Err(anyhow::anyhow!(
+                        "plot {}: x_range [{lo}, {hi}] must be two finite numbers, the first below the second",
+                        i + 1
+                    ));
+                }
+            }
             if let Some(b) = p.bound.as_deref().filter(|b| *b != "info_bound") {
                 return Err(anyhow::anyhow!(
                     "plot {}: unknown bound {b:?} (known: info_bound)",

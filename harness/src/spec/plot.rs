@@ -40,6 +40,9 @@ pub struct PlotSpec {
     /// the row's parameters).
     #[serde(default)]
     pub reference: Option<String>,
+    /// timeline: only the moments in this range of time (seconds).
+    #[serde(default)]
+    pub x_range: Option<[f64; 2]>,
     /// xy, timeline, age_time: chart title (default `"<y> vs <x>"` for xy).
     #[serde(default)]
     pub title: Option<String>,

@@ -48,15 +48,26 @@ fn groups(p: &PlotSpec, rows: &[Row], cols: [&str; 4]) -> BTreeMap<u64, Series> 
     out
 }
 
-/// The smallest positive value drawn on a log axis (a measured 0 sits on
-/// it).
+/// The smallest value drawn on a log axis: half the smallest positive
+/// measurement (a measured 0, and a theory below what the queries can
+/// resolve, sit on it); the smallest theory where nothing was measured
+/// positive.
 fn floor_of(g: &BTreeMap<u64, Series>) -> f64 {
-    let min = g
-        .values()
-        .flat_map(|s| s.1.iter().flat_map(|p| [p[1], p[2]]))
-        .filter(|&v| v > 0.0)
-        .fold(1.0, f64::min);
-    (min / 2.0).max(1e-9)
+    let smallest = |i: usize| {
+        g.values()
+            .flat_map(|s| s.1.iter().map(move |p| p[i]))
+            .filter(|&v| v > 0.0)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let min = match smallest(1) {
+        m if m.is_finite() => m,
+        _ => smallest(2),
+    };
+    if min.is_finite() {
+        (min / 2.0).max(1e-9)
+    } else {
+        1e-9
+    }
 }
 
 /// The arrival rate (top) and the FPR against time (bottom).
@@ -69,7 +80,13 @@ pub(super) fn timeline<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let g = groups(p, rows, ["t", "fpr", "fpr_theory", "rate"]);
+    let mut g = groups(p, rows, ["t", "fpr", "fpr_theory", "rate"]);
+    if let Some([lo, hi]) = p.x_range {
+        for s in g.values_mut() {
+            s.1.retain(|p| p[0] >= lo && p[0] <= hi);
+        }
+        g.retain(|_, s| !s.1.is_empty());
+    }
     if g.is_empty() {
         return Err(anyhow::anyhow!(
             "plot timeline: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"
