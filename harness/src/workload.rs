@@ -20,6 +20,9 @@ use std::sync::Arc;
 pub struct Trace {
     keys: Vec<u64>,
     set: HashSet<u64>,
+    /// Each key's time in nanoseconds from the first, when the file gives
+    /// every key one in order; else why not.
+    times: Result<Vec<u64>, String>,
 }
 
 impl Trace {
@@ -36,11 +39,25 @@ impl Trace {
         format: &crate::trace::TraceFormat,
         seed: u64,
     ) -> anyhow::Result<Trace> {
+        Trace::load_timed(path, format, None, seed)
+    }
+
+    /// As [`load_as`](Self::load_as), keeping each key's time (a CSV
+    /// trace's `time_column`, a capture's packet timestamps) for time-window
+    /// runs.
+    pub fn load_timed(
+        path: &Path,
+        format: &crate::trace::TraceFormat,
+        time_column: Option<&str>,
+        seed: u64,
+    ) -> anyhow::Result<Trace> {
         let hasher = KeyHasher::new(seed);
         let mut keys = Vec::new();
+        let mut secs: Vec<f64> = Vec::new();
+        let mut untimed = 0u64;
         // a trace larger than the memory left is refused while it is read
         let max_keys = crate::sweep::budget::available_memory().map_or(u64::MAX, |b| b / 64);
-        crate::trace::for_each_key(path, format, |line| {
+        crate::trace::for_each_timed_key(path, format, time_column, |line, time| {
             if keys.len() as u64 >= max_keys {
                 return Err(anyhow::anyhow!(
                     "trace file {} has more than {max_keys} keys, more than this machine's available memory holds",
@@ -48,13 +65,29 @@ impl Trace {
                 ));
             }
             keys.push(hasher.hash_bytes(line));
+            match time {
+                Some(t) => secs.push(t),
+                None => untimed += 1,
+            }
             Ok(())
         })?;
         if keys.is_empty() {
             return Err(anyhow::anyhow!("trace file {} has no keys", path.display()));
         }
         let set = keys.iter().copied().collect();
-        Ok(Trace { keys, set })
+        let times = trace_times(&secs, untimed, keys.len());
+        Ok(Trace { keys, set, times })
+    }
+
+    /// Whether no key of the trace repeats.
+    pub fn all_distinct(&self) -> bool {
+        self.set.len() == self.keys.len()
+    }
+
+    /// Each key's time in nanoseconds from the first key's, or why the
+    /// trace has none.
+    pub fn times(&self) -> Result<&[u64], &str> {
+        self.times.as_deref().map_err(String::as_str)
     }
 
     /// Bytes the loaded trace holds (keys and their set).
@@ -76,6 +109,35 @@ impl Trace {
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
+}
+
+/// Nanoseconds from the first time, if every key has a time and they never
+/// go backwards.
+fn trace_times(secs: &[f64], untimed: u64, keys: usize) -> Result<Vec<u64>, String> {
+    if secs.is_empty() {
+        return Err("its keys have no times (a CSV trace needs time_column; pcap and pcapng give packet times)".into());
+    }
+    if untimed > 0 {
+        return Err(format!(
+            "{untimed} of its {keys} keys have no time (pcapng simple packets)"
+        ));
+    }
+    let first = secs[0];
+    let mut out = Vec::with_capacity(secs.len());
+    for (i, pair) in secs.windows(2).enumerate() {
+        if pair[1] < pair[0] {
+            return Err(format!(
+                "its times go backwards at key {} ({} s after {} s)",
+                i + 2,
+                pair[1],
+                pair[0]
+            ));
+        }
+    }
+    for &t in secs {
+        out.push(((t - first) * 1e9).round() as u64);
+    }
+    Ok(out)
 }
 
 /// A stream of keys to insert plus a source of never-inserted keys.

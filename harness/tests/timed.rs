@@ -163,3 +163,100 @@ fn what_the_pass_cannot_run_is_refused_in_one_line() {
         );
     }
 }
+
+/// A CSV trace of distinct keys and their times: `n` keys, Poisson at
+/// `rate` per second from a fixed generator.
+fn csv_trace(dir: &std::path::Path, n: u64, rate: f64) -> std::path::PathBuf {
+    let mut s = String::from("key,time\n");
+    let (mut t, mut x) = (0.0f64, 0x9E37_79B9_7F4A_7C15u64);
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t += -(1.0 - (x >> 11) as f64 / (1u64 << 53) as f64).ln() / rate;
+        s += &format!("k{i},{t:.9}\n");
+    }
+    let p = dir.join("trace.csv");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// Arrival times from a CSV trace's time column: the keys arrive at the
+/// trace's own times, the time design keeps every key younger than T, and
+/// its theory (with Λ counted from the trace) holds, since no key repeats.
+#[test]
+fn a_trace_s_own_times_drive_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = csv_trace(dir.path(), 60_000, 500.0);
+    let spec = format!(
+        "name = \"t\"\nmetrics = [\"timeline\"]\n\
+         [workload]\nkind = \"trace\"\npath = {path:?}\nformat = \"csv\"\ncolumn = \"key\"\ntime_column = \"time\"\n\
+         [time]\nwindow = 2.0\nwarmup = 10.0\nduration = 100.0\nsamples = 100\nqueries = 2000\n\
+         [time.arrivals]\nkind = \"trace\"\n\
+         [[sweep]]\ndesign = \"apbf_time\"\npoints = [{{ window_time = 2.0, peak_rate = 500.0, k = 4, l = 6 }}]\n"
+    );
+    let out = run(&spec, 2);
+    let r = &out.rows[0];
+    assert!((num(r, "arrivals_mean_rate") - 500.0).abs() < 15.0, "{r:?}");
+    assert_eq!(num(r, "fnr_time"), 0.0);
+    for c in ["fpr_time_avg", "p_yes_past_window"] {
+        assert_eq!(
+            r.get(&format!("{c}_theory_in_ci")).map(|v| v.to_string()),
+            Some("true".into()),
+            "{c}: {r:?}"
+        );
+    }
+    // bad trace times are refused in one line
+    let lines = dir.path().join("keys.txt");
+    std::fs::write(&lines, "a\nb\n").unwrap();
+    let no_times = spec
+        .replace(&format!("{path:?}"), &format!("{lines:?}"))
+        .replace(
+            "format = \"csv\"\ncolumn = \"key\"\ntime_column = \"time\"\n",
+            "",
+        );
+    let backwards = dir.path().join("back.csv");
+    std::fs::write(&backwards, "key,time\na,1.0\nb,0.5\n").unwrap();
+    let back = spec.replace(&format!("{path:?}"), &format!("{backwards:?}"));
+    let wrong = spec.replace(
+        "format = \"csv\"\ncolumn = \"key\"\n",
+        "format = \"pcap\"\n",
+    );
+    for (text, want) in [
+        (no_times, "cannot give times"),
+        (back, "go backwards at key 2"),
+        (wrong, "time_column goes with format = \"csv\""),
+    ] {
+        let (code, err) = run_text(&text);
+        assert_ne!(code, 0, "{want}");
+        let line = err.trim();
+        assert!(
+            line.contains(want) && !line.contains('\n'),
+            "{want}: {line}"
+        );
+    }
+}
+
+/// A capture's packet times drive the run too; its flows repeat, so the
+/// run reports measurements without the theory (which counts every arrival
+/// as a new key).
+#[test]
+fn a_capture_s_packet_times_drive_the_run() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/synthetic.pcap.gz");
+    let spec = format!(
+        "name = \"p\"\nmetrics = [\"timeline\"]\n\
+         [workload]\nkind = \"trace\"\npath = {path:?}\nformat = \"pcap\"\n\
+         [time]\nwindow = 0.05\nduration = 1.0\nsamples = 40\nqueries = 500\n\
+         [time.arrivals]\nkind = \"trace\"\n\
+         [[sweep]]\ndesign = \"apbf_time\"\npoints = [{{ window_time = 0.05, peak_rate = 200000.0, k = 4, l = 6 }}]\n"
+    );
+    let out = run(&spec, 1);
+    let r = &out.rows[0];
+    assert!(num(r, "arrivals_mean_rate") > 1000.0, "{r:?}");
+    assert_eq!(num(r, "fnr_time"), 0.0);
+    assert!(r.get("fpr_time_avg_theory").is_none(), "{r:?}");
+    assert!(out
+        .timeline
+        .iter()
+        .all(|t| t.get_num("fpr_theory").is_some_and(f64::is_nan)));
+}

@@ -59,6 +59,7 @@ impl WorkloadSpec {
             format: fields.format,
             key: fields.key,
             column: fields.column,
+            time_column: None,
         }
     }
 
@@ -72,6 +73,7 @@ impl WorkloadSpec {
                 format,
                 key,
                 column,
+                ..
             } => Some(
                 crate::trace::FormatFields {
                     format: format.clone(),
@@ -116,6 +118,10 @@ pub enum WorkloadSpec {
         /// csv: the key's column, by its header name.
         #[serde(default)]
         column: Option<String>,
+        /// csv: a column of times in seconds, for `[time.arrivals] kind =
+        /// "trace"` (pcap and pcapng traces give packet times).
+        #[serde(default)]
+        time_column: Option<String>,
     },
 }
 
@@ -257,12 +263,25 @@ impl AdversarySpec {
 }
 
 impl WorkloadSpec {
-    /// Checks a Zipf law's universe and exponent.
+    /// Checks a Zipf law's universe and exponent, and that a time column
+    /// goes with a CSV trace.
     pub fn check(&self) -> anyhow::Result<()> {
         if let WorkloadSpec::Zipf { universe, exponent } = *self {
             if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
                 return Err(anyhow::anyhow!(
                     "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
+                ));
+            }
+        }
+        if let WorkloadSpec::Trace {
+            format,
+            time_column: Some(_),
+            ..
+        } = self
+        {
+            if format.as_deref() != Some("csv") {
+                return Err(anyhow::anyhow!(
+                    "workload.time_column goes with format = \"csv\" (pcap and pcapng traces give packet times)"
                 ));
             }
         }

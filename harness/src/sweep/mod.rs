@@ -398,9 +398,16 @@ pub fn measure_point(
         let rng = pass_rng(spec.seed, p.index, 0x71AE_11AE_0000_0001);
         let stream = KeyStream::new(&workload, trace.clone(), &mut rng.clone());
         let memory = passes.time_memory();
-        let r =
-            crate::timed::pass::measure(&mut built, stream, rng, &time, measure.ci_level, memory)
-                .map_err(in_point)?;
+        let r = crate::timed::pass::measure(
+            &mut built,
+            stream,
+            rng,
+            &time,
+            trace.as_deref(),
+            measure.ci_level,
+            memory,
+        )
+        .map_err(in_point)?;
         full.0.extend(r.row.0);
         let tagged = |x: Row| Row(id_without_repeat(&id).0.into_iter().chain(x.0).collect());
         extra.extend(r.timeline.into_iter().chain(r.ages).map(tagged));

@@ -98,10 +98,23 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
     let trace = match &spec.workload {
         WorkloadSpec::Trace { .. } => {
             let (path, format) = spec.workload.trace_source().expect("a trace workload")?;
-            Some(Arc::new(Trace::load_as(path, &format, spec.seed)?))
+            let time_column = match &spec.workload {
+                WorkloadSpec::Trace { time_column, .. } => time_column.as_deref(),
+                _ => None,
+            };
+            Some(Arc::new(Trace::load_timed(
+                path,
+                &format,
+                time_column,
+                spec.seed,
+            )?))
         }
         _ => None,
     };
+    if passes.time && spec.time.arrivals == Some(crate::timed::ArrivalSpec::Trace) {
+        // refused before the run starts, not by its first point
+        crate::timed::arrivals::Process::new(&crate::timed::ArrivalSpec::Trace, trace.as_deref())?;
+    }
     let query_trace = match &spec.adversary.query_trace {
         Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
         None => None,

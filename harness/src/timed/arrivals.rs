@@ -51,6 +51,10 @@ pub enum ArrivalSpec {
         /// Seconds per cycle.
         period: f64,
     },
+    /// The times of a trace workload's keys (a CSV trace's `time_column`, a
+    /// capture's packet times), from its first key's; replayed with the keys
+    /// when the run needs more, one trace-length plus one mean gap later.
+    Trace,
 }
 
 impl ArrivalSpec {
@@ -67,6 +71,7 @@ impl ArrivalSpec {
             }
         };
         match *self {
+            ArrivalSpec::Trace => Ok(()),
             ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => {
                 positive("rate", rate)
             }
@@ -111,9 +116,11 @@ impl ArrivalSpec {
         }
     }
 
-    /// λ(t): keys per second at `t` seconds.
+    /// λ(t): keys per second at `t` seconds (NaN for a trace: see
+    /// [`Process`]).
     pub fn rate(&self, t: f64) -> f64 {
         match *self {
+            ArrivalSpec::Trace => f64::NAN,
             ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => rate,
             ArrivalSpec::OnOff {
                 rate,
@@ -135,10 +142,11 @@ impl ArrivalSpec {
         }
     }
 
-    /// Λ(t): expected arrivals in [0, t], t in seconds.
+    /// Λ(t): expected arrivals in [0, t], t in seconds (NaN for a trace).
     pub fn cum(&self, t: f64) -> f64 {
         let t = t.max(0.0);
         match *self {
+            ArrivalSpec::Trace => f64::NAN,
             ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => rate * t,
             ArrivalSpec::OnOff {
                 rate,
@@ -163,9 +171,10 @@ impl ArrivalSpec {
         }
     }
 
-    /// The largest rate (keys per second).
+    /// The largest rate (keys per second; NaN for a trace).
     pub fn max_rate(&self) -> f64 {
         match *self {
+            ArrivalSpec::Trace => f64::NAN,
             ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => rate,
             ArrivalSpec::OnOff { rate, ratio, .. } => rate * ratio,
             ArrivalSpec::Diurnal {
@@ -174,9 +183,10 @@ impl ArrivalSpec {
         }
     }
 
-    /// The mean rate over a long run (keys per second).
+    /// The mean rate over a long run (keys per second; NaN for a trace).
     pub fn mean_rate(&self) -> f64 {
         match *self {
+            ArrivalSpec::Trace => f64::NAN,
             ArrivalSpec::Constant { rate }
             | ArrivalSpec::Poisson { rate }
             | ArrivalSpec::Diurnal { rate, .. } => rate,
@@ -193,6 +203,128 @@ impl ArrivalSpec {
             rng,
             t: 0.0,
             n: 0,
+        }
+    }
+}
+
+/// An arrival process ready to run: a model, or a trace's own times.
+pub enum Process {
+    /// A rate function and its seeded arrivals.
+    Model(ArrivalSpec),
+    /// The times of a trace's keys.
+    Trace(TraceTimes),
+}
+
+/// A trace's key times, replayed cyclically.
+pub struct TraceTimes {
+    /// Nanoseconds from the first key, non-decreasing.
+    times: Vec<u64>,
+    /// One replay: the trace's span plus one mean gap.
+    period: u64,
+}
+
+impl TraceTimes {
+    /// The times of a trace (at least one).
+    pub fn new(times: &[u64]) -> TraceTimes {
+        let n = times.len() as u64;
+        let span = times.last().copied().unwrap_or(0);
+        let gap = if n > 1 { span / (n - 1) } else { 1_000_000_000 };
+        TraceTimes {
+            times: times.to_vec(),
+            period: span + gap.max(1),
+        }
+    }
+
+    /// Time of the i-th arrival (0-based), in nanoseconds.
+    fn at(&self, i: u64) -> u64 {
+        let n = self.times.len() as u64;
+        (i / n) * self.period + self.times[(i % n) as usize]
+    }
+
+    /// Arrivals at or before `t` nanoseconds.
+    fn count(&self, t: f64) -> f64 {
+        if t < 0.0 {
+            return 0.0;
+        }
+        let (n, p) = (self.times.len() as f64, self.period as f64);
+        let cycles = (t / p).floor();
+        let rest = t - cycles * p;
+        cycles * n + self.times.partition_point(|&x| x as f64 <= rest) as f64
+    }
+}
+
+impl Process {
+    /// The process of `spec`; a trace's needs the trace's times.
+    pub fn new(spec: &ArrivalSpec, trace: Option<&crate::workload::Trace>) -> anyhow::Result<Self> {
+        match spec {
+            ArrivalSpec::Trace => {
+                let trace = trace.ok_or_else(|| {
+                    anyhow::anyhow!("time.arrivals kind = \"trace\" needs a trace workload")
+                })?;
+                let times = trace.times().map_err(|why| {
+                    anyhow::anyhow!(
+                        "time.arrivals kind = \"trace\": the trace cannot give times: {why}"
+                    )
+                })?;
+                Ok(Process::Trace(TraceTimes::new(times)))
+            }
+            model => Ok(Process::Model(model.clone())),
+        }
+    }
+
+    /// Λ(t): arrivals expected by `t` seconds (a trace's: counted).
+    pub fn cum(&self, t: f64) -> f64 {
+        match self {
+            Process::Model(m) => m.cum(t),
+            Process::Trace(tt) => tt.count(t * NS),
+        }
+    }
+
+    /// Keys per second at `t` seconds (a trace's: over the two-hundredth of
+    /// its span around t).
+    pub fn rate(&self, t: f64) -> f64 {
+        match self {
+            Process::Model(m) => m.rate(t),
+            Process::Trace(tt) => {
+                let h = tt.period as f64 / 400.0;
+                (tt.count(t * NS + h) - tt.count(t * NS - h)) / (2.0 * h / NS)
+            }
+        }
+    }
+
+    /// The mean rate, keys per second.
+    pub fn mean_rate(&self) -> f64 {
+        match self {
+            Process::Model(m) => m.mean_rate(),
+            Process::Trace(tt) => tt.times.len() as f64 / (tt.period as f64 / NS),
+        }
+    }
+
+    /// The largest rate, keys per second (a trace's: over the busiest
+    /// two-hundredth of its span).
+    pub fn max_rate(&self) -> f64 {
+        match self {
+            Process::Model(m) => m.max_rate(),
+            Process::Trace(tt) => (0..200)
+                .map(|i| self.rate((i as f64 + 0.5) * tt.period as f64 / 200.0 / NS))
+                .fold(0.0, f64::max),
+        }
+    }
+
+    /// The arrival times, in nanoseconds.
+    pub fn arrivals(&self, rng: Pcg64) -> Box<dyn FnMut() -> u64 + '_> {
+        match self {
+            Process::Model(m) => {
+                let mut a = m.arrivals(rng);
+                Box::new(move || a.next_ns())
+            }
+            Process::Trace(tt) => {
+                let mut i = 0u64;
+                Box::new(move || {
+                    i += 1;
+                    tt.at(i - 1)
+                })
+            }
         }
     }
 }

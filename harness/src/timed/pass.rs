@@ -26,9 +26,11 @@
 //!
 //! Each with `_theory` (the mean of the theory over the same moments or
 //! keys), `_ratio` and `_theory_in_ci` where the design has a moment
-//! theory.
+//! theory. The theories count every arrival as a new key, so they are
+//! left out for streams whose keys repeat (Zipf, and a trace with repeated
+//! keys or replayed past its end): those runs report measurements only.
 
-use super::arrivals::{ArrivalSpec, NS};
+use super::arrivals::{ArrivalSpec, Process, NS};
 use super::TimeSpec;
 use crate::designs::{Built, Moment, MomentTheory};
 use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
@@ -52,14 +54,18 @@ pub struct TimeResult {
 /// The run's time scales in nanoseconds, resolved from the spec and the
 /// design.
 struct Scales {
-    arrivals: ArrivalSpec,
+    arrivals: Process,
     window: f64,
     horizon: f64,
     warmup: f64,
     duration: f64,
 }
 
-fn scales(built: &Built, spec: &TimeSpec) -> anyhow::Result<Scales> {
+fn scales(
+    built: &Built,
+    spec: &TimeSpec,
+    trace: Option<&crate::workload::Trace>,
+) -> anyhow::Result<Scales> {
     let design = built.geometry.time;
     let arrivals = match (&spec.arrivals, design) {
         (Some(a), _) => a.clone(),
@@ -79,6 +85,7 @@ fn scales(built: &Built, spec: &TimeSpec) -> anyhow::Result<Scales> {
             ))
         }
     };
+    let arrivals = Process::new(&arrivals, trace)?;
     let horizon = spec.horizon * window;
     // the count window's keys, at the mean rate, must have arrived
     let g = &built.geometry;
@@ -128,21 +135,27 @@ pub fn measure(
     mut stream: KeyStream,
     mut rng: Pcg64,
     spec: &TimeSpec,
+    trace: Option<&crate::workload::Trace>,
     level: f64,
     memory: bool,
 ) -> anyhow::Result<TimeResult> {
-    let sc = scales(built, spec)?;
-    let theory = built.theory.moment.as_ref();
+    let sc = scales(built, spec, trace)?;
+    // the theory counts every arrival as a new key: it holds for a stream
+    // of distinct keys, or a trace whose keys do not repeat within the run
+    let run_keys = sc.arrivals.cum((sc.warmup + sc.duration) / NS);
+    let distinct = stream.is_distinct()
+        || trace.is_some_and(|t| t.all_distinct() && run_keys < t.len() as f64);
+    let theory = built.theory.moment.as_ref().filter(|_| distinct);
     let f = built
         .filter
         .as_mut()
         .ok_or_else(|| anyhow::anyhow!("metric timeline: this design answers no queries"))?;
     let mut arrivals = sc.arrivals.arrivals(Pcg64::seed_from_u64(rng.random()));
+    let mut next_arrival = move || arrivals();
     let cum = |t_ns: f64| sc.arrivals.cum(t_ns / NS);
-    let distinct = stream.is_distinct();
     let mut latest: HashMap<u64, u64> = HashMap::new();
     let mut history: VecDeque<Past> = VecDeque::new();
-    let mut next = arrivals.next_ns();
+    let mut next = next_arrival();
     let mut inserted = 0u64;
     let mut tally = Tally {
         moments: Vec::new(),
@@ -171,7 +184,7 @@ pub fn measure(
                 key,
                 index: inserted,
             });
-            next = arrivals.next_ns();
+            next = next_arrival();
         }
         if let Some(t) = f.as_timed() {
             t.advance(moment);

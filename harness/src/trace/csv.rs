@@ -15,14 +15,17 @@ fn fields(line: &[u8]) -> Option<csv::ByteRecord> {
     reader.read_byte_record(&mut record).ok()?.then_some(record)
 }
 
-/// Calls `key` with the named column of every record of `path`.
+/// Calls `key` with the named column of every record of `path`, and with
+/// the record's `time_column` read as seconds when one is named.
 pub(super) fn for_each_field(
     path: &Path,
     column: &str,
-    mut key: impl FnMut(&[u8]) -> anyhow::Result<()>,
+    time_column: Option<&str>,
+    mut key: impl FnMut(&[u8], Option<f64>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let shown = path.display();
     let mut index: Option<usize> = None;
+    let mut time_index: Option<usize> = None;
     let mut n = 0u64;
     for_each_line(path, |line| {
         n += 1;
@@ -30,17 +33,23 @@ pub(super) fn for_each_field(
             .ok_or_else(|| anyhow::anyhow!("trace file {shown} record {n} is not CSV"))?;
         match index {
             None => {
-                let at = record.iter().position(|h| h == column.as_bytes());
-                index = Some(at.ok_or_else(|| {
-                    let names: Vec<String> = record
+                let find = |name: &str| {
+                    record
                         .iter()
-                        .map(|h| String::from_utf8_lossy(h).into_owned())
-                        .collect();
-                    anyhow::anyhow!(
-                        "trace file {shown} has no column {column:?} in its header ({})",
-                        names.join(", ")
-                    )
-                })?);
+                        .position(|h| h == name.as_bytes())
+                        .ok_or_else(|| {
+                            let names: Vec<String> = record
+                                .iter()
+                                .map(|h| String::from_utf8_lossy(h).into_owned())
+                                .collect();
+                            anyhow::anyhow!(
+                                "trace file {shown} has no column {name:?} in its header ({})",
+                                names.join(", ")
+                            )
+                        })
+                };
+                index = Some(find(column)?);
+                time_index = time_column.map(find).transpose()?;
                 Ok(())
             }
             Some(i) => {
@@ -51,10 +60,24 @@ pub(super) fn for_each_field(
                     )
                 })?;
                 if field.is_empty() {
-                    Ok(())
-                } else {
-                    key(field)
+                    return Ok(());
                 }
+                let time = match time_index {
+                    None => None,
+                    Some(t) => {
+                        let text = record
+                            .get(t)
+                            .map(String::from_utf8_lossy)
+                            .unwrap_or_default();
+                        let secs: f64 = text.trim().parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "trace file {shown} record {n}: time {text:?} is not a number of seconds >= 0"
+                            )
+                        })?;
+                        Some(secs)
+                    }
+                };
+                key(field, time)
             }
         }
     })?;
@@ -75,7 +98,7 @@ mod tests {
         let p = d.path().join("t.csv");
         std::fs::write(&p, text).unwrap();
         let mut out = Vec::new();
-        for_each_field(&p, column, |k| {
+        for_each_field(&p, column, None, |k, _| {
             out.push(String::from_utf8(k.to_vec()).unwrap());
             Ok(())
         })?;

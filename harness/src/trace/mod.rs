@@ -107,11 +107,24 @@ fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
 pub fn for_each_key(
     path: &Path,
     format: &TraceFormat,
-    key: impl FnMut(&[u8]) -> anyhow::Result<()>,
+    mut key: impl FnMut(&[u8]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    for_each_timed_key(path, format, None, |k, _| key(k))
+}
+
+/// As [`for_each_key`], with each key's time in seconds where the file has
+/// one: a CSV trace's `time_column` (a number of seconds), a capture's
+/// packet timestamps (none for pcapng simple packets); never for one key
+/// per line.
+pub fn for_each_timed_key(
+    path: &Path,
+    format: &TraceFormat,
+    time_column: Option<&str>,
+    mut key: impl FnMut(&[u8], Option<f64>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     match format {
-        TraceFormat::Lines => for_each_line(path, key),
-        TraceFormat::Csv { column } => csv::for_each_field(path, column, key),
+        TraceFormat::Lines => for_each_line(path, |k| key(k, None)),
+        TraceFormat::Csv { column } => csv::for_each_field(path, column, time_column, key),
         TraceFormat::Pcap { key: which } => {
             let counts = pcap::for_each_packet_key(path, *which, key)?;
             if counts.skipped() > 0 {

@@ -184,7 +184,7 @@ fn ip_or_short(data: &[u8]) -> bool {
 pub(super) fn for_each_packet_key(
     path: &Path,
     which: PacketKey,
-    mut key: impl FnMut(&[u8]) -> anyhow::Result<()>,
+    mut key: impl FnMut(&[u8], Option<f64>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Counts> {
     let shown = path.display();
     let mut input = super::open(path)?;
@@ -197,12 +197,16 @@ pub(super) fn for_each_packet_key(
         .collect();
     let mut counts = Counts::default();
     let mut buf = Vec::with_capacity(64);
-    let mut one = |link: DataLink, data: &[u8], counts: &mut Counts| -> anyhow::Result<()> {
+    let mut one = |link: DataLink,
+                   data: &[u8],
+                   time: Option<std::time::Duration>,
+                   counts: &mut Counts|
+     -> anyhow::Result<()> {
         counts.packets += 1;
         match packet_key(link, data, which, &mut buf) {
             Ok(()) => {
                 counts.keys += 1;
-                key(&buf)
+                key(&buf, time.map(|t| t.as_secs_f64()))
             }
             Err(true) => {
                 counts.non_ip += 1;
@@ -232,7 +236,7 @@ pub(super) fn for_each_packet_key(
             check_link(link, path)?;
             while let Some(p) = reader.next_packet() {
                 let p = p.map_err(|e| bad(counts.packets, &e))?;
-                one(link, &p.data, &mut counts)?;
+                one(link, &p.data, Some(p.timestamp), &mut counts)?;
             }
         }
         [0x0a, 0x0d, 0x0d, 0x0a] => {
@@ -243,7 +247,7 @@ pub(super) fn for_each_packet_key(
             let mut links: Vec<DataLink> = Vec::new();
             while let Some(block) = reader.next_block() {
                 let block = block.map_err(|e| bad(counts.packets, &e))?;
-                let (interface, data) = match &block {
+                let (interface, data, time) = match &block {
                     Block::SectionHeader(_) => {
                         links.clear();
                         continue;
@@ -253,8 +257,12 @@ pub(super) fn for_each_packet_key(
                         links.push(idb.linktype);
                         continue;
                     }
-                    Block::EnhancedPacket(epb) => (epb.interface_id as usize, epb.data.as_ref()),
-                    Block::SimplePacket(spb) => (0, spb.data.as_ref()),
+                    Block::EnhancedPacket(epb) => (
+                        epb.interface_id as usize,
+                        epb.data.as_ref(),
+                        Some(epb.timestamp),
+                    ),
+                    Block::SimplePacket(spb) => (0, spb.data.as_ref(), None),
                     _ => continue,
                 };
                 let link = *links.get(interface).ok_or_else(|| {
@@ -263,7 +271,7 @@ pub(super) fn for_each_packet_key(
                         &format!("interface {interface} is not described"),
                     )
                 })?;
-                one(link, data, &mut counts)?;
+                one(link, data, time, &mut counts)?;
             }
         }
         other => {

@@ -155,7 +155,7 @@ fn frame(p: &Pkt, link: DataLink) -> Vec<u8> {
 
 fn read(path: &Path, which: PacketKey) -> anyhow::Result<(Vec<Vec<u8>>, Counts)> {
     let mut keys = Vec::new();
-    let counts = for_each_packet_key(path, which, |k| {
+    let counts = for_each_packet_key(path, which, |k, _| {
         keys.push(k.to_vec());
         Ok(())
     })?;
