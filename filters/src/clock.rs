@@ -159,6 +159,8 @@ mod tests {
         assert_eq!(stamp_bits(1), 2);
         assert_eq!(stamp_bits(2), 2);
         assert_eq!(stamp_bits(3), 3);
+        // ⌈log2 2w⌉, not the bits of w + 1 (cargo mutants): 9 takes 4 bits
+        assert_eq!(stamp_bits(5), 4);
         assert_eq!(stamp_bits(1 << 16), 17);
         let mut c = Clock::new(4, 10);
         let first = c.tick();

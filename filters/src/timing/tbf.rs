@@ -213,4 +213,70 @@ mod tests {
         assert!(TimingBloom::with_fpr(10, 1.0).is_err());
         assert!(TimingBloom::new(10, 0, 5).is_err());
     }
+
+    /// The sizing is the fewest cells over every k, by brute force (cargo
+    /// mutants found the search unchecked: only its target was tested).
+    #[test]
+    fn sizing_is_the_fewest_cells_over_every_k() {
+        for &(w, eps) in &[
+            (1000u64, 0.1f64),
+            (4096, 1e-2),
+            (1 << 16, 1e-3),
+            (7, 0.5),
+            (300, 1e-5),
+        ] {
+            let kmax = 2 * (1.0 / eps).log2().ceil() as u32 + 2;
+            let best = (1..=kmax)
+                .map(|k| {
+                    // the smallest s with fpr <= eps, by bisection
+                    let (mut lo, mut hi) = (1u64, 1u64 << 40);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if fpr(k, mid, w as f64) <= eps {
+                            hi = mid;
+                        } else {
+                            lo = mid + 1;
+                        }
+                    }
+                    (k as u64 * lo, k, lo)
+                })
+                .min()
+                .unwrap();
+            let (k, s) = TimingBloom::sizing(w, eps).unwrap();
+            assert_eq!(
+                k as u64 * s,
+                best.0,
+                "{w} {eps}: ({k}, {s}) against {best:?}"
+            );
+        }
+    }
+
+    /// A query reads cells until the first dead one; the name and the slack
+    /// are the exact window's.
+    #[test]
+    fn probes_name_and_slack() {
+        let mut f = TimingBloom::new(50, 6, 40).unwrap();
+        for t in 0..200u64 {
+            f.insert(crate::hash::mix64(t));
+        }
+        let (mut yes, mut no) = (0, 0);
+        for q in 0..2000u64 {
+            let key = crate::hash::mix64(q ^ 0xABCD);
+            let first_dead = (0..f.k).position(|i| !f.clock.live(f.cells.get(f.cell(key, i))));
+            let want = match first_dead {
+                Some(i) => (false, i as u32 + 1),
+                None => (true, f.k),
+            };
+            assert_eq!(f.contains_probes(key), want);
+            assert_eq!(f.contains(key), want.0);
+            if want.0 {
+                yes += 1
+            } else {
+                no += 1
+            }
+        }
+        assert!(yes > 0 && no > 0);
+        assert_eq!(f.name(), "tbf");
+        assert_eq!((f.window(), f.slack()), (50, 0));
+    }
 }

@@ -30,6 +30,9 @@ const POWER_COLUMNS: &[&str] = &[
     "count_rmse",
     "distinct_rel_rmse",
     "zero_fraction",
+    "fpr_time_avg",
+    "fnr_time",
+    "p_yes_past_window",
 ];
 
 /// `bloomlab check`.
