@@ -1,4 +1,4 @@
-//! Theory of the [`TimedApbf`](super::TimedApbf) for an arrival process.
+//! Theory of the [`TimedApbf`](super::timed::TimedApbf) for an arrival process.
 //!
 //! # Set-up
 //!
@@ -23,9 +23,9 @@
 //! # What is exact and what is not
 //!
 //! - The time trigger's b_i are the grid ⌊t/τ⌋τ - iτ, whatever the traffic.
-//!   Each q_i is exact. F is multilinear, so F(E[q]) = E[F(q)] when the q_i
+//!   Each q_i is exact. F is multilinear, so F(E\[q\]) = E\[F(q)\] when the q_i
 //!   are independent; here consecutive slices share generations (s_0 and s_1
-//!   both hold the current one), so their counts are correlated and F(E[q])
+//!   both hold the current one), so their counts are correlated and F(E\[q\])
 //!   leaves out a covariance term of relative size about 1/Λ_i: below 0.1%
 //!   for the thousands of keys per generation of the experiments.
 //! - The hybrid's boundaries depend on the arrivals (a generation ends at

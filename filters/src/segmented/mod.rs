@@ -5,8 +5,11 @@
 //! g insertions, and states the window and slack it guarantees; [`theory`]
 //! derives their FPR and age profiles.
 
+mod forgetful;
 pub mod theory;
 pub mod timed;
+
+pub use forgetful::{ForgetfulBloom, MAX_PAST};
 
 use crate::bloom::PartitionedBloomFilter;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -423,143 +426,6 @@ impl SlidingFilter for DoubleBuffer {
     }
     fn inserted(&self) -> u64 {
         self.inserted
-    }
-}
-
-/// Largest number of past filters (the FPR computation enumerates 2^(N+2)
-/// subsets).
-pub const MAX_PAST: u32 = 14;
-
-/// The Forgetful Bloom filter: future, present and N past filters; inserts go
-/// to future and present; a key is reported if two consecutive filters both
-/// contain it; every g insertions the oldest past filter is dropped and a new
-/// future one starts. Window N g, slack 2 g.
-#[derive(Debug, Clone)]
-pub struct ForgetfulBloom {
-    ring: Ring,
-}
-
-impl ForgetfulBloom {
-    /// N past filters, each filter k slices of m bits, generation g.
-    pub fn new(past: u32, k: u32, g: u64, m: u64) -> Result<Self, ParamError> {
-        if past == 0 || past > MAX_PAST {
-            return Err(ParamError::OutOfRange {
-                name: "past",
-                value: past.to_string(),
-                expected: "between 1 and 14",
-            });
-        }
-        Ok(ForgetfulBloom {
-            ring: Ring::new(past as usize + 2, k, g, m)?,
-        })
-    }
-
-    /// Window >= `window` at worst-phase FPR <= `fpr`: g = ⌈window / N⌉, each
-    /// filter half full at its two generations, k the smallest meeting `fpr`
-    /// by [`theory::forgetful_fpr`].
-    pub fn with_fpr(window: u64, fpr: f64, past: u32) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        check_probability("fpr", fpr)?;
-        check_nonzero("past", past as u64)?;
-        let (k, g, m) = Self::sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
-            target: format!("forgetful fpr {fpr} with {past} past filters and k <= 64"),
-        })?;
-        Self::new(past, k, g, m)
-    }
-
-    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating;
-    /// None if no k <= 64 (or no N <= 14) meets `fpr`.
-    pub fn sizing(window: u64, fpr: f64, past: u32) -> Option<(u32, u64, u64)> {
-        if past == 0 || past > MAX_PAST {
-            return None;
-        }
-        let g = window.div_ceil(past as u64);
-        let m = half_full(g.saturating_mul(2));
-        let k = (1..=64u32).find(|&k| theory::forgetful_fpr(past, k, g, m, g) <= fpr)?;
-        Some((k, g, m))
-    }
-
-    /// Past filters N.
-    pub fn past(&self) -> u32 {
-        self.ring.segs.len() as u32 - 2
-    }
-    /// Slices per filter.
-    pub fn k(&self) -> u32 {
-        self.ring.k()
-    }
-    /// Bits per slice.
-    pub fn m(&self) -> u64 {
-        self.ring.m()
-    }
-    /// Generation size.
-    pub fn g(&self) -> u64 {
-        self.ring.g
-    }
-
-    /// Theoretical FPR at phase φ.
-    pub fn theory_fpr(&self, phase: u64) -> f64 {
-        theory::forgetful_fpr(self.past(), self.k(), self.g(), self.m(), phase)
-    }
-
-    /// P(yes) by switch count j = 0..=N+1 at phase φ (beyond: the FPR).
-    pub fn theory_presence_by_shift(&self, phase: u64) -> Vec<f64> {
-        (0..=self.past() as u64 + 1)
-            .map(|j| {
-                theory::forgetful_presence(self.past(), self.k(), self.g(), self.m(), phase, j)
-            })
-            .chain(std::iter::once(self.theory_fpr(phase)))
-            .collect()
-    }
-}
-
-impl Filter for ForgetfulBloom {
-    fn insert(&mut self, key: u64) {
-        self.ring.before_insert();
-        self.ring.at_mut(0).insert(key);
-        self.ring.at_mut(1).insert(key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.contains_probes(key).0
-    }
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let n = self.ring.segs.len();
-        let mut probes = 0;
-        let mut prev = {
-            let (y, p) = self.ring.at(0).contains_probes(key);
-            probes += p;
-            y
-        };
-        for i in 1..n {
-            let (y, p) = self.ring.at(i).contains_probes(key);
-            probes += p;
-            if y && prev {
-                return (true, probes);
-            }
-            prev = y;
-        }
-        (false, probes)
-    }
-    /// (N + 2) k m bits plus 64 each for the head index and the counter.
-    fn memory_bits(&self) -> u64 {
-        self.ring.bits() + 128
-    }
-    fn name(&self) -> &'static str {
-        "forgetful"
-    }
-}
-
-impl SlidingFilter for ForgetfulBloom {
-    fn window(&self) -> u64 {
-        self.past() as u64 * self.g()
-    }
-    fn slack(&self) -> u64 {
-        2 * self.g()
-    }
-    fn period(&self) -> u64 {
-        self.g()
-    }
-    fn inserted(&self) -> u64 {
-        self.ring.inserted
     }
 }
 

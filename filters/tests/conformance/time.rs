@@ -1,0 +1,106 @@
+//! The conformance arms of the designs over a window of time (the `timed`
+//! promise of the suite's table in `main.rs`).
+
+use super::*;
+use bloomlab_filters::timing::TimedTbf;
+use bloomlab_filters::{Generational, OnTime, TimedApbf, TimedFilter, Trigger};
+
+/// A time window's promise: over 200 000 insertions at random times (bursts
+/// of simultaneous keys, steady traffic, lulls of several generations),
+/// after each insertion every key inside the design's guarantee is reported
+/// (`guaranteed(age in time, insertions after it)`); after the stream,
+/// nothing is left once `lull` time has passed without insertions; and at a
+/// steady rate of `g` keys per `tau` the FPR is not significantly above
+/// `bound` (the count-based design's worst phase).
+fn time_promise<F: TimedFilter>(
+    mut f: F,
+    guaranteed: impl Fn(u64, u64) -> bool,
+    (lull, g, tau): (u64, u64, u64),
+    bound: f64,
+) {
+    let keys = Keys::new(0x71AE);
+    let mut rng = Rng(7);
+    let mut now = 0u64;
+    let mut recent: std::collections::VecDeque<(u64, u64)> = Default::default();
+    for t in 1..=200_000u64 {
+        now += match rng.range(0, 99) {
+            0..=29 => 0,
+            30..=98 => rng.range(0, tau / 50),
+            _ => rng.range(0, 3 * tau),
+        };
+        f.advance(now);
+        f.insert(keys.stream(t));
+        recent.push_front((t, now));
+        recent.truncate(400);
+        for _ in 0..3 {
+            let (i, at) = recent[rng.range(0, recent.len() as u64 - 1) as usize];
+            if guaranteed(now - at, t - i) {
+                assert!(
+                    f.contains(keys.stream(i)),
+                    "{}: key of age {} (time) and {} (insertions) lost",
+                    f.name(),
+                    now - at,
+                    t - i
+                );
+            }
+        }
+    }
+    now += lull;
+    f.advance(now);
+    let lost = (1..=200_000u64)
+        .filter(|&t| f.contains(keys.stream(t)))
+        .count();
+    assert_eq!(lost, 0, "{}: keys left after a lull", f.name());
+    // a steady g per τ: the count-based worst phase bounds every moment
+    let (mut fp, mut n) = (0u64, 0u64);
+    for t in 0..(40 * g) {
+        f.advance(now + t * tau / g);
+        f.insert(keys.stream(1_000_000 + t));
+        if t > 12 * g && t % 7 == 0 {
+            n += 1;
+            fp += f.contains(keys.negative(n)) as u64;
+        }
+    }
+    assert_rate_at_most("steady-rate FPR", fp, n, bound);
+}
+
+conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &TimedApbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &TimedApbf| f.theory().count_based().fpr(),
+    memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
+    bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
+           TimedApbf::with_fpr(100, 10, 0.0, Trigger::Time)]);
+
+conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybrid).unwrap(),
+    guarantee = |f: &TimedApbf| {
+        let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);
+        move |age: u64, later: u64| age / tau + later / g < l
+    },
+    scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &TimedApbf| f.theory().count_based().fpr(),
+    memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
+    bad = [TimedApbf::new(4, 3, 0, 10, Trigger::Hybrid), TimedApbf::with_fpr(0, 10, 0.01, Trigger::Hybrid)]);
+
+conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<JumpingWindow>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<JumpingWindow>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &OnTime<JumpingWindow>| f.inner().theory_fpr(500),
+    memory = |_: &OnTime<JumpingWindow>| 4 * 7 * 722 + 2 * 64 + 2 * 64,
+    bad = [OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 0, Trigger::Time),
+           OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), u64::MAX / 2, Trigger::Time)]);
+
+conformance!(timed double_buffer_time: OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<DoubleBuffer>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<DoubleBuffer>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &OnTime<DoubleBuffer>| f.inner().theory_fpr(500),
+    memory = |_: &OnTime<DoubleBuffer>| 2 * 7 * 1443 + 64 + 2 * 64,
+    bad = [OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 0, Trigger::Time)]);
+
+// 16 quanta of 625 per window of 10 000, cells sized for 500 keys per 10 000
+conformance!(timed tbf_time: TimedTbf::new(16, 625, 7, 1087).unwrap(),
+    guarantee = |f: &TimedTbf| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &TimedTbf| (f.window_time() + f.slack_time(), 500, 10_000),
+    bound = |f: &TimedTbf| f.fpr_theory(500.0 * 17.0 / 16.0),
+    memory = |f: &TimedTbf| 7 * 1087 * f.inner().stamp_bits() as u64 + 256,
+    bad = [TimedTbf::new(0, 625, 7, 1087), TimedTbf::new(16, 0, 7, 1087), TimedTbf::new(16, 625, 0, 1087)]);
