@@ -38,6 +38,7 @@
 //! is derived in [`theory`] and measured by `experiments/naor_yogev_space.toml`.
 
 pub mod theory;
+pub mod timed;
 
 use crate::bits::PackedInts;
 use crate::hash::{index, involution, mix64, xorshift64};
@@ -252,10 +253,31 @@ impl NaorYogev {
     /// The insertion, returning the slots and stash entries it read.
     fn insert_counted(&mut self, key: u64) -> u32 {
         if self.count == self.size.g {
-            self.count = 0;
-            self.gen = (self.gen + 1) % self.size.tags;
-            self.active_codes = active_codes(self.gen, &self.size);
+            self.switch();
         }
+        self.write_counted(key)
+    }
+
+    /// Starts the next generation. One that ended before its g insertions
+    /// (on time, see [`timed`]) first scans the slots its missing insertions
+    /// would have scanned, so that every generation still covers its share
+    /// of the table and an inactive entry is freed before its tag value
+    /// comes round again.
+    fn switch(&mut self) {
+        for _ in 0..(self.size.g - self.count.min(self.size.g)) * self.scan_per {
+            self.read_live(self.scan);
+            self.scan += 1;
+            if self.scan == self.slots.len() {
+                self.scan = 0;
+            }
+        }
+        self.count = 0;
+        self.gen = (self.gen + 1) % self.size.tags;
+        self.active_codes = active_codes(self.gen, &self.size);
+    }
+
+    /// The insertion without the generation switch.
+    fn write_counted(&mut self, key: u64) -> u32 {
         self.count += 1;
         self.inserted += 1;
         let code = self.gen + 1;

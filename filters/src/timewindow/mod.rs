@@ -69,6 +69,12 @@ pub trait Generational: Filter {
     fn timed_name(trigger: Trigger) -> &'static str
     where
         Self: Sized;
+    /// Whether the pure time trigger is safe: a design that stores one
+    /// entry per key (a dictionary sized for g keys per generation) would
+    /// overflow in a burst, and takes only the hybrid trigger.
+    fn time_trigger_safe(&self) -> bool {
+        true
+    }
 }
 
 /// A generational design whose generations end on time (or on time or
@@ -89,6 +95,14 @@ impl<F: Generational> OnTime<F> {
     /// `inner` with generations of at most τ time units ended by `trigger`.
     pub fn wrap(inner: F, tau: u64, trigger: Trigger) -> Result<Self, ParamError> {
         check_nonzero("tau", tau)?;
+        if trigger == Trigger::Time && !inner.time_trigger_safe() {
+            return Err(ParamError::OutOfRange {
+                name: "trigger",
+                value: "time".into(),
+                expected:
+                    "hybrid: the design stores an entry per key and would overflow in a burst",
+            });
+        }
         if inner.forgotten().checked_mul(tau).is_none() {
             return Err(ParamError::TooLarge {
                 what: "generations kept times tau",

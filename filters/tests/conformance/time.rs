@@ -3,7 +3,7 @@
 
 use super::*;
 use bloomlab_filters::timing::TimedTbf;
-use bloomlab_filters::{Generational, OnTime, TimedApbf, TimedFilter, Trigger};
+use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
 
 /// A time window's promise: over 200 000 insertions at random times (bursts
 /// of simultaneous keys, steady traffic, lulls of several generations),
@@ -104,3 +104,14 @@ conformance!(timed tbf_time: TimedTbf::new(16, 625, 7, 1087).unwrap(),
     bound = |f: &TimedTbf| f.fpr_theory(500.0 * 17.0 / 16.0),
     memory = |f: &TimedTbf| 7 * 1087 * f.inner().stamp_bits() as u64 + 256,
     bad = [TimedTbf::new(0, 625, 7, 1087), TimedTbf::new(16, 0, 7, 1087), TimedTbf::new(16, 625, 0, 1087)]);
+
+conformance!(timed naor_yogev_hybrid: OnTime::wrap(NaorYogev::with_c(2000, 2000, 0.01, 4).unwrap(), 10_000, Trigger::Hybrid).unwrap(),
+    guarantee = |f: &OnTime<NaorYogev>| {
+        let (tau, g, c) = (f.tau(), f.inner().generation_size(), f.inner().sizing().c);
+        move |age: u64, later: u64| age / tau + later / g < c
+    },
+    scales = |f: &OnTime<NaorYogev>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &OnTime<NaorYogev>| f.inner().sizing().fpr(),
+    memory = |f: &OnTime<NaorYogev>| f.inner().sizing().memory_bits() + 128,
+    bad = [OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 10_000, Trigger::Time),
+           OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 0, Trigger::Hybrid)]);

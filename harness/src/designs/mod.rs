@@ -25,6 +25,7 @@ mod forgetful;
 mod jumping;
 mod naor_yogev;
 mod ny_pocket;
+mod ny_time;
 mod segmented;
 mod segmented_time;
 mod shared;
@@ -271,6 +272,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &stable::Stable,
     &naor_yogev::NaorYogev,
     &ny_pocket::NyPocket,
+    &ny_time::NyHybrid,
     &broom::Broom,
     &swamp::Swamp,
     &tbf::Tbf,
