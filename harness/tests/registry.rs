@@ -23,7 +23,8 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         "stable" => vec![("m", "20000"), ("d", "2"), ("k", "3"), ("p", "10")],
         "wcss" => vec![("window", "2048"), ("counters", "64")],
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
-        "apbf_time" | "apbf_hybrid" | "double_buffer_time" | "tbf_time" | "naor_yogev_hybrid" => {
+        "apbf_time" | "apbf_hybrid" | "double_buffer_time" | "tbf_time" | "naor_yogev_hybrid"
+        | "swbf_hybrid" => {
             vec![("window_time", "2"), ("peak_rate", "500"), ("fpr", "0.01")]
         }
         "jumping_time" => vec![
@@ -54,12 +55,12 @@ fn json(args: &[String]) -> serde_json::Value {
 }
 
 #[test]
-fn twenty_two_designs_in_the_registry() {
+fn twenty_three_designs_in_the_registry() {
     let names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
-    assert_eq!(names.len(), 22, "{names:?}");
+    assert_eq!(names.len(), 23, "{names:?}");
     let out = bloomlab().args(["designs", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 22);
+    assert_eq!(v.as_array().unwrap().len(), 23);
 }
 
 #[test]
@@ -73,7 +74,7 @@ fn every_design_answers_theory_and_measure_with_json() {
         assert_eq!(t["design"], name);
         // counts stay integers
         assert!(
-            t["window"].is_u64() || t["m"].is_u64() || t["k"].is_u64() || t["c"].is_u64(),
+            ["window", "m", "k", "c", "g"].iter().any(|c| t[c].is_u64()),
             "{name}: {t}"
         );
         let mut args = vec!["measure".to_string(), name.to_string()];
@@ -406,6 +407,7 @@ fn plan_for_a_time_window() {
         "double_buffer_time",
         "tbf_time",
         "naor_yogev_hybrid",
+        "swbf_hybrid",
         "apbf",
     ] {
         let c = cands.iter().find(|x| x["design"] == d).unwrap();

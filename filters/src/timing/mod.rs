@@ -10,4 +10,6 @@ pub mod tbf;
 pub use swbf::Swbf;
 pub use tbf::TimingBloom;
 pub mod timed;
+pub mod timed_swbf;
 pub use timed::TimedTbf;
+pub use timed_swbf::TimedSwbf;

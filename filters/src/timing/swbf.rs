@@ -72,7 +72,15 @@ pub struct Swbf {
 impl Swbf {
     /// Window `w` and `f`-bit fingerprints (1..=48), ⌈w/2⌉ buckets of four.
     pub fn new(w: u64, f: u32) -> Result<Swbf, ParamError> {
+        Swbf::with_clock(w, w, f)
+    }
+
+    /// A table of ⌈keys/2⌉ buckets of four for up to `keys` live keys, with a
+    /// clock whose window is `w` ticks (arrivals for [`Swbf`]; time quanta
+    /// for [`super::TimedSwbf`]).
+    pub(crate) fn with_clock(keys: u64, w: u64, f: u32) -> Result<Swbf, ParamError> {
         check_nonzero("window", w)?;
+        check_nonzero("keys", keys)?;
         if !(1..=48).contains(&f) {
             return Err(ParamError::OutOfRange {
                 name: "fingerprint_bits",
@@ -80,9 +88,13 @@ impl Swbf {
                 expected: "in 1..=48",
             });
         }
-        let buckets = w.div_ceil(2);
-        let clock = Clock::new(w, buckets * SLOTS);
-        check_bits((buckets * SLOTS).checked_mul((f + clock.bits()) as u64))?;
+        let buckets = keys.div_ceil(2);
+        let clock = Clock::new(w, buckets.saturating_mul(SLOTS));
+        check_bits(
+            buckets
+                .checked_mul(SLOTS)
+                .and_then(|s| s.checked_mul((f + clock.bits()) as u64)),
+        )?;
         Ok(Swbf {
             slots: PackedInts::new(buckets * SLOTS, f + clock.bits()),
             buckets,
@@ -212,9 +224,36 @@ impl Swbf {
     }
 }
 
-impl Filter for Swbf {
-    fn insert(&mut self, key: u64) {
-        let code = self.clock.tick();
+impl Swbf {
+    /// Stores `key` with the current code, without ticking (the clock of
+    /// [`super::TimedSwbf`] ticks on time quanta).
+    pub(crate) fn write(&mut self, key: u64) {
+        let code = self.clock.current();
+        self.store(key, code);
+        self.inserted += 1;
+    }
+
+    /// Ticks the clock `n` times, sweeping after each tick; after a lull
+    /// longer than the window and a whole sweep, clears every slot and the
+    /// stash at once.
+    pub(crate) fn tick_quanta(&mut self, n: u64) {
+        if n > self.clock.window() + self.clock.sweep_period() {
+            self.slots.clear();
+            self.stash.clear();
+            self.clock.skip(n);
+            return;
+        }
+        for _ in 0..n {
+            self.clock.tick();
+            self.clock.clear_dead(&mut self.slots);
+        }
+        let clock = self.clock;
+        self.stash.retain(|e| clock.live(e.code));
+    }
+
+    /// Refreshes a live entry of `key`'s fingerprint or places a new one
+    /// with `code`.
+    fn store(&mut self, key: u64, code: u64) {
         let clock = self.clock;
         self.stash.retain(|e| clock.live(e.code));
         let (q1, q2, fp) = self.locate(key);
@@ -229,6 +268,13 @@ impl Filter for Swbf {
         } else {
             self.place(q1, q2, fp, code);
         }
+    }
+}
+
+impl Filter for Swbf {
+    fn insert(&mut self, key: u64) {
+        let code = self.clock.tick();
+        self.store(key, code);
         self.clock.clear_dead(&mut self.slots);
         self.inserted += 1;
     }

@@ -2,7 +2,7 @@
 //! promise of the suite's table in `main.rs`).
 
 use super::*;
-use bloomlab_filters::timing::TimedTbf;
+use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
 
 /// A time window's promise: over 200 000 insertions at random times (bursts
@@ -115,3 +115,15 @@ conformance!(timed naor_yogev_hybrid: OnTime::wrap(NaorYogev::with_c(2000, 2000,
     memory = |f: &OnTime<NaorYogev>| f.inner().sizing().memory_bits() + 128,
     bad = [OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 10_000, Trigger::Time),
            OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 0, Trigger::Hybrid)]);
+
+// 16 quanta of 625 (T = 10 000), at most 250 keys each: 4250 live keys
+conformance!(timed swbf_hybrid: TimedSwbf::new(16, 625, 250, 14).unwrap(),
+    guarantee = |f: &TimedSwbf| {
+        let (delta, g, r) = (f.delta(), f.g(), f.quanta());
+        move |age: u64, later: u64| age / delta + later / g < r
+    },
+    scales = |f: &TimedSwbf| (f.window_time() + f.slack_time(), f.g(), f.delta()),
+    bound = |f: &TimedSwbf| f.fpr_theory(17.0 * 250.0),
+    memory = |f: &TimedSwbf| f.inner().buckets() * 4 * (14 + f.inner().stamp_bits() as u64) + 3 * 64 + 3 * 64,
+    bad = [TimedSwbf::new(0, 625, 250, 14), TimedSwbf::new(16, 0, 250, 14), TimedSwbf::new(16, 625, 0, 14),
+           TimedSwbf::new(16, 625, 250, 49)]);

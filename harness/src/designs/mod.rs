@@ -33,6 +33,7 @@ mod sketches;
 mod stable;
 mod swamp;
 mod swbf;
+mod swbf_time;
 mod swhll;
 mod swlc;
 mod tbf;
@@ -278,6 +279,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &tbf::Tbf,
     &tbf_time::TbfTime,
     &swbf::Swbf,
+    &swbf_time::SwbfHybrid,
     &wcss::Wcss,
     &swhll::Swhll,
     &swlc::Swlc,

@@ -1,0 +1,210 @@
+//! SWBF over a window of time (`swbf_hybrid`): its timestamps are time
+//! quanta, and a quantum ends after δ or after g insertions, whichever comes
+//! first.
+//!
+//! SWBF's table holds one entry per live key. On time alone a burst above
+//! the sized rate would put more live keys in it than its 2-per-bucket-slot
+//! sizing allows and spill them into the stash without bound; so, like the
+//! Naor-Yogev filter, it takes the hybrid clock only. With at most g keys
+//! per quantum and W = r + 1 live quanta, the table never holds more than
+//! (r + 1)g live keys, the number it is sized for, and the FPR never passes
+//! its value there. The window: a key is reported while
+//! ⌊a/δ⌋ + ⌊n/g⌋ < r (the hybrid rule of [`crate::timewindow`], with r
+//! quanta): T = rδ in a lull, rg insertions in a burst. After a lull of
+//! (r + 1)δ nothing is left.
+//!
+//! # Theory
+//!
+//! The live entries are the keys of the current quantum and the r before
+//! it, Poisson with mean Λ over the (fluid) quantum boundaries of
+//! [`crate::timewindow::theory`]. SWBF's FPR with D keys is
+//! (1 - 1/B)(1 - (1 - 2p)^D) + (1/B)(1 - (1 - p)^D), p = 2^-f/B
+//! ([`super::swbf::fpr`]); over a Poisson D each (1 - x)^D becomes
+//! e^(-xΛ) exactly.
+
+use super::swbf::Swbf;
+use crate::error::check_nonzero;
+use crate::timewindow::theory::{shifts_since, Boundaries};
+use crate::timewindow::Trigger;
+use crate::{Filter, ParamError, TimedFilter};
+
+/// SWBF on a hybrid clock of time quanta: r quanta of at most δ time units
+/// and at most g insertions each.
+#[derive(Debug, Clone)]
+pub struct TimedSwbf {
+    inner: Swbf,
+    delta: u64,
+    r: u64,
+    g: u64,
+    /// Insertions in the current quantum.
+    count: u64,
+    /// When the current quantum began.
+    start: u64,
+    now: u64,
+}
+
+impl TimedSwbf {
+    /// r quanta per window, each at most δ time units and g insertions,
+    /// `f`-bit fingerprints; the table is sized for (r + 1)g live keys.
+    pub fn new(r: u64, delta: u64, g: u64, f: u32) -> Result<TimedSwbf, ParamError> {
+        check_nonzero("r", r)?;
+        check_nonzero("delta", delta)?;
+        check_nonzero("g", g)?;
+        let w = r.checked_add(1);
+        let keys = w.and_then(|w| w.checked_mul(g));
+        let (Some(w), Some(keys), Some(_)) = (w, keys, r.checked_mul(delta)) else {
+            return Err(ParamError::TooLarge {
+                what: "r, delta or g",
+                limit: "2^64 - 1 for (r + 1) g and r delta".into(),
+            });
+        };
+        Ok(TimedSwbf {
+            inner: Swbf::with_clock(keys, w, f)?,
+            delta,
+            r,
+            g,
+            count: 0,
+            start: 0,
+            now: 0,
+        })
+    }
+
+    /// The SWBF of the entries.
+    pub fn inner(&self) -> &Swbf {
+        &self.inner
+    }
+
+    /// δ: the longest a quantum lasts.
+    pub fn delta(&self) -> u64 {
+        self.delta
+    }
+
+    /// g: the most insertions a quantum takes.
+    pub fn g(&self) -> u64 {
+        self.g
+    }
+
+    /// r: quanta per window.
+    pub fn quanta(&self) -> u64 {
+        self.r
+    }
+
+    /// The quantum boundaries' theory (δ in clock units).
+    pub fn boundaries(&self) -> Boundaries {
+        Boundaries {
+            tau: self.delta as f64,
+            g: self.g,
+            trigger: Trigger::Hybrid,
+            count: self.r as usize + 1,
+        }
+    }
+
+    /// FPR with `keys` live keys on average (Poisson).
+    pub fn fpr_theory(&self, keys: f64) -> f64 {
+        let b = self.inner.buckets() as f64;
+        let p = 2f64.powi(-(self.inner.fingerprint_bits() as i32)) / b;
+        let miss = |x: f64| (-x * keys).exp();
+        (1.0 - 1.0 / b) * (1.0 - miss(2.0 * p)) + (1.0 / b) * (1.0 - miss(p))
+    }
+
+    /// FPR at time `now` and P(yes) for a key inserted at `u`, for arrivals
+    /// of cumulative mean `cum`.
+    pub fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> (f64, Vec<f64>) {
+        let starts = self.boundaries().starts(now, cum);
+        let oldest = starts[self.r as usize];
+        (self.fpr_theory((cum(now) - cum(oldest)).max(0.0)), starts)
+    }
+
+    /// P(yes) for a key inserted at `u`, given the FPR and starts of
+    /// [`theory_at`](Self::theory_at).
+    pub fn presence(&self, fpr: f64, starts: &[f64], u: f64) -> f64 {
+        if shifts_since(starts, u) <= self.r {
+            1.0
+        } else {
+            fpr
+        }
+    }
+}
+
+impl Filter for TimedSwbf {
+    fn insert(&mut self, key: u64) {
+        if self.count >= self.g {
+            self.inner.tick_quanta(1);
+            self.start = self.now;
+            self.count = 0;
+        }
+        self.inner.write(key);
+        self.count += 1;
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.inner.contains(key)
+    }
+
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
+    }
+
+    /// The SWBF's slots, stash and words, plus 64 bits each for the time,
+    /// the quantum's start and its insertion count.
+    fn memory_bits(&self) -> u64 {
+        self.inner.memory_bits() + 3 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "swbf_hybrid"
+    }
+
+    fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
+        Some(self)
+    }
+}
+
+impl TimedFilter for TimedSwbf {
+    fn advance(&mut self, now: u64) {
+        if now <= self.now {
+            return;
+        }
+        self.now = now;
+        let due = (now - self.start) / self.delta;
+        if due > 0 {
+            self.inner.tick_quanta(due);
+            self.start += due * self.delta;
+            self.count = 0;
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn window_time(&self) -> u64 {
+        self.r * self.delta
+    }
+
+    fn slack_time(&self) -> u64 {
+        self.delta
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    /// In a burst the quanta end on their count, so the table never holds
+    /// more than (r + 1)g live keys and the stash stays empty.
+    #[test]
+    fn a_burst_never_overfills_the_table() {
+        let mut f = TimedSwbf::new(8, 1000, 100, 12).unwrap();
+        for i in 0..50_000u64 {
+            f.advance(i / 20); // 50 g per δ
+            f.insert(mix64(i));
+        }
+        assert_eq!(f.inner().stash_len(), 0);
+        assert_eq!(f.name(), "swbf_hybrid");
+        assert_eq!((f.window_time(), f.slack_time()), (8000, 1000));
+        assert!(TimedSwbf::new(0, 1, 1, 8).is_err() && TimedSwbf::new(1, 1, 0, 8).is_err());
+        assert!(TimedSwbf::new(1, 1, 1, 0).is_err());
+    }
+}

@@ -1,0 +1,145 @@
+//! SWBF over a window of time, on the hybrid clock (`swbf_hybrid`). See
+//! `bloomlab_filters::timing::timed_swbf`.
+
+use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
+use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::spec::Metric;
+use crate::timed::NS;
+use bloomlab_filters::timing::{swbf, TimedSwbf};
+use bloomlab_filters::{Filter, TimedFilter};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of the time-window SWBF.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SwbfHybridParams {
+    /// Window T in seconds
+    #[arg(long)]
+    window_time: Option<f64>,
+    /// Keys per second the table is sized for (the count trigger per quantum)
+    #[arg(long)]
+    peak_rate: Option<f64>,
+    /// FPR bound, in (0, 1): holds under any traffic
+    #[arg(long)]
+    fpr: Option<f64>,
+    /// Time quanta per window (default 64; slack T / quanta)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    quanta: Option<u64>,
+}
+
+/// SWBF on the hybrid clock.
+pub struct SwbfHybrid;
+
+struct AtMoment {
+    fpr: f64,
+    starts: Vec<f64>,
+    model: TimedSwbf,
+}
+
+impl MomentTheory for AtMoment {
+    fn fpr(&self) -> f64 {
+        self.fpr
+    }
+    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
+        self.model.presence(self.fpr, &self.starts, at_ns)
+    }
+}
+
+impl DesignDef for SwbfHybrid {
+    type Params = SwbfHybridParams;
+    const NAME: &'static str = "swbf_hybrid";
+    const ABOUT: &'static str =
+        "SWBF over a window of time: timestamps of quanta that end after T/quanta or g insertions";
+    const CAPS: Capabilities = CAPS;
+    const METRICS: &'static [Metric] = TIME_METRICS;
+
+    fn build(p: SwbfHybridParams, _seed: u64) -> anyhow::Result<Built> {
+        let (t, rate) = window_and_rate(Self::NAME, p.window_time, p.peak_rate)?;
+        let eps =
+            probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!("swbf_hybrid needs fpr"))?;
+        let r = p.quanta.unwrap_or(64).max(1);
+        let delta = (t * NS / r as f64).ceil().max(1.0) as u64;
+        let g = (rate * delta as f64 / NS).ceil().max(1.0) as u64;
+        let keys = (r + 1) * g;
+        let f_bits = (1..=48)
+            .find(|&f| swbf::fpr(keys.div_ceil(2), f, keys as f64) <= eps)
+            .ok_or_else(|| {
+                anyhow::anyhow!("swbf_hybrid: no fingerprint up to 48 bits reaches fpr {eps}")
+            })?;
+        let f =
+            TimedSwbf::new(r, delta, g, f_bits).map_err(|e| anyhow::anyhow!("swbf_hybrid: {e}"))?;
+        let bits = f.memory_bits() as f64;
+        let bound = f.fpr_theory(keys as f64);
+        let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
+        let model = f.clone();
+        let mut geometry = Geometry::exact(r * g, true);
+        geometry.time = Some(TimeWindow {
+            window_ns,
+            slack_ns,
+            peak_rate: g as f64 / (delta as f64 / NS),
+        });
+        Ok(Built {
+            geometry,
+            resolved: vec![
+                int("quanta", r),
+                int("g", g),
+                int("fingerprint_bits", f_bits),
+                int("stamp_bits", f.inner().stamp_bits()),
+                real("delta", delta as f64 / NS),
+                real("window_time", window_ns as f64 / NS),
+                real("slack_time", slack_ns as f64 / NS),
+            ],
+            theory: Theory {
+                scalars: vec![
+                    ("fpr", bound),
+                    ("memory_bits", bits),
+                    ("bits_per_element", bits / (r * g) as f64),
+                ],
+                moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
+                    let (fpr, starts) = model.theory_at(m.now_ns, cum);
+                    Box::new(AtMoment {
+                        fpr,
+                        starts,
+                        model: model.clone(),
+                    }) as Box<dyn MomentTheory>
+                })),
+                ..Theory::default()
+            },
+            filter: Some(Box::new(f)),
+            summary: None,
+        })
+    }
+
+    /// For a time request: 64 quanta per window, the fewest fingerprint
+    /// bits meeting the FPR at (quanta + 1) quanta of keys at the peak rate.
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let (t, rate) = c.time.ok_or_else(|| {
+            anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
+        })?;
+        let p = SwbfHybridParams {
+            window_time: Some(t),
+            peak_rate: Some(rate),
+            fpr: Some(c.fpr),
+            quanta: None,
+        };
+        let Ok(built) = Self::build(p, 0) else {
+            return Ok(Vec::new());
+        };
+        let memory = built.filter.as_ref().expect("a filter").memory_bits();
+        let w = c.window.max(1);
+        Ok(vec![Candidate::exact_window(
+            Self::NAME,
+            w,
+            vec![
+                real("window_time", t),
+                real("peak_rate", rate),
+                real("fpr", c.fpr),
+            ],
+            memory,
+            built.theory.get("fpr").unwrap_or(1.0),
+            0,
+            None,
+        )])
+    }
+}
