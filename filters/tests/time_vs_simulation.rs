@@ -152,6 +152,27 @@ fn time_trigger_fpr_matches_theory_at_a_steady_poisson_rate() {
     assert!(mean(&off).abs() > 4.5 * se, "no power: se {se}");
 }
 
+/// Bursts of three times the sized rate (6000 keys per τ against 2000) for
+/// half of every 4τ, 500 keys per τ between them.
+const BURSTS: OnOff = OnOff {
+    on: 6000.0,
+    off: 500.0,
+    period: 4.0,
+    duty: 0.5,
+};
+
+/// For a hybrid design: the FPR over the moments is not significantly above
+/// `bound` (its guarantee), and within 10% of the fluid theory (an
+/// approximation, see `timewindow::theory`). Returns the relative error.
+fn assert_bounded_and_near_fluid(what: &str, diffs: &[f64], theory: &[f64], bound: f64) -> f64 {
+    let measured = mean(diffs) + mean(theory);
+    let se = sd(diffs) / (diffs.len() as f64).sqrt();
+    assert!(measured <= bound + 4.5 * se, "{what}: {measured} > {bound}");
+    let rel = measured / mean(theory) - 1.0;
+    assert!(rel.abs() < 0.10, "{what}: fluid theory off by {rel}");
+    rel
+}
+
 fn sd(v: &[f64]) -> f64 {
     let m = mean(v);
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
@@ -163,12 +184,7 @@ fn sd(v: &[f64]) -> f64 {
 fn time_trigger_fpr_matches_theory_under_bursts() {
     let mut f = TimedApbf::new(4, 6, 2000, TAU, Trigger::Time).unwrap();
     let t = f.theory();
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     let (diffs, theory) = fpr_at_moments(&mut f, &t, a, 300, 2000, 12);
     assert_mean("time, on/off 3x", &diffs, 0.0);
     let count_worst = t.count_based().fpr();
@@ -189,18 +205,9 @@ fn time_trigger_fpr_matches_theory_under_bursts() {
 fn hybrid_fpr_stays_bounded_and_near_the_fluid_theory_under_bursts() {
     let mut f = TimedApbf::new(4, 6, 2000, TAU, Trigger::Hybrid).unwrap();
     let t = f.theory();
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     let (diffs, theory) = fpr_at_moments(&mut f, &t, a, 300, 2000, 13);
-    let measured: f64 = mean(&diffs) + mean(&theory);
-    let se = sd(&diffs) / (diffs.len() as f64).sqrt();
-    assert!(measured <= t.count_based().fpr() + 4.5 * se);
-    let rel = measured / mean(&theory) - 1.0;
-    assert!(rel.abs() < 0.10, "fluid theory off by {rel}");
+    assert_bounded_and_near_fluid("apbf hybrid", &diffs, &theory, t.count_based().fpr());
 }
 
 /// P(yes) by age in time, over the slack zone lτ .. (k + l)τ, at a steady
@@ -260,12 +267,7 @@ fn presence_by_age_matches_theory_in_the_slack_zone() {
 /// times the sized rate: the FPR at random moments against their theory.
 #[test]
 fn segmented_designs_on_time_match_theory_under_bursts() {
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     let mut j = OnTime::wrap(
         JumpingWindow::new(4, 5, 2000, 2886).unwrap(),
         TAU,
@@ -307,12 +309,7 @@ fn segmented_designs_on_time_match_theory_under_bursts() {
 /// moments against (1 - e^(-Λ/s))^k over its live quanta.
 #[test]
 fn timed_tbf_matches_theory_under_bursts() {
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     // T = 2τ in 16 quanta, cells sized for 2000 keys per τ at about 1%
     let (k, s) = TimingBloom::sizing(4250, 0.01).unwrap();
     let mut f = TimedTbf::new(16, TAU / 8, k, s).unwrap();
@@ -329,12 +326,7 @@ fn timed_tbf_matches_theory_under_bursts() {
 /// 0.01074 against 0.01035, ε = 0.01396).
 #[test]
 fn naor_yogev_hybrid_stays_under_epsilon_under_bursts() {
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     // c = 4 generations of g = 2000 keys: a window of 4τ at 2000 keys per τ
     let ny = NaorYogev::with_c(8001, 8001, 0.02, 4).unwrap();
     assert_eq!(ny.sizing().g, 2000);
@@ -363,22 +355,12 @@ fn naor_yogev_hybrid_stays_under_epsilon_under_bursts() {
 /// against 7.01e-4, bound 9.76e-4).
 #[test]
 fn swbf_hybrid_stays_bounded_under_bursts() {
-    let a = OnOff {
-        on: 6000.0,
-        off: 500.0,
-        period: 4.0,
-        duty: 0.5,
-    };
+    let a = BURSTS;
     // 16 quanta of τ/8 at most 250 keys each: 2000 keys per τ
     let mut f = TimedSwbf::new(16, TAU / 8, 250, 12).unwrap();
     let model = f.clone();
     let fpr = |now: f64| model.theory_at(now, &|x| a.cum(x)).0;
     let (diffs, theory) = fpr_against(&mut f, &fpr, 3 * TAU, a, 300, 2000, 51);
-    let measured = mean(&diffs) + mean(&theory);
-    let se = sd(&diffs) / (diffs.len() as f64).sqrt();
-    let bound = f.fpr_theory(17.0 * 250.0);
-    assert!(measured <= bound + 4.5 * se, "{measured} > {bound}");
+    assert_bounded_and_near_fluid("swbf hybrid", &diffs, &theory, f.fpr_theory(17.0 * 250.0));
     assert_eq!(f.inner().stash_len(), 0);
-    let rel = measured / mean(&theory) - 1.0;
-    assert!(rel.abs() < 0.10, "fluid theory off by {rel}");
 }

@@ -9,6 +9,7 @@ pub mod tbf;
 
 pub use swbf::Swbf;
 pub use tbf::TimingBloom;
+mod quanta;
 pub mod timed;
 pub mod timed_swbf;
 pub use timed::TimedTbf;

@@ -23,42 +23,24 @@
 //! k²/(4s) (the k slices share D). A key inserted at u is reported for sure
 //! while ⌊now/δ⌋ - ⌊u/δ⌋ < W, and like a never-inserted key after.
 
+use super::quanta::Quanta;
 use super::tbf::TimingBloom;
-use crate::error::check_nonzero;
 use crate::{Filter, ParamError, TimedFilter};
 
 /// A timing Bloom filter over a window of time: r quanta of δ (T = rδ).
 #[derive(Debug, Clone)]
 pub struct TimedTbf {
     inner: TimingBloom,
-    /// δ: the time quantum.
-    delta: u64,
-    /// r: quanta per window.
-    r: u64,
-    /// The current quantum, ⌊now/δ⌋.
-    quantum: u64,
-    now: u64,
+    clock: Quanta,
 }
 
 impl TimedTbf {
     /// k slices of s cells, a window of r quanta of δ time units.
     pub fn new(r: u64, delta: u64, k: u32, s: u64) -> Result<TimedTbf, ParamError> {
-        check_nonzero("r", r)?;
-        check_nonzero("delta", delta)?;
-        let w = r.checked_add(1).ok_or(ParamError::TooLarge {
-            what: "r",
-            limit: "2^64 - 2".into(),
-        })?;
-        r.checked_mul(delta).ok_or(ParamError::TooLarge {
-            what: "r delta",
-            limit: "2^64 - 1".into(),
-        })?;
+        let clock = Quanta::new(r, delta, None)?;
         Ok(TimedTbf {
-            inner: TimingBloom::new(w, k, s)?,
-            delta,
-            r,
-            quantum: 0,
-            now: 0,
+            inner: TimingBloom::new(r + 1, k, s)?,
+            clock,
         })
     }
 
@@ -69,12 +51,12 @@ impl TimedTbf {
 
     /// δ: the time quantum.
     pub fn delta(&self) -> u64 {
-        self.delta
+        self.clock.delta()
     }
 
     /// r: quanta per window.
     pub fn quanta(&self) -> u64 {
-        self.r
+        self.clock.r()
     }
 
     /// FPR at a moment whose live quanta hold `keys` keys on average
@@ -87,8 +69,9 @@ impl TimedTbf {
     /// Start of the oldest live quantum at time `now`: keys inserted from
     /// here on are reported.
     pub fn live_from(&self, now: f64) -> f64 {
-        let q = (now / self.delta as f64).floor();
-        ((q - self.r as f64) * self.delta as f64).max(0.0)
+        let delta = self.delta() as f64;
+        let q = (now / delta).floor();
+        ((q - self.quanta() as f64) * delta).max(0.0)
     }
 }
 
@@ -122,26 +105,20 @@ impl Filter for TimedTbf {
 
 impl TimedFilter for TimedTbf {
     fn advance(&mut self, now: u64) {
-        if now <= self.now {
-            return;
-        }
-        self.now = now;
-        let q = now / self.delta;
-        let ticks = q - self.quantum;
-        self.quantum = q;
+        let ticks = self.clock.advance(now);
         self.inner.tick_quanta(ticks);
     }
 
     fn now(&self) -> u64 {
-        self.now
+        self.clock.now()
     }
 
     fn window_time(&self) -> u64 {
-        self.r * self.delta
+        self.clock.window()
     }
 
     fn slack_time(&self) -> u64 {
-        self.delta
+        self.clock.delta()
     }
 }
 

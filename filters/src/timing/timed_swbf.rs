@@ -22,8 +22,8 @@
 //! ([`super::swbf::fpr`]); over a Poisson D each (1 - x)^D becomes
 //! e^(-xΛ) exactly.
 
+use super::quanta::Quanta;
 use super::swbf::Swbf;
-use crate::error::check_nonzero;
 use crate::timewindow::theory::{shifts_since, Boundaries};
 use crate::timewindow::Trigger;
 use crate::{Filter, ParamError, TimedFilter};
@@ -33,39 +33,19 @@ use crate::{Filter, ParamError, TimedFilter};
 #[derive(Debug, Clone)]
 pub struct TimedSwbf {
     inner: Swbf,
-    delta: u64,
-    r: u64,
+    clock: Quanta,
     g: u64,
-    /// Insertions in the current quantum.
-    count: u64,
-    /// When the current quantum began.
-    start: u64,
-    now: u64,
 }
 
 impl TimedSwbf {
     /// r quanta per window, each at most δ time units and g insertions,
     /// `f`-bit fingerprints; the table is sized for (r + 1)g live keys.
     pub fn new(r: u64, delta: u64, g: u64, f: u32) -> Result<TimedSwbf, ParamError> {
-        check_nonzero("r", r)?;
-        check_nonzero("delta", delta)?;
-        check_nonzero("g", g)?;
-        let w = r.checked_add(1);
-        let keys = w.and_then(|w| w.checked_mul(g));
-        let (Some(w), Some(keys), Some(_)) = (w, keys, r.checked_mul(delta)) else {
-            return Err(ParamError::TooLarge {
-                what: "r, delta or g",
-                limit: "2^64 - 1 for (r + 1) g and r delta".into(),
-            });
-        };
+        let clock = Quanta::new(r, delta, Some(g))?;
         Ok(TimedSwbf {
-            inner: Swbf::with_clock(keys, w, f)?,
-            delta,
-            r,
+            inner: Swbf::with_clock((r + 1) * g, r + 1, f)?,
+            clock,
             g,
-            count: 0,
-            start: 0,
-            now: 0,
         })
     }
 
@@ -76,7 +56,7 @@ impl TimedSwbf {
 
     /// δ: the longest a quantum lasts.
     pub fn delta(&self) -> u64 {
-        self.delta
+        self.clock.delta()
     }
 
     /// g: the most insertions a quantum takes.
@@ -86,16 +66,16 @@ impl TimedSwbf {
 
     /// r: quanta per window.
     pub fn quanta(&self) -> u64 {
-        self.r
+        self.clock.r()
     }
 
     /// The quantum boundaries' theory (δ in clock units).
     pub fn boundaries(&self) -> Boundaries {
         Boundaries {
-            tau: self.delta as f64,
+            tau: self.delta() as f64,
             g: self.g,
             trigger: Trigger::Hybrid,
-            count: self.r as usize + 1,
+            count: self.quanta() as usize + 1,
         }
     }
 
@@ -111,14 +91,14 @@ impl TimedSwbf {
     /// of cumulative mean `cum`.
     pub fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> (f64, Vec<f64>) {
         let starts = self.boundaries().starts(now, cum);
-        let oldest = starts[self.r as usize];
+        let oldest = starts[self.quanta() as usize];
         (self.fpr_theory((cum(now) - cum(oldest)).max(0.0)), starts)
     }
 
     /// P(yes) for a key inserted at `u`, given the FPR and starts of
     /// [`theory_at`](Self::theory_at).
     pub fn presence(&self, fpr: f64, starts: &[f64], u: f64) -> f64 {
-        if shifts_since(starts, u) <= self.r {
+        if shifts_since(starts, u) <= self.quanta() {
             1.0
         } else {
             fpr
@@ -128,13 +108,9 @@ impl TimedSwbf {
 
 impl Filter for TimedSwbf {
     fn insert(&mut self, key: u64) {
-        if self.count >= self.g {
-            self.inner.tick_quanta(1);
-            self.start = self.now;
-            self.count = 0;
-        }
+        let ended = self.clock.on_insert();
+        self.inner.tick_quanta(ended);
         self.inner.write(key);
-        self.count += 1;
     }
 
     fn contains(&self, key: u64) -> bool {
@@ -162,28 +138,20 @@ impl Filter for TimedSwbf {
 
 impl TimedFilter for TimedSwbf {
     fn advance(&mut self, now: u64) {
-        if now <= self.now {
-            return;
-        }
-        self.now = now;
-        let due = (now - self.start) / self.delta;
-        if due > 0 {
-            self.inner.tick_quanta(due);
-            self.start += due * self.delta;
-            self.count = 0;
-        }
+        let ticks = self.clock.advance(now);
+        self.inner.tick_quanta(ticks);
     }
 
     fn now(&self) -> u64 {
-        self.now
+        self.clock.now()
     }
 
     fn window_time(&self) -> u64 {
-        self.r * self.delta
+        self.clock.window()
     }
 
     fn slack_time(&self) -> u64 {
-        self.delta
+        self.clock.delta()
     }
 }
 

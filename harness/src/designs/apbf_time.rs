@@ -2,43 +2,30 @@
 //! (`apbf_time`) or after τ or g insertions, whichever comes first
 //! (`apbf_hybrid`). See `bloomlab_filters::apbf::timed`.
 
-use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::time_shared::{
+    time_geometry, time_params, time_request, window_and_rate, AtMoment, CAPS, TIME_METRICS,
+};
 use super::{at_least_one, probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::timed::NS;
 use bloomlab_filters::apbf::theory as apbf_theory;
-use bloomlab_filters::apbf::timed_theory::{TimedApbfTheory, TimedState};
+use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
 use bloomlab_filters::{Filter, TimedApbf, TimedFilter, Trigger};
-use serde::{Deserialize, Serialize};
 
-/// Parameters of a time-window APBF: the window T and the peak rate it is
-/// sized for, with fpr (picking k and l) or k and l.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct TimedParams {
-    /// Window T in seconds (τ = T / l)
-    #[arg(long)]
-    window_time: Option<f64>,
-    /// Keys per second the slices are sized for (g = peak_rate · τ)
-    #[arg(long)]
-    peak_rate: Option<f64>,
-    /// Target FPR at rates up to the peak, in (0, 1): picks k and l
-    #[arg(long)]
-    fpr: Option<f64>,
-    /// Slices written per insertion (with l, instead of fpr)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    k: Option<u32>,
-    /// Extra slices (window lτ)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    l: Option<u32>,
+time_params! {
+    /// Parameters of a time-window APBF: the window T (τ = T/l) and the peak
+    /// rate its slices are sized for (g = peak_rate · τ), with fpr (picking
+    /// k and l) or k and l.
+    TimedParams {
+        /// Slices written per insertion (with l, instead of fpr)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        k: Option<u32>,
+        /// Extra slices (window lτ)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        l: Option<u32>,
+    }
 }
-
-/// The metrics of a design over a window of time.
-pub(super) const TIME_METRICS: &[Metric] = &[Metric::Timeline, Metric::Memory];
-
-/// What a time design can be asked: membership, with a window of time
-/// and a slack.
-pub(super) const CAPS: Capabilities = Capabilities::TIME;
 
 /// The time-triggered APBF.
 pub struct ApbfTime;
@@ -75,36 +62,6 @@ impl DesignDef for ApbfHybrid {
     }
 }
 
-/// T (seconds) and the peak rate (keys per second) from a time design's
-/// parameters.
-pub(super) fn window_and_rate(
-    name: &str,
-    window_time: Option<f64>,
-    peak_rate: Option<f64>,
-) -> anyhow::Result<(f64, f64)> {
-    let check = |field: &str, v: Option<f64>| -> anyhow::Result<f64> {
-        match v {
-            Some(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(x),
-            Some(x) => Err(anyhow::anyhow!(
-                "{name}: parameter {field} = {x} must be positive and below 1e9"
-            )),
-            None => Err(anyhow::anyhow!(
-                "{name} needs window_time (seconds) and peak_rate (keys per second)"
-            )),
-        }
-    };
-    let (t, rate) = (
-        check("window_time", window_time)?,
-        check("peak_rate", peak_rate)?,
-    );
-    if t * rate > 1e12 {
-        return Err(anyhow::anyhow!(
-            "{name}: window_time {t} s at peak_rate {rate} is more than 1e12 keys per window"
-        ));
-    }
-    Ok((t, rate))
-}
-
 /// (k, l, g, τ in ns) from the parameters.
 fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> {
     let (t, rate) = window_and_rate(name, p.window_time, p.peak_rate)?;
@@ -138,18 +95,6 @@ fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> 
     Ok((k, l, g, tau as u64))
 }
 
-/// The filter's theory at one moment.
-struct AtMoment(TimedState);
-
-impl MomentTheory for AtMoment {
-    fn fpr(&self) -> f64 {
-        self.0.fpr()
-    }
-    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
-        self.0.presence(at_ns)
-    }
-}
-
 fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> {
     let (k, l, g, tau) = resolve(name, &p)?;
     let f = TimedApbf::new(k, l, g, tau, trigger).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
@@ -167,17 +112,16 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
             ("bits_per_element", bits / peak_keys),
         ],
         moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
-            Box::new(AtMoment(t.at(m.now_ns, cum))) as Box<dyn MomentTheory>
+            let state = t.at(m.now_ns, cum);
+            let fpr = state.fpr();
+            Box::new(AtMoment {
+                fpr,
+                presence: move |u| state.presence(u),
+            }) as Box<dyn MomentTheory>
         })),
         ..Theory::default()
     };
-    let mut geometry = Geometry::exact(l as u64 * g, true);
-    geometry.slack = k as u64 * g;
-    geometry.time = Some(TimeWindow {
-        window_ns,
-        slack_ns,
-        peak_rate: g as f64 / (tau as f64 / NS),
-    });
+    let geometry = time_geometry(l as u64 * g, k as u64 * g, (window_ns, slack_ns), (g, tau));
     Ok(Built {
         geometry,
         resolved: vec![
@@ -200,11 +144,7 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
 /// rate. Counted as a sliding design whose window is the T·R keys of a
 /// window at the peak rate.
 fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-    let Some((t, rate)) = c.time else {
-        return Err(anyhow::anyhow!(
-            "forgets by time: plan it with --window-time and --peak-rate"
-        ));
-    };
+    let (t, rate) = time_request(c)?;
     Ok((1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
         .filter_map(|l| {
             let k = apbf_theory::choose_k(c.fpr, l)?;

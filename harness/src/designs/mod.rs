@@ -38,6 +38,7 @@ mod swhll;
 mod swlc;
 mod tbf;
 mod tbf_time;
+mod time_shared;
 mod wcss;
 
 pub use built::{

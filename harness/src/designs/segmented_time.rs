@@ -2,64 +2,36 @@
 //! switch every τ (`jumping_time`, `double_buffer_time`). See
 //! `bloomlab_filters::segmented::timed`.
 
-use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
-use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::time_shared::{
+    planned, time_geometry, time_params, time_request, window_and_rate, AtMoment, Planned, CAPS,
+    TIME_METRICS,
+};
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::timed::NS;
-use bloomlab_filters::segmented::timed::{SegmentsState, SegmentsTheory};
+use bloomlab_filters::segmented::timed::SegmentsTheory;
 use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
 use bloomlab_filters::{Filter, OnTime, TimedFilter, Trigger};
-use serde::{Deserialize, Serialize};
 
-/// Parameters of a time-window jumping window.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct JumpingTimeParams {
-    /// Window T in seconds (τ = T / (segments - 1))
-    #[arg(long)]
-    window_time: Option<f64>,
-    /// Keys per second the segments are sized for
-    #[arg(long)]
-    peak_rate: Option<f64>,
-    /// Target FPR at rates up to the peak, in (0, 1)
-    #[arg(long)]
-    fpr: Option<f64>,
-    /// Segments n >= 2 (window (n-1)τ, slack τ)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
-    segments: Option<u32>,
+time_params! {
+    /// Parameters of a time-window jumping window (τ = T / (segments - 1)).
+    JumpingTimeParams {
+        /// Segments n >= 2 (window (n-1)τ, slack τ)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+        segments: Option<u32>,
+    }
 }
 
-/// Parameters of time-window double buffering.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct DoubleBufferTimeParams {
-    /// Window T in seconds (τ = T)
-    #[arg(long)]
-    window_time: Option<f64>,
-    /// Keys per second the filters are sized for
-    #[arg(long)]
-    peak_rate: Option<f64>,
-    /// Target FPR at rates up to the peak, in (0, 1)
-    #[arg(long)]
-    fpr: Option<f64>,
+time_params! {
+    /// Parameters of time-window double buffering (τ = T).
+    DoubleBufferTimeParams {}
 }
 
 /// The time jumping window.
 pub struct JumpingTime;
 /// Time double buffering.
 pub struct DoubleBufferTime;
-
-struct AtMoment(SegmentsState);
-
-impl MomentTheory for AtMoment {
-    fn fpr(&self) -> f64 {
-        self.0.fpr
-    }
-    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
-        self.0.presence(at_ns)
-    }
-}
 
 /// The window's keys at the peak rate, the FPR target and the generation
 /// length τ for `generations` generations per window.
@@ -93,13 +65,12 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
     let g = f.inner().generation_size();
     let (kept, forgotten) = (f.inner().kept(), f.inner().forgotten());
     let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
-    let mut geometry = Geometry::exact(kept * g, true);
-    geometry.slack = (forgotten - kept) * g;
-    geometry.time = Some(TimeWindow {
-        window_ns,
-        slack_ns,
-        peak_rate: g as f64 / (f.tau() as f64 / NS),
-    });
+    let geometry = time_geometry(
+        kept * g,
+        (forgotten - kept) * g,
+        (window_ns, slack_ns),
+        (g, f.tau()),
+    );
     let mut resolved = resolved;
     resolved.extend([
         real("tau", f.tau() as f64 / NS),
@@ -118,7 +89,11 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
                 ("bits_per_element", bits / (kept * g) as f64),
             ],
             moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
-                Box::new(AtMoment(t.at(m.now_ns, cum))) as Box<dyn MomentTheory>
+                let state = t.at(m.now_ns, cum);
+                Box::new(AtMoment {
+                    fpr: state.fpr,
+                    presence: move |u| state.presence(u),
+                }) as Box<dyn MomentTheory>
             })),
             ..Theory::default()
         },
@@ -166,14 +141,6 @@ impl DesignDef for JumpingTime {
     }
 }
 
-/// The (T, peak rate) of a time request, or why a time design is not
-/// planned for a count request.
-fn time_request(c: &Constraints) -> anyhow::Result<(f64, f64)> {
-    c.time.ok_or_else(|| {
-        anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
-    })
-}
-
 /// The parameters a time candidate is built from.
 fn time_params(
     t: f64,
@@ -218,24 +185,21 @@ impl DesignDef for DoubleBufferTime {
     /// For a time request: sized as count-based double buffering for the
     /// T·R keys of a window at the peak rate (plus the clock's 128 bits).
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let (t, rate) = time_request(c)?;
-        let p = DoubleBufferTimeParams {
-            window_time: Some(t),
-            peak_rate: Some(rate),
-            fpr: Some(c.fpr),
-        };
-        let Ok(built) = Self::build(p, 0) else {
+        let Some(Planned {
+            built,
+            memory,
+            params,
+        }) = planned(&DoubleBufferTime, c)?
+        else {
             return Ok(Vec::new());
         };
-        let f = built.filter.as_ref().expect("a filter");
         let (k, g) = (
             built.resolved[0].1.num().unwrap_or(0.0) as u64,
             built.geometry.window,
         );
-        let memory = f.memory_bits();
         Ok(vec![Candidate {
             design: Self::NAME,
-            params: time_params(t, rate, c.fpr, None),
+            params,
             memory_bits: memory,
             bits_per_element: memory as f64 / g as f64,
             fpr: built.theory.get("fpr").unwrap_or(1.0),

@@ -1,50 +1,28 @@
 //! SWBF over a window of time, on the hybrid clock (`swbf_hybrid`). See
 //! `bloomlab_filters::timing::timed_swbf`.
 
-use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
-use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::time_shared::{
+    planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
+};
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::timed::NS;
 use bloomlab_filters::timing::{swbf, TimedSwbf};
 use bloomlab_filters::{Filter, TimedFilter};
-use serde::{Deserialize, Serialize};
 
-/// Parameters of the time-window SWBF.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct SwbfHybridParams {
-    /// Window T in seconds
-    #[arg(long)]
-    window_time: Option<f64>,
-    /// Keys per second the table is sized for (the count trigger per quantum)
-    #[arg(long)]
-    peak_rate: Option<f64>,
-    /// FPR bound, in (0, 1): holds under any traffic
-    #[arg(long)]
-    fpr: Option<f64>,
-    /// Time quanta per window (default 64; slack T / quanta)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    quanta: Option<u64>,
+time_params! {
+    /// Parameters of the time-window SWBF: quanta of T/quanta, at most
+    /// peak_rate · δ keys each; fpr bounds the FPR under any traffic.
+    SwbfHybridParams {
+        /// Time quanta per window (default 64; slack T / quanta)
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        quanta: Option<u64>,
+    }
 }
 
 /// SWBF on the hybrid clock.
 pub struct SwbfHybrid;
-
-struct AtMoment {
-    fpr: f64,
-    starts: Vec<f64>,
-    model: TimedSwbf,
-}
-
-impl MomentTheory for AtMoment {
-    fn fpr(&self) -> f64 {
-        self.fpr
-    }
-    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
-        self.model.presence(self.fpr, &self.starts, at_ns)
-    }
-}
 
 impl DesignDef for SwbfHybrid {
     type Params = SwbfHybridParams;
@@ -73,12 +51,7 @@ impl DesignDef for SwbfHybrid {
         let bound = f.fpr_theory(keys as f64);
         let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
         let model = f.clone();
-        let mut geometry = Geometry::exact(r * g, true);
-        geometry.time = Some(TimeWindow {
-            window_ns,
-            slack_ns,
-            peak_rate: g as f64 / (delta as f64 / NS),
-        });
+        let geometry = time_geometry(r * g, 0, (window_ns, slack_ns), (g, delta));
         Ok(Built {
             geometry,
             resolved: vec![
@@ -98,10 +71,10 @@ impl DesignDef for SwbfHybrid {
                 ],
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                     let (fpr, starts) = model.theory_at(m.now_ns, cum);
+                    let model = model.clone();
                     Box::new(AtMoment {
                         fpr,
-                        starts,
-                        model: model.clone(),
+                        presence: move |u| model.presence(fpr, &starts, u),
                     }) as Box<dyn MomentTheory>
                 })),
                 ..Theory::default()
@@ -114,28 +87,19 @@ impl DesignDef for SwbfHybrid {
     /// For a time request: 64 quanta per window, the fewest fingerprint
     /// bits meeting the FPR at (quanta + 1) quanta of keys at the peak rate.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let (t, rate) = c.time.ok_or_else(|| {
-            anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
-        })?;
-        let p = SwbfHybridParams {
-            window_time: Some(t),
-            peak_rate: Some(rate),
-            fpr: Some(c.fpr),
-            quanta: None,
-        };
-        let Ok(built) = Self::build(p, 0) else {
+        let Some(Planned {
+            built,
+            memory,
+            params,
+        }) = planned(&SwbfHybrid, c)?
+        else {
             return Ok(Vec::new());
         };
-        let memory = built.filter.as_ref().expect("a filter").memory_bits();
         let w = c.window.max(1);
         Ok(vec![Candidate::exact_window(
             Self::NAME,
             w,
-            vec![
-                real("window_time", t),
-                real("peak_rate", rate),
-                real("fpr", c.fpr),
-            ],
+            params,
             memory,
             built.theory.get("fpr").unwrap_or(1.0),
             0,

@@ -1,56 +1,31 @@
 //! The timing Bloom filter over a window of time (`tbf_time`): a clock of
 //! time quanta instead of arrivals. See `bloomlab_filters::timing::timed`.
 
-use super::apbf_time::{window_and_rate, CAPS, TIME_METRICS};
-use super::built::{int, real, Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
+use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::time_shared::{
+    planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
+};
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::timed::NS;
 use bloomlab_filters::timing::{TimedTbf, TimingBloom};
 use bloomlab_filters::{bloom, Filter, TimedFilter};
-use serde::{Deserialize, Serialize};
 
 /// Quanta per window when the parameters do not say.
 const DEFAULT_QUANTA: u64 = 64;
 
-/// Parameters of the time-window timing Bloom filter.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct TbfTimeParams {
-    /// Window T in seconds
-    #[arg(long)]
-    window_time: Option<f64>,
-    /// Keys per second the cells are sized for
-    #[arg(long)]
-    peak_rate: Option<f64>,
-    /// Target FPR at rates up to the peak, in (0, 1)
-    #[arg(long)]
-    fpr: Option<f64>,
-    /// Time quanta per window (default 64; slack T / quanta)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    quanta: Option<u64>,
+time_params! {
+    /// Parameters of the time-window timing Bloom filter: cells sized for
+    /// the keys its live quanta hold at the peak rate.
+    TbfTimeParams {
+        /// Time quanta per window (default 64; slack T / quanta)
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        quanta: Option<u64>,
+    }
 }
 
 /// The time-window timing Bloom filter.
 pub struct TbfTime;
-
-struct AtMoment {
-    fpr: f64,
-    live_from: f64,
-}
-
-impl MomentTheory for AtMoment {
-    fn fpr(&self) -> f64 {
-        self.fpr
-    }
-    fn presence(&self, at_ns: f64, _index: u64) -> f64 {
-        if at_ns >= self.live_from {
-            1.0
-        } else {
-            self.fpr
-        }
-    }
-}
 
 /// (T, R, fpr, quanta) from the parameters, and the keys the live quanta
 /// hold at the peak rate: R·T·(r + 1)/r.
@@ -81,12 +56,7 @@ impl DesignDef for TbfTime {
         let count_fpr = f.fpr_theory(keys as f64);
         let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
         let model = f.clone();
-        let mut geometry = Geometry::exact(keys, true);
-        geometry.time = Some(TimeWindow {
-            window_ns,
-            slack_ns,
-            peak_rate: keys as f64 / ((window_ns + slack_ns) as f64 / NS),
-        });
+        let geometry = time_geometry(keys, 0, (window_ns, slack_ns), (keys, window_ns + slack_ns));
         Ok(Built {
             geometry,
             resolved: vec![
@@ -109,7 +79,8 @@ impl DesignDef for TbfTime {
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                     let live_from = model.live_from(m.now_ns);
                     let fpr = model.fpr_theory(cum(m.now_ns) - cum(live_from));
-                    Box::new(AtMoment { fpr, live_from }) as Box<dyn MomentTheory>
+                    let presence = move |u: f64| if u >= live_from { 1.0 } else { fpr };
+                    Box::new(AtMoment { fpr, presence }) as Box<dyn MomentTheory>
                 })),
                 ..Theory::default()
             },
@@ -119,20 +90,14 @@ impl DesignDef for TbfTime {
     /// For a time request: the default 64 quanta per window, cells sized for
     /// the keys the live quanta hold at the peak rate.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let (t, rate) = c.time.ok_or_else(|| {
-            anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
-        })?;
-        let p = TbfTimeParams {
-            window_time: Some(t),
-            peak_rate: Some(rate),
-            fpr: Some(c.fpr),
-            quanta: None,
-        };
-        let Ok(built) = Self::build(p, 0) else {
+        let Some(Planned {
+            built,
+            memory,
+            params,
+        }) = planned(&TbfTime, c)?
+        else {
             return Ok(Vec::new());
         };
-        let f = built.filter.as_ref().expect("a filter");
-        let memory = f.memory_bits();
         let w = c.window;
         let (k, s) = TimingBloom::sizing(built.geometry.window, c.fpr)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -140,11 +105,7 @@ impl DesignDef for TbfTime {
         let bits = built.resolved[3].1.num().unwrap_or(0.0) as u64;
         Ok(vec![Candidate {
             design: Self::NAME,
-            params: vec![
-                real("window_time", t),
-                real("peak_rate", rate),
-                real("fpr", c.fpr),
-            ],
+            params,
             memory_bits: memory,
             bits_per_element: memory as f64 / w as f64,
             fpr: built.theory.get("fpr").unwrap_or(1.0),

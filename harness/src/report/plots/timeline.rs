@@ -70,6 +70,45 @@ fn floor_of(g: &BTreeMap<u64, Series>) -> f64 {
     }
 }
 
+/// A chart with a linear x axis and a logarithmic y axis.
+type LogChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>>;
+
+/// Each series' theory (a line, in x order) and measurements (dots of
+/// `radius`), values below `floor` drawn on it.
+fn draw_series<'a, DB: DrawingBackend + 'a>(
+    chart: &mut LogChart<'a, DB>,
+    g: &BTreeMap<u64, Series>,
+    floor: f64,
+    radius: u32,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    for (i, (_, (name, pts))) in g.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let mut pts = pts.clone();
+        pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter()
+                    .filter(|p| p[2].is_finite())
+                    .map(|p| (p[0], p[2].max(floor))),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| Circle::new((p[0], p[1].max(floor)), radius, color.filled())),
+            )
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
 /// The arrival rate (top) and the FPR against time (bottom).
 pub(super) fn timeline<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
@@ -143,27 +182,7 @@ where
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()
         .map_err(err)?;
-    for (i, (_, (name, pts))) in g.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let mut pts = pts.clone();
-        pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter()
-                    .filter(|p| p[2].is_finite())
-                    .map(|p| (p[0], p[2].max(floor))),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p[0], p[1].max(floor)), 2, color.filled())),
-            )
-            .map_err(err)?;
-    }
+    draw_series(&mut chart, &g, floor, 2)?;
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(err)
 }
@@ -213,25 +232,7 @@ where
     chart
         .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.5)], BLACK.mix(0.5)))
         .map_err(err)?;
-    for (i, (_, (name, pts))) in g.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter()
-                    .filter(|p| p[2].is_finite())
-                    .map(|p| (p[0], p[2].max(floor))),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p[0], p[1].max(floor)), 3, color.filled())),
-            )
-            .map_err(err)?;
-    }
+    draw_series(&mut chart, &g, floor, 3)?;
     legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     root.present().map_err(err)
 }
