@@ -166,7 +166,7 @@ mod tests {
     fn a_burst_never_overfills_the_table() {
         let mut f = TimedSwbf::new(8, 1000, 100, 12).unwrap();
         for i in 0..50_000u64 {
-            f.advance(i / 20); // 50 g per δ
+            f.advance(i / 20); // 200 g per δ
             f.insert(mix64(i));
         }
         assert_eq!(f.inner().stash_len(), 0);
