@@ -65,7 +65,8 @@ pub struct TimedState {
     k: u32,
     /// q_i, newest slice first.
     pub fills: Vec<f64>,
-    /// b_i: start of the current generation and of the k + l before it.
+    /// b_i: start of the current generation and of the k + l - 1 before it
+    /// (slice s_i began at b_i).
     pub starts: Vec<f64>,
 }
 
@@ -110,7 +111,7 @@ impl TimedApbfTheory {
             tau: self.tau,
             g: self.g,
             trigger: self.trigger,
-            count: (self.k + self.l) as usize + 1,
+            count: (self.k + self.l) as usize,
         }
     }
 

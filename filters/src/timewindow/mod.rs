@@ -154,7 +154,9 @@ impl<F: Generational> OnTime<F> {
             tau: self.tau as f64,
             g: self.inner.generation_size(),
             trigger: self.trigger,
-            count: self.inner.forgotten() as usize + 1,
+            // the current generation and the ones before it that may still
+            // hold keys: `forgotten` in all
+            count: self.inner.forgotten() as usize,
         }
     }
 }
