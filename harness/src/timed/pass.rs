@@ -129,10 +129,118 @@ struct Tally {
     buckets: Vec<(Binomial, f64)>,
 }
 
+/// The filter under the run's traffic: its key stream, the keys inserted
+/// within the horizon, and the next arrival.
+struct Run<'a> {
+    f: &'a mut (dyn bloomlab_filters::Filter + Send),
+    stream: KeyStream,
+    rng: Pcg64,
+    /// Whether keys never repeat (else the latest insertion of each key).
+    distinct: bool,
+    latest: HashMap<u64, u64>,
+    history: VecDeque<Past>,
+    next: u64,
+    inserted: u64,
+}
+
+impl Run<'_> {
+    /// Inserts every arrival before `moment`, each at its time, then moves
+    /// the clock to `moment` and forgets keys older than `horizon`.
+    fn until(&mut self, moment: u64, next_arrival: &mut dyn FnMut() -> u64, horizon: f64) {
+        while self.next < moment {
+            if let Some(t) = self.f.as_timed() {
+                t.advance(self.next);
+            }
+            let key = self.stream.next_key(&mut self.rng);
+            self.f.insert(key);
+            self.inserted += 1;
+            if !self.distinct {
+                self.latest.insert(key, self.inserted);
+            }
+            self.history.push_back(Past {
+                at: self.next,
+                key,
+                index: self.inserted,
+            });
+            self.next = next_arrival();
+        }
+        if let Some(t) = self.f.as_timed() {
+            t.advance(moment);
+        }
+        let oldest = moment.saturating_sub(horizon as u64 + 1);
+        while self.history.front().is_some_and(|p| p.at < oldest) {
+            self.history.pop_front();
+        }
+    }
+
+    /// Never-inserted keys answered yes, of `queries`.
+    fn false_positives(&mut self, queries: u64) -> u64 {
+        (0..queries)
+            .map(|_| self.f.contains(self.stream.negative(&mut self.rng)) as u64)
+            .sum()
+    }
+
+    /// `probes` inserted keys of ages uniform in (0, horizon], each counted
+    /// in `tally` with its theory.
+    fn probe(
+        &mut self,
+        moment: u64,
+        th: Option<&dyn MomentTheory>,
+        sc: &Scales,
+        spec: &TimeSpec,
+        tally: &mut Tally,
+    ) {
+        for _ in 0..spec.probes {
+            let age = self.rng.random::<f64>() * sc.horizon;
+            let at = moment as f64 - age;
+            if at < 0.0 {
+                continue;
+            }
+            let idx = self.history.partition_point(|p| (p.at as f64) <= at);
+            let Some(p) = idx.checked_sub(1).map(|i| self.history[i]) else {
+                continue;
+            };
+            if !self.distinct && self.latest.get(&p.key).is_some_and(|&i| i > p.index) {
+                continue; // inserted again since: not a key of this age
+            }
+            let age = (moment - p.at) as f64;
+            let yes = self.f.contains(p.key);
+            let pt = th.map_or(f64::NAN, |t| t.presence(p.at as f64, p.index));
+            if age < sc.window {
+                tally.fnr.add(!yes);
+                tally.fnr_theory += 1.0 - pt;
+            } else {
+                tally.past.add(yes);
+                tally.past_theory += pt;
+            }
+            let b = ((age / sc.horizon) * spec.buckets as f64) as usize;
+            if let Some(bucket) = tally.buckets.get_mut(b) {
+                bucket.0.add(yes);
+                bucket.1 += pt;
+            }
+        }
+    }
+}
+
+/// One row of the timeline table.
+fn timeline_row(t_s: f64, rate: f64, fp: u64, queries: u64, theory: f64, level: f64) -> Row {
+    let mut r = Row::default();
+    r.push("table", Value::Text("timeline".into()));
+    r.num("t", t_s);
+    r.num("rate", rate);
+    r.push("queries", Value::Int(queries));
+    r.num("fpr", fp as f64 / queries as f64);
+    let (lo, hi) = binomial_ci(fp, queries, level);
+    r.num("fpr_ci_low", lo);
+    r.num("fpr_ci_high", hi);
+    r.num("fpr_theory", theory);
+    r
+}
+
 /// Runs the pass (see the module docs).
 pub fn measure(
     built: &mut Built,
-    mut stream: KeyStream,
+    stream: KeyStream,
     mut rng: Pcg64,
     spec: &TimeSpec,
     trace: Option<&crate::workload::Trace>,
@@ -150,13 +258,19 @@ pub fn measure(
         .filter
         .as_mut()
         .ok_or_else(|| anyhow::anyhow!("metric timeline: this design answers no queries"))?;
-    let mut arrivals = sc.arrivals.arrivals(Pcg64::seed_from_u64(rng.random()));
-    let mut next_arrival = move || arrivals();
+    let mut next_arrival = sc.arrivals.arrivals(Pcg64::seed_from_u64(rng.random()));
     let cum = |t_ns: f64| sc.arrivals.cum(t_ns / NS);
-    let mut latest: HashMap<u64, u64> = HashMap::new();
-    let mut history: VecDeque<Past> = VecDeque::new();
-    let mut next = next_arrival();
-    let mut inserted = 0u64;
+    let next = next_arrival();
+    let mut run = Run {
+        f: f.as_mut(),
+        stream,
+        rng,
+        distinct,
+        latest: HashMap::new(),
+        history: VecDeque::new(),
+        next,
+        inserted: 0,
+    };
     let mut tally = Tally {
         moments: Vec::new(),
         fnr: Binomial::default(),
@@ -168,90 +282,25 @@ pub fn measure(
     let mut timeline = Vec::new();
     let stretch = sc.duration / spec.samples as f64;
     for s in 0..spec.samples {
-        let moment = (sc.warmup + (s as f64 + rng.random::<f64>()) * stretch) as u64;
-        while next < moment {
-            if let Some(t) = f.as_timed() {
-                t.advance(next);
-            }
-            let key = stream.next_key(&mut rng);
-            f.insert(key);
-            inserted += 1;
-            if !distinct {
-                latest.insert(key, inserted);
-            }
-            history.push_back(Past {
-                at: next,
-                key,
-                index: inserted,
-            });
-            next = next_arrival();
-        }
-        if let Some(t) = f.as_timed() {
-            t.advance(moment);
-        }
-        let oldest = moment.saturating_sub(sc.horizon as u64 + 1);
-        while history.front().is_some_and(|p| p.at < oldest) {
-            history.pop_front();
-        }
-        let th: Option<Box<dyn MomentTheory>> = theory.map(|m| {
-            m(
-                &Moment {
-                    now_ns: moment as f64,
-                    inserted,
-                },
-                &cum,
-            )
-        });
-        let mut fp = 0u64;
-        for _ in 0..spec.queries {
-            fp += f.contains(stream.negative(&mut rng)) as u64;
-        }
+        let offset = run.rng.random::<f64>();
+        let moment = (sc.warmup + (s as f64 + offset) * stretch) as u64;
+        run.until(moment, &mut next_arrival, sc.horizon);
+        let now = Moment {
+            now_ns: moment as f64,
+            inserted: run.inserted,
+        };
+        let th: Option<Box<dyn MomentTheory>> = theory.map(|m| m(&now, &cum));
+        let fp = run.false_positives(spec.queries);
         let fpr_theory = th.as_ref().map_or(f64::NAN, |t| t.fpr());
-        let rate = fp as f64 / spec.queries as f64;
-        tally.moments.push((rate, fpr_theory));
-        let mut r = Row::default();
-        r.push("table", Value::Text("timeline".into()));
-        r.num("t", moment as f64 / NS);
-        r.num("rate", sc.arrivals.rate(moment as f64 / NS));
-        r.push("queries", Value::Int(spec.queries));
-        r.num("fpr", rate);
-        let (lo, hi) = binomial_ci(fp, spec.queries, level);
-        r.num("fpr_ci_low", lo);
-        r.num("fpr_ci_high", hi);
-        r.num("fpr_theory", fpr_theory);
-        timeline.push(r);
-        for _ in 0..spec.probes {
-            let age = rng.random::<f64>() * sc.horizon;
-            let at = moment as f64 - age;
-            if at < 0.0 {
-                continue;
-            }
-            let idx = history.partition_point(|p| (p.at as f64) <= at);
-            let Some(p) = idx.checked_sub(1).map(|i| history[i]) else {
-                continue;
-            };
-            if !distinct && latest.get(&p.key).is_some_and(|&i| i > p.index) {
-                continue; // inserted again since: not a key of this age
-            }
-            let age = (moment - p.at) as f64;
-            let yes = f.contains(p.key);
-            let pt = th
-                .as_ref()
-                .map_or(f64::NAN, |t| t.presence(p.at as f64, p.index));
-            if age < sc.window {
-                tally.fnr.add(!yes);
-                tally.fnr_theory += 1.0 - pt;
-            } else {
-                tally.past.add(yes);
-                tally.past_theory += pt;
-            }
-            let b = ((age / sc.horizon) * spec.buckets as f64) as usize;
-            if let Some(bucket) = tally.buckets.get_mut(b) {
-                bucket.0.add(yes);
-                bucket.1 += pt;
-            }
-        }
+        tally
+            .moments
+            .push((fp as f64 / spec.queries as f64, fpr_theory));
+        let t_s = moment as f64 / NS;
+        let rate = sc.arrivals.rate(t_s);
+        timeline.push(timeline_row(t_s, rate, fp, spec.queries, fpr_theory, level));
+        run.probe(moment, th.as_deref(), &sc, spec, &mut tally);
     }
+    let f = &run.f;
     let mut row = summary(&tally, &sc, level);
     let bits = f.memory_bits();
     if memory {
@@ -261,7 +310,7 @@ pub fn measure(
         "bits_per_peak_key",
         bits as f64 / (sc.arrivals.max_rate() * sc.window / NS),
     );
-    row.push("inserted", Value::Int(inserted));
+    row.push("inserted", Value::Int(run.inserted));
     let ages = age_rows(&tally, &sc, spec, level);
     Ok(TimeResult {
         row,
