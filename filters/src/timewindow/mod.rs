@@ -228,3 +228,36 @@ impl<F: Generational> TimedFilter for OnTime<F> {
         (self.inner.forgotten() - self.inner.kept()) * self.tau
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+    use crate::Apbf;
+
+    /// Queries, probes, memory and name go to the design driven; the
+    /// wrapper is a `TimedFilter` (cargo mutants found these unread).
+    #[test]
+    fn delegates_to_the_design_and_is_timed() {
+        let mut f = OnTime::wrap(Apbf::new(3, 2, 50).unwrap(), 100, Trigger::Time).unwrap();
+        for i in 0..300u64 {
+            f.advance(i);
+            f.insert(mix64(i));
+        }
+        let keys: Vec<u64> = (0..400u64).map(|q| mix64(q * 3 / 2)).collect();
+        let mut out = vec![false; keys.len()];
+        f.contains_many(&keys, &mut out);
+        for (&k, &o) in keys.iter().zip(&out) {
+            assert_eq!(f.contains_probes(k), f.inner().contains_probes(k));
+            assert_eq!(
+                (f.contains(k), o),
+                (f.inner().contains(k), f.inner().contains(k))
+            );
+        }
+        assert!(out.iter().any(|&o| o) && out.iter().any(|&o| !o));
+        assert_eq!(f.memory_bits(), f.inner().memory_bits() + 128);
+        assert_eq!(f.name(), "apbf_time");
+        assert!(f.as_timed().is_some());
+        assert_eq!(f.inserted(), 300);
+    }
+}

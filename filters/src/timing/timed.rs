@@ -157,5 +157,10 @@ mod tests {
         assert_eq!(f.inner().stamp_bits(), 5);
         assert_eq!(f.memory_bits(), 4 * 2000 * 5 + 128 + 128);
         assert!(TimedTbf::new(0, 1, 1, 1).is_err() && TimedTbf::new(1, 0, 1, 1).is_err());
+        assert!(f.as_timed().is_some());
+        for q in 0..200u64 {
+            let k = mix64(q + 19_900);
+            assert_eq!(f.contains_probes(k), f.inner().contains_probes(k));
+        }
     }
 }

@@ -174,5 +174,10 @@ mod tests {
         assert_eq!((f.window_time(), f.slack_time()), (8000, 1000));
         assert!(TimedSwbf::new(0, 1, 1, 8).is_err() && TimedSwbf::new(1, 1, 0, 8).is_err());
         assert!(TimedSwbf::new(1, 1, 1, 0).is_err());
+        assert!(f.as_timed().is_some());
+        for q in 0..200u64 {
+            let k = mix64(q + 49_900);
+            assert_eq!(f.contains_probes(k), f.inner().contains_probes(k));
+        }
     }
 }
