@@ -152,6 +152,7 @@ mod tests {
         }
         // after a lull every key is gone, and the cells are empty
         f.advance(now + 900);
+        assert_eq!(f.now(), now + 900);
         assert!(keys.iter().all(|&(k, _)| !f.contains(k)));
         assert_eq!(f.name(), "tbf_time");
         assert_eq!(f.inner().stamp_bits(), 5);

@@ -170,6 +170,7 @@ mod tests {
             f.insert(mix64(i));
         }
         assert_eq!(f.inner().stash_len(), 0);
+        assert_eq!(f.now(), 49_999 / 20);
         assert_eq!(f.name(), "swbf_hybrid");
         assert_eq!((f.window_time(), f.slack_time()), (8000, 1000));
         assert!(TimedSwbf::new(0, 1, 1, 8).is_err() && TimedSwbf::new(1, 1, 0, 8).is_err());
