@@ -134,29 +134,16 @@ impl DesignDef for JumpingTime {
                 x.design = Self::NAME;
                 x.memory_bits += 128;
                 x.bits_per_element = x.memory_bits as f64 / x.window as f64;
-                x.params = time_params(t, rate, c.fpr, Some(n));
+                x.params = vec![
+                    real("window_time", t),
+                    real("peak_rate", rate),
+                    real("fpr", c.fpr),
+                    int("segments", n),
+                ];
                 Some(x)
             })
             .collect())
     }
-}
-
-/// The parameters a time candidate is built from.
-fn time_params(
-    t: f64,
-    rate: f64,
-    fpr: f64,
-    segments: Option<u32>,
-) -> Vec<(&'static str, crate::metrics::Value)> {
-    let mut p = vec![
-        real("window_time", t),
-        real("peak_rate", rate),
-        real("fpr", fpr),
-    ];
-    if let Some(n) = segments {
-        p.push(int("segments", n));
-    }
-    p
 }
 
 impl DesignDef for DoubleBufferTime {
