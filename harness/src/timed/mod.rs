@@ -107,6 +107,12 @@ impl TimeSpec {
                 ));
             }
         }
+        let work = self.samples as f64 * (self.queries + self.probes) as f64;
+        if work > 1e11 {
+            return Err(anyhow::anyhow!(
+                "time.samples x (queries + probes) = {work:.1e} queries is more than 1e11 (hours of work): lower one of them"
+            ));
+        }
         if !(self.horizon >= 1.0 && self.horizon <= 1000.0) {
             return Err(anyhow::anyhow!(
                 "time.horizon = {} must be between 1 and 1000 (a multiple of T)",
@@ -215,5 +221,15 @@ mod tests {
             ..TimeSpec::default()
         };
         assert!(t.check().is_err());
+        let t = TimeSpec {
+            samples: 1_000_000,
+            queries: 100_000_000,
+            ..TimeSpec::default()
+        };
+        assert!(t
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("more than 1e11"));
     }
 }
