@@ -152,6 +152,11 @@ fn what_the_pass_cannot_run_is_refused_in_one_line() {
             SPEC.replace("duration = 60.0", "duration = 1e20"),
             "time.duration",
         ),
+        // a valid duration whose arrivals would take days
+        (
+            SPEC.replace("duration = 60.0", "duration = 5e8"),
+            "more than 1e10",
+        ),
     ];
     for (text, want) in cases {
         let (code, err) = run_text(&text);
@@ -206,6 +211,11 @@ fn a_trace_s_own_times_drive_the_run() {
             "{c}: {r:?}"
         );
     }
+    // replayed past its end, the trace's keys repeat: no theory
+    let short = csv_trace(dir.path(), 30_000, 500.0);
+    let replayed = spec.replace(&format!("{path:?}"), &format!("{short:?}"));
+    let out = run(&replayed, 1);
+    assert!(out.rows[0].get("fpr_time_avg_theory").is_none());
     // bad trace times are refused in one line
     let lines = dir.path().join("keys.txt");
     std::fs::write(&lines, "a\nb\n").unwrap();
@@ -259,4 +269,23 @@ fn a_capture_s_packet_times_drive_the_run() {
         .timeline
         .iter()
         .all(|t| t.get_num("fpr_theory").is_some_and(f64::is_nan)));
+}
+
+/// Keys that repeat (a Zipf law over 20 keys): a probe whose key was
+/// inserted again since is skipped, not counted at its old age, so no key
+/// is ever "older than T" and there is no theory (it counts every arrival
+/// as a new key).
+#[test]
+fn repeated_keys_are_probed_at_their_latest_insertion() {
+    let spec = SPEC
+        .replace(
+            "metrics = [\"timeline\", \"memory\"]",
+            "metrics = [\"timeline\", \"memory\"]\n[workload]\nkind = \"zipf\"\nuniverse = 20\nexponent = 1.0",
+        );
+    let out = run(&spec, 1);
+    for r in &out.rows {
+        assert_eq!(num(r, "p_yes_past_window_probes"), 0.0, "{r:?}");
+        assert!(num(r, "fnr_time_probes") > 0.0);
+        assert!(r.get("fpr_time_avg_theory").is_none());
+    }
 }

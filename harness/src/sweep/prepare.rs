@@ -229,5 +229,8 @@ fn check_time(
             "{design} counts insertions: the timeline metric needs [time.arrivals] and time.window (T, seconds) in the spec"
         ));
     }
+    if passes.time {
+        crate::timed::pass::check(built, time)?;
+    }
     Ok(())
 }

@@ -110,6 +110,16 @@ fn scales(
     })
 }
 
+/// Checks that the pass can run `built` under `spec` (its process and
+/// window resolve, and the arrivals stay below 1e10), before the run
+/// starts. A trace's process needs the trace, so it is checked at the run.
+pub fn check(built: &Built, spec: &TimeSpec) -> anyhow::Result<()> {
+    if spec.arrivals == Some(ArrivalSpec::Trace) {
+        return Ok(());
+    }
+    scales(built, spec, None).map(|_| ())
+}
+
 /// One inserted key in the history.
 #[derive(Clone, Copy)]
 struct Past {
