@@ -85,6 +85,11 @@ fn measurements_agree_with_the_theory() {
             );
         }
         assert!(num(r, "memory_bits") > 0.0);
+        // memory over a window's keys at the largest rate, and each ratio
+        let want = num(r, "memory_bits") / (num(r, "arrivals_max_rate") * num(r, "time_window_s"));
+        assert!((num(r, "bits_per_peak_key") / want - 1.0).abs() < 1e-12);
+        let ratio = num(r, "fpr_time_avg") / num(r, "fpr_time_avg_theory");
+        assert!((num(r, "fpr_time_avg_ratio") / ratio - 1.0).abs() < 1e-12);
     }
     assert!(num(burst, "fpr_time_peak") > 5.0 * num(steady, "fpr_time_peak"));
     let fnr = num(count, "fnr_time");
