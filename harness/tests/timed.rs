@@ -294,3 +294,36 @@ fn repeated_keys_are_probed_at_their_latest_insertion() {
         assert!(r.get("fpr_time_avg_theory").is_none());
     }
 }
+
+/// The age table: buckets of horizon·T / buckets seconds from 0, each with
+/// its midpoint over T; every probe younger than the horizon lands in one;
+/// the time design answers every key in the first buckets.
+#[test]
+fn age_rows_tile_the_horizon() {
+    let out = run(SPEC, 1);
+    // T = 2 s, horizon 2 T, 40 buckets: 0.1 s each
+    let point0: Vec<&Row> = out
+        .age_time
+        .iter()
+        .filter(|r| num(r, "point") == 0.0)
+        .collect();
+    assert_eq!(point0.len(), 40);
+    for (i, r) in point0.iter().enumerate() {
+        let (lo, hi) = (num(r, "age_lo"), num(r, "age_hi"));
+        assert!(
+            (lo - 0.1 * i as f64).abs() < 1e-9 && (hi - lo - 0.1).abs() < 1e-9,
+            "{r:?}"
+        );
+        assert!((num(r, "age_mid_over_t") - (lo + hi) / 4.0).abs() < 1e-12);
+        let p = num(r, "p_yes");
+        assert!(num(r, "p_yes_ci_low") <= p && p <= num(r, "p_yes_ci_high"));
+    }
+    assert_eq!(num(point0[0], "p_yes"), 1.0);
+    let row = &out.rows[0];
+    let bucketed: f64 = point0.iter().map(|r| num(r, "queries")).sum();
+    let probed = num(row, "fnr_time_probes") + num(row, "p_yes_past_window_probes");
+    assert!(
+        bucketed <= probed && bucketed > 0.99 * probed,
+        "{bucketed} of {probed}"
+    );
+}
