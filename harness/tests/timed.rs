@@ -319,6 +319,10 @@ fn age_rows_tile_the_horizon() {
         assert!(num(r, "p_yes_ci_low") <= p && p <= num(r, "p_yes_ci_high"));
     }
     assert_eq!(num(point0[0], "p_yes"), 1.0);
+    assert_eq!(num(point0[0], "p_yes_theory"), 1.0);
+    assert!(point0
+        .iter()
+        .all(|r| (0.0..=1.0).contains(&num(r, "p_yes_theory"))));
     let row = &out.rows[0];
     let bucketed: f64 = point0.iter().map(|r| num(r, "queries")).sum();
     let probed = num(row, "fnr_time_probes") + num(row, "p_yes_past_window_probes");
