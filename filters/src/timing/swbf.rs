@@ -237,6 +237,9 @@ impl Swbf {
     /// longer than the window and a whole sweep, clears every slot and the
     /// stash at once.
     pub(crate) fn tick_quanta(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
         if n > self.clock.window() + self.clock.sweep_period() {
             self.slots.clear();
             self.stash.clear();

@@ -132,6 +132,9 @@ impl TimingBloom {
     /// Ticks the clock `n` times, sweeping after each tick; after a lull
     /// longer than the window and a whole sweep, clears every cell at once.
     pub(crate) fn tick_quanta(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
         if n > self.clock.window() + self.clock.sweep_period() {
             self.cells.clear();
             self.clock.skip(n);

@@ -1,6 +1,6 @@
 //! The Age-Partitioned Bloom filter (Shtul, Baquero, Almeida).
 
-use super::built::{int, Built, Geometry, Moment, MomentTheory, ShiftProfile, Theory};
+use super::built::{int, Built, Geometry, ShiftProfile, Theory};
 use super::{at_least_one, probability, DesignDef, Params};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -122,9 +122,11 @@ impl DesignDef for Apbf {
             profile: Some(Box::new(profile)),
             convergence: None,
             estimates: None,
-            moment: Some(Box::new(move |m: &Moment, _: &dyn Fn(f64) -> f64| {
-                Box::new(CountMoment::new(t, m.inserted)) as Box<dyn MomentTheory>
-            })),
+            moment: Some(super::built::switching_moment(
+                g,
+                move |p| t.fpr_at(p),
+                move |p| t.presence_by_shift(p),
+            )),
         };
         Ok(Built {
             geometry: Geometry::sliding(&f),
@@ -217,55 +219,4 @@ fn resolve(p: &ApbfParams) -> anyhow::Result<(u32, u32, u64)> {
         _ => return Err(anyhow::anyhow!("apbf needs g or window")),
     };
     Ok((k, l, g))
-}
-
-/// The count-based APBF at a moment of a time-window run: its state
-/// depends on the insertions so far, not on the time. Slice s_i holds the
-/// keys of generations c - i ..= c - i + k - 1 that exist (c the current
-/// one, with φ keys; the others g each), so the fills are exact from the
-/// first insertion on, not only in the steady state.
-struct CountMoment {
-    fills: Vec<f64>,
-    k: u32,
-    g: u64,
-    phase: u64,
-    inserted: u64,
-}
-
-impl CountMoment {
-    fn new(t: ApbfTheory, n: u64) -> CountMoment {
-        let (k, g) = (t.k as i64, t.g as i64);
-        let (current, phase) = if n == 0 {
-            (0, 0)
-        } else {
-            (((n - 1) / t.g) as i64, (n - 1) % t.g + 1)
-        };
-        let fills = (0..(t.k + t.l) as i64)
-            .map(|i| {
-                let (first, last) = ((current - i).max(0), (current - i + k - 1).min(current));
-                let keys: i64 = (first..=last)
-                    .map(|j| if j == current { phase as i64 } else { g })
-                    .sum();
-                bloomlab_filters::bloom::fill_ratio(keys as f64, t.m as f64)
-            })
-            .collect();
-        CountMoment {
-            fills,
-            k: t.k,
-            g: t.g,
-            phase,
-            inserted: n,
-        }
-    }
-}
-
-impl MomentTheory for CountMoment {
-    fn fpr(&self) -> f64 {
-        apbf_theory::match_probability(&self.fills, self.k)
-    }
-    fn presence(&self, _at_ns: f64, index: u64) -> f64 {
-        let age = self.inserted + 1 - index;
-        let j = apbf_theory::shifts_at_age(age, self.phase, self.g);
-        apbf_theory::presence_probability(&self.fills, self.k, j)
-    }
 }

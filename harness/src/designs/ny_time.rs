@@ -84,9 +84,7 @@ impl DesignDef for NyHybrid {
     /// For a time request: the c of least memory for the T·R keys of a
     /// window at the peak rate.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let Some(Planned { memory, params, .. }) = planned(&NyHybrid, c)? else {
-            return Ok(Vec::new());
-        };
+        let Planned { memory, params, .. } = planned(&NyHybrid, c)?;
         let w = c.window.max(2);
         let Ok(s) = Sizing::new(w, w, c.fpr, None, DEFAULT_MAX_LOAD) else {
             return Ok(Vec::new());

@@ -172,14 +172,11 @@ impl DesignDef for DoubleBufferTime {
     /// For a time request: sized as count-based double buffering for the
     /// T·R keys of a window at the peak rate (plus the clock's 128 bits).
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let Some(Planned {
+        let Planned {
             built,
             memory,
             params,
-        }) = planned(&DoubleBufferTime, c)?
-        else {
-            return Ok(Vec::new());
-        };
+        } = planned(&DoubleBufferTime, c)?;
         let (k, g) = (
             built.resolved[0].1.num().unwrap_or(0.0) as u64,
             built.geometry.window,

@@ -87,14 +87,11 @@ impl DesignDef for SwbfHybrid {
     /// For a time request: 64 quanta per window, the fewest fingerprint
     /// bits meeting the FPR at (quanta + 1) quanta of keys at the peak rate.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let Some(Planned {
+        let Planned {
             built,
             memory,
             params,
-        }) = planned(&SwbfHybrid, c)?
-        else {
-            return Ok(Vec::new());
-        };
+        } = planned(&SwbfHybrid, c)?;
         let w = c.window.max(1);
         Ok(vec![Candidate::exact_window(
             Self::NAME,

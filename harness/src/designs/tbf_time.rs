@@ -90,14 +90,11 @@ impl DesignDef for TbfTime {
     /// For a time request: the default 64 quanta per window, cells sized for
     /// the keys the live quanta hold at the peak rate.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let Some(Planned {
+        let Planned {
             built,
             memory,
             params,
-        }) = planned(&TbfTime, c)?
-        else {
-            return Ok(Vec::new());
-        };
+        } = planned(&TbfTime, c)?;
         let w = c.window;
         let (k, s) = TimingBloom::sizing(built.geometry.window, c.fpr)
             .map_err(|e| anyhow::anyhow!("{e}"))?;

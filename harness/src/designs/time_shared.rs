@@ -112,8 +112,7 @@ pub(super) fn time_geometry(
 }
 
 /// A time design built at its defaults for a plan's time request, with the
-/// parameters a candidate names: `None` where it cannot be built (the
-/// request's one-line reason is the design's `plan` error otherwise).
+/// parameters a candidate names.
 pub(super) struct Planned {
     /// The design as built.
     pub(super) built: super::Built,
@@ -123,19 +122,18 @@ pub(super) struct Planned {
     pub(super) params: Vec<(&'static str, crate::metrics::Value)>,
 }
 
-/// Builds `d` for the time request of `c` (see [`Planned`]).
-pub(super) fn planned(d: &dyn super::Design, c: &Constraints) -> anyhow::Result<Option<Planned>> {
+/// Builds `d` for the time request of `c` (see [`Planned`]); why it cannot
+/// be built is the plan's one-line reason.
+pub(super) fn planned(d: &dyn super::Design, c: &Constraints) -> anyhow::Result<Planned> {
     let (t, rate) = time_request(c)?;
     let map: super::Params = [("window_time", t), ("peak_rate", rate), ("fpr", c.fpr)]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-    let Ok(built) = d.build(&map, 0) else {
-        return Ok(None);
-    };
+    let built = d.build(&map, 0)?;
     let memory = built.filter.as_ref().map_or(0, |f| f.memory_bits());
     let real = super::built::real;
-    Ok(Some(Planned {
+    Ok(Planned {
         built,
         memory,
         params: vec![
@@ -143,5 +141,5 @@ pub(super) fn planned(d: &dyn super::Design, c: &Constraints) -> anyhow::Result<
             real("peak_rate", rate),
             real("fpr", c.fpr),
         ],
-    }))
+    })
 }
