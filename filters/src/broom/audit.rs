@@ -11,7 +11,8 @@ impl BroomFilter {
     /// violation. O(n · run length).
     pub fn check_invariant(&self, remote: &Remote) -> Result<(), String> {
         let (mut live, mut ghosts) = (0u64, 0u64);
-        for (&y, s) in &remote.elems {
+        for (y, s) in remote.elems.iter() {
+            let s = &s;
             let (Stored::Live(fp) | Stored::Ghost(fp)) = *s;
             let is_ghost = matches!(s, Stored::Ghost(_));
             let (q, frac) = self.digits(y);

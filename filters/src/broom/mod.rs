@@ -95,6 +95,7 @@
 
 mod audit;
 mod encoding;
+mod ordered;
 mod remote;
 pub(crate) mod table;
 mod window;

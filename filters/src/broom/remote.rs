@@ -2,15 +2,25 @@
 //! ghost) in key order with their fingerprints, and RevLookup. The caller
 //! owns it; every access is counted.
 
-use std::collections::{BTreeMap, HashMap};
+use super::ordered::OrderedMap;
+use std::collections::HashMap;
 
 /// A fingerprint as the remote dictionary keys it: quotient, the top `len`
 /// fraction bits (top-aligned, the rest zero), and `len`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fingerprint {
     pub(super) quot: u64,
     pub(super) prefix: u64,
     pub(super) len: u8,
+}
+
+/// One word for the hasher instead of three: the quotient sits below the
+/// top-aligned prefix bits and the length above the quotient's (only the
+/// spread of the word matters; equal words compare the fields).
+impl std::hash::Hash for Fingerprint {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.prefix ^ self.quot ^ ((self.len as u64) << 40));
+    }
 }
 
 /// What the remote dictionary holds for an element.
@@ -25,7 +35,7 @@ pub(super) enum Stored {
 /// Every call counts as one access.
 #[derive(Debug, Clone, Default)]
 pub struct Remote {
-    pub(super) elems: BTreeMap<u64, Stored>,
+    pub(super) elems: OrderedMap<Stored>,
     rev: HashMap<Fingerprint, u64, crate::hash::MixBuild>,
     accesses: u64,
 }
@@ -44,12 +54,12 @@ impl Remote {
     /// Whether `key` is a live element. One access.
     pub fn is_member(&mut self, key: u64) -> bool {
         self.accesses += 1;
-        matches!(self.elems.get(&key), Some(Stored::Live(_)))
+        matches!(self.elems.get(key), Some(Stored::Live(_)))
     }
 
     pub(super) fn get(&mut self, key: u64) -> Option<Stored> {
         self.accesses += 1;
-        self.elems.get(&key).copied()
+        self.elems.get(key)
     }
 
     pub(super) fn put(&mut self, key: u64, s: Stored) {
@@ -64,7 +74,7 @@ impl Remote {
 
     pub(super) fn remove(&mut self, key: u64) {
         self.accesses += 1;
-        if let Some(Stored::Live(old)) = self.elems.remove(&key) {
+        if let Some(Stored::Live(old)) = self.elems.remove(key) {
             self.rev.remove(&old);
         }
     }
@@ -76,11 +86,6 @@ impl Remote {
 
     pub(super) fn next_after(&mut self, z: Option<u64>) -> Option<(u64, Stored)> {
         self.accesses += 1;
-        let mut range = match z {
-            None => self.elems.range(..),
-            Some(z) if z == u64::MAX => return None,
-            Some(z) => self.elems.range(z + 1..),
-        };
-        range.next().map(|(&k, &s)| (k, s))
+        self.elems.next_after(z)
     }
 }
