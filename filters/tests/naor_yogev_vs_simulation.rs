@@ -187,9 +187,20 @@ fn overloaded_table_keeps_the_window_through_the_stash() {
     let mut f = NaorYogev::from_sizing(size).unwrap().with_seed(3);
     let keys = Keys::new(0x00DD_BA11);
     let n = f.window();
-    let mut max_probes = 0;
+    let (mut max_probes, mut stash_checks) = (0, 0);
     for t in 1..=400_000u64 {
         max_probes = max_probes.max(f.insert_probes(keys.stream(t)).unwrap());
+        let stash = f.stash_len() as u32;
+        assert!(f.max_stash() as u32 >= stash);
+        // a negative query reads its buckets' slots (4 when they coincide)
+        // and then every stash entry
+        if let (false, p) = f.contains_probes(keys.negative(t)) {
+            assert!(
+                p == 8 + stash || p == 4 + stash,
+                "t {t}: {p} probes, stash {stash}"
+            );
+            stash_checks += (stash > 0) as u32;
+        }
         let mut rng = Rng(t);
         for age in [1, n.min(t), rng.range(1, n.min(t))] {
             assert!(f.contains(keys.stream(t + 1 - age)), "t {t} age {age}");
@@ -198,6 +209,12 @@ fn overloaded_table_keeps_the_window_through_the_stash() {
     assert!(
         max_probes > 100,
         "the load did not force displacements: {max_probes}"
+    );
+    // bounded: a walk of at most MAX_KICKS buckets, the scan, the stash
+    assert!(max_probes < 100_000, "{max_probes} probes in one insertion");
+    assert!(
+        stash_checks > 0 && f.max_stash() > 0,
+        "the stash was never used"
     );
     eprintln!(
         "load 0.99: max stash {}, max probes {max_probes}",

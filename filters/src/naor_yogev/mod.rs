@@ -534,6 +534,39 @@ mod tests {
     }
 
     #[test]
+    fn work_counts_on_a_lightly_loaded_table() {
+        // a new key's insertion reads both buckets whole (4 slots when they
+        // coincide) and its share of the scan; a negative query the same
+        // slots
+        let mut f = NaorYogev::new(10_000, 1_000, 0.01).unwrap();
+        for t in 0..200u64 {
+            let key = mix64(t);
+            let (q, rem) = f.fingerprint(key);
+            let both = if f.other(q, rem) == q { 4 } else { 8 };
+            assert_eq!(f.contains_probes(key), (false, both), "key {t}");
+            let scan = f.scan_per as u32;
+            assert_eq!(f.insert_probes(key), Some(both + scan), "key {t}");
+        }
+        assert_eq!(f.name(), "naor_yogev");
+    }
+
+    #[test]
+    fn remainders_depend_on_every_key_bit() {
+        // flipping any one of the 64 key bits changes the remainder but for
+        // the 2^-r chance of a collision
+        let f = NaorYogev::new(10_000, 1_000, 0.001).unwrap();
+        for bit in 0..64 {
+            let same = (0..400u64)
+                .filter(|&t| {
+                    let key = mix64(t);
+                    f.fingerprint(key).1 == f.fingerprint(key ^ (1 << bit)).1
+                })
+                .count();
+            assert!(same <= 20, "bit {bit}: {same} of 400 remainders unchanged");
+        }
+    }
+
+    #[test]
     fn repeated_keys_refresh_instead_of_duplicating() {
         let mut f = NaorYogev::new(100, 10, 0.01).unwrap();
         for _ in 0..1000 {

@@ -276,17 +276,11 @@ impl StableBloomFilter {
     fn decrement_cells(&mut self) {
         match self.decrement {
             Decrement::Adjacent => {
+                // P <= m (the constructor's rule): start..m, then wrap to 0
                 let start = fastrange(self.next_random(), self.m);
-                if self.p <= self.m - start {
-                    self.decrement_range(start, start + self.p);
-                } else if self.p <= self.m {
-                    self.decrement_range(start, self.m);
-                    self.decrement_range(0, self.p - (self.m - start));
-                } else {
-                    for i in 0..self.p {
-                        self.decrement_cell((start + i) % self.m);
-                    }
-                }
+                let first = self.p.min(self.m - start);
+                self.decrement_range(start, start + first);
+                self.decrement_range(0, self.p - first);
             }
             Decrement::Uniform => {
                 let mut s = std::mem::take(&mut self.scratch);

@@ -199,3 +199,55 @@ fn constructor_from_fpr_reports_what_it_reaches() {
     let g = StableBloomFilter::with_fpr(100_000, 0.01).unwrap();
     assert!(g.theory().fpr() <= 0.01 && g.memory_bits() <= 100_000 + 64);
 }
+
+#[test]
+fn adjacent_decrements_wrap_around_the_cells() {
+    // P cells from a random start, wrapping past the last cell to the first,
+    // against a cell-by-cell model; m small so that most steps wrap
+    for p in [1u64, 7, 60, 64] {
+        let mut f = StableBloomFilter::new(64, 3, 2, p)
+            .unwrap()
+            .with_decrement(Decrement::Adjacent);
+        for t in 0..200u64 {
+            for j in 0..64 {
+                f.set_cell(j, mix64(t ^ j) & 7);
+            }
+            let mut model: Vec<u64> = (0..64).map(|j| f.cell(j)).collect();
+            let start = crate::hash::fastrange(mix64(f.rng.wrapping_add(GOLDEN)), 64);
+            for i in 0..p {
+                let c = &mut model[((start + i) % 64) as usize];
+                *c = c.saturating_sub(1);
+            }
+            f.decrement_cells();
+            let now: Vec<u64> = (0..64).map(|j| f.cell(j)).collect();
+            assert_eq!(now, model, "p {p}, step {t}, start {start}");
+        }
+    }
+}
+
+#[test]
+fn accessors_probes_and_zero_fraction_report_the_state() {
+    let mut f = StableBloomFilter::new(4096, 2, 5, 9).unwrap();
+    assert_eq!((f.m(), f.d(), f.k(), f.p()), (4096, 2, 5, 9));
+    assert_eq!(f.zero_fraction(), Some(1.0));
+    // an empty filter answers no at the first cell read
+    assert_eq!(f.contains_probes(42), (false, 1));
+    for t in 0..100u64 {
+        f.insert(mix64(t));
+    }
+    assert_eq!(f.inserted(), 100);
+    assert_eq!(f.contains_probes(mix64(99)), (true, 5));
+    assert_eq!(f.zero_fraction(), Some(f.count_zero_fraction()));
+    assert!(f.count_zero_fraction() < 1.0);
+}
+
+#[test]
+fn more_than_sixteen_cells_per_key() {
+    // K > 16 takes the larger buffer on insertion
+    let mut f = StableBloomFilter::new(1 << 14, 3, 20, 5).unwrap();
+    for t in 0..50u64 {
+        f.insert(mix64(t));
+    }
+    assert!(f.contains(mix64(49)));
+    assert_eq!(f.contains_probes(mix64(49)), (true, 20));
+}
