@@ -204,16 +204,21 @@ impl BlockedApbf {
             let t = BlockedTheory { k, l, g, blocks };
             t.fpr().is_some_and(|p| p <= fpr)
         };
+        // the most blocks within the bit limit
+        let cap = crate::MAX_BITS / ((k + l) as u64 * WORD_BITS);
         let mut lo = default_blocks(k, g).ok_or(too_large.clone())?;
+        if lo > cap {
+            return Err(too_large);
+        }
         if !meets(lo) {
             // double until met, then bisect (lo fails, hi meets)
-            let mut hi = lo.checked_mul(2).ok_or(too_large.clone())?;
+            let mut hi = lo.saturating_mul(2).min(cap);
             while !meets(hi) {
-                lo = hi;
-                hi = hi.checked_mul(2).ok_or(too_large.clone())?;
-                if hi.saturating_mul((k + l) as u64 * WORD_BITS) > crate::MAX_BITS {
+                if hi == cap {
                     return Err(too_large);
                 }
+                lo = hi;
+                hi = hi.saturating_mul(2).min(cap);
             }
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
@@ -433,6 +438,51 @@ mod tests {
         assert!(BlockedApbf::new(1, 1, 1, 0).is_err());
         assert!(BlockedApbf::new(40, 25, 1, 1).is_err());
         assert!(BlockedApbf::new(10, 10, 1, 1 << 40).is_err());
+    }
+
+    #[test]
+    fn probes_count_the_distinct_lines_read() {
+        // against a brute force: the set of 64-byte lines of the words
+        // Algorithm 1 reads
+        for (k, l, blocks) in [(10, 7, 40), (4, 3, 9), (1, 1, 5), (3, 14, 7)] {
+            let mut f = BlockedApbf::new(k, l, 50, blocks).unwrap();
+            let mut seen = 0;
+            for t in 0..2_000u64 {
+                f.insert(mix64(t));
+                let key = mix64(t * 31 + 5);
+                let start = f.block_start(key);
+                let mut lines = std::collections::HashSet::new();
+                let (yes, _) = super::super::algorithm1(f.k, f.l, |i| {
+                    lines.insert((start + f.physical(i)) / 8);
+                    f.probe(start, key, i)
+                });
+                assert_eq!(
+                    f.contains_probes(key),
+                    (yes, lines.len() as u32),
+                    "k {k} l {l} t {t}"
+                );
+                seen |= 1 << lines.len().min(7);
+            }
+            assert!(
+                seen & !3 != 0 || k + l <= 8,
+                "k {k} l {l}: no query read two lines"
+            );
+        }
+        assert_eq!(BlockedApbf::new(2, 2, 5, 3).unwrap().name(), "blocked_apbf");
+    }
+
+    #[test]
+    fn sizing_refuses_what_it_cannot_reach_or_hold() {
+        // k above the exact programme's limit: unreachable, not too large
+        let err = BlockedApbf::sizing(1000, 1e-9).unwrap_err();
+        assert!(matches!(err, ParamError::Unreachable { .. }), "{err}");
+        // more than 2^36 bits: refused, never a sizing past the limit
+        for window in [1u64 << 31, 1 << 34, 1 << 40] {
+            match BlockedApbf::sizing(window, 1e-3) {
+                Err(e) => assert!(matches!(e, ParamError::TooLarge { .. }), "{e}"),
+                Ok(t) => assert!(t.blocks * (t.k + t.l) as u64 * WORD_BITS <= crate::MAX_BITS),
+            }
+        }
     }
 
     #[test]
