@@ -334,3 +334,82 @@ fn insertion_tail_statistics_are_exact_for_known_counts() {
     );
     assert!(mean > 0.0 && p99 <= p999 && p999 <= max && mean <= max);
 }
+
+/// A `Coin` that counts the queries made of it.
+struct Counted(Coin, std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl Filter for Counted {
+    fn insert(&mut self, key: u64) {
+        self.0.insert(key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.contains(key)
+    }
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.contains_probes(key)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.0.memory_bits()
+    }
+    fn name(&self) -> &'static str {
+        "counted"
+    }
+}
+
+/// Measures a counted `Coin` (window 256, slack 64, remembering 300 keys,
+/// p = 0.05) for `metrics` alone: the row and the queries made.
+fn measure_counted(metrics: &[Metric]) -> (Row, u64) {
+    let queries = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let q = queries.clone();
+    let build = move |_seed: u64| -> anyhow::Result<Built> {
+        let mut geometry = Geometry::exact(256, true);
+        geometry.slack = 64;
+        Ok(Built {
+            filter: Some(Box::new(Counted(Coin::new(300, 0.05, 3), q.clone()))),
+            summary: None,
+            geometry,
+            resolved: Vec::new(),
+            theory: Theory {
+                scalars: [("fpr", 0.05), ("fnr", 0.0)].into_iter().collect(),
+                ..Theory::default()
+            },
+        })
+    };
+    let mut built = build(0).unwrap();
+    let mut rng = Pcg64::seed_from_u64(5);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let metrics: BTreeSet<Metric> = metrics.iter().copied().collect();
+    let row = metrics::measure(&mut built, stream, rng, &metrics, &quick(), &build)
+        .unwrap()
+        .row;
+    (row, queries.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+#[test]
+fn each_metric_runs_only_its_own_pass() {
+    let has = |r: &Row, c: &str| r.get(c).is_some();
+    // the FPR pass: never-inserted keys and expired ones, in both phases
+    let (fpr, q) = measure_counted(&[Metric::Fpr]);
+    let (n, expired) = (num(&fpr, "fpr_queries"), num(&fpr, "fpr_expired_queries"));
+    assert_eq!(q as f64, 2.0 * (n + expired));
+    assert!(!has(&fpr, "fnr") && !has(&fpr, "probes_negative") && !has(&fpr, "npws_peak"));
+    // the FNR pass: the window's keys only
+    let (fnr, q) = measure_counted(&[Metric::Fnr]);
+    assert_eq!(q as f64, num(&fnr, "fnr_queries"));
+    assert!(!has(&fnr, "fpr") && !has(&fnr, "memory_bits"));
+    // probes: the never-inserted keys, without the expired ones
+    let (acc, q) = measure_counted(&[Metric::Accesses]);
+    assert_eq!(q as f64, 2.0 * n);
+    assert!(has(&acc, "probes_negative") && !has(&acc, "fpr") && !has(&acc, "fnr"));
+    // PWS: every key of the slack, each phase of each round
+    let (npws, q) = measure_counted(&[Metric::Npws]);
+    assert_eq!(q, 2 * 40 * 64);
+    assert!(has(&npws, "npws_avg") && !has(&npws, "fpr"));
+    // memory: no query at all, and no other column
+    let (mem, q) = measure_counted(&[Metric::Memory]);
+    assert_eq!(q, 0);
+    assert_eq!(num(&mem, "memory_bits"), 64.0 * 300.0);
+    assert!(!has(&mem, "fpr") && !has(&mem, "zero_fraction") && !has(&mem, "insert_ns"));
+}

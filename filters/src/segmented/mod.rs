@@ -435,6 +435,25 @@ mod tests {
     use crate::hash::mix64;
 
     #[test]
+    fn a2_delegates_to_its_jumping_window() {
+        let mut a = A2Buffer::new(4, 100, 1024).unwrap();
+        for t in 0..250u64 {
+            a.insert(mix64(t));
+        }
+        let j = a.as_jumping();
+        assert_eq!(
+            (a.period(), a.window(), a.slack()),
+            (j.period(), j.window(), j.slack())
+        );
+        assert_eq!(a.period(), 100);
+        for t in 0..400u64 {
+            let key = mix64(t);
+            assert_eq!(a.contains_probes(key), j.contains_probes(key), "key {t}");
+        }
+        assert!((0..400u64).any(|t| !a.contains_probes(mix64(t)).0));
+    }
+
+    #[test]
     fn bad_parameters_are_rejected() {
         assert!(JumpingWindow::new(1, 3, 10, 10).is_err());
         assert!(JumpingWindow::new(3, 0, 10, 10).is_err());
