@@ -168,3 +168,15 @@ fn bad_parameters_are_rejected() {
     // more than MAX_BITS allocated: an error, not an abort
     assert!(BroomFilter::new(1 << 30, 1 << 31, 8, 3, 1).is_err());
 }
+
+#[test]
+fn a_full_filter_refuses_with_a_message() {
+    let mut f = BroomFilter::with_fpr(16, 0.01, 3).unwrap();
+    let mut remote = Remote::new();
+    for k in keys(9, f.capacity()) {
+        f.insert(k, &mut remote).unwrap();
+    }
+    let err = f.insert(mix64(12345), &mut remote).unwrap_err();
+    assert_eq!(err, BroomError::Full);
+    assert_eq!(err.to_string(), "broom filter full (capacity reached)");
+}
