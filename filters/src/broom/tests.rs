@@ -43,6 +43,11 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
                 }
             }
         }
+        // ghosts fill at most half the spare slots (one more while an
+        // insertion is refused), and the filter is empty only when it is
+        let spare = f.slots() - f.capacity();
+        assert!(f.len() + f.ghosts() <= f.slots() - spare / 2 + 1, "step {step}");
+        assert_eq!(f.is_empty(), present.is_empty());
         if step % 500 == 0 {
             f.check_invariant(&remote).unwrap();
             for &k in &present {
@@ -52,6 +57,9 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
     }
     let s = f.stats();
     assert!(s.fixed > 100 && s.phases >= 2 && s.moved > 1000, "{s:?}");
+    // every fix is at least one Extend, and the ghosts forced the frontier
+    assert!(s.extends >= s.fixed && s.extends < 40_000, "{s:?}");
+    assert!(s.forced > 0 && s.forced < 40_000, "{s:?}");
     assert_eq!(s.unresolved, 0);
 }
 
@@ -179,4 +187,25 @@ fn a_full_filter_refuses_with_a_message() {
     let err = f.insert(mix64(12345), &mut remote).unwrap_err();
     assert_eq!(err, BroomError::Full);
     assert_eq!(err.to_string(), "broom filter full (capacity reached)");
+}
+
+#[test]
+fn ghosts_only_for_adapted_elements_and_adapt_only_for_false_positives() {
+    let mut f = BroomFilter::with_fpr(64, 0.01, 5).unwrap();
+    let mut remote = Remote::new();
+    assert!(f.is_empty() && f.ghosts() == 0);
+    let pool = keys(3, 40);
+    for &k in &pool {
+        f.insert(k, &mut remote).unwrap();
+    }
+    assert!(!f.is_empty());
+    // no adaptivity bits yet: a deletion leaves no ghost
+    assert!(f.delete(pool[0], &mut remote));
+    assert_eq!(f.ghosts(), 0);
+    // adapt on a member, or on a key answering no, changes nothing
+    let before = f.stats();
+    assert!(!f.adapt(pool[1], &mut remote));
+    let negative = (0..).map(|i| mix64(i ^ 0xABC)).find(|&q| !f.contains(q)).unwrap();
+    assert!(!f.adapt(negative, &mut remote));
+    assert_eq!(f.stats(), before);
 }
