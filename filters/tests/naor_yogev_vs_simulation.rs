@@ -188,8 +188,14 @@ fn overloaded_table_keeps_the_window_through_the_stash() {
     let keys = Keys::new(0x00DD_BA11);
     let n = f.window();
     let (mut max_probes, mut stash_checks) = (0, 0);
+    let scan = f.sizing().scan_per_insert() as u32;
     for t in 1..=400_000u64 {
-        max_probes = max_probes.max(f.insert_probes(keys.stream(t)).unwrap());
+        // a key matching nothing reads its buckets, the whole stash, its
+        // share of the scan, and the stash again for expiry
+        let (fresh, before) = (!f.contains(keys.stream(t)), f.stash_len() as u32);
+        let p = f.insert_probes(keys.stream(t)).unwrap();
+        assert!(!fresh || p >= 4 + 2 * before + scan, "t {t}: {p} probes, stash {before}");
+        max_probes = max_probes.max(p);
         let stash = f.stash_len() as u32;
         assert!(f.max_stash() as u32 >= stash);
         // a negative query reads its buckets' slots (4 when they coincide)
