@@ -194,7 +194,10 @@ fn overloaded_table_keeps_the_window_through_the_stash() {
         // share of the scan, and the stash again for expiry
         let (fresh, before) = (!f.contains(keys.stream(t)), f.stash_len() as u32);
         let p = f.insert_probes(keys.stream(t)).unwrap();
-        assert!(!fresh || p >= 4 + 2 * before + scan, "t {t}: {p} probes, stash {before}");
+        assert!(
+            !fresh || p >= 4 + 2 * before + scan,
+            "t {t}: {p} probes, stash {before}"
+        );
         max_probes = max_probes.max(p);
         let stash = f.stash_len() as u32;
         assert!(f.max_stash() as u32 >= stash);

@@ -46,7 +46,10 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
         // ghosts fill at most half the spare slots (one more while an
         // insertion is refused), and the filter is empty only when it is
         let spare = f.slots() - f.capacity();
-        assert!(f.len() + f.ghosts() <= f.slots() - spare / 2 + 1, "step {step}");
+        assert!(
+            f.len() + f.ghosts() <= f.slots() - spare / 2 + 1,
+            "step {step}"
+        );
         assert_eq!(f.is_empty(), present.is_empty());
         if step % 500 == 0 {
             f.check_invariant(&remote).unwrap();
@@ -205,7 +208,10 @@ fn ghosts_only_for_adapted_elements_and_adapt_only_for_false_positives() {
     // adapt on a member, or on a key answering no, changes nothing
     let before = f.stats();
     assert!(!f.adapt(pool[1], &mut remote));
-    let negative = (0..).map(|i| mix64(i ^ 0xABC)).find(|&q| !f.contains(q)).unwrap();
+    let negative = (0..)
+        .map(|i| mix64(i ^ 0xABC))
+        .find(|&q| !f.contains(q))
+        .unwrap();
     assert!(!f.adapt(negative, &mut remote));
     assert_eq!(f.stats(), before);
 }

@@ -326,6 +326,53 @@ impl SlidingFilter for Swbf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::mix64;
+
+    /// A table of 16 slots under a window of 64: most live keys go to the
+    /// stash. Keys repeat (a pool of 100), so stashed keys are refreshed.
+    #[test]
+    fn an_overloaded_table_keeps_the_window_in_its_stash() {
+        let mut f = Swbf::with_clock(8, 64, 12).unwrap();
+        let (mut arrivals, mut max_stash) = (Vec::new(), 0);
+        for t in 0..5_000u64 {
+            let key = mix64(mix64(t) % 100);
+            f.insert(key);
+            arrivals.push(key);
+            max_stash = max_stash.max(f.stash_len());
+            for &k in arrivals.iter().rev().take(64) {
+                assert!(f.contains(k), "a key of the window lost at {t}");
+            }
+            // one live entry per key of the window: a refresh never copies
+            let (q1, q2, fp) = f.locate(key);
+            let in_stash = f
+                .stash
+                .iter()
+                .filter(|e| e.fp == fp && (e.bucket == q1 || e.bucket == q2))
+                .count();
+            let in_table = [q1, q2]
+                .iter()
+                .filter(|&&b| f.find(b, fp).is_some())
+                .count();
+            assert!(in_stash + in_table >= 1 && in_stash <= 1, "t {t}");
+            // probes: the first bucket, or both; the answer of contains
+            let (yes, p) = f.contains_probes(key);
+            assert!(yes && (p == 4 || p == 8));
+            assert_eq!(p == 4, f.find(q1, fp).is_some());
+            let entry = (12 + f.clock.bits()) as u64;
+            let stash = f.stash_len() as u64;
+            assert_eq!(f.memory_bits(), 16 * entry + stash * (64 + entry) + 192);
+            // keys never inserted: about 8 / 2^12 of them answer yes
+            let yes = (0..200u64)
+                .filter(|&i| f.contains(mix64(i + 1_000_000)))
+                .count();
+            assert!(
+                yes <= 5,
+                "{yes} of 200 never-inserted keys answer yes at {t}"
+            );
+        }
+        assert!(max_stash > 10, "the stash was not used: {max_stash}");
+        assert_eq!(f.name(), "swbf");
+    }
 
     #[test]
     fn sizing_meets_target() {
