@@ -187,11 +187,16 @@ fn a_coin_is_measured_without_bias() {
         let x = num(&r, "fpr_false_positives");
         z_sum += (x - n * p) / (n * p * (1.0 - p)).sqrt();
         rows += 1.0;
-        let (lo, hi) = (num(&r, "fpr_ci_low"), num(&r, "fpr_ci_high"));
-        assert!(
-            lo >= 0.0 && hi <= 1.0 && lo <= p && p <= hi,
-            "{w}: [{lo}, {hi}]"
-        );
+        for c in ["fpr", "fpr_avg"] {
+            let (lo, hi) = (
+                num(&r, &format!("{c}_ci_low")),
+                num(&r, &format!("{c}_ci_high")),
+            );
+            assert!(
+                lo >= 0.0 && hi <= 1.0 && lo <= p && p <= hi && hi - lo < 0.02,
+                "{w} {c}: [{lo}, {hi}]"
+            );
+        }
     }
     let z = z_sum / f64::sqrt(rows);
     assert!(z.abs() < 4.0, "pooled z {z}: the FPR pass is biased");
@@ -225,6 +230,24 @@ fn window_ages_are_spread_evenly() {
     let (n, x) = (num(&r, "fnr_queries"), num(&r, "false_negatives"));
     assert!(n > 0.0);
     assert_eq!(x * 257.0, n * 129.0, "{x} of {n}");
+}
+
+#[test]
+fn sampled_ages_are_evenly_spaced_at_any_window() {
+    // a window of 768 = 3 x 256 samples: every third age from a random
+    // offset, so exactly 128 of the 256 are past 384 (and the oldest
+    // guaranteed key, age w, is missed once more), whatever the offset
+    let w = 768u64;
+    let r = measure(w, 0, (w / 2) as usize, 0.0, &quick(), &[Metric::Fnr]);
+    let (n, x) = (num(&r, "fnr_queries"), num(&r, "false_negatives"));
+    assert!(n > 0.0);
+    assert_eq!(x * 257.0, n * 129.0, "{x} of {n}");
+    // the expired ages (w, w + 768] of a window of 3072 likewise: every
+    // third, so exactly half are the 384 the filter still remembers
+    let w = 3072u64;
+    let r = measure(w, 0, (w + 384) as usize, 0.0, &quick(), &[Metric::Fpr]);
+    assert_eq!(num(&r, "fpr_expired_queries"), 40.0 * 256.0);
+    assert_eq!(num(&r, "fpr_expired"), 0.5);
 }
 
 #[test]
@@ -308,6 +331,9 @@ fn age_profile_buckets_are_counted_exactly() {
                 r.age_hi
             );
             assert_eq!(r.theory, known as f64 / width as f64);
+            // one rate a round, every round: the same fraction each time
+            assert_eq!(r.rounds.count(), 40);
+            assert!((r.rounds.mean() - known as f64 / width as f64).abs() < 1e-12);
         }
     }
 }
