@@ -446,6 +446,7 @@ mod tests {
             (j.period(), j.window(), j.slack())
         );
         assert_eq!(a.period(), 100);
+        assert_eq!(a.name(), "a2");
         for t in 0..400u64 {
             let key = mix64(t);
             assert_eq!(a.contains_probes(key), j.contains_probes(key), "key {t}");
