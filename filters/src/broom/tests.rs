@@ -21,6 +21,7 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
     let pool = keys(1, 400);
     let mut present = std::collections::BTreeSet::new();
     let mut state = 12345u64;
+    let mut most_ghosts = 0;
     for step in 0..40_000u64 {
         let x = crate::hash::xorshift64(&mut state);
         let key = pool[(x % pool.len() as u64) as usize];
@@ -51,6 +52,7 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
             "step {step}"
         );
         assert_eq!(f.is_empty(), present.is_empty());
+        most_ghosts = most_ghosts.max(f.ghosts());
         if step % 500 == 0 {
             f.check_invariant(&remote).unwrap();
             for &k in &present {
@@ -63,6 +65,7 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
     // every fix is at least one Extend, and the ghosts forced the frontier
     assert!(s.extends >= s.fixed && s.extends < 40_000, "{s:?}");
     assert!(s.forced > 0 && s.forced < 40_000, "{s:?}");
+    assert!(most_ghosts > 0, "no deletion left a ghost");
     assert_eq!(s.unresolved, 0);
 }
 
