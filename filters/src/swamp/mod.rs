@@ -249,3 +249,32 @@ impl EntropyEstimator for Swamp {
         entropy_from_sum(self.inserted.min(self.window), self.sum_flogf)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_counts_overflow_and_stash_entries_at_their_width() {
+        // 4-bit fingerprints over a window of 1000: most fingerprints repeat
+        // three times or more, so the overflow map is in use
+        let mut f = Swamp::new(1000, 4).unwrap();
+        for t in 0..5_000u64 {
+            f.insert(mix64(t));
+        }
+        let t = f.table();
+        let extra = (t.overflow_len() + t.stash_len()) as u64;
+        assert!(t.overflow_len() > 0);
+        // an entry: 4 fingerprint bits and a 10-bit count (1000 < 2^10)
+        let want = 1000 * 4 + t.slots() * t.slot_bits() + extra * (4 + 10) + 256;
+        assert_eq!(f.memory_bits(), want);
+    }
+
+    #[test]
+    fn the_largest_fingerprint_is_accepted_and_one_more_refused() {
+        // w / eps = 2^60 needs exactly MAX_L = 60 bits, 2^61 one more
+        let f = Swamp::with_fpr(1 << 10, 2f64.powi(-50)).unwrap();
+        assert_eq!(f.fingerprint_bits(), MAX_L);
+        assert!(Swamp::with_fpr(1 << 10, 2f64.powi(-51)).is_err());
+    }
+}
