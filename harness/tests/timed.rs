@@ -96,6 +96,15 @@ fn measurements_agree_with_the_theory() {
         assert!((num(r, "fpr_time_avg_ratio") / ratio - 1.0).abs() < 1e-12);
     }
     assert!(num(burst, "fpr_time_peak") > 5.0 * num(steady, "fpr_time_peak"));
+    // one moment in each of 120 stretches of the 60-s duration: the s-th
+    // moment is (s - 1, s + 1) stretches of 0.5 s after the first
+    for point in out.timeline.chunks(120) {
+        let t0 = num(&point[0], "t");
+        for (s, m) in point.iter().enumerate() {
+            let gap = (num(m, "t") - t0) / 0.5;
+            assert!(gap > s as f64 - 1.0 && gap < s as f64 + 1.0, "moment {s}: {gap} stretches");
+        }
+    }
     let fnr = num(count, "fnr_time");
     let (lo, hi) = (
         num(count, "fnr_time_ci_low"),
