@@ -102,7 +102,10 @@ fn measurements_agree_with_the_theory() {
         let t0 = num(&point[0], "t");
         for (s, m) in point.iter().enumerate() {
             let gap = (num(m, "t") - t0) / 0.5;
-            assert!(gap > s as f64 - 1.0 && gap < s as f64 + 1.0, "moment {s}: {gap} stretches");
+            assert!(
+                gap > s as f64 - 1.0 && gap < s as f64 + 1.0,
+                "moment {s}: {gap} stretches"
+            );
         }
     }
     let fnr = num(count, "fnr_time");
