@@ -1,0 +1,125 @@
+//! Unit tests of the blocked APBF.
+
+use super::*;
+
+#[test]
+fn bad_parameters_are_rejected() {
+    assert!(BlockedApbf::new(0, 1, 1, 1).is_err());
+    assert!(BlockedApbf::new(1, 0, 1, 1).is_err());
+    assert!(BlockedApbf::new(1, 1, 0, 1).is_err());
+    assert!(BlockedApbf::new(1, 1, 1, 0).is_err());
+    assert!(BlockedApbf::new(40, 25, 1, 1).is_err());
+    assert!(BlockedApbf::new(10, 10, 1, 1 << 40).is_err());
+}
+
+#[test]
+fn probes_count_the_distinct_lines_read() {
+    // against a brute force: the set of 64-byte lines of the words
+    // Algorithm 1 reads
+    for (k, l, blocks) in [(10, 7, 40), (4, 3, 9), (1, 1, 5), (3, 14, 7)] {
+        let mut f = BlockedApbf::new(k, l, 50, blocks).unwrap();
+        let mut seen = 0;
+        for t in 0..2_000u64 {
+            f.insert(mix64(t));
+            let key = mix64(t * 31 + 5);
+            let start = f.block_start(key);
+            let mut lines = std::collections::HashSet::new();
+            let (yes, _) = super::super::algorithm1(f.k, f.l, |i| {
+                lines.insert((start + f.physical(i)) / 8);
+                f.probe(start, key, i)
+            });
+            assert_eq!(
+                f.contains_probes(key),
+                (yes, lines.len() as u32),
+                "k {k} l {l} t {t}"
+            );
+            seen |= 1 << lines.len().min(7);
+        }
+        assert!(
+            seen & !3 != 0 || k + l <= 8,
+            "k {k} l {l}: no query read two lines"
+        );
+    }
+    assert_eq!(BlockedApbf::new(2, 2, 5, 3).unwrap().name(), "blocked_apbf");
+}
+
+#[test]
+fn sizing_refuses_what_it_cannot_reach_or_hold() {
+    // k above the exact programme's limit: unreachable, not too large
+    let err = BlockedApbf::sizing(1000, 1e-9).unwrap_err();
+    assert!(matches!(err, ParamError::Unreachable { .. }), "{err}");
+    // more than 2^36 bits: refused, never a sizing past the limit
+    for window in [1u64 << 31, 1 << 34, 1 << 40] {
+        match BlockedApbf::sizing(window, 1e-3) {
+            Err(e) => assert!(matches!(e, ParamError::TooLarge { .. }), "{e}"),
+            Ok(t) => assert!(t.blocks * (t.k + t.l) as u64 * WORD_BITS <= crate::MAX_BITS),
+        }
+    }
+}
+
+#[test]
+fn memory_is_exact() {
+    let f = BlockedApbf::with_default_blocks(10, 7, 1000).unwrap();
+    assert_eq!(f.blocks(), 14427u64.div_ceil(64));
+    assert_eq!(f.memory_bits(), 17 * 64 * 226 + 128);
+}
+
+#[test]
+fn query_agrees_with_the_definition() {
+    // l >= k and l < k, k = 1
+    for (k, l) in [(3, 4), (4, 2), (1, 1), (10, 7)] {
+        query_agrees(BlockedApbf::new(k, l, 5, 3).unwrap());
+    }
+}
+
+fn query_agrees(mut f: BlockedApbf) {
+    for t in 0..400u64 {
+        f.insert(mix64(t));
+        for q in 0..40u64 {
+            let key = mix64(q * 7 + 3);
+            let start = f.block_start(key);
+            let probe = |i: usize| f.probe(start, key, i);
+            let spec = (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(probe));
+            assert_eq!(f.contains(key), spec);
+            assert_eq!(f.contains_probes(key).0, spec);
+            let mut out = [false];
+            f.contains_many(&[key], &mut out);
+            assert_eq!(out[0], spec);
+        }
+    }
+}
+
+#[test]
+fn programme_matches_brute_force_on_a_tiny_filter() {
+    // k = 2, l = 1, B = 2, g = 2: enumerate block loads exactly.
+    let t = BlockedTheory {
+        k: 2,
+        l: 1,
+        g: 2,
+        blocks: 2,
+    };
+    let phase = 1;
+    let sizes = [phase, 2, 2];
+    let q = 63.0f64 / 64.0;
+    let binom = |n: u64, x: u64| -> f64 {
+        let c = (0..x).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+        c * 0.5f64.powi(x as i32) * 0.5f64.powi((n - x) as i32)
+    };
+    let mut fpr = 0.0;
+    for x0 in 0..=sizes[0] {
+        for x1 in 0..=sizes[1] {
+            for x2 in 0..=sizes[2] {
+                let p = binom(sizes[0], x0) * binom(sizes[1], x1) * binom(sizes[2], x2);
+                // slice j holds generations max(0, j - 1) ..= j
+                let n = [x0, x0 + x1, x1 + x2];
+                let hit: Vec<f64> = n.iter().map(|&n| 1.0 - q.powi(n as i32)).collect();
+                let run = hit[0] * hit[1] + (1.0 - hit[0]) * hit[1] * hit[2];
+                fpr += p * run;
+            }
+        }
+    }
+    let dp = t.fpr_at(phase).unwrap();
+    assert!((dp - fpr).abs() < 1e-14, "{dp} vs {fpr}");
+    // and correlation makes it larger than the independent approximation
+    assert!(t.fpr_independent(phase) < dp);
+}
