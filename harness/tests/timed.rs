@@ -98,6 +98,15 @@ fn measurements_agree_with_the_theory() {
     assert!(num(burst, "fpr_time_peak") > 5.0 * num(steady, "fpr_time_peak"));
     // one moment in each of 120 stretches of the 60-s duration: the s-th
     // moment is (s - 1, s + 1) stretches of 0.5 s after the first
+    // the default warm-up: twice the horizon (2 T = 4 s) and the time the
+    // count window and slack take to arrive at the mean rate; the first
+    // moment falls in the first 0.5-s stretch after it
+    let fill = (num(count, "window") + num(count, "slack")) / num(count, "arrivals_mean_rate");
+    let (t0, warm) = (num(&out.timeline[240], "t"), 2.0 * 4.0 + fill);
+    assert!(
+        t0 >= warm && t0 <= warm + 0.5,
+        "first moment {t0} s, warm-up {warm} s"
+    );
     for point in out.timeline.chunks(120) {
         let t0 = num(&point[0], "t");
         for (s, m) in point.iter().enumerate() {
