@@ -151,6 +151,23 @@ fn an_overloaded_table_keeps_the_window_through_the_stash() {
     }
     assert!(f.max_stash() > 0, "the stash was never used");
     assert!(f.stash_len() as u64 <= size.capacity);
+    // a key matching nothing compares every stash entry with its first
+    // block, after the lines of both blocks
+    let mut compared = 0;
+    for j in 0..20_000u64 {
+        let key = mix64(j ^ 0xFACE);
+        let fp = f.fingerprint(key);
+        let (yes, probes) = f.contains_probes(key);
+        if yes {
+            continue;
+        }
+        let (h1, h2) = (f.header(fp.b1), f.header(fp.b2));
+        let lines = f.lookup(fp.b1, h1, fp.q, fp.rem).1 + f.lookup(fp.b2, h2, fp.q, fp.rem).1;
+        let same = f.stash.iter().filter(|e| e.fp.b1 == fp.b1).count() as u32;
+        assert_eq!(probes, lines + same, "key {j}");
+        compared += same;
+    }
+    assert!(compared > 0, "no query met the stash");
     assert_eq!(
         f.memory_bits(),
         size.memory_bits() - (size.words() - smaller.words()) * 64
