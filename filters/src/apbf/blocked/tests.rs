@@ -44,6 +44,31 @@ fn probes_count_the_distinct_lines_read() {
 }
 
 #[test]
+fn sizing_finds_the_fewest_blocks() {
+    // the bisection ends on the least block count meeting the target: one
+    // fewer misses it (unless the default count already meets it)
+    for (window, fpr) in [
+        (1000u64, 0.01),
+        (65_536, 1e-3),
+        (5_000, 1e-4),
+        (300_000, 0.02),
+    ] {
+        let t = BlockedApbf::sizing(window, fpr).unwrap();
+        assert!(t.fpr().unwrap() <= fpr);
+        let fewer = BlockedTheory {
+            blocks: t.blocks - 1,
+            ..t
+        };
+        let default = default_blocks(t.k, t.g).unwrap();
+        assert!(
+            t.blocks == default || fewer.fpr().unwrap() > fpr,
+            "{window} {fpr}: {}",
+            t.blocks
+        );
+    }
+}
+
+#[test]
 fn sizing_refuses_what_it_cannot_reach_or_hold() {
     // k above the exact programme's limit: unreachable, not too large
     let err = BlockedApbf::sizing(1000, 1e-9).unwrap_err();
