@@ -222,6 +222,26 @@ impl Filter for PartitionedBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::mix64;
+
+    #[test]
+    fn fill_probes_names_and_counts() {
+        assert_eq!(fill_ratio(0.0, 1000.0), 0.0);
+        let e = 1.0 - (-1.0f64).exp();
+        assert!((fill_ratio(1e6, 1e6) - e).abs() < 1e-6);
+        // an empty filter answers no at the first bit; a member reads k
+        let mut b = BloomFilter::new(4096, 5).unwrap();
+        assert_eq!(b.contains_probes(7), (false, 1));
+        b.insert(7);
+        assert_eq!(b.contains_probes(7), (true, 5));
+        assert_eq!(b.name(), "bloom");
+        let mut p = PartitionedBloomFilter::new(4, 1024).unwrap();
+        for t in 0..10u64 {
+            p.insert(mix64(t));
+        }
+        assert_eq!(p.inserted(), 10);
+        assert_eq!(p.name(), "partitioned-bloom");
+    }
 
     #[test]
     fn paper_access_formula_matches_general_one_at_half() {
