@@ -61,9 +61,18 @@ impl SpaceSaving {
             self.heap[i].0 += 1;
             i
         } else if self.heap.len() < self.k {
+            // a count of 1 is the least there is: it rises to the root's
+            // level past every parent with more
             self.heap.push((1, key));
-            self.pos.insert(key, self.heap.len() - 1);
-            self.heap.len() - 1
+            let mut i = self.heap.len() - 1;
+            while i > 0 && self.heap[(i - 1) / 2].0 > 1 {
+                let p = (i - 1) / 2;
+                self.heap.swap(i, p);
+                self.pos.insert(self.heap[i].1, i);
+                i = p;
+            }
+            self.pos.insert(key, i);
+            i
         } else {
             // replace the minimum: the newcomer inherits its count + 1
             let (c, old) = self.heap[0];
@@ -221,5 +230,42 @@ impl FrequencyEstimator for Wcss {
 
     fn never_underestimates(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    #[test]
+    fn space_saving_keeps_a_min_heap_with_positions() {
+        // a skewed stream over 200 keys into 16 counters: after every
+        // addition each counter is at most its children, and every
+        // monitored key's recorded position is where it is
+        let mut s = SpaceSaving::new(16);
+        for t in 0..20_000u64 {
+            let key = mix64(t) % (1 + mix64(t ^ 9) % 200);
+            s.add(key);
+            for (i, &(c, k)) in s.heap.iter().enumerate() {
+                for child in [2 * i + 1, 2 * i + 2] {
+                    if let Some(&(cc, _)) = s.heap.get(child) {
+                        assert!(c <= cc, "step {t}: heap order at {i}");
+                    }
+                }
+                assert_eq!(s.pos[&k], i, "step {t}");
+            }
+        }
+        assert_eq!(s.heap.len(), 16);
+    }
+
+    #[test]
+    fn memory_before_any_overflow_is_the_counters() {
+        // k counters of a 32-bit identifier and a count of bits(W), plus a
+        // word; no overflow recorded yet
+        let f = Wcss::new(1000, 40).unwrap();
+        assert_eq!(f.summary_bits(), 40 * (32 + 10) + 64);
+        let g = Wcss::with_error(1 << 16, 0.01).unwrap();
+        assert_eq!(g.summary_bits(), 400 * (32 + 17) + 64);
     }
 }
