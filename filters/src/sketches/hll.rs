@@ -58,13 +58,18 @@ pub fn linear_count(m: u64, v: u64) -> f64 {
     mf * (mf / v.max(1) as f64).ln()
 }
 
+/// The most registers a sketch takes: 2^24, so that a sliding HLL's list
+/// heads (32 bytes a register) stay within 512 MiB and a query's scan of the
+/// registers within milliseconds.
+pub const MAX_REGISTERS: u64 = 1 << 24;
+
 fn check_registers(m: u64) -> Result<u32, ParamError> {
     check_nonzero("registers", m)?;
-    if !m.is_power_of_two() || !(16..=1 << 30).contains(&m) {
+    if !m.is_power_of_two() || !(16..=MAX_REGISTERS).contains(&m) {
         return Err(ParamError::OutOfRange {
             name: "registers",
             value: m.to_string(),
-            expected: "a power of two in 16..=2^30",
+            expected: "a power of two in 16..=2^24",
         });
     }
     Ok(m.trailing_zeros())
@@ -80,7 +85,7 @@ pub struct Swlc {
 }
 
 impl Swlc {
-    /// Window `w`, `m` registers (a power of two, 16..=2^30).
+    /// Window `w`, `m` registers (a power of two, 16..=2^24).
     pub fn new(w: u64, m: u64) -> Result<Swlc, ParamError> {
         check_nonzero("window", w)?;
         let p = check_registers(m)?;
@@ -149,7 +154,7 @@ pub struct SlidingHll {
 }
 
 impl SlidingHll {
-    /// Window `w`, `m` registers (a power of two, 16..=2^30).
+    /// Window `w`, `m` registers (a power of two, 16..=2^24).
     pub fn new(w: u64, m: u64) -> Result<SlidingHll, ParamError> {
         check_nonzero("window", w)?;
         let p = check_registers(m)?;
@@ -246,6 +251,190 @@ impl DistinctEstimator for SlidingHll {
             linear_count(m, zeros)
         } else {
             e
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ρ and the register written out bit by bit from the hash.
+    fn register_by_hand(key: u64, p: u32, salt: u64) -> (usize, u8) {
+        let h = mix64(key ^ salt);
+        let j = (0..p).fold(0usize, |acc, i| (acc << 1) | ((h >> (63 - i)) & 1) as usize);
+        let mut rho = 1u8;
+        for i in p..64 {
+            if (h >> (63 - i)) & 1 == 1 {
+                break;
+            }
+            rho += 1;
+        }
+        (j, rho)
+    }
+
+    #[test]
+    fn registers_and_rho_are_the_hash_s_top_bits_and_leading_zeros() {
+        for p in [4u32, 7, 10] {
+            let mut rhos = [0u32; 8];
+            for key in 0..20_000u64 {
+                let got = register_of(key, p, SALT);
+                assert_eq!(got, register_by_hand(key, p, SALT), "p {p} key {key}");
+                rhos[(got.1 as usize).min(7)] += 1;
+            }
+            // ρ = r with probability 2^-r
+            assert!((9_000..11_000).contains(&rhos[1]), "p {p}: {rhos:?}");
+            assert!((4_400..5_600).contains(&rhos[2]), "p {p}: {rhos:?}");
+        }
+    }
+
+    #[test]
+    fn occupancy_and_linear_counting_formulas() {
+        // E[V] = m (1 - 1/m)^D
+        assert!((expected_empty(16, 3.0) - 16.0 * (15.0f64 / 16.0).powi(3)).abs() < 1e-12);
+        assert_eq!(expected_empty(64, 0.0), 64.0);
+        assert!((linear_count(64, 16) - 64.0 * 4f64.ln()).abs() < 1e-12);
+        assert_eq!(linear_count(64, 64), 0.0);
+        // V = 0 is capped at m ln m
+        assert!((linear_count(64, 0) - 64.0 * 64f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn register_counts_are_powers_of_two_in_range() {
+        assert_eq!(check_registers(16), Ok(4));
+        assert_eq!(check_registers(1 << 24), Ok(24));
+        assert!(Swlc::new(10, 16).is_ok() && SlidingHll::new(10, 16).is_ok());
+        for m in [0u64, 8, 48, 1 << 25, 1 << 30] {
+            assert!(
+                Swlc::new(10, m).is_err() && SlidingHll::new(10, m).is_err(),
+                "{m}"
+            );
+        }
+        assert!(Swlc::new(0, 16).is_err() && SlidingHll::new(0, 16).is_err());
+    }
+
+    /// The window's last `w` keys.
+    fn window_of(stream: &[u64], t: usize, w: u64) -> &[u64] {
+        &stream[(t + 1).saturating_sub(w as usize)..=t]
+    }
+
+    fn stream(n: usize, flows: u64) -> Vec<u64> {
+        (0..n as u64).map(|t| mix64(t ^ 77) % flows).collect()
+    }
+
+    #[test]
+    fn swlc_counts_the_registers_no_window_key_wrote() {
+        let (w, m) = (50u64, 64u64);
+        let keys = stream(30 * w as usize, 400);
+        let mut f = Swlc::new(w, m).unwrap().with_seed(5);
+        let salt = mix64(5 ^ SALT);
+        for t in 0..keys.len() {
+            f.record(keys[t]);
+            let mut hit = vec![false; m as usize];
+            for &k in window_of(&keys, t, w) {
+                hit[register_of(k, 6, salt).0] = true;
+            }
+            let v = hit.iter().filter(|&&h| !h).count() as u64;
+            assert_eq!(f.empty_registers(), v, "t {t}");
+            assert_eq!(f.distinct(), linear_count(m, v), "t {t}");
+        }
+        let bits = crate::clock::stamp_bits(w) as u64;
+        assert_eq!(f.summary_bits(), m * bits + 128);
+        assert_eq!((f.summary_window(), f.summary_name()), (w, "swlc"));
+        assert!(f.as_distinct().is_some());
+    }
+
+    /// The list of future possible maxima of a register, from the window:
+    /// its arrivals not dominated by a later one with ρ' ≥ ρ.
+    fn lfpm_sizes(window: &[u64], p: u32, salt: u64) -> u64 {
+        let regs: Vec<(usize, u8)> = window.iter().map(|&k| register_of(k, p, salt)).collect();
+        (0..regs.len())
+            .filter(|&i| {
+                !regs[i + 1..]
+                    .iter()
+                    .any(|&(j, r)| j == regs[i].0 && r >= regs[i].1)
+            })
+            .count() as u64
+    }
+
+    #[test]
+    fn sliding_hll_keeps_exactly_the_future_possible_maxima() {
+        // expired pairs leave a list at its register's next arrival or at the
+        // sweep, so a list is its live LFPM behind a few dead pairs at the
+        // front; memory counts every stored pair
+        let (w, p) = (120u64, 4u32);
+        let keys = stream(25 * w as usize, 3_000);
+        let mut f = SlidingHll::new(w, 1 << p).unwrap();
+        let bits = crate::clock::stamp_bits(w) as u64;
+        let mut dead_seen = false;
+        for t in 0..keys.len() {
+            f.record(keys[t]);
+            let (mut stored, mut live) = (0, 0);
+            for l in &f.lists {
+                let dead = l.iter().take_while(|&&(c, _)| !f.clock.live(c)).count();
+                assert!(l.iter().skip(dead).all(|&(c, _)| f.clock.live(c)), "t {t}");
+                let rhos: Vec<u8> = l.iter().skip(dead).map(|&(_, r)| r).collect();
+                assert!(rhos.windows(2).all(|x| x[0] > x[1]), "t {t}: {rhos:?}");
+                stored += l.len() as u64;
+                live += (l.len() - dead) as u64;
+                dead_seen |= dead > 0;
+            }
+            assert_eq!(live, lfpm_sizes(window_of(&keys, t, w), p, SALT), "t {t}");
+            assert_eq!(f.pairs(), stored, "t {t}");
+            assert_eq!(f.summary_bits(), stored * (bits + 6) + 128, "t {t}");
+        }
+        assert!(dead_seen);
+        assert_eq!((f.summary_window(), f.summary_name()), (w, "swhll"));
+        assert!(f.as_distinct().is_some());
+    }
+
+    /// HLL's estimate (Flajolet et al. 2007) from the registers: α_m m² /
+    /// Σ 2^-R with α_16 = 0.673, α_32 = 0.697, α_64 = 0.709 and
+    /// 0.7213 / (1 + 1.079/m) above, and linear counting when that is at
+    /// most 2.5m with an empty register.
+    fn hll_estimate(regs: &[u8]) -> f64 {
+        let m = regs.len() as f64;
+        let alpha = [(16.0, 0.673), (32.0, 0.697), (64.0, 0.709)]
+            .iter()
+            .find(|&&(n, _)| n == m)
+            .map_or(0.7213 / (1.0 + 1.079 / m), |&(_, a)| a);
+        let e = alpha * m * m / regs.iter().map(|&r| 0.5f64.powi(r as i32)).sum::<f64>();
+        let zeros = regs.iter().filter(|&&r| r == 0).count() as f64;
+        if e <= 2.5 * m && zeros > 0.0 {
+            m * (m / zeros).ln()
+        } else {
+            e
+        }
+    }
+
+    #[test]
+    fn sliding_hll_estimates_as_hll_of_its_registers() {
+        // windows small and large against each register count, so both the
+        // linear-counting and the raw branch are taken
+        for m in [16u64, 32, 64, 256] {
+            for w in [20u64, 2_000] {
+                let mut f = SlidingHll::new(w, m).unwrap().with_seed(m);
+                let (mut linear, mut raw) = (0, 0);
+                for t in 0..3 * w {
+                    f.record(mix64(t));
+                    let regs: Vec<u8> = f.registers().collect();
+                    let want = hll_estimate(&regs);
+                    assert!(
+                        (f.distinct() - want).abs() <= 1e-9 * want,
+                        "m {m} w {w} t {t}"
+                    );
+                    if regs.contains(&0) && want < 2.5 * m as f64 {
+                        linear += 1
+                    } else {
+                        raw += 1
+                    }
+                }
+                if w == 2_000 {
+                    assert!(raw > 0, "m {m}: the raw estimate is reached");
+                } else if m >= 64 {
+                    assert!(linear > 0, "m {m}: linear counting is reached");
+                }
+            }
         }
     }
 }

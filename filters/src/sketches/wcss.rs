@@ -259,6 +259,131 @@ mod tests {
         assert_eq!(s.heap.len(), 16);
     }
 
+    /// WCSS written out from its definition for streams with at most k
+    /// flows per frame, where Space Saving counts every flow exactly: an
+    /// overflow at each multiple of b of a flow's count within its frame,
+    /// kept while its block overlaps the window.
+    struct Model {
+        w: u64,
+        k: u64,
+        b: u64,
+        t: u64,
+        frame: HashMap<u64, u64>,
+        overflows: Vec<(u64, u64)>,
+    }
+
+    impl Model {
+        fn block(&self, p: u64) -> u64 {
+            let frame = p / self.w;
+            let within = p - frame * self.w;
+            frame * self.k + within / self.b
+        }
+
+        fn record(&mut self, key: u64) {
+            if self.t % self.w == 0 {
+                self.frame.clear();
+            }
+            let c = self.frame.entry(key).or_insert(0);
+            *c += 1;
+            if *c % self.b == 0 {
+                let b = self.block(self.t);
+                self.overflows.push((b, key));
+            }
+            self.t += 1;
+        }
+
+        fn live(&self) -> Vec<(u64, u64)> {
+            let oldest = if self.t > self.w {
+                self.block(self.t - self.w)
+            } else {
+                0
+            };
+            self.overflows
+                .iter()
+                .copied()
+                .filter(|&(b, _)| b >= oldest)
+                .collect()
+        }
+
+        fn estimate(&self, key: u64) -> u64 {
+            let n = self.live().iter().filter(|&&(_, x)| x == key).count() as u64;
+            self.b * (n + 2)
+        }
+
+        fn bits(&self) -> u64 {
+            let live = self.live();
+            let mut flows: Vec<u64> = live.iter().map(|&(_, x)| x).collect();
+            flows.sort_unstable();
+            flows.dedup();
+            let cb = 64 - self.w.leading_zeros() as u64;
+            self.k * (32 + cb) + live.len() as u64 * 32 + flows.len() as u64 * (32 + cb) + 64
+        }
+    }
+
+    #[test]
+    fn estimates_and_memory_match_the_definition_when_counts_are_exact() {
+        // W = 100 with k = 7 counters: blocks of 15, the frame's last one of
+        // 10. Each frame draws its (at most 7) flows from a pool of 20 that
+        // changes, so overflows expire, reset with the frame and recur.
+        for (w, k) in [(100u64, 7u64), (64, 8), (90, 3)] {
+            let mut f = Wcss::new(w, k).unwrap();
+            let mut m = Model {
+                w,
+                k,
+                b: w.div_ceil(k),
+                t: 0,
+                frame: HashMap::new(),
+                overflows: Vec::new(),
+            };
+            let mut max_live = 0;
+            for t in 0..40 * w {
+                let frame = t / w;
+                let key = 100 * frame + mix64(t) % k.min(1 + mix64(frame) % 9);
+                f.record(key);
+                m.record(key);
+                for q in 100 * frame.saturating_sub(2)..100 * frame + 9 {
+                    assert_eq!(f.frequency(q), m.estimate(q), "w {w} k {k} t {t} key {q}");
+                }
+                assert_eq!(f.summary_bits(), m.bits(), "w {w} k {k} t {t}");
+                max_live = max_live.max(m.live().len());
+            }
+            assert!(max_live >= 3, "w {w} k {k}: overflows are exercised");
+        }
+    }
+
+    #[test]
+    fn an_eviction_takes_the_minimum_and_its_count_plus_one() {
+        let mut s = SpaceSaving::new(3);
+        for key in [1, 1, 1, 2, 2, 3] {
+            s.add(key);
+        }
+        // 3 holds the minimum (1): 4 replaces it with 2
+        assert_eq!(s.add(4), 2);
+        assert!(!s.pos.contains_key(&3));
+        assert_eq!(s.heap[s.pos[&4]], (2, 4));
+        // now 2 and 4 tie at 2; 1 keeps its 3 whatever is evicted
+        assert_eq!(s.add(1), 4);
+        assert_eq!(s.add(5), 3);
+        assert_eq!(s.heap.len(), 3);
+        s.clear();
+        assert!(s.heap.is_empty() && s.pos.is_empty());
+        assert_eq!(s.add(5), 1);
+    }
+
+    #[test]
+    fn sizing_and_parameters() {
+        assert_eq!(Wcss::with_error(1000, 0.1).unwrap().counters(), 40);
+        assert_eq!(Wcss::with_error(1000, 0.003).unwrap().counters(), 1000);
+        assert_eq!(Wcss::with_error(10_000, 0.003).unwrap().counters(), 1334);
+        assert!(Wcss::new(10, 11).is_err());
+        assert!(Wcss::new(10, 10).is_ok());
+        assert!(Wcss::new(0, 1).is_err() && Wcss::new(10, 0).is_err());
+        assert!(Wcss::with_error(10, 0.0).is_err());
+        let f = Wcss::new(100, 7).unwrap();
+        assert_eq!((f.summary_window(), f.summary_name()), (100, "wcss"));
+        assert!(f.never_underestimates() && f.as_frequency().is_some());
+    }
+
     #[test]
     fn memory_before_any_overflow_is_the_counters() {
         // k counters of a 32-bit identifier and a count of bits(W), plus a
