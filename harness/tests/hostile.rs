@@ -76,6 +76,12 @@ fn memory_the_machine_lacks_is_refused_with_the_estimate() {
     ] {
         refused(d, &sh(cmd), needle);
     }
+    // a sliding HLL of 2^30 registers aborted allocating 32 GiB of list
+    // heads before the register count was capped
+    for design in ["swhll", "swlc"] {
+        let cmd = format!("measure {design} --window 1000 --registers 1073741824");
+        refused(d, &sh(&cmd), "16..=2^24");
+    }
     let s = spec(
         d,
         "speed.toml",
