@@ -368,5 +368,6 @@ fn insertion_tail_statistics_are_exact_for_known_counts() {
     assert!(mean > 0.0 && p99 <= p999 && p999 <= max && mean <= max);
 }
 
+mod adversary;
 mod summaries;
 mod synthetic;

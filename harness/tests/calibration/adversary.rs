@@ -1,0 +1,326 @@
+//! The adversary's pass against a filter whose false positives are a fixed
+//! set known by hash, logging every insertion, query and fix: the warm-up,
+//! the replays, the fresh draws, the insertions between queries and every
+//! column of the row are recomputed from the log.
+
+use super::*;
+use bloomlab_filters::AdaptiveFilter;
+use bloomlab_harness::adversary;
+use bloomlab_harness::metrics::{binomial_ci, info_bound_ratio, Value, Welford};
+use bloomlab_harness::spec::AdversarySpec;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Event {
+    Insert(u64),
+    Query(u64, bool),
+    Fix(u64),
+}
+
+type Log = Arc<Mutex<Vec<Event>>>;
+
+/// Yes iff a hash of the key falls below p (and it was not fixed); adaptive
+/// on request: a fix makes the key answer no, costs 2 remote accesses and
+/// 3 adaptivity bits.
+struct Oracle {
+    p: f64,
+    adaptive: bool,
+    fixed: HashSet<u64>,
+    inserted: u64,
+    log: Log,
+}
+
+impl Filter for Oracle {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        self.log.lock().unwrap().push(Event::Insert(key));
+    }
+    fn contains(&self, key: u64) -> bool {
+        let yes = !self.fixed.contains(&key)
+            && (mix64(key ^ 0xAD) as f64) < self.p * 18446744073709551616.0;
+        self.log.lock().unwrap().push(Event::Query(key, yes));
+        yes
+    }
+    fn memory_bits(&self) -> u64 {
+        1234
+    }
+    fn name(&self) -> &'static str {
+        "oracle"
+    }
+    fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
+        if self.adaptive {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+impl AdaptiveFilter for Oracle {
+    fn adapt(&mut self, key: u64) -> bool {
+        self.log.lock().unwrap().push(Event::Fix(key));
+        self.fixed.insert(key)
+    }
+    fn remote_accesses(&self) -> u64 {
+        2 * self.fixed.len() as u64
+    }
+    fn adaptivity_bits(&self) -> u64 {
+        3 * self.fixed.len() as u64
+    }
+    fn stored(&self) -> u64 {
+        self.inserted
+    }
+}
+
+const P: f64 = 0.02;
+
+/// One attack on an `Oracle` (window 200, slack 50, period 7); the row and
+/// the log.
+fn attack(spec: &AdversarySpec, adaptive: bool) -> (Row, Vec<Event>) {
+    let log: Log = Arc::new(Mutex::new(Vec::new()));
+    let mut geometry = Geometry::exact(200, true);
+    geometry.slack = 50;
+    geometry.period = 7;
+    let mut built = Built {
+        filter: Some(Box::new(Oracle {
+            p: P,
+            adaptive,
+            fixed: HashSet::new(),
+            inserted: 0,
+            log: log.clone(),
+        })),
+        summary: None,
+        geometry,
+        resolved: Vec::new(),
+        theory: Theory {
+            scalars: vec![("fpr", P)],
+            ..Theory::default()
+        },
+    };
+    let mut rng = Pcg64::seed_from_u64(31);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let row = adversary::measure(&mut built, stream, rng, spec, None, 0.95, true).unwrap();
+    let log = log.lock().unwrap().clone();
+    (row, log)
+}
+
+/// The queries' (key, answer), and the insertions made before each query
+/// (index 0: the warm-up).
+fn split(log: &[Event]) -> (Vec<(u64, bool)>, Vec<u64>) {
+    let (mut queries, mut inserts) = (Vec::new(), vec![0u64]);
+    for e in log {
+        match *e {
+            Event::Insert(_) => *inserts.last_mut().unwrap() += 1,
+            Event::Query(k, y) => {
+                queries.push((k, y));
+                inserts.push(0);
+            }
+            Event::Fix(_) => {}
+        }
+    }
+    (queries, inserts)
+}
+
+fn yes_in(q: &[(u64, bool)]) -> u64 {
+    q.iter().filter(|x| x.1).count() as u64
+}
+
+fn exact(row: &Row, column: &str, want: f64) {
+    let got = num(row, column);
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{column}: {got} against {want}"
+    );
+}
+
+#[test]
+fn a_still_filter_s_attack_is_counted_from_what_it_answered() {
+    // 3001 queries in 4 windows of 750: the last takes the remainder
+    let spec = AdversarySpec {
+        queries: 3001,
+        windows: 4,
+        replay_every: 4,
+        ..AdversarySpec::default()
+    };
+    let (row, log) = attack(&spec, false);
+    let (q, inserts) = split(&log);
+    assert_eq!(q.len(), 3001);
+    // warm-up: w + s + max(w/4, period), in whole periods; then nothing
+    assert_eq!(inserts[0], 301);
+    assert!(inserts[1..].iter().all(|&n| n == 0));
+    let inserted: HashSet<u64> = log
+        .iter()
+        .filter_map(|e| match e {
+            Event::Insert(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let (mut found, mut fresh) = (HashSet::new(), HashSet::new());
+    let mut replays = 0;
+    for (i, &(k, yes)) in q.iter().enumerate() {
+        let n = i as u64 + 1;
+        if n % 4 == 0 && !found.is_empty() {
+            // a replay: a false positive found before, still one
+            assert!(found.contains(&k) && yes, "query {n}");
+            replays += 1;
+        } else {
+            assert!(fresh.insert(k), "query {n}: a fresh key is new");
+            assert!(!inserted.contains(&k), "query {n}: never inserted");
+        }
+        if yes {
+            found.insert(k);
+        }
+    }
+    assert!(
+        replays > 600 && found.len() > 20,
+        "{replays} {}",
+        found.len()
+    );
+    let first = q.iter().position(|x| x.1).unwrap() + 1;
+    exact(&row, "first_false_positive_at", first as f64);
+    exact(&row, "false_positives_found", found.len() as f64);
+    exact(&row, "adversary_fpr", yes_in(&q) as f64 / 3001.0);
+    exact(&row, "first_window_fpr", yes_in(&q[..750]) as f64 / 750.0);
+    let last = yes_in(&q[2250..]);
+    exact(&row, "sustained_fpr", last as f64 / 751.0);
+    let ci = binomial_ci(last, 751, 0.95);
+    exact(&row, "sustained_fpr_ci_low", ci.0);
+    exact(&row, "sustained_fpr_ci_high", ci.1);
+    let theory = 0.25 + 0.75 * P;
+    exact(&row, "sustained_fpr_theory", theory);
+    let inside = ci.0 <= theory && theory <= ci.1;
+    assert_eq!(
+        row.get("sustained_fpr_theory_in_ci"),
+        Some(&Value::Bool(inside))
+    );
+    assert_eq!(row.get("adaptive"), Some(&Value::Bool(false)));
+    assert!(row.get("sustained_fpr_bound").is_none() && row.get("false_positives_fixed").is_none());
+    exact(&row, "adversary_queries", 3001.0);
+    exact(&row, "replay_every", 4.0);
+    exact(&row, "replay_fraction", 0.25);
+    exact(&row, "inserts_per_query", 0.0);
+    exact(&row, "pool", 0.0);
+    exact(&row, "memory_bits", 1234.0);
+    exact(&row, "bits_per_element", 1234.0 / 200.0);
+    exact(
+        &row,
+        "info_bound_ratio",
+        info_bound_ratio(1234.0 / 200.0, P),
+    );
+}
+
+#[test]
+fn an_adaptive_filter_is_told_of_every_false_positive() {
+    // half an insertion per query, fresh keys from a pool of 400, a replay
+    // every third query
+    let spec = AdversarySpec {
+        queries: 2000,
+        windows: 2,
+        replay_every: 3,
+        pool: 400,
+        inserts_per_query: 0.5,
+        ..AdversarySpec::default()
+    };
+    let (row, log) = attack(&spec, true);
+    let (q, inserts) = split(&log);
+    assert_eq!(q.len(), 2000);
+    for (i, &n) in inserts.iter().enumerate().skip(1).take(1999) {
+        // between queries i and i + 1: floor((i+1)/2) - floor(i/2)
+        let i = i as u64;
+        assert_eq!(n, (i + 1) / 2 - i / 2, "before query {}", i + 1);
+    }
+    // every yes is fixed at once; a fixed key answers no ever after
+    let mut fixed = HashSet::new();
+    for (i, e) in log.iter().enumerate() {
+        match *e {
+            Event::Query(k, true) => {
+                assert_eq!(log[i + 1], Event::Fix(k));
+                assert!(!fixed.contains(&k));
+            }
+            Event::Fix(k) => assert!(fixed.insert(k)),
+            _ => {}
+        }
+    }
+    let distinct: HashSet<u64> = q.iter().map(|x| x.0).collect();
+    assert!(distinct.len() <= 400, "fresh keys come from the pool");
+    let yes = yes_in(&q);
+    assert!(yes >= 2 && fixed.len() as u64 == yes, "{yes}");
+    exact(&row, "false_positives_fixed", yes as f64);
+    exact(&row, "false_positives_found", yes as f64);
+    let ops = 2000.0 + 1000.0;
+    exact(&row, "remote_accesses_per_op", 2.0 * yes as f64 / ops);
+    let stored = 301 + 1000;
+    exact(
+        &row,
+        "adaptivity_bits_per_element",
+        3.0 * yes as f64 / stored as f64,
+    );
+    // the largest at a window's end: after query 1000 or 2000
+    let at = |n: usize| {
+        let fixed = yes_in(&q[..n]) as f64;
+        3.0 * fixed / (301 + n / 2) as f64
+    };
+    exact(
+        &row,
+        "adaptivity_bits_per_element_max",
+        at(1000).max(at(2000)),
+    );
+    let last = yes_in(&q[1000..]);
+    let ci = binomial_ci(last, 1000, 0.95);
+    exact(&row, "sustained_fpr", last as f64 / 1000.0);
+    exact(&row, "sustained_fpr_bound", P);
+    assert_eq!(
+        row.get("sustained_fpr_within_bound"),
+        Some(&Value::Bool(ci.0 <= P))
+    );
+    assert_eq!(row.get("adaptive"), Some(&Value::Bool(true)));
+    assert!(row.get("sustained_fpr_theory").is_none());
+    exact(&row, "inserts_per_query", 0.5);
+    exact(&row, "pool", 400.0);
+}
+
+#[test]
+fn runs_combine_into_means_maxima_and_a_spread_interval() {
+    let row = |fpr: f64, max: f64, mem: u64| {
+        let mut r = Row::default();
+        r.num("sustained_fpr", fpr);
+        r.num("sustained_fpr_ci_low", 0.0);
+        r.num("sustained_fpr_ci_high", 1.0);
+        r.num("sustained_fpr_bound", 0.15);
+        r.push("sustained_fpr_within_bound", Value::Bool(true));
+        r.num("sustained_fpr_theory", 0.2);
+        r.push("sustained_fpr_theory_in_ci", Value::Bool(false));
+        r.num("adaptivity_bits_per_element_max", max);
+        r.push("memory_bits", Value::Int(mem));
+        r.push("adaptive", Value::Bool(true));
+        r
+    };
+    let rows = vec![row(0.18, 2.0, 64), row(0.2, 5.0, 64), row(0.22, 3.0, 64)];
+    let c = adversary::combine(rows, 0.95);
+    assert_eq!(c.get("adversary_runs"), Some(&Value::Int(3)));
+    exact(&c, "sustained_fpr", 0.2);
+    exact(&c, "adaptivity_bits_per_element_max", 5.0);
+    assert_eq!(c.get("memory_bits"), Some(&Value::Int(64)));
+    let mut w = Welford::default();
+    for x in [0.18, 0.2, 0.22] {
+        w.add(x);
+    }
+    let ci = w.ci_within(0.95, 0.0, 1.0);
+    assert!(ci.0 > 0.15 && ci.0 < 0.2 && ci.1 > 0.2, "{ci:?}");
+    exact(&c, "sustained_fpr_ci_low", ci.0);
+    exact(&c, "sustained_fpr_ci_high", ci.1);
+    // the verdicts are recomputed on the runs' interval
+    assert_eq!(
+        c.get("sustained_fpr_within_bound"),
+        Some(&Value::Bool(false))
+    );
+    assert_eq!(
+        c.get("sustained_fpr_theory_in_ci"),
+        Some(&Value::Bool(true))
+    );
+    // one run is its own row
+    let one = adversary::combine(vec![row(0.4, 1.0, 8)], 0.95);
+    exact(&one, "sustained_fpr", 0.4);
+    assert!(one.get("adversary_runs").is_none());
+}
