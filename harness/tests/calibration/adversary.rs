@@ -228,7 +228,7 @@ fn an_adaptive_filter_is_told_of_every_false_positive() {
     for (i, &n) in inserts.iter().enumerate().skip(1).take(1999) {
         // between queries i and i + 1: floor((i+1)/2) - floor(i/2)
         let i = i as u64;
-        assert_eq!(n, (i + 1) / 2 - i / 2, "before query {}", i + 1);
+        assert_eq!(n, i.div_ceil(2) - i / 2, "before query {}", i + 1);
     }
     // every yes is fixed at once; a fixed key answers no ever after
     let mut fixed = HashSet::new();
