@@ -66,4 +66,28 @@ mod tests {
         h.push(9); // evicts the first 1, which is stale anyway
         assert_eq!(h.at_age(3), Some(1));
     }
+
+    #[test]
+    fn ages_match_a_brute_force_over_many_wraps() {
+        // keys from a small universe, so they repeat; ring of 7
+        for distinct in [true, false] {
+            let mut h = History::new(7, distinct);
+            let mut all = Vec::new();
+            for t in 0..200u64 {
+                let key = bloomlab_filters::hash::mix64(t) % 9;
+                h.push(key);
+                all.push(key);
+                for age in 0..10u64 {
+                    let want = if age == 0 || age > all.len().min(7) as u64 {
+                        None
+                    } else {
+                        let i = all.len() - age as usize;
+                        let later = all[i + 1..].contains(&all[i]);
+                        (distinct || !later).then_some(all[i])
+                    };
+                    assert_eq!(h.at_age(age), want, "distinct {distinct} t {t} age {age}");
+                }
+            }
+        }
+    }
 }

@@ -200,3 +200,114 @@ fn timings_are_per_operation() {
     );
     assert!(20_000.0 <= p99 && p99 <= p999 && p999 <= max && num(&r, "insert_mean_ns") <= max);
 }
+
+/// A filter whose zero fraction is 1/(1 + insertions) and which answers yes
+/// to everything from its 100th insertion on; its inserted keys are logged
+/// per build.
+struct Filling {
+    inserted: u64,
+    build: usize,
+    keys: std::sync::Arc<std::sync::Mutex<Vec<Vec<u64>>>>,
+}
+
+impl Filter for Filling {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        self.keys.lock().unwrap()[self.build].push(key);
+    }
+    fn contains(&self, _key: u64) -> bool {
+        self.inserted >= 100
+    }
+    fn memory_bits(&self) -> u64 {
+        1
+    }
+    fn name(&self) -> &'static str {
+        "filling"
+    }
+    fn zero_fraction(&self) -> Option<f64> {
+        Some(1.0 / (1.0 + self.inserted as f64))
+    }
+}
+
+#[test]
+fn convergence_rows_are_counted_at_log_spaced_checkpoints_from_empty() {
+    let keys = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Vec<u64>>::new()));
+    let k = keys.clone();
+    let build = move |_seed: u64| -> anyhow::Result<Built> {
+        let build = {
+            let mut keys = k.lock().unwrap();
+            keys.push(Vec::new());
+            keys.len() - 1
+        };
+        let mut geometry = Geometry::exact(64, false);
+        geometry.warmup = Some(400);
+        Ok(Built {
+            filter: Some(Box::new(Filling {
+                inserted: 0,
+                build,
+                keys: k.clone(),
+            })),
+            summary: None,
+            geometry,
+            resolved: Vec::new(),
+            theory: Theory {
+                convergence: Some(Box::new(|t| (t as f64 / 1000.0, 1.0 - t as f64 / 1000.0))),
+                ..Theory::default()
+            },
+        })
+    };
+    let mut built = build(0).unwrap();
+    let mut rng = Pcg64::seed_from_u64(7);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let spec = MeasureSpec {
+        rounds: 3,
+        convergence_points: 9,
+        convergence_queries: 50,
+        ..MeasureSpec::default()
+    };
+    let metrics: BTreeSet<Metric> = [Metric::Convergence].into_iter().collect();
+    let rows = metrics::measure(&mut built, stream, rng, &metrics, &spec, &build)
+        .unwrap()
+        .convergence;
+    // 9 points from 1 to 1.5 x 400 = 600, log-spaced: 600^(i/8), rounded
+    let mut want: Vec<u64> = (0..9)
+        .map(|i| 600f64.powf(i as f64 / 8.0).round() as u64)
+        .collect();
+    want.dedup();
+    assert_eq!(rows.iter().map(|r| r.t).collect::<Vec<_>>(), want);
+    assert_eq!(want.last(), Some(&600));
+    for r in &rows {
+        assert_eq!(r.zeros.count(), 3, "t {}", r.t);
+        assert!(
+            (r.zeros.mean() - 1.0 / (1.0 + r.t as f64)).abs() < 1e-12,
+            "t {}",
+            r.t
+        );
+        assert_eq!(r.n, 150, "t {}", r.t);
+        assert_eq!(r.fp, if r.t >= 100 { 150 } else { 0 }, "t {}", r.t);
+        assert_eq!(r.zero_theory, r.t as f64 / 1000.0);
+        assert_eq!(r.fpr_theory, 1.0 - r.t as f64 / 1000.0);
+    }
+    // three fresh filters (after the one the pass was given), each filled
+    // from empty to the last checkpoint with a fresh stream
+    let keys = keys.lock().unwrap();
+    assert_eq!(keys.len(), 4);
+    for run in &keys[1..] {
+        assert_eq!(run.len(), 600);
+    }
+    assert_ne!(keys[1], keys[2]);
+    // a design without the theory is refused
+    let mut coin = Built {
+        filter: Some(Box::new(Coin::new(1, 0.5, 1))),
+        summary: None,
+        geometry: Geometry::exact(64, false),
+        resolved: Vec::new(),
+        theory: Theory::default(),
+    };
+    let mut rng = Pcg64::seed_from_u64(7);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let e = metrics::measure(&mut coin, stream, rng, &metrics, &spec, &build)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("no convergence theory"), "{e}");
+}
