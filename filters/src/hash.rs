@@ -237,4 +237,71 @@ mod tests {
             assert!(chi2 < 110.0, "index {i}: chi-square {chi2:.1}");
         }
     }
+
+    /// The map hasher is one SplitMix step per 64-bit field: bytes in
+    /// little-endian words (the last zero-padded), a byte as a word.
+    #[test]
+    fn the_map_hasher_mixes_each_field_in_turn() {
+        let of = |f: &dyn Fn(&mut MixHasher)| {
+            let mut h = MixHasher::default();
+            f(&mut h);
+            h.finish()
+        };
+        let step = |state: u64, x: u64| mix64(state.wrapping_add(GOLDEN) ^ x);
+        assert_eq!(of(&|h| h.write_u64(7)), step(0, 7));
+        assert_eq!(of(&|h| h.write_u64(7)), mix64(GOLDEN ^ 7));
+        assert_eq!(of(&|h| h.write_u8(7)), step(0, 7));
+        let two = of(&|h| {
+            h.write_u64(1);
+            h.write_u64(2)
+        });
+        assert_eq!(two, step(step(0, 1), 2));
+        let bytes: Vec<u8> = (1..=11).collect();
+        let words = step(
+            step(0, u64::from_le_bytes([1, 2, 3, 4, 5, 6, 7, 8])),
+            u64::from_le_bytes([9, 10, 11, 0, 0, 0, 0, 0]),
+        );
+        assert_eq!(of(&|h| h.write(&bytes)), words);
+        // distinct keys, distinct hashes: a map of them is not one chain
+        let hashes: std::collections::HashSet<u64> =
+            (0..1000u64).map(|k| of(&|h| h.write_u64(k))).collect();
+        assert_eq!(hashes.len(), 1000);
+    }
+
+    #[test]
+    fn xorshift_and_the_involution() {
+        // Marsaglia's (13, 7, 17) step from 1, written out
+        let mut x = 1u64;
+        let mut want = 1u64;
+        want ^= want << 13;
+        want ^= want >> 7;
+        want ^= want << 17;
+        assert_eq!(xorshift64(&mut x), want);
+        assert_eq!(x, want);
+        for n in [1u64, 7, 1000] {
+            for key in 0..200u64 {
+                let h = mix64(key);
+                for b in 0..n.min(50) {
+                    let other = involution(h, b, n);
+                    assert!(other < n);
+                    assert_eq!(involution(h, other, n), b, "n {n} key {key} b {b}");
+                    assert_eq!(other, (fastrange(h, n) + n - b) % n);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fastrange_is_the_high_word_of_the_product() {
+        assert_eq!(fastrange(u64::MAX, 10), 9);
+        assert_eq!(fastrange(1 << 63, 10), 5);
+        assert_eq!(fastrange(1 << 63, 3), 1);
+        assert_eq!(fastrange(0, 10), 0);
+        assert_eq!(index(5, 0, 1 << 20), mix64(5u64.wrapping_add(GOLDEN)) >> 44);
+        assert_eq!(
+            index(5, 2, 1 << 20),
+            mix64(5u64.wrapping_add(3u64.wrapping_mul(GOLDEN))) >> 44
+        );
+        assert_eq!(KeyHasher::new(9).seed(), 9);
+    }
 }
