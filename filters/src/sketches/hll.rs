@@ -439,4 +439,30 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn no_empty_register_means_the_raw_estimate_even_when_small() {
+        // 16 keys, one per register, each with rho = 1: E = 0.673 * 256 / 8
+        // = 21.5 <= 2.5m, but no register is empty, so no linear counting
+        let mut keys = [None; 16];
+        for key in 0u64.. {
+            let (j, rho) = register_of(key, 4, SALT);
+            if rho == 1 && keys[j].is_none() {
+                keys[j] = Some(key);
+                if keys.iter().all(|k| k.is_some()) {
+                    break;
+                }
+            }
+        }
+        let mut f = SlidingHll::new(16, 16).unwrap();
+        for k in keys {
+            f.record(k.unwrap());
+        }
+        assert!(f.registers().all(|r| r == 1));
+        assert!(
+            (f.distinct() - 0.673 * 256.0 / 8.0).abs() < 1e-9,
+            "{}",
+            f.distinct()
+        );
+    }
 }

@@ -385,6 +385,27 @@ mod tests {
     }
 
     #[test]
+    fn the_heap_holds_while_it_fills_slowly() {
+        // new keys arrive among repeats, so counters of every size are in
+        // the heap when a newcomer (count 1) rises through it
+        for seed in 0..300u64 {
+            let k = 3 + (mix64(seed) % 18) as usize;
+            let mut s = SpaceSaving::new(k);
+            for t in 0..(8 * k as u64) {
+                let key = mix64(seed ^ (t << 20)) % (1 + t / 6);
+                s.add(key);
+                for i in 1..s.heap.len() {
+                    let parent = (i - 1) / 2;
+                    assert!(s.heap[parent].0 <= s.heap[i].0, "seed {seed} t {t} at {i}");
+                }
+                for (i, &(_, key)) in s.heap.iter().enumerate() {
+                    assert_eq!(s.pos[&key], i);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn memory_before_any_overflow_is_the_counters() {
         // k counters of a 32-bit identifier and a count of bits(W), plus a
         // word; no overflow recorded yet
