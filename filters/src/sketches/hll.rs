@@ -465,4 +465,32 @@ mod tests {
             f.distinct()
         );
     }
+
+    /// mix64's inverse: each xorshift undone by repeating it, each multiply
+    /// by the constant's inverse mod 2^64 (Newton's iteration).
+    fn unmix64(mut x: u64) -> u64 {
+        let unshift = |x: u64, s: u32| (1..=64 / s).fold(x, |y, _| x ^ (y >> s));
+        let inverse = |c: u64| {
+            (0..6).fold(c, |y, _| {
+                y.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(y)))
+            })
+        };
+        x = unshift(x, 31);
+        x = x.wrapping_mul(inverse(0x94D0_49BB_1331_11EB));
+        x = unshift(x, 27);
+        x = x.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9));
+        unshift(x, 30)
+    }
+
+    #[test]
+    fn rho_is_capped_when_the_remaining_bits_are_all_zero() {
+        for x in [1u64, 12345, u64::MAX, 1 << 63] {
+            assert_eq!(mix64(unmix64(x)), x);
+        }
+        // the key whose hash is register 5 followed by zeros: rho = 64 - p + 1
+        for p in [4u32, 10] {
+            let key = unmix64(5 << (64 - p)) ^ SALT;
+            assert_eq!(register_of(key, p, SALT), (5, (64 - p + 1) as u8));
+        }
+    }
 }
