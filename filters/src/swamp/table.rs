@@ -328,4 +328,49 @@ mod tests {
         }
         assert_eq!(remainder_bits(9, 48), 4); // ceil(512 / 48) = 11 quotients
     }
+
+    #[test]
+    fn memory_counts_slots_overflow_and_stash_exactly() {
+        // 4 buckets (16 slots) and 40 distinct fingerprints: every slot
+        // full, 24 in the stash; one fingerprint in a slot counted 5 times
+        // (an overflow entry), one in the stash twice
+        let mut t = CountingTable::new(20, 4);
+        assert_eq!((t.remainder_bits(), t.slot_bits(), t.slots()), (18, 21, 16));
+        let fs: Vec<u64> = (0..40u64).map(|i| mix64(i) % (1 << 20)).collect();
+        for &f in &fs {
+            assert_eq!(t.increment(f), 1);
+        }
+        assert_eq!((t.distinct(), t.stash_len(), t.overflow_len()), (40, 24, 0));
+        let in_slot = *fs.iter().find(|&&f| t.find(f).is_some()).unwrap();
+        let stashed = *fs.iter().find(|&&f| t.find(f).is_none()).unwrap();
+        for c in 2..=5 {
+            assert_eq!(t.increment(in_slot), c);
+        }
+        assert_eq!(t.increment(stashed), 2);
+        assert_eq!((t.stash_len(), t.overflow_len()), (24, 1));
+        assert_eq!(t.bits(0), 16 * 21);
+        assert_eq!(t.bits(30), 16 * 21 + 25 * 30);
+        // back down: the overflow entry goes at a count of 2
+        for c in (2..=4).rev() {
+            assert_eq!(t.decrement(in_slot), c);
+        }
+        assert_eq!(t.overflow_len(), 0);
+        assert_eq!(t.count(in_slot), 2);
+        assert_eq!((t.decrement(stashed), t.decrement(stashed)), (1, 0));
+        assert_eq!((t.stash_len(), t.distinct()), (23, 39));
+    }
+
+    #[test]
+    fn a_remainder_s_alternate_buckets_are_spread() {
+        // the alternate bucket hashes the whole remainder: 1024 remainders
+        // from one bucket of 1000 reach most of the buckets (1000 (1 -
+        // e^-1.024) = 641 expected)
+        let t = CountingTable::new(30, 1000);
+        let alternates: std::collections::HashSet<u64> =
+            (0..1024).map(|rem| t.other(7, rem)).collect();
+        assert!(alternates.len() > 550, "{}", alternates.len());
+        for rem in 0..1024 {
+            assert_eq!(t.other(t.other(7, rem), rem), 7);
+        }
+    }
 }
