@@ -275,5 +275,43 @@ mod tests {
         assert_eq!(e.push(2), Some(1));
         assert_eq!(e.push(2), None);
         assert!(ExactWindow::new(0).is_err());
+        // the window is 3, 2, 2: three keys, two flows
+        assert_eq!(e.summary_bits(), 64 * 3 + 128 * 2);
+        assert_eq!((e.summary_window(), e.summary_name()), (3, "exact"));
+        assert!(!e.is_empty() && ExactWindow::new(5).unwrap().is_empty());
+        assert_eq!(e.distinct_name(), "estimate");
+        assert_eq!(e.distinct_lower_bound(), Some(2.0));
+    }
+
+    /// The defaults of the estimator traits, for a design that overrides
+    /// none: its point estimate is named "estimate" and it has no lower bound.
+    #[test]
+    fn estimator_defaults() {
+        struct Plain;
+        impl WindowSummary for Plain {
+            fn record(&mut self, _: u64) {}
+            fn summary_window(&self) -> u64 {
+                1
+            }
+            fn summary_bits(&self) -> u64 {
+                0
+            }
+            fn summary_name(&self) -> &'static str {
+                "plain"
+            }
+        }
+        impl DistinctEstimator for Plain {
+            fn distinct(&self) -> f64 {
+                0.0
+            }
+        }
+        let p = Plain;
+        assert_eq!(
+            (p.distinct_name(), p.distinct_lower_bound()),
+            ("estimate", None)
+        );
+        assert!(
+            p.as_frequency().is_none() && p.as_distinct().is_none() && p.as_entropy().is_none()
+        );
     }
 }

@@ -11,6 +11,7 @@ use bloomlab_filters::{
 };
 use bloomlab_harness::designs::EstimateTheory;
 use bloomlab_harness::estimates;
+use bloomlab_harness::metrics::Welford;
 use std::sync::{Arc, Mutex};
 
 /// What one round's summary was asked and answered.
@@ -250,6 +251,15 @@ fn summary_columns_are_what_the_summary_answered() {
     assert!(under > 0);
     close(&row, "count_underestimates", under as f64);
     interval_consistent(&row, "count_rmse");
+    // the RMSE's interval is the root of the mean square's (Student-t over
+    // the rounds' mean squares)
+    let mut ms = Welford::default();
+    for r in &log {
+        ms.add(mean(r.queries.iter().map(|q| q.1 * q.1)));
+    }
+    let (lo, hi) = ms.ci(0.99);
+    close(&row, "count_rmse_ci_low", lo.max(0.0).sqrt());
+    close(&row, "count_rmse_ci_high", hi.sqrt());
     // distinct, entropy and memory: from the ends of the rounds
     let ends: Vec<(f64, f64, f64, u64)> = log.iter().map(|r| r.end.unwrap()).collect();
     let d = mean(ends.iter().map(|e| e.0));
@@ -283,6 +293,13 @@ fn summary_columns_are_what_the_summary_answered() {
     );
     close(&row, "distinct_lb_above_truth", (rounds / 2) as f64);
     interval_consistent(&row, "distinct_lb");
+    let mut lb_ms = Welford::default();
+    for i in 0..rounds {
+        lb_ms.add(if i % 2 == 1 { 0.04 } else { 0.01 });
+    }
+    let (lo, hi) = lb_ms.ci(0.99);
+    close(&row, "distinct_lb_rel_rmse_ci_low", lo.max(0.0).sqrt());
+    close(&row, "distinct_lb_rel_rmse_ci_high", hi.sqrt());
     close(&row, "entropy_true", mean(ends.iter().map(|e| e.1)));
     close(&row, "entropy", mean(ends.iter().map(|e| e.1 - 0.25)));
     close(&row, "entropy_error", 0.25);
