@@ -68,3 +68,59 @@ pub fn phase_grid(g: u64, max: u64) -> Vec<u64> {
         (1..=max).map(|j| (j * g).div_ceil(max)).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key of age a at phase φ has seen one switch per g insertions
+    /// between it and the generation's start, counted by walking back.
+    fn shifts_by_walking(age: u64, phase: u64, g: u64) -> u64 {
+        // the generation of the newest key ends φ insertions back; each
+        // older one g further
+        let (mut end, mut j) = (phase, 0);
+        while age > end {
+            end += g;
+            j += 1;
+        }
+        j
+    }
+
+    #[test]
+    fn shifts_pws_and_phases_against_brute_force() {
+        for g in [1u64, 3, 7] {
+            for phase in 1..=g {
+                for age in 1..60 {
+                    assert_eq!(
+                        shifts_at_age(age, phase, g),
+                        shifts_by_walking(age, phase, g)
+                    );
+                }
+                let by_j: Vec<f64> = (0..6).map(|j| 1.0 / (j as f64 + 2.0)).collect();
+                for (w, s) in [(10u64, 0u64), (10, 1), (10, 17), (4, 40)] {
+                    let want: f64 = (w + 1..=w + s)
+                        .map(|a| {
+                            let j = shifts_by_walking(a, phase, g) as usize;
+                            by_j.get(j).copied().unwrap_or(0.01)
+                        })
+                        .sum();
+                    let got = pws(&by_j, 0.01, w, s, g, phase);
+                    assert!(
+                        (got - want).abs() < 1e-12,
+                        "g {g} phase {phase} w {w} s {s}"
+                    );
+                }
+            }
+        }
+        assert_eq!(phase_grid(4, 8), [1, 2, 3, 4]);
+        assert_eq!(phase_grid(10, 4), [3, 5, 8, 10]);
+        for n in [1u64, 5, 9] {
+            for base in 0..n {
+                for i in 0..n {
+                    assert_eq!(ring_index(base, i, n), (base + i) % n);
+                }
+            }
+        }
+        assert!((fill(100, 1000) - crate::bloom::fill_ratio(100.0, 1000.0)).abs() < 1e-15);
+    }
+}
