@@ -28,13 +28,15 @@ struct RoundLog {
 type Log = Arc<Mutex<Vec<RoundLog>>>;
 
 /// Answers from its own exact window: frequency off by -1, 0 or +1 (by the
-/// key's hash), D × 1.25 (as "mle"), a lower bound of 0.8 D in even rounds
-/// and 1.1 D in odd ones, H - 0.25; 64 bits per distinct key.
+/// key's hash), D × 1.25 (as "mle"), a lower bound of 0.8 D, D or 1.1 D
+/// by the round's number mod 3, H - 0.25; 64 bits per distinct key (or
+/// 1000 whatever the window, with `fixed_bits`).
 struct Skewed {
     exact: ExactWindow,
     round: usize,
     log: Log,
     caps: [bool; 3],
+    fixed_bits: bool,
 }
 
 fn error_of(key: u64) -> i64 {
@@ -55,7 +57,11 @@ impl WindowSummary for Skewed {
         self.exact.summary_window()
     }
     fn summary_bits(&self) -> u64 {
-        64 * self.exact.distinct() as u64
+        if self.fixed_bits {
+            1000
+        } else {
+            64 * self.exact.distinct() as u64
+        }
     }
     fn summary_name(&self) -> &'static str {
         "skewed"
@@ -103,7 +109,7 @@ impl DistinctEstimator for Skewed {
         "mle"
     }
     fn distinct_lower_bound(&self) -> Option<f64> {
-        let f = if self.round % 2 == 0 { 0.8 } else { 1.1 };
+        let f = [0.8, 1.0, 1.1][self.round % 3];
         Some(f * self.exact.distinct())
     }
 }
@@ -148,6 +154,17 @@ fn run(
     arrivals: u64,
     rounds: u64,
 ) -> (anyhow::Result<Row>, Vec<RoundLog>) {
+    run_with(metrics, caps, arrivals, rounds, false)
+}
+
+/// As [`run`], with the summary's bits fixed or not.
+fn run_with(
+    metrics: &[Metric],
+    caps: [bool; 3],
+    arrivals: u64,
+    rounds: u64,
+    fixed_bits: bool,
+) -> (anyhow::Result<Row>, Vec<RoundLog>) {
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     let l = log.clone();
     let build = move |_seed: u64| -> anyhow::Result<Built> {
@@ -160,6 +177,7 @@ fn run(
                 round: rounds.len() - 1,
                 log: l.clone(),
                 caps,
+                fixed_bits,
             })),
             geometry: Geometry::exact(W, true),
             resolved: Vec::new(),
@@ -274,28 +292,30 @@ fn summary_columns_are_what_the_summary_answered() {
     close(&row, "distinct_rel_rmse", 0.25);
     close(&row, "distinct_rel_rmse_theory", 0.1);
     interval_consistent(&row, "distinct_rel_rmse");
-    // the rounds are the second to last builds: the first is odd
-    let lb = |i: usize, e: &(f64, f64, f64, u64)| if i % 2 == 1 { 0.8 } else { 1.1 } * e.0;
+    // the rounds are the second to last builds: round i is build i + 1
+    let factor = |i: usize| [0.8, 1.0, 1.1][(i + 1) % 3];
     close(
         &row,
         "distinct_lb",
-        mean(ends.iter().enumerate().map(|(i, e)| lb(i, e))),
+        mean(ends.iter().enumerate().map(|(i, e)| factor(i) * e.0)),
     );
     close(
         &row,
         "distinct_lb_theory",
         mean(ends.iter().map(|e| e.0 - 1.0)),
     );
+    let sq = |i: usize| (factor(i) - 1.0f64).powi(2);
     close(
         &row,
         "distinct_lb_rel_rmse",
-        (0.5f64 * (0.04 + 0.01)).sqrt(),
+        mean((0..rounds as usize).map(sq)).sqrt(),
     );
-    close(&row, "distinct_lb_above_truth", (rounds / 2) as f64);
+    // above the truth only at 1.1 (a bound equal to D is not above it)
+    close(&row, "distinct_lb_above_truth", (rounds / 3) as f64);
     interval_consistent(&row, "distinct_lb");
     let mut lb_ms = Welford::default();
-    for i in 0..rounds {
-        lb_ms.add(if i % 2 == 1 { 0.04 } else { 0.01 });
+    for i in 0..rounds as usize {
+        lb_ms.add(sq(i));
     }
     let (lo, hi) = lb_ms.ci(0.99);
     close(&row, "distinct_lb_rel_rmse_ci_low", lo.max(0.0).sqrt());
@@ -344,6 +364,21 @@ fn the_pass_measures_what_was_asked_and_the_design_answers() {
     );
     let row = row.unwrap();
     assert!(row.get("count_rmse").is_some() && row.get("distinct_true").is_none());
+    // nor one that has no frequency estimate: no count columns, no query
+    let (row, log) = run(
+        &[Metric::Count, Metric::Distinct],
+        [false, true, true],
+        50,
+        2,
+    );
+    let row = row.unwrap();
+    assert!(row.get("count_rmse").is_none() && row.get("distinct_true").is_some());
+    assert!(log.iter().all(|r| r.queries.is_empty()));
+    // the same bits in every round: a mean with no interval
+    let (row, _) = run_with(&[Metric::Distinct, Metric::Memory], [true; 3], 50, 3, true);
+    let row = row.unwrap();
+    assert_eq!(num(&row, "memory_bits"), 1000.0);
+    assert!(row.get("memory_bits_ci_low").is_none() && row.get("memory_bits_ci_high").is_none());
     // distinct alone makes no frequency query
     let (row, log) = run(&[Metric::Distinct], [true; 3], 50, 2);
     assert!(row.unwrap().get("count_rmse").is_none());
