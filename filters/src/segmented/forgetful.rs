@@ -142,3 +142,30 @@ impl SlidingFilter for ForgetfulBloom {
         self.ring.inserted
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::mix64;
+
+    #[test]
+    fn probes_name_and_the_largest_past() {
+        let mut f = ForgetfulBloom::with_fpr(3000, 0.01, 3).unwrap();
+        for k in 0..5000u64 {
+            f.insert(mix64(k));
+        }
+        let most = (f.past() + 2) * f.k();
+        for k in 4000..9000u64 {
+            let (yes, probes) = f.contains_probes(mix64(k));
+            assert_eq!(yes, f.contains(mix64(k)));
+            // at least one probe of the first filter, at most every slice
+            // of every filter
+            assert!((1..=most).contains(&probes), "key {k}: {probes} of {most}");
+        }
+        assert_eq!(f.name(), "forgetful");
+        assert!(ForgetfulBloom::sizing(3000, 0.01, MAX_PAST).is_some());
+        assert!(ForgetfulBloom::sizing(3000, 0.01, MAX_PAST + 1).is_none());
+        assert!(ForgetfulBloom::new(MAX_PAST, 2, 10, 64).is_ok());
+        assert!(ForgetfulBloom::new(MAX_PAST + 1, 2, 10, 64).is_err());
+    }
+}
