@@ -223,4 +223,36 @@ mod tests {
         assert_eq!(m.remove(u64::MAX), Some(1));
         assert_eq!(m.next_after(Some(0)), None);
     }
+
+    /// The layout the speed rests on: each key at or after the slot of its
+    /// top bits, a short way on; the homes double when a key would fill
+    /// more than 3/4 of them.
+    #[test]
+    fn keys_sit_near_their_top_bits_and_the_table_grows_at_three_quarters() {
+        let mut m = OrderedMap::<u8>::default();
+        for k in 0..12u64 {
+            m.insert(mix64(k), 0);
+        }
+        assert_eq!(m.bits, 4, "12 keys fill 3/4 of 16 homes");
+        m.insert(mix64(12), 0);
+        assert_eq!(m.bits, 5);
+        for k in 13..20_000u64 {
+            m.insert(mix64(k), 0);
+        }
+        let (mut total, mut n) = (0usize, 0usize);
+        for (i, v) in m.vals.iter().enumerate() {
+            if v.is_some() {
+                let top = (m.keys[i] >> (64 - m.bits)) as usize;
+                assert!(i >= top, "slot {i} before its home {top}");
+                total += i - top;
+                n += 1;
+            }
+        }
+        assert_eq!(n, 20_000);
+        assert!(
+            (total as f64 / n as f64) < 3.0,
+            "mean displacement {}",
+            total as f64 / n as f64
+        );
+    }
 }
