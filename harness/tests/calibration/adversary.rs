@@ -8,6 +8,7 @@ use bloomlab_filters::AdaptiveFilter;
 use bloomlab_harness::adversary;
 use bloomlab_harness::metrics::{binomial_ci, info_bound_ratio, Value, Welford};
 use bloomlab_harness::spec::AdversarySpec;
+use bloomlab_harness::workload::Trace;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -78,6 +79,16 @@ const P: f64 = 0.02;
 /// One attack on an `Oracle` (window 200, slack 50, period 7); the row and
 /// the log.
 fn attack(spec: &AdversarySpec, adaptive: bool) -> (Row, Vec<Event>) {
+    let (row, log) = attack_on(spec, adaptive, None);
+    (row.unwrap(), log)
+}
+
+/// As [`attack`], inserting and querying the keys of `trace` if given.
+fn attack_on(
+    spec: &AdversarySpec,
+    adaptive: bool,
+    trace: Option<&std::sync::Arc<Trace>>,
+) -> (anyhow::Result<Row>, Vec<Event>) {
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     let mut geometry = Geometry::exact(200, true);
     geometry.slack = 50;
@@ -99,8 +110,26 @@ fn attack(spec: &AdversarySpec, adaptive: bool) -> (Row, Vec<Event>) {
         },
     };
     let mut rng = Pcg64::seed_from_u64(31);
-    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
-    let row = adversary::measure(&mut built, stream, rng, spec, None, 0.95, true).unwrap();
+    let workload = match trace {
+        Some(_) => WorkloadSpec::Trace {
+            path: "unused".into(),
+            format: None,
+            key: None,
+            column: None,
+            time_column: None,
+        },
+        None => WorkloadSpec::Distinct,
+    };
+    let stream = KeyStream::new(&workload, trace.cloned(), &mut rng);
+    let row = adversary::measure(
+        &mut built,
+        stream,
+        rng,
+        spec,
+        trace.map(|t| t.as_ref()),
+        0.95,
+        true,
+    );
     let log = log.lock().unwrap().clone();
     (row, log)
 }
@@ -323,4 +352,111 @@ fn runs_combine_into_means_maxima_and_a_spread_interval() {
     let one = adversary::combine(vec![row(0.4, 1.0, 8)], 0.95);
     exact(&one, "sustained_fpr", 0.4);
     assert!(one.get("adversary_runs").is_none());
+}
+
+#[test]
+fn a_query_trace_skips_the_keys_of_the_window() {
+    // the filter is filled from a 1000-line trace and the attack queries
+    // the same trace in order from a random line: the last w + s = 250
+    // insertions are members, never queried
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.txt");
+    let text: String = (0..1000).map(|i| format!("k{i}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let trace = std::sync::Arc::new(Trace::load(&path, 3).unwrap());
+    let spec = AdversarySpec {
+        queries: 1500,
+        windows: 3,
+        replay_every: 0,
+        ..AdversarySpec::default()
+    };
+    let (row, log) = attack_on(&spec, false, Some(&trace));
+    let row = row.unwrap();
+    let inserted: Vec<u64> = log
+        .iter()
+        .filter_map(|e| match e {
+            Event::Insert(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let members: HashSet<u64> = inserted[inserted.len() - 250..].iter().copied().collect();
+    let (q, _) = split(&log);
+    assert_eq!(q.len(), 1500);
+    let line: std::collections::HashMap<u64, usize> = trace
+        .keys()
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i))
+        .collect();
+    let mut skipped_between = 0;
+    for (i, &(k, _)) in q.iter().enumerate() {
+        assert!(!members.contains(&k), "query {i} asks a member");
+        if i > 0 {
+            // the next line that is not a member
+            let mut at = (line[&q[i - 1].0] + 1) % 1000;
+            while members.contains(&trace.keys()[at]) {
+                at = (at + 1) % 1000;
+                skipped_between += 1;
+            }
+            assert_eq!(at, line[&k], "query {i}");
+        }
+    }
+    let skipped = num(&row, "query_trace_members_skipped") as u64;
+    assert!(skipped_between >= 250, "a full cycle passes the window");
+    assert!(
+        (skipped_between..=skipped_between + 250).contains(&skipped),
+        "{skipped} against {skipped_between} between queries"
+    );
+    // a trace the window holds entirely leaves nothing to query
+    let small = dir.path().join("small.txt");
+    std::fs::write(&small, "a\nb\nc\n").unwrap();
+    let small = std::sync::Arc::new(Trace::load(&small, 3).unwrap());
+    let (row, _) = attack_on(&spec, false, Some(&small));
+    let e = row.unwrap_err().to_string();
+    assert!(
+        e.contains("every key of the query trace is in the window"),
+        "{e}"
+    );
+}
+
+#[test]
+fn point_parameters_shape_the_attack() {
+    let base = AdversarySpec::default();
+    let params: std::collections::BTreeMap<String, f64> = [
+        ("replay_every", 3.0),
+        ("queries", 500.0),
+        ("pool", 7.0),
+        ("inserts_per_query", 0.5),
+        ("query_zipf", 1.2),
+        ("k", 4.0),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let (a, rest) = adversary::point_attack(&base, &params).unwrap();
+    assert_eq!((a.replay_every, a.queries, a.pool), (3, 500, 7));
+    assert_eq!((a.inserts_per_query, a.zipf), (0.5, 1.2));
+    assert_eq!(
+        rest.into_iter().collect::<Vec<_>>(),
+        [("k".to_string(), 4.0)]
+    );
+    for bad in [2.5, -1.0, 9007199254740992.0] {
+        let p = [("pool".to_string(), bad)].into_iter().collect();
+        let e = adversary::point_attack(&base, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("pool") && e.contains("whole number"),
+            "{bad}: {e}"
+        );
+    }
+    let ok = [("pool".to_string(), 9007199254740991.0)]
+        .into_iter()
+        .collect();
+    assert!(adversary::point_attack(&base, &ok).is_ok());
+    // the spec's own checks name the point parameter
+    let p = [("queries".to_string(), 0.0)].into_iter().collect();
+    let e = adversary::point_attack(&base, &p).unwrap_err().to_string();
+    assert!(e.contains("parameter queries"), "{e}");
+    let p = [("query_zipf".to_string(), -1.0)].into_iter().collect();
+    let e = adversary::point_attack(&base, &p).unwrap_err().to_string();
+    assert!(e.contains("parameter query_zipf"), "{e}");
 }
