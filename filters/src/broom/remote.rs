@@ -89,3 +89,50 @@ impl Remote {
         self.elems.next_after(z)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    fn fp(quot: u64, prefix: u64, len: u8) -> Fingerprint {
+        Fingerprint { quot, prefix, len }
+    }
+
+    #[test]
+    fn every_call_is_one_access_and_rev_lookup_follows_the_live_elements() {
+        let mut r = Remote::new();
+        assert_eq!(r.accesses(), 0);
+        r.put(10, Stored::Live(fp(1, 0, 0)));
+        r.put(20, Stored::Live(fp(2, 0, 0)));
+        assert_eq!(r.accesses(), 2);
+        assert!(r.is_member(10) && !r.is_member(11));
+        assert_eq!(r.get(20), Some(Stored::Live(fp(2, 0, 0))));
+        assert_eq!(r.rev_lookup(&fp(1, 0, 0)), Some(10));
+        assert_eq!(r.accesses(), 6);
+        // a live element turned ghost leaves RevLookup; removal too
+        r.put(10, Stored::Ghost(fp(1, 0, 0)));
+        assert_eq!(r.rev_lookup(&fp(1, 0, 0)), None);
+        assert!(!r.is_member(10));
+        r.remove(20);
+        assert_eq!(r.rev_lookup(&fp(2, 0, 0)), None);
+        assert_eq!(r.next_after(None), Some((10, Stored::Ghost(fp(1, 0, 0)))));
+        assert_eq!(r.next_after(Some(10)), None);
+        assert_eq!(r.accesses(), 13);
+    }
+
+    #[test]
+    fn fingerprints_hash_apart() {
+        // the map's speed needs distinct words: every field counts
+        let build = crate::hash::MixBuild::default();
+        let word = |f: Fingerprint| build.hash_one(f);
+        let mut seen = std::collections::HashSet::new();
+        for quot in 0..300u64 {
+            for len in 0..4u8 {
+                let prefix = if len == 0 { 0 } else { (quot % 2) << 63 };
+                assert!(seen.insert(word(fp(quot, prefix, len))), "{quot} {len}");
+            }
+        }
+        assert_ne!(word(fp(5, 0, 1)), word(fp(5, 0, 2)));
+    }
+}

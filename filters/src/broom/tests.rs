@@ -218,3 +218,18 @@ fn ghosts_only_for_adapted_elements_and_adapt_only_for_false_positives() {
     assert!(!f.adapt(negative, &mut remote));
     assert_eq!(f.stats(), before);
 }
+
+#[test]
+fn the_window_counts_insertions_and_stores_its_distinct_keys() {
+    let mut f = Broom::with_fpr(500, 0.01, 3).unwrap();
+    let mut window = crate::ExactWindow::new(500).unwrap();
+    for t in 0..3000u64 {
+        let key = mix64(t % 700 + (t % 3) * 5000);
+        f.insert(key);
+        window.push(key);
+        assert_eq!(crate::SlidingFilter::inserted(&f), t + 1);
+        let stored = crate::AdaptiveFilter::stored(&mut f);
+        assert_eq!(stored, window.flows().count() as u64, "t {t}");
+    }
+    assert_eq!(f.name(), "broom");
+}
