@@ -270,14 +270,17 @@ mod tests {
 
     #[test]
     fn xorshift_and_the_involution() {
-        // Marsaglia's (13, 7, 17) step from 1, written out
-        let mut x = 1u64;
-        let mut want = 1u64;
-        want ^= want << 13;
-        want ^= want >> 7;
-        want ^= want << 17;
-        assert_eq!(xorshift64(&mut x), want);
-        assert_eq!(x, want);
+        // Marsaglia's (13, 7, 17) step, written out, over many steps (from
+        // 1 the first steps' shifted bits are disjoint, so | would pass)
+        let mut x = GOLDEN;
+        let mut want = GOLDEN;
+        for _ in 0..1000 {
+            want ^= want << 13;
+            want ^= want >> 7;
+            want ^= want << 17;
+            assert_eq!(xorshift64(&mut x), want);
+            assert_eq!(x, want);
+        }
         for n in [1u64, 7, 1000] {
             for key in 0..200u64 {
                 let h = mix64(key);
