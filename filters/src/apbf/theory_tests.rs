@@ -170,3 +170,42 @@ fn choose_kl_reaches_target() {
     }
     assert_eq!(choose_k(1e-60, 4), None);
 }
+
+/// Bits per element, asymptotic and of a configuration, written out.
+#[test]
+fn bits_per_element_are_the_payload_over_the_window() {
+    let want = 17.0 * 10.0 / (7.0 * std::f64::consts::LN_2);
+    assert!((bits_per_element(10, 7) - want).abs() < 1e-12);
+    assert!(
+        (bits_per_element(10, 7) - 35.04).abs() < 0.01,
+        "the README's 35.0"
+    );
+    let t = ApbfTheory::new(10, 7, 1000).unwrap();
+    assert_eq!(t.payload_bits(), 17 * t.m);
+    assert!((t.bits_per_element() - t.payload_bits() as f64 / 7000.0).abs() < 1e-12);
+    assert_eq!(t.window(), 7000);
+}
+
+/// NPWS averaged over phases is the mean of PWS over the phase grid over
+/// the window.
+#[test]
+fn npws_avg_is_the_phase_mean() {
+    for (k, l, g) in [(4, 3, 50), (10, 7, 300)] {
+        let t = ApbfTheory::new(k, l, g).unwrap();
+        let grid = phase_grid(g);
+        let mean = grid.iter().map(|&p| t.pws_at(p)).sum::<f64>() / grid.len() as f64;
+        let want = mean / t.window() as f64;
+        assert!((t.npws_avg() - want).abs() <= 1e-12 * want, "{k} {l} {g}");
+        assert!(t.npws_avg() > 0.0 && t.npws_avg() <= t.npws_peak());
+    }
+}
+
+/// A k whose least l for the slack is the largest l allowed still counts:
+/// with w = 100, slack 100 and l <= 4, k = 4 needs l >= ⌈100 / 25⌉ = 4.
+#[test]
+fn the_slack_s_least_l_may_be_the_largest_allowed() {
+    let target = fpr(4, 4);
+    assert!(fpr(3, 4) > target && fpr(2, 2) > target && fpr(1, 1) > target);
+    assert_eq!(choose_kl_with_slack(target, 100, 100, 4), Some((4, 4)));
+    assert_eq!(choose_kl_with_slack(target, 100, 100, 3), None);
+}
