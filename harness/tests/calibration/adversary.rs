@@ -410,6 +410,9 @@ fn a_query_trace_skips_the_keys_of_the_window() {
             assert_eq!(at, line[&k], "query {i}");
         }
     }
+    // no replays: every query fresh, the theory the filter's own FPR
+    exact(&row, "replay_fraction", 0.0);
+    exact(&row, "sustained_fpr_theory", P);
     let skipped = num(&row, "query_trace_members_skipped") as u64;
     assert!(skipped_between >= 250, "a full cycle passes the window");
     assert!(
