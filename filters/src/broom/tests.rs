@@ -228,7 +228,7 @@ fn the_window_counts_insertions_and_stores_its_distinct_keys() {
         f.insert(key);
         window.push(key);
         assert_eq!(crate::SlidingFilter::inserted(&f), t + 1);
-        let stored = crate::AdaptiveFilter::stored(&mut f);
+        let stored = crate::AdaptiveFilter::stored(&f);
         assert_eq!(stored, window.flows().count() as u64, "t {t}");
     }
     assert_eq!(f.name(), "broom");
