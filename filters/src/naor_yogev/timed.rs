@@ -166,4 +166,25 @@ mod tests {
         }
         assert!(f.inner().occupied() <= 600, "{}", f.inner().occupied());
     }
+
+    /// The wrapper reads the insertion count through `insertions`, and a
+    /// key of the last c generations is present for sure, an older one
+    /// at the FPR.
+    #[test]
+    fn insertions_and_presence_at_a_moment() {
+        let f = NaorYogev::with_c(2000, 2000, 0.01, 4).unwrap();
+        let mut f = OnTime::wrap(f, 1000, Trigger::Hybrid).unwrap();
+        for i in 0..777u64 {
+            f.advance(i);
+            f.insert(mix64(i));
+        }
+        assert_eq!(f.inner().insertions(), 777);
+        assert_eq!(f.inserted(), 777);
+        let t = TimedNyTheory::of(&f);
+        // a steady 100 keys per unit of time, so generations end on time
+        let s = t.at(10_000.0, &|x| 100.0 * x);
+        assert!(s.fpr > 0.0 && s.fpr < 0.05, "{}", s.fpr);
+        assert_eq!(s.presence(9_999.0), 1.0);
+        assert_eq!(s.presence(10.0), s.fpr);
+    }
 }

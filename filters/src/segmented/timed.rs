@@ -223,4 +223,22 @@ mod tests {
         assert_eq!(d.name(), "double_buffer_hybrid");
         assert_eq!(d.memory_bits(), 2 * 7 * 2886 + 64 + 128);
     }
+
+    /// The generational view of a jumping window: a write counts in the
+    /// generation and in the insertions, a new generation restarts the
+    /// count, and its size is the design's g.
+    #[test]
+    fn the_jumping_window_counts_its_generations() {
+        let mut j = JumpingWindow::new(4, 7, 1000, 1443).unwrap();
+        for i in 0..5u64 {
+            j.write(i);
+        }
+        assert_eq!((j.in_generation(), j.insertions()), (5, 5));
+        assert_eq!(j.generation_size(), 1000);
+        j.next_generation();
+        j.write(9);
+        assert_eq!((j.in_generation(), j.insertions()), (1, 6));
+        assert!(j.contains(9) && j.contains(3));
+        assert_eq!((j.kept(), j.forgotten()), (3, 4));
+    }
 }
