@@ -424,6 +424,22 @@ fn min_range(capacity: u64, eps: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+
+    use super::space_bound_bits;
+
+    /// The bound docs/space_bound.md quotes: 13.28 bits per key at
+    /// ε = 1e-3 and m = n (log2 1000 + log2 log2 1000), and the n/m term
+    /// when the slack is small.
+    #[test]
+    fn space_bound_per_key() {
+        let n = 1u64 << 20;
+        let per_key = space_bound_bits(n, n, 1e-3) / n as f64;
+        let l = 1000f64.log2();
+        assert!((per_key - (l + l.log2())).abs() < 1e-12);
+        assert!((per_key - 13.28).abs() < 0.005, "{per_key}");
+        let small = space_bound_bits(n, n / 64, 1e-3) / n as f64;
+        assert!((small - (l + 6.0)).abs() < 1e-12, "{small}");
+    }
     use super::*;
 
     #[test]

@@ -240,5 +240,15 @@ mod tests {
         assert_eq!((j.in_generation(), j.insertions()), (1, 6));
         assert!(j.contains(9) && j.contains(3));
         assert_eq!((j.kept(), j.forgotten()), (3, 4));
+        // and double buffering's
+        let mut d = DoubleBuffer::new(7, 1000, 2886).unwrap();
+        for i in 0..7u64 {
+            Generational::write(&mut d, i);
+        }
+        assert_eq!((d.in_generation(), d.insertions()), (7, 7));
+        d.next_generation();
+        Generational::write(&mut d, 99);
+        assert_eq!((d.in_generation(), d.insertions()), (1, 8));
+        assert_eq!((d.generation_size(), d.kept(), d.forgotten()), (1000, 1, 2));
     }
 }
