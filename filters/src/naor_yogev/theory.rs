@@ -425,7 +425,41 @@ fn min_range(capacity: u64, eps: f64) -> f64 {
 #[cfg(test)]
 mod tests {
 
-    use super::space_bound_bits;
+    use super::{presence_rule, pws_rule, space_bound_bits};
+
+    /// The generations rule: sure while the key's generation is active
+    /// (age <= φ + cg), the FPR after; PWS its sum over the slack's ages.
+    #[test]
+    fn presence_and_pws_by_the_generations_rule() {
+        let (c, g, fpr) = (3u64, 10u64, 0.01);
+        for phase in 1..=g {
+            for age in 1..80 {
+                let want = if age <= phase + c * g { 1.0 } else { fpr };
+                assert_eq!(presence_rule(age, phase, c, g, || fpr), want);
+            }
+            for (n, s) in [(25u64, 0u64), (25, 1), (25, 20), (10, 60), (60, 5)] {
+                let want: f64 = (n + 1..=n + s)
+                    .map(|a| presence_rule(a, phase, c, g, || fpr))
+                    .sum();
+                let got = pws_rule(n, s, c, g, phase, fpr);
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "phase {phase} n {n} s {s}: {got} {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_stash_entry_holds_bucket_remainder_and_tag() {
+        let f = super::super::NaorYogev::new(3000, 300, 0.01).unwrap();
+        let s = f.sizing();
+        let bucket = 64 - (s.buckets - 1).leading_zeros();
+        assert_eq!(
+            s.stash_entry_bits(),
+            (bucket + s.remainder_bits + s.tag_bits) as u64
+        );
+    }
 
     /// The bound docs/space_bound.md quotes: 13.28 bits per key at
     /// ε = 1e-3 and m = n (log2 1000 + log2 log2 1000), and the n/m term

@@ -193,6 +193,7 @@ mod tests {
         .unwrap();
         let t = SegmentsTheory::jumping(&j);
         let s = t.at(99.999_999, &|x| 100.0 * x);
+        assert_eq!(s.kept, 3, "n - 1 generations besides the current one");
         let want = jumping_fpr(4, 7, 1000, 1443, 1000);
         assert!((s.fpr / want - 1.0).abs() < 2e-3, "{} vs {want}", s.fpr);
         let d = OnTime::wrap(DoubleBuffer::new(7, 1000, 2886).unwrap(), 10, Trigger::Time).unwrap();

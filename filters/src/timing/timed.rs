@@ -147,6 +147,8 @@ mod tests {
             for &(k, at) in &keys {
                 if now - at < 800 {
                     assert!(f.contains(k), "age {}", now - at);
+                    assert_eq!(f.contains_probes(k), f.inner().contains_probes(k));
+                    assert!(f.contains_probes(k).0);
                 }
             }
         }
