@@ -178,4 +178,79 @@ mod tests {
         assert!((t_value(0.99, 149) - 2.609).abs() < 1e-3);
         assert!((t_value(0.99, 5000) - 2.5758).abs() < 1e-3);
     }
+
+    #[test]
+    fn welford_against_the_textbook_formulas() {
+        let xs = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        let mut w = Welford::default();
+        assert!(w.mean().is_nan() && w.ci(0.95).0.is_nan());
+        w.add(xs[0]);
+        assert_eq!((w.count(), w.mean()), (1, 3.0));
+        assert!(w.ci(0.95).1.is_nan(), "one observation: no interval");
+        for &x in &xs[1..] {
+            w.add(x);
+        }
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        assert_eq!(w.count(), 8);
+        assert!((w.mean() - mean).abs() < 1e-12);
+        let half = t_value(0.95, 7) * (var / n).sqrt();
+        let (lo, hi) = w.ci(0.95);
+        assert!((lo - (mean - half)).abs() < 1e-12 && (hi - (mean + half)).abs() < 1e-12);
+        // t(0.95, 7) = 2.3646 from tables
+        assert!((t_value(0.95, 7) - 2.3646).abs() < 1e-4);
+        assert_eq!(
+            w.ci_within(0.95, 3.0, 4.0),
+            (lo.clamp(3.0, 4.0), hi.clamp(3.0, 4.0))
+        );
+        assert_eq!(w.ci_within(0.95, 3.0, 4.0), (3.0, 4.0));
+        // pooling two halves gives the whole
+        let (mut a, mut b) = (Welford::default(), Welford::default());
+        for (i, &x) in xs.iter().enumerate() {
+            if i < 3 {
+                a.add(x)
+            } else {
+                b.add(x)
+            }
+        }
+        let m = Welford::merge(&a, &b);
+        assert_eq!(m.count(), 8);
+        assert!((m.mean() - mean).abs() < 1e-12);
+        assert!((m.ci(0.95).0 - lo).abs() < 1e-12 && (m.ci(0.95).1 - hi).abs() < 1e-12);
+        assert_eq!(
+            Welford::merge(&Welford::default(), &Welford::default()).count(),
+            0
+        );
+        assert_eq!(Welford::merge(&a, &Welford::default()).mean(), a.mean());
+    }
+
+    #[test]
+    fn normal_quantiles_intervals_and_rates() {
+        assert!((z_value(0.95) - 1.959964).abs() < 1e-6);
+        assert!((z_value(0.99) - 2.575829).abs() < 1e-6);
+        // beyond 1000 degrees of freedom the t quantile is the normal one
+        assert_eq!(t_value(0.99, 1001), z_value(0.99));
+        assert!(t_value(0.99, 1000) > z_value(0.99));
+        assert_eq!(in_interval(0.5, (0.0, 1.0)), Some(true));
+        assert_eq!(in_interval(1.0, (0.0, 1.0)), Some(true));
+        assert_eq!(in_interval(0.0, (0.0, 1.0)), Some(true));
+        assert_eq!(in_interval(1.5, (0.0, 1.0)), Some(false));
+        assert_eq!(in_interval(-0.5, (0.0, 1.0)), Some(false));
+        assert_eq!(in_interval(0.5, (f64::NAN, 1.0)), None);
+        assert_eq!(in_interval(0.5, (0.0, f64::INFINITY)), None);
+        let mut b = Binomial::default();
+        assert!(b.rate().is_nan());
+        for i in 0..10 {
+            b.add(i % 4 == 0);
+        }
+        assert_eq!((b.x, b.n, b.rate()), (3, 10, 0.3));
+        assert!(binomial_ci(1, 0, 0.95).0.is_nan());
+        // 95% Clopper-Pearson for 1 of 20: (0.00127, 0.2487) from tables
+        let (lo, hi) = binomial_ci(1, 20, 0.95);
+        assert!(
+            (lo - 0.001265).abs() < 1e-5 && (hi - 0.248732).abs() < 1e-5,
+            "{lo} {hi}"
+        );
+    }
 }
