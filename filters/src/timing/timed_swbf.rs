@@ -181,4 +181,23 @@ mod tests {
             assert_eq!(f.contains_probes(k), f.inner().contains_probes(k));
         }
     }
+
+    /// The FPR runs from 0 with no live key to 1 with unboundedly many,
+    /// and a key is sure while its quantum is among the last r.
+    #[test]
+    fn theory_limits_and_presence() {
+        let f = TimedSwbf::new(16, 625, 250, 6).unwrap();
+        assert_eq!(f.fpr_theory(0.0), 0.0);
+        assert!(
+            (f.fpr_theory(1e30) - 1.0).abs() < 1e-12,
+            "{}",
+            f.fpr_theory(1e30)
+        );
+        let few = f.fpr_theory(10.0);
+        assert!(few > 0.0 && few < f.fpr_theory(100.0));
+        let (fpr, starts) = f.theory_at(100_000.0, &|x| x / 10.0);
+        assert!(fpr > 0.0 && fpr < 1.0);
+        assert_eq!(f.presence(fpr, &starts, 99_999.0), 1.0);
+        assert_eq!(f.presence(fpr, &starts, 1.0), fpr);
+    }
 }
