@@ -306,8 +306,10 @@ mod tests {
         for age in (1..200_000).step_by(997) {
             let f = t.fnr_at_age(age);
             assert!(f >= prev - 1e-15);
+            assert_eq!(t.presence(age), 1.0 - f);
             prev = f;
         }
+        assert_eq!(t.payload_bits(), 20_000);
     }
 
     #[test]
