@@ -472,3 +472,31 @@ fn point_parameters_shape_the_attack() {
     let e = adversary::point_attack(&base, &p).unwrap_err().to_string();
     assert!(e.contains("parameter query_zipf"), "{e}");
 }
+
+#[test]
+fn pool_draws_follow_their_zipf_law() {
+    // 50 pool keys by a Zipf law of exponent 1: rank 1 takes 1/H_50 = 22.2%
+    // of the fresh queries, and every draw is a pool key
+    let spec = AdversarySpec {
+        queries: 4000,
+        windows: 1,
+        replay_every: 0,
+        pool: 50,
+        zipf: 1.0,
+        ..AdversarySpec::default()
+    };
+    let (_, log) = attack(&spec, false);
+    let (q, _) = split(&log);
+    let mut count: std::collections::HashMap<u64, u64> = Default::default();
+    for &(k, _) in &q {
+        *count.entry(k).or_default() += 1;
+    }
+    assert!(count.len() <= 50 && count.len() >= 45, "{}", count.len());
+    let top = *count.values().max().unwrap() as f64 / 4000.0;
+    let h50: f64 = (1..=50).map(|r| 1.0 / r as f64).sum();
+    assert!(
+        (top - 1.0 / h50).abs() < 0.03,
+        "{top} against {}",
+        1.0 / h50
+    );
+}
