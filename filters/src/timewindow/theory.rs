@@ -144,4 +144,18 @@ mod tests {
         assert_eq!(shifts_since(&s, 119.0), 1);
         assert_eq!(shifts_since(&s, 0.0), 11);
     }
+
+    /// However fast the arrivals (here a step of 10^12 keys at t = 5), a
+    /// fluid generation lasts a little time, so generations never pile up
+    /// at one instant.
+    #[test]
+    fn a_generation_takes_some_time_however_fast_the_arrivals() {
+        let step = |t: f64| if t > 5.0 { 1e12 } else { 0.0 };
+        let h = b(Trigger::Hybrid);
+        let end = h.fluid_end(5.0, &step);
+        assert!(end >= 5.0 + 10.0 * 1e-12, "{end}");
+        assert!(end < 5.0 + 1e-9, "{end}");
+        // a slow stream: the generation ends on time
+        assert_eq!(h.fluid_end(5.0, &|t: f64| t), 15.0);
+    }
 }
