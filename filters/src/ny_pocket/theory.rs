@@ -304,6 +304,29 @@ mod tests {
     use super::*;
     use crate::naor_yogev::theory::space_bound_bits;
 
+    /// The figures docs/space_bound.md quotes at n = 2^20, m = n, ε = 1e-3:
+    /// 19.62 bits per window key less the state words; the breakdown sums
+    /// to the blocks' bits (the words add the last word's rounding and one
+    /// padding word); PWS between 0 and the slack at every phase.
+    #[test]
+    fn the_documented_configuration() {
+        let n = 1u64 << 20;
+        let s = Sizing::new(n, n, 1e-3, None, DEFAULT_MAX_LOAD).unwrap();
+        assert_eq!(s.memory_bits(), (s.words() + STATE_WORDS) * 64);
+        let per_key = (s.memory_bits() - STATE_WORDS * 64) as f64 / n as f64;
+        assert!((per_key - 19.62).abs() < 0.005, "{per_key}");
+        let parts: f64 = s.breakdown().iter().map(|p| p.1).sum();
+        let blocks = (s.blocks * s.block_bits()) as f64;
+        assert!((parts * n as f64 - blocks).abs() < 1e-6 * blocks, "{parts}");
+        let padding = s.words() * 64 - s.blocks * s.block_bits();
+        assert!((64..128).contains(&padding), "{padding}");
+        for phase in [1, s.g / 2, s.g] {
+            let pws = s.pws_at(phase);
+            assert!(pws >= 0.0 && pws <= s.slack() as f64, "{pws}");
+        }
+        assert!(s.pws_at(s.g) > 0.0);
+    }
+
     #[test]
     fn sizing_meets_the_target_with_least_memory() {
         for &eps in &[0.1, 1e-2, 1e-3, 1e-5] {
