@@ -233,3 +233,18 @@ fn the_window_counts_insertions_and_stores_its_distinct_keys() {
     }
     assert_eq!(f.name(), "broom");
 }
+
+/// The audit the other tests rely on reports a broken state: an element
+/// the remote dictionary lost, whose entry the table still holds.
+#[test]
+fn the_invariant_audit_finds_a_lost_element() {
+    let mut f = BroomFilter::with_fpr(200, 0.05, 7).unwrap();
+    let mut remote = Remote::new();
+    for k in 0..150u64 {
+        f.insert(mix64(k), &mut remote).unwrap();
+    }
+    f.check_invariant(&remote).unwrap();
+    remote.remove(mix64(3));
+    let e = f.check_invariant(&remote).unwrap_err();
+    assert!(e.contains("counts"), "{e}");
+}
