@@ -151,6 +151,16 @@ fn split(log: &[Event]) -> (Vec<(u64, bool)>, Vec<u64>) {
     (queries, inserts)
 }
 
+/// The keys inserted, in order.
+fn inserted_keys(log: &[Event]) -> Vec<u64> {
+    log.iter()
+        .filter_map(|e| match e {
+            Event::Insert(k) => Some(*k),
+            _ => None,
+        })
+        .collect()
+}
+
 fn yes_in(q: &[(u64, bool)]) -> u64 {
     q.iter().filter(|x| x.1).count() as u64
 }
@@ -178,13 +188,7 @@ fn a_still_filter_s_attack_is_counted_from_what_it_answered() {
     // warm-up: w + s + max(w/4, period), in whole periods; then nothing
     assert_eq!(inserts[0], 301);
     assert!(inserts[1..].iter().all(|&n| n == 0));
-    let inserted: HashSet<u64> = log
-        .iter()
-        .filter_map(|e| match e {
-            Event::Insert(k) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let inserted: HashSet<u64> = inserted_keys(&log).into_iter().collect();
     let (mut found, mut fresh) = (HashSet::new(), HashSet::new());
     let (mut order, mut next) = (Vec::new(), 0usize);
     let mut replays = 0;
@@ -381,13 +385,7 @@ fn a_query_trace_skips_the_keys_of_the_window() {
     };
     let (row, log) = attack_on(&spec, false, Some(&trace));
     let row = row.unwrap();
-    let inserted: Vec<u64> = log
-        .iter()
-        .filter_map(|e| match e {
-            Event::Insert(k) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let inserted = inserted_keys(&log);
     let members: HashSet<u64> = inserted[inserted.len() - 250..].iter().copied().collect();
     let (q, _) = split(&log);
     assert_eq!(q.len(), 1500);
