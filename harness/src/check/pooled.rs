@@ -138,4 +138,23 @@ mod tests {
         let r = row_shift(&[10.0, 50.0], 4.0, 0.9).unwrap();
         assert!((r - (4.0 + 1.2816) / 50.0).abs() < 1e-3, "{r}");
     }
+
+    #[test]
+    fn stouffer_sees_a_shift_the_sign_test_cannot() {
+        assert!((stouffer(&[1.0, 2.0, 3.0]) - 6.0 / 3f64.sqrt()).abs() < 1e-12);
+        assert!((stouffer(&[2.0; 16]) - 8.0).abs() < 1e-12);
+        // half the rows far up, half a little down: as many up as down, so
+        // only the sum sees it
+        let z: Vec<f64> = (0..40)
+            .map(|i| if i % 2 == 0 { 3.0 } else { -0.1 })
+            .collect();
+        let r = PooledResult::of(&z);
+        assert_eq!((r.rows, r.up, r.moved), (40, 20, 40));
+        assert!(r.p_sign > 0.5, "{r:?}");
+        assert!(r.fails(0.01 / 50.0) && r.moved(), "{r:?}");
+        // rows that did not move count for neither side
+        let r = PooledResult::of(&[0.0, 0.0, 1.0, -1.0]);
+        assert_eq!((r.up, r.moved), (1, 2));
+        assert!(!r.fails(0.01) && !r.moved());
+    }
 }
