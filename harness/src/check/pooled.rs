@@ -152,6 +152,18 @@ mod tests {
         assert_eq!((r.rows, r.up, r.moved), (40, 20, 40));
         assert!(r.p_sign > 0.5, "{r:?}");
         assert!(r.fails(0.01 / 50.0) && r.moved(), "{r:?}");
+        // the thresholds: at alpha = 0.01 the sum's z must pass
+        // z(0.0025) = 2.81 (half of alpha, two-sided) and the sign test's p
+        // fall below 0.005
+        let r = PooledResult::of(&[3.0, 3.0, -0.7, -0.7]);
+        assert!((r.z - 2.3).abs() < 1e-12 && r.p_sign == 1.0);
+        assert!(!r.fails(0.01) && !r.moved(), "{r:?}");
+        // eight rows all a little down: p = 2/256 = 0.0078, between the
+        // two, so reported as moved but no failure
+        let r = PooledResult::of(&[-0.1; 8]);
+        assert!((r.p_sign - 2.0 / 256.0).abs() < 1e-12, "{r:?}");
+        assert!(!r.fails(0.01) && r.moved(), "{r:?}");
+        assert!(PooledResult::of(&[-0.1; 10]).fails(0.01));
         // rows that did not move count for neither side
         let r = PooledResult::of(&[0.0, 0.0, 1.0, -1.0]);
         assert_eq!((r.up, r.moved), (1, 2));
