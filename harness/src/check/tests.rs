@@ -242,3 +242,42 @@ fn stream_memory_within_tolerance_fixed_memory_exactly() {
     .iter()
     .any(|f| f.regression));
 }
+
+#[test]
+fn pooled_tests_are_counted_per_column_with_an_interval_in_three_rows() {
+    let r = |cols: &[&str]| {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for c in cols {
+            pairs.push((c.to_string(), "0.5".into()));
+            pairs.push((format!("{c}_ci_low"), "0.4".into()));
+            pairs.push((format!("{c}_ci_high"), "0.6".into()));
+        }
+        // a column with only a lower bound has no interval
+        pairs.push(("x".into(), "1".into()));
+        pairs.push(("x_ci_low".into(), "0".into()));
+        pairs.into_iter().collect::<BTreeMap<String, String>>()
+    };
+    let base: Table = vec![
+        r(&["fpr", "fnr", "npws"]),
+        r(&["fpr", "fnr", "npws"]),
+        r(&["fpr", "fnr"]),
+        r(&["fpr"]),
+    ];
+    // fpr (4 rows) and fnr (3); npws has 2, x no interval
+    assert_eq!(count_pooled(&base), 2);
+}
+
+#[test]
+fn detectable_shifts_by_their_formulas() {
+    // pooled: (z(alpha/4) + z(1 - power)) sqrt(n) / sum, z(0.0025) =
+    // 2.807034 and z(0.1) = 1.281552
+    let d = pooled_shift(&[100.0; 16], 0.01, 0.9).unwrap();
+    assert!(
+        (d - (2.807034 + 1.281552) * 4.0 / 1600.0).abs() < 1e-6,
+        "{d}"
+    );
+    // the best row: non-finite and non-positive signals are left out
+    let r = row_shift(&[f64::INFINITY, -50.0, 10.0], 4.0, 0.9).unwrap();
+    assert!((r - (4.0 + 1.281552) / 10.0).abs() < 1e-6, "{r}");
+    assert_eq!(row_shift(&[0.0, -1.0, f64::NAN], 4.0, 0.9), None);
+}
