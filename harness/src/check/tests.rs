@@ -281,3 +281,26 @@ fn detectable_shifts_by_their_formulas() {
     assert!((r - (4.0 + 1.281552) / 10.0).abs() < 1e-6, "{r}");
     assert_eq!(row_shift(&[0.0, -1.0, f64::NAN], 4.0, 0.9), None);
 }
+
+#[test]
+fn power_reads_each_row_s_standard_error_from_its_interval() {
+    // FPR 0.01 with a 99% interval of width 0.002 in each of 4 rows: the
+    // difference of two such runs has standard error 0.002 / (2 z) sqrt(2)
+    let r = || {
+        row(&[
+            ("fpr", "0.01"),
+            ("fpr_ci_low", "0.009"),
+            ("fpr_ci_high", "0.011"),
+        ])
+    };
+    let base: Table = vec![r(), r(), r(), r()];
+    let z = 2.5758293035489;
+    let signal = 0.01 / (0.002 / (2.0 * z) * std::f64::consts::SQRT_2);
+    let p = power(&base, &T, &["fpr", "fnr"]);
+    assert_eq!(p.len(), 1, "fnr has no rows");
+    assert_eq!((p[0].column.as_str(), p[0].rows), ("fpr", 4));
+    let want = pooled_shift(&[signal; 4], T.pooled_alpha(), 0.9).unwrap();
+    assert!((p[0].pooled.unwrap() - want).abs() < 1e-9 * want);
+    let best = row_shift(&[signal; 4], T.z_fail(), 0.9).unwrap();
+    assert!((p[0].best_row.unwrap() - best).abs() < 1e-9 * best);
+}
