@@ -454,10 +454,9 @@ mod tests {
     fn a_stash_entry_holds_bucket_remainder_and_tag() {
         let f = super::super::NaorYogev::new(3000, 300, 0.01).unwrap();
         let s = f.sizing();
-        let bucket = 64 - (s.buckets - 1).leading_zeros();
         assert_eq!(
             s.stash_entry_bits(),
-            (bucket + s.remainder_bits + s.tag_bits) as u64
+            (super::bits_for(s.buckets - 1) + s.remainder_bits + s.tag_bits) as u64
         );
     }
 

@@ -156,8 +156,7 @@ mod tests {
         }
         let most = (f.past() + 2) * f.k();
         for k in 4000..9000u64 {
-            let (yes, probes) = f.contains_probes(mix64(k));
-            assert_eq!(yes, f.contains(mix64(k)));
+            let probes = f.contains_probes(mix64(k)).1;
             // at least one probe of the first filter, at most every slice
             // of every filter
             assert!((1..=most).contains(&probes), "key {k}: {probes} of {most}");

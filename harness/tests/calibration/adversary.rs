@@ -166,11 +166,7 @@ fn yes_in(q: &[(u64, bool)]) -> u64 {
 }
 
 fn exact(row: &Row, column: &str, want: f64) {
-    let got = num(row, column);
-    assert!(
-        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
-        "{column}: {got} against {want}"
-    );
+    near(row, column, want, 1e-12, 1.0)
 }
 
 #[test]

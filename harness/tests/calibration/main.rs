@@ -137,6 +137,16 @@ fn num(r: &Row, c: &str) -> f64 {
     r.get_num(c).unwrap_or_else(|| panic!("no {c} in {r:?}"))
 }
 
+/// `column` of `row` within `rel` of `want`, relative to |want| but never
+/// to less than `floor`.
+fn near(row: &Row, column: &str, want: f64, rel: f64, floor: f64) {
+    let got = num(row, column);
+    assert!(
+        (got - want).abs() <= rel * want.abs().max(floor),
+        "{column}: {got} against {want}"
+    );
+}
+
 #[test]
 fn certain_answers_are_counted_exactly() {
     let all = [Metric::Fpr, Metric::Fnr, Metric::Accesses, Metric::Npws];

@@ -212,11 +212,7 @@ fn mean(x: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn close(row: &Row, column: &str, want: f64) {
-    let got = num(row, column);
-    assert!(
-        (got - want).abs() <= 1e-9 * want.abs().max(1e-9),
-        "{column}: {got} against {want}"
-    );
+    near(row, column, want, 1e-9, 1e-9)
 }
 
 /// The interval holds the figure, and the theory flag says whether it
