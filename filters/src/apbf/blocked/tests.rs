@@ -44,6 +44,50 @@ fn probes_count_the_distinct_lines_read() {
 }
 
 #[test]
+fn the_branch_free_answer_is_algorithm_1s() {
+    // `contains` (the fast middle-slice test, then the run mask) against
+    // the paper's Algorithm 1 over the same words, through every phase and
+    // rotation: l < k, l = k - 1, l >= k, k = 1 and 64 slices
+    for (k, l, g, blocks) in [
+        (10, 7, 30, 6),
+        (4, 3, 5, 2),
+        (3, 2, 4, 1),
+        (1, 1, 3, 2),
+        (1, 5, 3, 2),
+        (3, 14, 4, 3),
+        (5, 5, 6, 2),
+        (40, 24, 2, 1),
+        (20, 44, 3, 2),
+    ] {
+        let mut f = BlockedApbf::new(k, l, g, blocks).unwrap();
+        let (mut yes, mut no) = (0, 0);
+        for t in 0..(k + l) as u64 * g * 3 {
+            f.insert(mix64(t));
+            for q in 0..40u64 {
+                // recent keys and never-inserted ones
+                let key = if q % 2 == 0 {
+                    mix64(t.saturating_sub(q))
+                } else {
+                    mix64(q << 40 | t)
+                };
+                let start = f.block_start(key);
+                let expected = super::super::algorithm1(f.k, f.l, |i| f.probe(start, key, i)).0;
+                assert_eq!(f.contains(key), expected, "k {k} l {l} t {t} q {q}");
+                let mut one = [false];
+                f.contains_many(&[key], &mut one);
+                assert_eq!(one[0], expected);
+                if expected {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
+            }
+        }
+        assert!(yes > 0 && no > 0, "k {k} l {l}: {yes} yes, {no} no");
+    }
+}
+
+#[test]
 fn sizing_finds_the_fewest_blocks() {
     // the bisection ends on the least block count meeting the target: one
     // fewer misses it (unless the default count already meets it)
