@@ -362,7 +362,7 @@ impl BlockedApbf {
             let slices = self.slices();
             let mut miss = 0u64;
             for _ in self.l..self.k {
-                miss |= !(self.word(start + p) >> self.shift_of(key, p)) & 1;
+                miss |= (self.word(start + p) & self.bit(key, p) == 0) as u64;
                 p += 1;
                 if p == slices {
                     p = 0;
@@ -381,11 +381,13 @@ impl BlockedApbf {
     fn runs_of_k(&self, start: u64, key: u64) -> bool {
         let slices = self.slices() as u32;
         let block = &self.words()[start as usize..start as usize + slices as usize];
-        // built from the last slice down by constant one-bit shifts (a
-        // variable shift is three micro-ops on x86-64 without BMI2)
+        // built from the last slice down by constant one-bit shifts, each bit
+        // by a bit test (a variable shift is three micro-ops on x86-64
+        // without BMI2; a bit test one)
         let mut physical = 0u64;
         for (&word, &mult) in block.iter().zip(&self.mult[..slices as usize]).rev() {
-            physical = physical << 1 | (word >> (key.wrapping_mul(mult) >> 58) & 1);
+            let bit = 1u64 << (key.wrapping_mul(mult) >> 58);
+            physical = physical << 1 | (word & bit != 0) as u64;
         }
         // logical slice i is physical (base + i) mod (k + l): rotate right
         let doubled = physical as u128 | (physical as u128) << slices;
