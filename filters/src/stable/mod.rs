@@ -284,16 +284,17 @@ impl StableBloomFilter {
             }
             Decrement::Uniform => {
                 let mut s = std::mem::take(&mut self.scratch);
-                self.uniform_subset(&mut s);
-                if 64 % self.d == 0 {
-                    // no cell straddles two words: one branch-free
-                    // read-modify-write per cell
+                // when no cell straddles two words, each new cell is
+                // decremented as it is drawn, by one branch-free
+                // read-modify-write
+                let aligned = 64 % self.d == 0;
+                if !self.uniform_subset(&mut s, aligned) {
                     for &j in &s {
-                        self.decrement_aligned(j);
-                    }
-                } else {
-                    for &j in &s {
-                        self.decrement_cell(j);
+                        if aligned {
+                            self.decrement_aligned(j);
+                        } else {
+                            self.decrement_cell(j);
+                        }
                     }
                 }
                 self.scratch = s;
@@ -305,10 +306,15 @@ impl StableBloomFilter {
     /// of the generator's draws, in draw order (sequential rejection of
     /// repeats), so the subset and the generator's consumption are those of
     /// drawing in batches, sorting and topping up (the reference in the
-    /// tests). Repeats are found through a 1024-bit filter on a hash of the
-    /// cell, with an exact scan only when its bit is already set; for P above
-    /// 256 the filter fills up, and the batches are sorted instead.
-    fn uniform_subset(&mut self, s: &mut Vec<u64>) {
+    /// tests). Repeats are found through a 1024-bit filter on the cell's low
+    /// 10 bits, with an exact scan only when its bit is already set; for P
+    /// above 256 the filter fills up, and the batches are sorted instead.
+    ///
+    /// With `decrement_aligned` (d divides 64), each new cell of the
+    /// filter's path is also decremented as it is drawn (each distinct cell
+    /// once, so the state is that of decrementing the subset afterwards);
+    /// returns whether it did.
+    fn uniform_subset(&mut self, s: &mut Vec<u64>, decrement_aligned: bool) -> bool {
         s.clear();
         if self.p > 256 {
             while (s.len() as u64) < self.p {
@@ -319,26 +325,30 @@ impl StableBloomFilter {
                 s.sort_unstable();
                 s.dedup();
             }
-            return;
+            return false;
         }
         let mut seen = [0u64; 16];
         while (s.len() as u64) < self.p {
             let j = fastrange(self.next_random(), self.m);
-            let h = (j.wrapping_mul(GOLDEN) >> 54) as usize;
-            let (w, bit) = (h >> 6, 1u64 << (h & 63));
+            let (w, bit) = ((j >> 6 & 15) as usize, 1u64 << (j & 63));
             if seen[w] & bit != 0 && s.contains(&j) {
                 continue;
             }
             seen[w] |= bit;
             s.push(j);
+            if decrement_aligned {
+                self.decrement_aligned(j);
+            }
         }
+        decrement_aligned
     }
 
     /// Decrements cell `j` (saturating at 0) when d divides 64, so that no
     /// cell straddles two words: one read-modify-write, no branch.
     #[inline]
     fn decrement_aligned(&mut self, j: u64) {
-        let off = j * self.d as u64;
+        // d is a power of two: j d is a shift
+        let off = j << self.d.trailing_zeros();
         let (w, sh) = ((off >> 6) as usize, (off & 63) as u32);
         let mask = ((1u64 << self.d) - 1) << sh;
         let x = self.words[w];

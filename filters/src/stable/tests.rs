@@ -110,7 +110,7 @@ fn uniform_subsets_match_sorted_batches() {
         let mut reference = fast.clone();
         for t in 0..200 {
             let mut s = Vec::new();
-            fast.uniform_subset(&mut s);
+            fast.uniform_subset(&mut s, false);
             s.sort_unstable();
             assert_eq!(s, batch_subset(&mut reference), "m {m}, p {p}, step {t}");
             assert_eq!(fast.rng, reference.rng, "m {m}, p {p}, step {t}");
@@ -126,6 +126,9 @@ fn uniform_decrements_match_sorted_batches() {
         (1 << 16, 2, 35),
         (5000, 8, 256),
         (3000, 1, 200),
+        (1000, 3, 35),
+        (3000, 16, 300),
+        (2000, 5, 257),
     ] {
         let mut fast = StableBloomFilter::new(m, d, 1, p).unwrap();
         let max = (1u64 << d) - 1;
