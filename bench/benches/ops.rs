@@ -160,6 +160,17 @@ fn sizes() -> Vec<u32> {
     }
 }
 
+/// Whether `design` is to be prepared: every design, or those named in
+/// `BLOOMLAB_BENCH_DESIGNS` (comma-separated, e.g. `apbf,fastbloom`), so that
+/// a run of a few designs does not fill the others (criterion's own filter
+/// only skips the timing).
+fn selected(design: &str) -> bool {
+    match std::env::var("BLOOMLAB_BENCH_DESIGNS") {
+        Ok(s) => s.split(',').any(|d| d.trim() == design),
+        Err(_) => true,
+    }
+}
+
 /// A design filled to steady state, with its pool of recent keys.
 struct Prepared {
     design: &'static str,
@@ -172,6 +183,14 @@ struct Prepared {
 /// Fills `f` with `fill` keys and records its memory and the lines its
 /// queries read.
 fn prepare<T: Target + 'static>(design: &'static str, log_w: u32, fill: u64, mut f: T) -> Prepared {
+    if !selected(design) {
+        return Prepared {
+            design,
+            f: Box::new(f),
+            recent: Vec::new(),
+            t: 0,
+        };
+    }
     let w = 1u64 << log_w;
     let size = format!("w2^{log_w}");
     if let Some(bits) = f.memory_bits() {
@@ -226,6 +245,8 @@ fn bench_all(c: &mut Criterion, log_w: u32, designs: &mut [Prepared]) {
     let size = format!("w2^{log_w}");
     let absent = absent(POOL);
     let mut out = vec![false; OPS];
+    let mut designs: Vec<&mut Prepared> =
+        designs.iter_mut().filter(|p| selected(p.design)).collect();
     for op in ["query_positive", "query_negative", "query_negative_batched"] {
         for p in designs.iter_mut() {
             let mut at = 0usize;
@@ -399,6 +420,9 @@ fn designs(c: &mut Criterion) {
 /// frequency of a key (WCSS) or the distinct count (sliding HLL, SWLC),
 /// after 3 windows of Zipf-free distinct arrivals.
 fn summary<S: WindowSummary>(c: &mut Criterion, design: &str, log_w: u32, mut s: S) {
+    if !selected(design) {
+        return;
+    }
     let w = 1u64 << log_w;
     let size = format!("w2^{log_w}");
     MEMORY
