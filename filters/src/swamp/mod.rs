@@ -140,13 +140,14 @@ impl Filter for Swamp {
         let old = if full { self.cfb.get(self.curr) } else { f };
         // both fingerprints' buckets are read up front, so that their cache
         // misses overlap instead of following one another
-        std::hint::black_box(self.table.warm(f) ^ self.table.warm(old));
+        let (at_new, at_old) = (self.table.locate(f), self.table.locate(old));
+        std::hint::black_box(self.table.warm(&at_new) ^ self.table.warm(&at_old));
         if full {
-            let c = self.table.decrement(old);
+            let c = self.table.decrement_at(&at_old);
             self.sum_flogf += flogf(c) - flogf(c + 1);
         }
         self.cfb.set(self.curr, f);
-        let c = self.table.increment(f);
+        let c = self.table.increment_at(&at_new);
         self.sum_flogf += flogf(c) - flogf(c - 1);
         self.curr += 1;
         if self.curr == self.window {

@@ -63,6 +63,16 @@ pub struct CountingTable {
     rng: u64,
 }
 
+/// A fingerprint's place in a [`CountingTable`]: its two buckets and its
+/// remainder ([`CountingTable::locate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loc {
+    f: u64,
+    q: u64,
+    q2: u64,
+    rem: u64,
+}
+
 impl CountingTable {
     /// An empty table for L-bit fingerprints (L ≤ 60) in `buckets` buckets.
     pub fn new(l: u32, buckets: u64) -> CountingTable {
@@ -123,20 +133,30 @@ impl CountingTable {
         (rem << 3) | (side << 2) | count
     }
 
-    /// Reads the first word of both of `f`'s buckets and returns them mixed:
-    /// called for two fingerprints before working on either, it puts their
-    /// cache misses in flight together.
+    /// Where fingerprint `f` can sit: its buckets and remainder, computed
+    /// once (a division and a hash) for the operations that take a [`Loc`].
     #[inline]
-    pub fn warm(&self, f: u64) -> u64 {
+    pub fn locate(&self, f: u64) -> Loc {
         let (q, rem) = self.split(f);
-        let q2 = self.other(q, rem);
-        self.slots.word_of(q * SLOTS) ^ self.slots.word_of(q2 * SLOTS)
+        Loc {
+            f,
+            q,
+            q2: self.other(q, rem),
+            rem,
+        }
     }
 
-    /// The slot holding fingerprint `f`.
-    fn find(&self, f: u64) -> Option<u64> {
-        let (q, rem) = self.split(f);
-        let q2 = self.other(q, rem);
+    /// Reads the first word of both of a fingerprint's buckets and returns
+    /// them mixed: called for two fingerprints before working on either, it
+    /// puts their cache misses in flight together.
+    #[inline]
+    pub fn warm(&self, at: &Loc) -> u64 {
+        self.slots.word_of(at.q * SLOTS) ^ self.slots.word_of(at.q2 * SLOTS)
+    }
+
+    /// The slot holding the fingerprint at `at`.
+    fn find(&self, at: &Loc) -> Option<u64> {
+        let &Loc { q, q2, rem, .. } = at;
         for (b, side) in [(q, 0), (q2, 1)] {
             for s in b * SLOTS..(b + 1) * SLOTS {
                 let v = self.slots.get(s);
@@ -151,7 +171,7 @@ impl CountingTable {
 
     /// The count of fingerprint `f` (0 if absent).
     pub fn count(&self, f: u64) -> u64 {
-        match self.find(f) {
+        match self.find(&self.locate(f)) {
             Some(s) => match self.slots.get(s) & 3 {
                 OVER => self.overflow[&f],
                 c => c,
@@ -162,7 +182,13 @@ impl CountingTable {
 
     /// Adds one occurrence of `f`; returns its new count.
     pub fn increment(&mut self, f: u64) -> u64 {
-        if let Some(s) = self.find(f) {
+        self.increment_at(&self.locate(f))
+    }
+
+    /// [`increment`](Self::increment) of the fingerprint at `at`.
+    pub fn increment_at(&mut self, at: &Loc) -> u64 {
+        let f = at.f;
+        if let Some(s) = self.find(at) {
             let v = self.slots.get(s);
             return match v & 3 {
                 OVER => {
@@ -193,7 +219,13 @@ impl CountingTable {
     /// Removes one occurrence of `f`, which must be present; returns its new
     /// count.
     pub fn decrement(&mut self, f: u64) -> u64 {
-        if let Some(s) = self.find(f) {
+        self.decrement_at(&self.locate(f))
+    }
+
+    /// [`decrement`](Self::decrement) of the fingerprint at `at`.
+    pub fn decrement_at(&mut self, at: &Loc) -> u64 {
+        let f = at.f;
+        if let Some(s) = self.find(at) {
             let v = self.slots.get(s);
             return match v & 3 {
                 OVER => {
@@ -341,8 +373,14 @@ mod tests {
             assert_eq!(t.increment(f), 1);
         }
         assert_eq!((t.distinct(), t.stash_len(), t.overflow_len()), (40, 24, 0));
-        let in_slot = *fs.iter().find(|&&f| t.find(f).is_some()).unwrap();
-        let stashed = *fs.iter().find(|&&f| t.find(f).is_none()).unwrap();
+        let in_slot = *fs
+            .iter()
+            .find(|&&f| t.find(&t.locate(f)).is_some())
+            .unwrap();
+        let stashed = *fs
+            .iter()
+            .find(|&&f| t.find(&t.locate(f)).is_none())
+            .unwrap();
         for c in 2..=5 {
             assert_eq!(t.increment(in_slot), c);
         }
