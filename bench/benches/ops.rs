@@ -21,7 +21,8 @@
 //!
 //! Sizes: 2^12, 2^16, 2^20 and 2^24 for every design, and 2^22 for SWAMP
 //! alone (its second target size); `BLOOMLAB_BENCH_SIZES=12,16` runs a
-//! subset. Filters are filled to steady state (sliding designs: 3 windows;
+//! subset, and `BLOOMLAB_BENCH_DESIGNS=fastbloom,apbf` prepares only the
+//! named designs. Filters are filled to steady state (sliding designs: 3 windows;
 //! set filters: w keys) outside the timed loops. The designs of one size are
 //! all prepared first and then timed operation by operation, so that the
 //! designs compared in one table are measured next to each other in time.
