@@ -218,8 +218,8 @@ impl Filter for Apbf {
         self.write(key);
     }
 
-    /// Algorithm 1's answer, after [`middle_hits`](Self::middle_hits): the slices l .. k - 1
-    /// every run covers are read together first, and a miss among them
+    /// Algorithm 1's answer. When l < k, the slices l .. k - 1 that every
+    /// run of k covers are read together first, and a miss among them
     /// (about 9 negative queries in 10 at (k, l) = (10, 7)) answers without
     /// the algorithm's dependent probes. The answers are Algorithm 1's;
     /// [`contains_probes`](Filter::contains_probes) counts the algorithm's
@@ -233,8 +233,8 @@ impl Filter for Apbf {
     }
 
     /// Reads the slices l .. k - 1 of 16 keys at a time before answering
-    /// any ([`middle_hits`](Self::middle_hits)), so that those cache misses overlap; the keys
-    /// that hit them all go on to Algorithm 1.
+    /// any, so that those cache misses overlap; the keys that hit them all
+    /// go on to Algorithm 1.
     fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         assert!(out.len() >= keys.len(), "out shorter than keys");
         const BATCH: usize = 16;
