@@ -55,6 +55,20 @@ pub(crate) fn algorithm1(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> 
     (false, probes)
 }
 
+/// Whether a key can be present by the slices every run of k covers: when
+/// l < k, each run of k consecutive slices among the k + l contains the
+/// logical slices l .. k - 1, so a miss in any of them answers no. Reads
+/// them all (no branch between the probes, so their loads overlap); `true`
+/// when l >= k (no slice is common to every run).
+#[inline]
+pub(crate) fn middle_hits(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> bool {
+    let mut all = true;
+    for i in l..k {
+        all &= bit(i as usize);
+    }
+    all
+}
+
 /// An Age-Partitioned Bloom filter over a count-based sliding window.
 #[derive(Debug, Clone)]
 pub struct Apbf {
@@ -175,20 +189,6 @@ impl Apbf {
         self.bits.get(b * self.m + index(key, b, self.m))
     }
 
-    /// Whether the key can be present by the slices every run of k covers:
-    /// when l < k, each run of k consecutive slices among the k + l contains
-    /// the logical slices l .. k - 1, so a miss in any of them answers no.
-    /// Reads them all (no branch between the probes, so their loads
-    /// overlap); `true` when l >= k (no slice is common to every run).
-    #[inline]
-    fn middle_hits(&self, key: u64) -> bool {
-        let mut all = true;
-        for i in self.l..self.k {
-            all &= self.probe(key, i as usize);
-        }
-        all
-    }
-
     /// Writes `key` into the k newest slices and counts it, without a shift.
     #[inline]
     fn write(&mut self, key: u64) {
@@ -225,7 +225,8 @@ impl Filter for Apbf {
     /// [`contains_probes`](Filter::contains_probes) counts the algorithm's
     /// own probes.
     fn contains(&self, key: u64) -> bool {
-        self.middle_hits(key) && algorithm1(self.k, self.l, |i| self.probe(key, i)).0
+        middle_hits(self.k, self.l, |i| self.probe(key, i))
+            && algorithm1(self.k, self.l, |i| self.probe(key, i)).0
     }
 
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -241,7 +242,7 @@ impl Filter for Apbf {
         for (chunk, out) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             let mut middle = [false; BATCH];
             for (m, &key) in middle.iter_mut().zip(chunk) {
-                *m = self.middle_hits(key);
+                *m = middle_hits(self.k, self.l, |i| self.probe(key, i));
             }
             for ((o, &key), &m) in out.iter_mut().zip(chunk).zip(&middle) {
                 *o = m && algorithm1(self.k, self.l, |i| self.probe(key, i)).0;

@@ -424,8 +424,7 @@ fn min_range(capacity: u64, eps: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-
-    use super::{presence_rule, pws_rule, space_bound_bits};
+    use super::*;
 
     /// The generations rule: sure while the key's generation is active
     /// (age <= φ + cg), the FPR after; PWS its sum over the slack's ages.
@@ -456,7 +455,7 @@ mod tests {
         let s = f.sizing();
         assert_eq!(
             s.stash_entry_bits(),
-            (super::bits_for(s.buckets - 1) + s.remainder_bits + s.tag_bits) as u64
+            (bits_for(s.buckets - 1) + s.remainder_bits + s.tag_bits) as u64
         );
     }
 
@@ -473,7 +472,6 @@ mod tests {
         let small = space_bound_bits(n, n / 64, 1e-3) / n as f64;
         assert!((small - (l + 6.0)).abs() < 1e-12, "{small}");
     }
-    use super::*;
 
     #[test]
     fn window_and_slack_follow_c() {

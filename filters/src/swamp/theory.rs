@@ -215,6 +215,7 @@ pub fn count_mse(l: u32, n: u64, s2: f64, f: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// E[H - Ĥ] by enumerating every assignment of fingerprints to four
     /// flows with M = 4: 256 equally likely cases. Three flows of one count
@@ -236,14 +237,13 @@ mod tests {
                 total += h - est;
             }
             let want = total / 256.0;
-            let got = super::entropy_error_exact(2, counts);
+            let got = entropy_error_exact(2, counts);
             assert!(
                 (got - want).abs() < 1e-12,
                 "{counts:?}: {got} against {want}"
             );
         }
     }
-    use super::*;
 
     #[test]
     fn closed_forms() {

@@ -74,7 +74,7 @@
 //! all k slices survive and the answer is yes: the window is l g, the slack
 //! k g, as for the unblocked APBF.
 
-use super::algorithm1;
+use super::{algorithm1, middle_hits};
 use crate::error::{check_bits, check_nonzero};
 use crate::hash::{fastrange, mix64, GOLDEN};
 use crate::{Filter, ParamError, SlidingFilter};
@@ -95,6 +95,13 @@ pub const WORD_BITS: u64 = 64;
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Line([u64; 8]);
+
+/// The key's bit in the word of a physical slice with multiplier `mult`:
+/// the top 6 bits of key · mult.
+#[inline]
+fn key_bit(key: u64, mult: u64) -> u64 {
+    1u64 << (key.wrapping_mul(mult) >> 58)
+}
 
 /// A blocked Age-Partitioned Bloom filter (see the module documentation).
 #[derive(Debug, Clone)]
@@ -324,16 +331,10 @@ impl BlockedApbf {
         fastrange(key, self.blocks) * self.slices()
     }
 
-    /// The position (0 .. 64) of the key's bit in physical slice p's word.
-    #[inline]
-    fn shift_of(&self, key: u64, p: u64) -> u64 {
-        key.wrapping_mul(self.mult[p as usize % MAX_SLICES as usize]) >> 58
-    }
-
     /// The key's bit in physical slice p.
     #[inline]
     fn bit(&self, key: u64, p: u64) -> u64 {
-        1u64 << self.shift_of(key, p)
+        key_bit(key, self.mult[p as usize % MAX_SLICES as usize])
     }
 
     /// Whether the key's bit is set in logical slice i of its block.
@@ -348,31 +349,15 @@ impl BlockedApbf {
     /// the order of the reads differs, see [`Filter::contains_probes`] for
     /// the paper's).
     ///
-    /// Every run of k consecutive slices among the k + l covers the logical
-    /// slices l .. k - 1 when l < k, so a key missing one of them is absent:
-    /// those k - l words are read and tested together, one branch
-    /// for the lot, and about 9 negative queries in 10 end there at the
-    /// default (k, l) = (10, 7). Otherwise the key's bit in all k + l words
+    /// First [`middle_hits`]: the k - l words of the slices every run of k
+    /// covers are read and tested together, one branch for the lot, and
+    /// about 9 negative queries in 10 end there at the default
+    /// (k, l) = (10, 7). Otherwise the key's bit in all k + l words
     /// goes into a mask (physical order, rotated to logical), and a run of k
     /// ones is found by log2 k shift-and-ANDs.
     #[inline]
     fn answer(&self, start: u64, key: u64) -> bool {
-        if self.l < self.k {
-            let mut p = self.physical(self.l as usize);
-            let slices = self.slices();
-            let mut miss = 0u64;
-            for _ in self.l..self.k {
-                miss |= (self.word(start + p) & self.bit(key, p) == 0) as u64;
-                p += 1;
-                if p == slices {
-                    p = 0;
-                }
-            }
-            if miss != 0 {
-                return false;
-            }
-        }
-        self.runs_of_k(start, key)
+        middle_hits(self.k, self.l, |i| self.probe(start, key, i)) && self.runs_of_k(start, key)
     }
 
     /// Whether the key's bits hold k consecutive logical slices, from a
@@ -386,8 +371,7 @@ impl BlockedApbf {
         // without BMI2; a bit test one)
         let mut physical = 0u64;
         for (&word, &mult) in block.iter().zip(&self.mult[..slices as usize]).rev() {
-            let bit = 1u64 << (key.wrapping_mul(mult) >> 58);
-            physical = physical << 1 | (word & bit != 0) as u64;
+            physical = physical << 1 | (word & key_bit(key, mult) != 0) as u64;
         }
         // logical slice i is physical (base + i) mod (k + l): rotate right
         let doubled = physical as u128 | (physical as u128) << slices;
