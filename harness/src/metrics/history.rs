@@ -6,6 +6,9 @@ use std::collections::HashMap;
 pub(crate) struct History {
     ring: Vec<u64>,
     t: u64,
+    /// Where the next insertion goes: t mod the ring's length, kept rather
+    /// than divided for (a push and a query per key of every pass).
+    head: usize,
     /// key -> time of its last insertion (1-based); only for repeating streams.
     last: Option<HashMap<u64, u64>>,
 }
@@ -15,12 +18,13 @@ impl History {
         History {
             ring: vec![0; cap as usize],
             t: 0,
+            head: 0,
             last: (!distinct).then(HashMap::new),
         }
     }
     pub(crate) fn push(&mut self, key: u64) {
         let cap = self.ring.len() as u64;
-        let idx = (self.t % cap) as usize;
+        let idx = self.head;
         if let Some(last) = &mut self.last {
             if self.t >= cap {
                 let old = self.ring[idx];
@@ -32,6 +36,11 @@ impl History {
         }
         self.ring[idx] = key;
         self.t += 1;
+        self.head = if idx + 1 == self.ring.len() {
+            0
+        } else {
+            idx + 1
+        };
     }
     /// The key whose most recent insertion was `age` insertions ago (1 = last).
     pub(crate) fn at_age(&self, age: u64) -> Option<u64> {
@@ -40,7 +49,14 @@ impl History {
             return None;
         }
         let time = self.t - age + 1;
-        let key = self.ring[((time - 1) % cap) as usize];
+        // age <= cap: the slot age places back from the head, wrapping once
+        let back = age as usize;
+        let idx = if back <= self.head {
+            self.head - back
+        } else {
+            self.head + self.ring.len() - back
+        };
+        let key = self.ring[idx];
         match &self.last {
             Some(last) if last.get(&key) != Some(&time) => None,
             _ => Some(key),
