@@ -12,6 +12,7 @@ mod derived;
 pub mod part;
 mod prepare;
 mod rows;
+mod schedule;
 pub mod shard;
 
 pub use checkpoint::clear_checkpoint;
@@ -28,7 +29,6 @@ use bloomlab_filters::hash::mix64;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use rayon::prelude::*;
 use rows::{convergence_row, id_row, id_without_repeat, profile_row};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -131,32 +131,31 @@ pub fn run_points(
         .map(|c| std::mem::take(&mut c.done))
         .unwrap_or_default();
     done.retain(|i, _| chosen(i));
-    let todo: Vec<&Point> = prepared
+    let mut todo: Vec<&Point> = prepared
         .points
         .iter()
         .filter(|p| chosen(&p.index) && !done.contains_key(&p.index))
         .collect();
+    schedule::longest_first(&mut todo, |p| p.index, &prepared.costs);
     let total = selected.as_ref().map_or(prepared.points.len(), |s| s.len());
     let bar = progress_bar(spec, total, done.len(), opts.progress);
     let work = || -> anyhow::Result<Vec<(usize, Finished)>> {
-        todo.par_iter()
-            .map(|p| {
-                let started = std::time::Instant::now();
-                let (row, extra) = measure_point(spec, prepared, &measure, p, opts.quick)?;
-                let seconds = started.elapsed().as_secs_f64();
-                if let Some(c) = &ck {
-                    c.append(p.index, &row, &extra, seconds)?;
-                }
-                bar.inc(1);
-                Ok((
-                    p.index,
-                    Finished {
-                        rows: (row, extra),
-                        seconds,
-                    },
-                ))
-            })
-            .collect()
+        schedule::in_order(&todo, |&p| {
+            let started = std::time::Instant::now();
+            let (row, extra) = measure_point(spec, prepared, &measure, p, opts.quick)?;
+            let seconds = started.elapsed().as_secs_f64();
+            if let Some(c) = &ck {
+                c.append(p.index, &row, &extra, seconds)?;
+            }
+            bar.inc(1);
+            Ok((
+                p.index,
+                Finished {
+                    rows: (row, extra),
+                    seconds,
+                },
+            ))
+        })
     };
     let fresh = match opts.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
