@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod adversary;
+pub mod alloc;
 pub mod bench;
 pub mod check;
 pub mod cli;
