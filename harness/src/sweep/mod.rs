@@ -75,7 +75,8 @@ pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
 pub struct Prepared {
     /// The expanded points.
     pub points: Vec<Point>,
-    /// Each point's estimated cost (index, key operations), for sharding.
+    /// Each point's estimated cost (index, key operations), for sharding and
+    /// for the order a run measures its points in.
     pub costs: Vec<(usize, f64)>,
     trace: Option<Arc<Trace>>,
     query_trace: Option<Arc<Trace>>,
@@ -131,12 +132,13 @@ pub fn run_points(
         .map(|c| std::mem::take(&mut c.done))
         .unwrap_or_default();
     done.retain(|i, _| chosen(i));
-    let mut todo: Vec<&Point> = prepared
-        .points
-        .iter()
-        .filter(|p| chosen(&p.index) && !done.contains_key(&p.index))
+    // longest first, so that a long point does not start last (schedule)
+    let by_index: BTreeMap<usize, &Point> = prepared.points.iter().map(|p| (p.index, p)).collect();
+    let todo: Vec<&Point> = shard::costliest_first(&prepared.costs)
+        .into_iter()
+        .filter(|&(i, _)| chosen(&i) && !done.contains_key(&i))
+        .filter_map(|(i, _)| by_index.get(&i).copied())
         .collect();
-    schedule::longest_first(&mut todo, |p| p.index, &prepared.costs);
     let total = selected.as_ref().map_or(prepared.points.len(), |s| s.len());
     let bar = progress_bar(spec, total, done.len(), opts.progress);
     let work = || -> anyhow::Result<Vec<(usize, Finished)>> {

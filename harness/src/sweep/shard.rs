@@ -159,17 +159,23 @@ pub fn point_cost(
     (inserts * ins_ns + queries * query_ns).max(1.0)
 }
 
+/// Points (index, cost), most costly first, equal costs by index: the order
+/// shards are dealt in, and the order one run hands points to its threads.
+pub fn costliest_first(costs: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let mut order = costs.to_vec();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    order
+}
+
 /// Deals points (index, cost) to `count` shards: most costly first, each to
 /// the shard with the least estimated work so far (ties: the lower shard;
 /// equal costs: the lower index). Returns each shard's point indices in
 /// ascending order; every point is in exactly one shard.
 pub fn assign(costs: &[(usize, f64)], count: usize) -> Vec<Vec<usize>> {
     let count = count.max(1);
-    let mut order: Vec<(usize, f64)> = costs.to_vec();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut load = vec![0.0f64; count];
     let mut shards = vec![Vec::new(); count];
-    for (index, cost) in order {
+    for (index, cost) in costliest_first(costs) {
         let (best, _) = load
             .iter()
             .enumerate()
@@ -236,6 +242,13 @@ fn ranges(v: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_costliest_points_come_first_and_ties_keep_their_order() {
+        let costs = [(0, 1.0), (1, 5.0), (2, 1.0), (3, 9.0), (4, 0.0)];
+        let items: Vec<usize> = costliest_first(&costs).iter().map(|c| c.0).collect();
+        assert_eq!(items, vec![3, 1, 0, 2, 4]);
+    }
 
     #[test]
     fn every_point_is_in_exactly_one_shard_for_1_to_8_shards() {
