@@ -8,8 +8,8 @@
 //! pages nearly every access also misses the TLB and walks the page table.
 //! Where the kernel's THP mode is `madvise` (this machine's, and Debian's
 //! default), nothing gets huge pages unless it asks. The page walks mostly
-//! hit the caches, so asking saves a few percent of a large point (4.5% for
-//! an APBF at w = 2^24 alone on the machine; docs/speed.md). Only the `*_ns`
+//! hit the caches, so asking saves 5 - 18% of a large point (APBFs at
+//! w = 2^24 alone on the machine; docs/speed.md). Only the `*_ns`
 //! columns can change: what a filter stores and answers does not depend on
 //! its page size.
 //!
