@@ -192,3 +192,51 @@ fn programme_matches_brute_force_on_a_tiny_filter() {
     // and correlation makes it larger than the independent approximation
     assert!(t.fpr_independent(phase) < dp);
 }
+
+#[test]
+fn a_negative_query_reads_about_one_and_a_half_lines() {
+    // the lines `contains` reads (not Algorithm 1's order, which
+    // `contains_probes` counts): the three middle words, and the whole
+    // block for the keys that match them. At the benchmark's configuration
+    // (k, l) = (10, 7) with the default blocks, after 3 windows; the figure
+    // docs/speed.md quotes for the blocked APBF's negative query at DRAM
+    // sizes (`cargo test --release -p bloomlab-filters negative_query_reads -- --nocapture`)
+    let w = 1u64 << 16;
+    let mut f = BlockedApbf::with_default_blocks(10, 7, w.div_ceil(7)).unwrap();
+    for t in 0..3 * w {
+        f.insert(mix64(t));
+    }
+    let (mut pass, mut lines, n) = (0u64, 0u64, 1u64 << 18);
+    for i in 0..n {
+        let key = mix64(u64::MAX - i);
+        let start = f.block_start(key);
+        let middle = super::super::middle_hits(f.k, f.l, |i| f.probe(start, key, i));
+        let read: Vec<u64> = if middle {
+            pass += 1;
+            (0..f.slices()).map(|p| start + p).collect()
+        } else {
+            (f.l..f.k).map(|i| start + f.physical(i as usize)).collect()
+        };
+        lines += BlockedApbf::lines_of(start, read.into_iter()) as u64;
+    }
+    let (pass, lines) = (pass as f64 / n as f64, lines as f64 / n as f64);
+    // the middle words' lines over every offset of a block in a line and
+    // every rotation of the slices: 184 lines in 136 cases, 23 / 17
+    let mut spans = 0;
+    for base in 0..17u64 {
+        for offset in 0..8u64 {
+            let middle = (7..10).map(|i| offset + (base + i) % 17);
+            spans += BlockedApbf::lines_of(offset, middle);
+        }
+    }
+    assert_eq!(spans, 184);
+    println!(
+        "middle words' lines over all alignments {:.4}; negative keys past the middle slices {pass:.4}, lines read {lines:.4}",
+        spans as f64 / 136.0
+    );
+    // the mean fills' product is 0.089; the blocks' correlation raises it
+    assert!((0.09..0.12).contains(&pass), "{pass}");
+    // 1.35 lines for the middle words over every alignment and rotation,
+    // 3 for a whole block
+    assert!((1.38..1.48).contains(&lines), "{lines}");
+}
