@@ -198,7 +198,7 @@ impl<'a> Attack<'a> {
     /// been inserted is no longer one and is dropped.
     fn replays(&mut self, q: u64) -> bool {
         let every = self.spec.replay_every;
-        if every == 0 || q % every != 0 || self.found.is_empty() {
+        if every == 0 || !q.is_multiple_of(every) || self.found.is_empty() {
             return false;
         }
         self.next_replay = (self.next_replay + 1) % self.found.len();

@@ -11,7 +11,7 @@ fn entry(q: u64, rem: u64) -> Entry {
         rem,
         abits: rem & 7,
         alen: (rem % 4) as u8,
-        ghost: rem % 5 == 0,
+        ghost: rem.is_multiple_of(5),
     }
 }
 
@@ -37,13 +37,13 @@ fn in_place_updates_equal_the_relayout() {
         for step in 0..30_000u64 {
             let h = mix64(step ^ (slots << 20));
             let q = h % slots;
-            let grow = (h >> 32) % 3 != 0 && (model.len() as u64) < cap;
+            let grow = !(h >> 32).is_multiple_of(3) && (model.len() as u64) < cap;
             if grow {
                 let x = entry(q, (h >> 40) & 255);
                 a.insert(x);
                 b.insert_by_relayout(x);
                 model.push(x);
-            } else if !model.is_empty() && (h >> 8) % 4 != 0 {
+            } else if !model.is_empty() && !(h >> 8).is_multiple_of(4) {
                 let x = model.swap_remove(((h >> 20) % model.len() as u64) as usize);
                 assert!(a.remove(&x));
                 assert!(b.remove_by_relayout(&x));
@@ -83,7 +83,7 @@ fn matches_a_model_under_inserts_and_removes() {
         for step in 0..20_000u64 {
             let h = mix64(step ^ slots);
             let q = h % slots;
-            let grow = (h >> 32) % 3 != 0 && n + 1 < slots;
+            let grow = !(h >> 32).is_multiple_of(3) && n + 1 < slots;
             if grow {
                 let x = entry(q, (h >> 40) & 255);
                 t.insert(x);

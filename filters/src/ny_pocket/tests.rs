@@ -17,7 +17,7 @@ fn select_and_bucket_ranges_match_a_bit_by_bit_reading() {
         let mut s = r;
         while room > 0 {
             s = mix64(s);
-            if s % 5 == 0 {
+            if s.is_multiple_of(5) {
                 break;
             }
             counts[(s % b as u64) as usize] += 1;

@@ -175,12 +175,12 @@ impl Wcss {
 impl WindowSummary for Wcss {
     fn record(&mut self, key: u64) {
         let p = self.t;
-        if p % self.window == 0 {
+        if p.is_multiple_of(self.window) {
             self.ss.clear();
         }
         let cur = self.block_of(p);
         let c = self.ss.add(key);
-        if c % self.block == 0 {
+        if c.is_multiple_of(self.block) {
             self.overflows.push_back((cur, key));
             *self.counts.entry(key).or_insert(0) += 1;
         }
@@ -280,12 +280,12 @@ mod tests {
         }
 
         fn record(&mut self, key: u64) {
-            if self.t % self.w == 0 {
+            if self.t.is_multiple_of(self.w) {
                 self.frame.clear();
             }
             let c = self.frame.entry(key).or_insert(0);
             *c += 1;
-            if *c % self.b == 0 {
+            if (*c).is_multiple_of(self.b) {
                 let b = self.block(self.t);
                 self.overflows.push((b, key));
             }

@@ -340,7 +340,7 @@ mod tests {
             let f = x % 180 + (x >> 40) % 2 * 300;
             let f = f % 512;
             let c = truth.get(&f).copied().unwrap_or(0);
-            if c > 0 && (x >> 20) % 2 == 0 {
+            if c > 0 && (x >> 20).is_multiple_of(2) {
                 assert_eq!(t.decrement(f), c - 1);
                 if c == 1 {
                     truth.remove(&f);

@@ -190,7 +190,7 @@ fn a_still_filter_s_attack_is_counted_from_what_it_answered() {
     let mut replays = 0;
     for (i, &(k, yes)) in q.iter().enumerate() {
         let n = i as u64 + 1;
-        if n % 4 == 0 && !found.is_empty() {
+        if n.is_multiple_of(4) && !found.is_empty() {
             // a replay: the false positives found so far, round robin from
             // the second; each still one
             next = (next + 1) % order.len();

@@ -120,7 +120,7 @@ impl Filter for Phased {
     }
     fn contains(&self, _key: u64) -> bool {
         self.wait();
-        self.inserted % self.period == 0
+        self.inserted.is_multiple_of(self.period)
     }
     fn memory_bits(&self) -> u64 {
         64
