@@ -146,6 +146,12 @@ impl BitArray {
         self.words[w]
     }
 
+    /// The words, bit i being bit i % 64 of word i / 64.
+    #[inline]
+    pub(crate) fn as_words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Number of words.
     #[inline]
     pub fn words(&self) -> usize {

@@ -33,6 +33,7 @@ pub(crate) mod bits;
 pub mod bloom;
 pub mod broom;
 pub(crate) mod clock;
+pub(crate) mod cpu;
 mod error;
 pub mod hash;
 pub mod naor_yogev;

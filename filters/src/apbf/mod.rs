@@ -18,6 +18,7 @@
 //! after they have shifted.
 
 pub mod blocked;
+mod simd;
 pub mod theory;
 pub mod timed;
 pub mod timed_theory;
@@ -69,6 +70,20 @@ pub(crate) fn middle_hits(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) ->
     all
 }
 
+/// Whether `mask` (bit i: logical slice i matches) holds k consecutive
+/// ones, by log2 k shift-and-ANDs: after each, bit i says that slices
+/// i .. i + have - 1 all match.
+#[inline]
+pub(crate) fn has_run(mut run: u64, k: u32) -> bool {
+    let mut have = 1;
+    while have < k {
+        let step = have.min(k - have);
+        run &= run >> step;
+        have += step;
+    }
+    run != 0
+}
+
 /// An Age-Partitioned Bloom filter over a count-based sliding window.
 #[derive(Debug, Clone)]
 pub struct Apbf {
@@ -82,6 +97,9 @@ pub struct Apbf {
     /// Insertions in the current generation, 0..=g.
     count: u64,
     inserted: u64,
+    /// Whether queries use the AVX-512 probes: the processor has them, and
+    /// k + l <= 64 and m < 2^32 (one mask word, 32-bit index halves).
+    simd: bool,
 }
 
 impl Apbf {
@@ -106,6 +124,7 @@ impl Apbf {
             base: 0,
             count: 0,
             inserted: 0,
+            simd: crate::cpu::avx512() && slices <= 64 && m < 1 << 32,
         })
     }
 
@@ -200,6 +219,43 @@ impl Apbf {
         }
     }
 
+    /// Algorithm 1's answer for a key that matches the middle slices
+    /// l .. k - 1 (when l < k), from the AVX-512 probes: all k + l slices
+    /// eight at a time into one mask, searched for a run of k by
+    /// [`has_run`]. Reading every slice costs about what Algorithm 1's
+    /// dependent probes do one at a time, but here the probes are vector
+    /// lanes. (The middle slices stay scalar: three independent scalar
+    /// probes answer sooner than a vector's chain of multiplies, which is
+    /// what a negative query waits on.)
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX-512F and AVX-512DQ, and k + l <= 64 and
+    /// m < 2^32 (what `simd` records).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn runs_simd(&self, key: u64) -> bool {
+        let h = self.slices();
+        let words = self.bits.as_words();
+        // SAFETY: the caller's conditions, with base < h
+        let all = unsafe { simd::matches(words, key, self.base as u64, h, h as u64, self.m) };
+        has_run(all, self.k)
+    }
+
+    /// Whether `key` holds k consecutive logical slices, given that it
+    /// matches the middle ones: the vector probes where `simd`, else
+    /// Algorithm 1.
+    #[inline]
+    fn runs_of_k(&self, key: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` records that the processor has the features
+            // and that k + l and m are within the vector probes' limits
+            return unsafe { self.runs_simd(key) };
+        }
+        algorithm1(self.k, self.l, |i| self.probe(key, i)).0
+    }
+
     /// Ages the filter by one generation: zero s_{k+l-1} and make it s_0.
     fn shift(&mut self) {
         let h = self.slices();
@@ -221,12 +277,13 @@ impl Filter for Apbf {
     /// Algorithm 1's answer. When l < k, the slices l .. k - 1 that every
     /// run of k covers are read together first, and a miss among them
     /// (about 9 negative queries in 10 at (k, l) = (10, 7)) answers without
-    /// the algorithm's dependent probes. The answers are Algorithm 1's;
+    /// the algorithm's dependent probes; the other keys go on to Algorithm 1,
+    /// or on processors with AVX-512 to a mask of all k + l slices read as
+    /// vector lanes. The answers are Algorithm 1's;
     /// [`contains_probes`](Filter::contains_probes) counts the algorithm's
     /// own probes.
     fn contains(&self, key: u64) -> bool {
-        middle_hits(self.k, self.l, |i| self.probe(key, i))
-            && algorithm1(self.k, self.l, |i| self.probe(key, i)).0
+        middle_hits(self.k, self.l, |i| self.probe(key, i)) && self.runs_of_k(key)
     }
 
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -235,7 +292,7 @@ impl Filter for Apbf {
 
     /// Reads the slices l .. k - 1 of 16 keys at a time before answering
     /// any, so that those cache misses overlap; the keys that hit them all
-    /// go on to Algorithm 1.
+    /// go on to Algorithm 1 (or the vector probes).
     fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         assert!(out.len() >= keys.len(), "out shorter than keys");
         const BATCH: usize = 16;
@@ -245,7 +302,7 @@ impl Filter for Apbf {
                 *m = middle_hits(self.k, self.l, |i| self.probe(key, i));
             }
             for ((o, &key), &m) in out.iter_mut().zip(chunk).zip(&middle) {
-                *o = m && algorithm1(self.k, self.l, |i| self.probe(key, i)).0;
+                *o = m && self.runs_of_k(key);
             }
         }
     }

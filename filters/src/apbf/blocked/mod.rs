@@ -120,6 +120,8 @@ pub struct BlockedApbf {
     /// Insertions in the current generation, 0..=g.
     count: u64,
     inserted: u64,
+    /// Whether this processor runs the AVX-512 version of the query's mask.
+    simd: bool,
 }
 
 /// Default number of blocks for (k, g): the unblocked APBF's bits per slice,
@@ -161,6 +163,7 @@ impl BlockedApbf {
             base: 0,
             count: 0,
             inserted: 0,
+            simd: crate::cpu::avx512(),
         })
     }
 
@@ -366,25 +369,12 @@ impl BlockedApbf {
     fn runs_of_k(&self, start: u64, key: u64) -> bool {
         let slices = self.slices() as u32;
         let block = &self.words()[start as usize..start as usize + slices as usize];
-        // built from the last slice down by constant one-bit shifts, each bit
-        // by a bit test (a variable shift is three micro-ops on x86-64
-        // without BMI2; a bit test one)
-        let mut physical = 0u64;
-        for (&word, &mult) in block.iter().zip(&self.mult[..slices as usize]).rev() {
-            physical = physical << 1 | (word & key_bit(key, mult) != 0) as u64;
-        }
+        let physical = mask::physical(block, &self.mult, key, self.simd);
         // logical slice i is physical (base + i) mod (k + l): rotate right
         let doubled = physical as u128 | (physical as u128) << slices;
-        let mut run = (doubled >> self.base) as u64 & (u64::MAX >> (64 - slices));
-        // bit i of `run` set: logical slices i .. i + have - 1 all hold the
-        // key's bits (starts past l cannot hold k: their bits are zero)
-        let mut have = 1;
-        while have < self.k {
-            let step = have.min(self.k - have);
-            run &= run >> step;
-            have += step;
-        }
-        run != 0
+        let run = (doubled >> self.base) as u64 & (u64::MAX >> (64 - slices));
+        // starts past l cannot hold k: their bits are zero
+        super::has_run(run, self.k)
     }
 
     /// Ages the filter by one generation: zero s_{k+l-1} (one word per block)
@@ -499,6 +489,7 @@ impl SlidingFilter for BlockedApbf {
     }
 }
 
+mod mask;
 mod theory;
 
 pub use theory::BlockedTheory;
