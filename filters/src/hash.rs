@@ -16,13 +16,17 @@ use xxhash_rust::xxh3::Xxh3;
 /// The 64-bit golden ratio, used as the SplitMix64 increment.
 pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// [`mix64`]'s two multipliers, in the order it applies them (shared with
+/// the code that vectorises or inverts it).
+pub(crate) const MIX64_MUL: [u64; 2] = [0xBF58_476D_1CE4_E5B9, 0x94D0_49BB_1331_11EB];
+
 /// The MurmurHash3 / SplitMix64 64-bit finaliser: a bijection with full avalanche.
 #[inline]
 pub fn mix64(mut x: u64) -> u64 {
     x ^= x >> 30;
-    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = x.wrapping_mul(MIX64_MUL[0]);
     x ^= x >> 27;
-    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+    x = x.wrapping_mul(MIX64_MUL[1]);
     x ^ (x >> 31)
 }
 

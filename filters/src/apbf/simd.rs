@@ -3,7 +3,7 @@
 //! [`super::Apbf`]'s one-at-a-time probe, so the same answers (tested here
 //! and against Algorithm 1 in the filter's tests).
 
-use crate::hash::GOLDEN;
+use crate::hash::{GOLDEN, MIX64_MUL};
 
 /// Bit j set when the key's bit is set in physical slice (`first` + j) mod
 /// h of `words` (slices of m bits each, laid end to end), for j < `count`:
@@ -29,7 +29,7 @@ pub(super) unsafe fn matches(
     debug_assert!(words.len() as u64 * 64 >= h * m);
     let set = |x: u64| _mm512_set1_epi64(x as i64);
     let (hv, mv, one, low6) = (set(h), set(m), set(1), set(63));
-    let (c1, c2) = (set(0xBF58_476D_1CE4_E5B9), set(0x94D0_49BB_1331_11EB));
+    let (c1, c2) = (set(MIX64_MUL[0]), set(MIX64_MUL[1]));
     let lanes_up = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     let step = |x: u64| _mm512_mullo_epi64(lanes_up, set(x));
     // per lane: its slice's offset p m and its hash input key + (p + 1) φ,

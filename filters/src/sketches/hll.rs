@@ -476,9 +476,9 @@ mod tests {
             })
         };
         x = unshift(x, 31);
-        x = x.wrapping_mul(inverse(0x94D0_49BB_1331_11EB));
+        x = x.wrapping_mul(inverse(crate::hash::MIX64_MUL[1]));
         x = unshift(x, 27);
-        x = x.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9));
+        x = x.wrapping_mul(inverse(crate::hash::MIX64_MUL[0]));
         unshift(x, 30)
     }
 

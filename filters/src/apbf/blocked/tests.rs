@@ -222,17 +222,18 @@ fn a_negative_query_reads_about_one_and_a_half_lines() {
     let (pass, lines) = (pass as f64 / n as f64, lines as f64 / n as f64);
     // the middle words' lines over every offset of a block in a line and
     // every rotation of the slices: 184 lines in 136 cases, 23 / 17
+    let (h, (k, l)) = (f.slices(), (f.k as u64, f.l as u64));
     let mut spans = 0;
-    for base in 0..17u64 {
+    for base in 0..h {
         for offset in 0..8u64 {
-            let middle = (7..10).map(|i| offset + (base + i) % 17);
+            let middle = (l..k).map(|i| offset + (base + i) % h);
             spans += BlockedApbf::lines_of(offset, middle);
         }
     }
     assert_eq!(spans, 184);
     println!(
         "middle words' lines over all alignments {:.4}; negative keys past the middle slices {pass:.4}, lines read {lines:.4}",
-        spans as f64 / 136.0
+        spans as f64 / (8 * h) as f64
     );
     // the mean fills' product is 0.089; the blocks' correlation raises it
     assert!((0.09..0.12).contains(&pass), "{pass}");
