@@ -1,0 +1,254 @@
+//! `run` writes its files, and `theory` / `measure` give the JSON keys the
+//! issues name.
+
+use crate::{bloomlab, json_out, run, SPEC};
+
+const SPEC_PATH: &str = "spec.toml";
+
+#[test]
+fn run_writes_results_and_plots_and_json_commands_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(SPEC_PATH),
+        SPEC.to_string() + "[[plot]]\nkind = \"fpr_vs_theory\"\n[[plot]]\nkind = \"age_profile\"\n",
+    )
+    .unwrap();
+    let (code, err) = run(bloomlab()
+        .args(["run", SPEC_PATH, "--threads", "2"])
+        .current_dir(dir.path()));
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "results/tiny.csv",
+        "results/tiny.md",
+        "results/tiny_profile.csv",
+        "plots/tiny_1.svg",
+        "plots/tiny_2.svg",
+        "plots/tiny_1.png",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f} missing");
+    }
+    assert!(!dir.path().join("results/.tiny.partial.jsonl").exists());
+    let csv = std::fs::read_to_string(dir.path().join("results/tiny.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7);
+
+    let out = bloomlab()
+        .args([
+            "theory", "apbf", "--k", "10", "--l", "7", "--g", "1000", "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "fpr",
+        "window",
+        "slack",
+        "bits_per_element",
+        "npws_peak",
+        "expected_accesses",
+    ] {
+        assert!(v[key].is_number(), "theory lacks {key}");
+    }
+    assert_eq!(v["window"], 7000.0);
+    let out = bloomlab()
+        .args([
+            "measure",
+            "apbf",
+            "--k",
+            "4",
+            "--l",
+            "3",
+            "--g",
+            "100",
+            "--rounds",
+            "20",
+            "--queries",
+            "20000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "fpr_avg",
+        "fnr",
+        "memory_bits",
+        "npws_peak",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "measure lacks {key}");
+    }
+    assert_eq!(v["fnr"], 0.0);
+}
+
+#[test]
+fn naor_yogev_theory_and_measure_give_the_keys_the_issue_names() {
+    let out = bloomlab()
+        .args([
+            "theory",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "512",
+            "--eps",
+            "0.01",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["space_bound_bits", "c", "fpr"] {
+        assert!(v[key].is_number(), "theory lacks {key}");
+    }
+    assert!(v["fpr"].as_f64().unwrap() <= 0.01);
+    assert!(v["slack"].as_f64().unwrap() <= 512.0);
+    let v = json_out(&[
+        "measure",
+        "naor-yogev",
+        "--n",
+        "4096",
+        "--m",
+        "512",
+        "--eps",
+        "0.01",
+        "--rounds",
+        "10",
+        "--queries",
+        "20000",
+        "--json",
+    ]);
+    for key in [
+        "fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "fnr",
+        "memory_bits",
+        "max_probes",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "measure lacks {key}");
+    }
+    assert_eq!(v["fnr"], 0.0);
+    // at least the two buckets and the scan; a displacement reads 4 more
+    assert!(v["max_probes"].as_u64().unwrap() >= 10);
+    // a given c overrides the choice
+    let out = bloomlab()
+        .args([
+            "theory",
+            "naor-yogev",
+            "--n",
+            "4096",
+            "--m",
+            "4096",
+            "--eps",
+            "0.01",
+            "--c",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["c"], 3.0);
+}
+
+#[test]
+fn broom_measure_gives_the_keys_the_issue_names() {
+    let v = json_out(&[
+        "measure",
+        "broom",
+        "--n",
+        "4096",
+        "--eps",
+        "0.01",
+        "--workload",
+        "adversarial",
+        "--attack-queries",
+        "20000",
+        "--json",
+    ]);
+    for key in [
+        "sustained_fpr",
+        "fpr_ci_low",
+        "fpr_ci_high",
+        "adaptivity_bits_per_element",
+        "remote_accesses_per_op",
+        "memory_bits",
+        "insert_ns",
+        "query_ns",
+    ] {
+        assert!(v[key].is_number(), "lacks {key}");
+    }
+    for bad in [["--eps", "1.5"], ["--load", "1.0"]] {
+        let (code, err) = run(bloomlab()
+            .args(["measure", "broom", "--n", "100", "--eps", "0.01"])
+            .args(bad));
+        assert_ne!(code, 0);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
+    let out = bloomlab()
+        .args(["theory", "swamp", "--w", "4096", "--eps", "0.01", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["fingerprint_bits", "memory_bits", "fpr"] {
+        assert!(v[key].is_number(), "theory lacks {key}");
+    }
+    assert_eq!(v["fingerprint_bits"], 19.0); // ceil(log2(4096 / 0.01))
+    assert!(v["fpr"].as_f64().unwrap() <= 0.01);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("flows.txt");
+    let lines: String = (0..20_000u64)
+        .map(|i| format!("10.0.{}.{}\n", (i * i) % 7 % 256, (i * 7919) % 1500 % 256))
+        .collect();
+    std::fs::write(&trace, lines).unwrap();
+    for extra in [
+        vec!["--zipf", "1.0", "--universe", "20000"],
+        vec!["--trace", trace.to_str().unwrap()],
+    ] {
+        let out = bloomlab()
+            .args([
+                "measure", "swamp", "--w", "4096", "--eps", "0.01", "--rounds", "5",
+            ])
+            .args(["--queries", "20000", "--json"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in [
+            "fpr",
+            "fpr_ci_low",
+            "fpr_ci_high",
+            "memory_bits",
+            "distinct_lb",
+            "distinct_mle",
+            "distinct_true",
+            "entropy",
+            "entropy_true",
+            "count_rmse",
+            "insert_ns",
+            "query_ns",
+        ] {
+            assert!(v[key].is_number(), "measure {extra:?} lacks {key}");
+        }
+        assert!(v["distinct_lb"].as_f64() <= v["distinct_true"].as_f64());
+        assert_eq!(v["count_underestimates"], 0);
+        assert_eq!(v["fnr"], 0.0);
+    }
+}
