@@ -36,9 +36,19 @@ pub const DEFAULT_MAX_L: u32 = 32;
 /// miss at slice i, keep p = c and restart at i - k; yes when p + c = k, no when
 /// the index falls below 0. Returns the answer and the number of probes.
 #[inline]
-pub(crate) fn algorithm1(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> (bool, u32) {
+pub(crate) fn algorithm1(k: u32, l: u32, bit: impl FnMut(usize) -> bool) -> (bool, u32) {
+    algorithm1_from(k, l as isize, 0, bit)
+}
+
+/// Algorithm 1 from slice `i` with `c` consecutive matches counted and
+/// p = 0: where the algorithm stands after its first c probes matched.
+#[inline]
+fn algorithm1_from(k: u32, i: isize, c: u32, mut bit: impl FnMut(usize) -> bool) -> (bool, u32) {
     let k_i = k as isize;
-    let (mut i, mut p, mut c, mut probes) = (l as isize, 0u32, 0u32, 0u32);
+    let (mut i, mut p, mut c, mut probes) = (i, 0u32, c, 0u32);
+    if c == k {
+        return (true, 0);
+    }
     while i >= 0 {
         probes += 1;
         if bit(i as usize) {
@@ -54,6 +64,16 @@ pub(crate) fn algorithm1(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> 
         }
     }
     (false, probes)
+}
+
+/// Algorithm 1's answer for a key known to match the middle slices
+/// l .. k - 1 (see [`middle_hits`]): Algorithm 1 starts at slice l and
+/// moves right while slices match, so it is resumed after them (at slice
+/// max(k, l) with max(k - l, 0) matches) instead of probing them again.
+#[inline]
+pub(crate) fn algorithm1_after_middle(k: u32, l: u32, bit: impl FnMut(usize) -> bool) -> bool {
+    let c = k.saturating_sub(l);
+    algorithm1_from(k, (l + c) as isize, c, bit).0
 }
 
 /// Whether a key can be present by the slices every run of k covers: when
@@ -244,7 +264,7 @@ impl Apbf {
 
     /// Whether `key` holds k consecutive logical slices, given that it
     /// matches the middle ones: the vector probes where `simd`, else
-    /// Algorithm 1.
+    /// Algorithm 1 resumed after the middle slices.
     #[inline]
     fn runs_of_k(&self, key: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
@@ -253,7 +273,7 @@ impl Apbf {
             // and that k + l and m are within the vector probes' limits
             return unsafe { self.runs_simd(key) };
         }
-        algorithm1(self.k, self.l, |i| self.probe(key, i)).0
+        algorithm1_after_middle(self.k, self.l, |i| self.probe(key, i))
     }
 
     /// Ages the filter by one generation: zero s_{k+l-1} and make it s_0.
@@ -400,6 +420,38 @@ mod tests {
                     (0..=f.l as usize).any(|j| (j..j + f.k as usize).all(|i| f.probe(key, i)));
                 assert_eq!(f.contains(key), spec);
             }
+        }
+    }
+
+    #[test]
+    fn algorithm_1_resumed_after_the_middle_slices_is_algorithm_1() {
+        // every pattern of matching slices in which the middle ones match
+        for (k, l) in [
+            (10, 2),
+            (4, 3),
+            (3, 2),
+            (1, 1),
+            (2, 6),
+            (5, 5),
+            (3, 0),
+            (6, 1),
+        ] {
+            let h = k + l;
+            let middle: u32 = (l..k).map(|i| 1 << i).sum();
+            let mut cases = 0;
+            for pattern in 0u32..1 << h {
+                if pattern & middle != middle {
+                    continue;
+                }
+                let bit = |i: usize| pattern >> i & 1 == 1;
+                let resumed = algorithm1_after_middle(k, l, |i| {
+                    assert!(i < h as usize, "k {k} l {l}: slice {i}");
+                    bit(i)
+                });
+                assert_eq!(resumed, algorithm1(k, l, bit).0, "k {k} l {l} {pattern:b}");
+                cases += 1;
+            }
+            assert_eq!(cases, 1 << (h - (k.saturating_sub(l))));
         }
     }
 
