@@ -1,7 +1,9 @@
 //! The summary metrics and the adversary: deterministic, scored against
 //! the exact window, and refused when malformed.
 
-use crate::{bloomlab, json_out, opts, run, run_spec, same_rows_at_1_and_2_threads};
+use crate::{
+    assert_numbers, bloomlab, json_line, opts, run, run_spec, same_rows_at_1_and_2_threads,
+};
 use bloomlab_harness::metrics::Value;
 use bloomlab_harness::spec::Spec;
 use bloomlab_harness::sweep;
@@ -117,44 +119,15 @@ fn adversary_replays_false_positives_deterministically() {
 
 #[test]
 fn adversarial_workload_from_the_command_line() {
-    let v = json_out(&[
-        "measure",
-        "naor-yogev",
-        "--n",
-        "4096",
-        "--m",
-        "4096",
-        "--eps",
-        "0.01",
-        "--workload",
-        "adversarial",
-        "--rounds",
-        "5",
-        "--json",
-    ]);
-    for key in [
-        "sustained_fpr",
-        "fpr_ci_low",
-        "fpr_ci_high",
-        "memory_bits",
-        "insert_ns",
-        "query_ns",
-    ] {
-        assert!(v[key].is_number(), "lacks {key}");
-    }
+    let v = json_line(
+        "measure naor-yogev --n 4096 --m 4096 --eps 0.01 --workload adversarial --rounds 5 --json",
+    );
+    let keys = ["sustained_fpr", "fpr_ci_low", "fpr_ci_high", "memory_bits"];
+    assert_numbers(&v, &keys, "measure");
+    assert_numbers(&v, &["insert_ns", "query_ns"], "measure");
     assert_eq!(v["sustained_fpr"], 1.0); // every query replays once one is found
-    let (code, err) = run(bloomlab().args([
-        "measure",
-        "apbf",
-        "--k",
-        "4",
-        "--l",
-        "3",
-        "--workload",
-        "adversarial",
-        "--attack-queries",
-        "5",
-    ]));
+    let line = "measure apbf --k 4 --l 3 --workload adversarial --attack-queries 5";
+    let (code, err) = run(bloomlab().args(line.split(' ')));
     assert_ne!(code, 0);
     assert!(
         err.contains("--attack-queries") && err.trim_end().lines().count() == 1,

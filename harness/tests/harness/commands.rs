@@ -1,7 +1,7 @@
 //! `run` writes its files, and `theory` / `measure` give the JSON keys the
 //! issues name.
 
-use crate::{bloomlab, json_out, run, SPEC};
+use crate::{assert_numbers, bloomlab, json_line, json_out, run, SPEC};
 
 const SPEC_PATH: &str = "spec.toml";
 
@@ -31,160 +31,49 @@ fn run_writes_results_and_plots_and_json_commands_work() {
     let csv = std::fs::read_to_string(dir.path().join("results/tiny.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7);
 
-    let out = bloomlab()
-        .args([
-            "theory", "apbf", "--k", "10", "--l", "7", "--g", "1000", "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in [
-        "fpr",
-        "window",
-        "slack",
-        "bits_per_element",
-        "npws_peak",
-        "expected_accesses",
-    ] {
-        assert!(v[key].is_number(), "theory lacks {key}");
-    }
+    let v = json_line("theory apbf --k 10 --l 7 --g 1000 --json");
+    let keys = ["fpr", "window", "slack", "bits_per_element"];
+    assert_numbers(&v, &keys, "theory");
+    assert_numbers(&v, &["npws_peak", "expected_accesses"], "theory");
     assert_eq!(v["window"], 7000.0);
-    let out = bloomlab()
-        .args([
-            "measure",
-            "apbf",
-            "--k",
-            "4",
-            "--l",
-            "3",
-            "--g",
-            "100",
-            "--rounds",
-            "20",
-            "--queries",
-            "20000",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in [
-        "fpr",
-        "fpr_ci_low",
-        "fpr_ci_high",
-        "fpr_avg",
-        "fnr",
-        "memory_bits",
-        "npws_peak",
-        "insert_ns",
-        "query_ns",
-    ] {
-        assert!(v[key].is_number(), "measure lacks {key}");
-    }
+    let v = json_line("measure apbf --k 4 --l 3 --g 100 --rounds 20 --queries 20000 --json");
+    let keys = ["fpr", "fpr_ci_low", "fpr_ci_high", "fpr_avg", "fnr"];
+    assert_numbers(&v, &keys, "measure");
+    let keys = ["memory_bits", "npws_peak", "insert_ns", "query_ns"];
+    assert_numbers(&v, &keys, "measure");
     assert_eq!(v["fnr"], 0.0);
 }
 
 #[test]
 fn naor_yogev_theory_and_measure_give_the_keys_the_issue_names() {
-    let out = bloomlab()
-        .args([
-            "theory",
-            "naor-yogev",
-            "--n",
-            "4096",
-            "--m",
-            "512",
-            "--eps",
-            "0.01",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["space_bound_bits", "c", "fpr"] {
-        assert!(v[key].is_number(), "theory lacks {key}");
-    }
+    let v = json_line("theory naor-yogev --n 4096 --m 512 --eps 0.01 --json");
+    assert_numbers(&v, &["space_bound_bits", "c", "fpr"], "theory");
     assert!(v["fpr"].as_f64().unwrap() <= 0.01);
     assert!(v["slack"].as_f64().unwrap() <= 512.0);
-    let v = json_out(&[
-        "measure",
-        "naor-yogev",
-        "--n",
-        "4096",
-        "--m",
-        "512",
-        "--eps",
-        "0.01",
-        "--rounds",
-        "10",
-        "--queries",
-        "20000",
-        "--json",
-    ]);
-    for key in [
-        "fpr",
-        "fpr_ci_low",
-        "fpr_ci_high",
-        "fnr",
-        "memory_bits",
-        "max_probes",
-        "insert_ns",
-        "query_ns",
-    ] {
-        assert!(v[key].is_number(), "measure lacks {key}");
-    }
+    let v = json_line(
+        "measure naor-yogev --n 4096 --m 512 --eps 0.01 --rounds 10 --queries 20000 --json",
+    );
+    let keys = ["fpr", "fpr_ci_low", "fpr_ci_high", "fnr", "memory_bits"];
+    assert_numbers(&v, &keys, "measure");
+    assert_numbers(&v, &["max_probes", "insert_ns", "query_ns"], "measure");
     assert_eq!(v["fnr"], 0.0);
     // at least the two buckets and the scan; a displacement reads 4 more
     assert!(v["max_probes"].as_u64().unwrap() >= 10);
     // a given c overrides the choice
-    let out = bloomlab()
-        .args([
-            "theory",
-            "naor-yogev",
-            "--n",
-            "4096",
-            "--m",
-            "4096",
-            "--eps",
-            "0.01",
-            "--c",
-            "3",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_line("theory naor-yogev --n 4096 --m 4096 --eps 0.01 --c 3 --json");
     assert_eq!(v["c"], 3.0);
 }
 
 #[test]
 fn broom_measure_gives_the_keys_the_issue_names() {
-    let v = json_out(&[
-        "measure",
-        "broom",
-        "--n",
-        "4096",
-        "--eps",
-        "0.01",
-        "--workload",
-        "adversarial",
-        "--attack-queries",
-        "20000",
-        "--json",
-    ]);
-    for key in [
-        "sustained_fpr",
-        "fpr_ci_low",
-        "fpr_ci_high",
-        "adaptivity_bits_per_element",
-        "remote_accesses_per_op",
-        "memory_bits",
-        "insert_ns",
-        "query_ns",
-    ] {
-        assert!(v[key].is_number(), "lacks {key}");
-    }
+    let v = json_line(
+        "measure broom --n 4096 --eps 0.01 --workload adversarial --attack-queries 20000 --json",
+    );
+    let keys = ["sustained_fpr", "fpr_ci_low", "fpr_ci_high", "memory_bits"];
+    assert_numbers(&v, &keys, "measure");
+    let keys = ["adaptivity_bits_per_element", "remote_accesses_per_op"];
+    assert_numbers(&v, &keys, "measure");
+    assert_numbers(&v, &["insert_ns", "query_ns"], "measure");
     for bad in [["--eps", "1.5"], ["--load", "1.0"]] {
         let (code, err) = run(bloomlab()
             .args(["measure", "broom", "--n", "100", "--eps", "0.01"])
@@ -196,15 +85,8 @@ fn broom_measure_gives_the_keys_the_issue_names() {
 
 #[test]
 fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
-    let out = bloomlab()
-        .args(["theory", "swamp", "--w", "4096", "--eps", "0.01", "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["fingerprint_bits", "memory_bits", "fpr"] {
-        assert!(v[key].is_number(), "theory lacks {key}");
-    }
+    let v = json_line("theory swamp --w 4096 --eps 0.01 --json");
+    assert_numbers(&v, &["fingerprint_bits", "memory_bits", "fpr"], "theory");
     assert_eq!(v["fingerprint_bits"], 19.0); // ceil(log2(4096 / 0.01))
     assert!(v["fpr"].as_f64().unwrap() <= 0.01);
     let dir = tempfile::tempdir().unwrap();
@@ -217,36 +99,19 @@ fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
         vec!["--zipf", "1.0", "--universe", "20000"],
         vec!["--trace", trace.to_str().unwrap()],
     ] {
-        let out = bloomlab()
-            .args([
-                "measure", "swamp", "--w", "4096", "--eps", "0.01", "--rounds", "5",
-            ])
-            .args(["--queries", "20000", "--json"])
-            .args(&extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        for key in [
-            "fpr",
-            "fpr_ci_low",
-            "fpr_ci_high",
-            "memory_bits",
-            "distinct_lb",
-            "distinct_mle",
-            "distinct_true",
-            "entropy",
-            "entropy_true",
-            "count_rmse",
-            "insert_ns",
-            "query_ns",
-        ] {
-            assert!(v[key].is_number(), "measure {extra:?} lacks {key}");
-        }
+        let mut args = "measure swamp --w 4096 --eps 0.01 --rounds 5 --queries 20000 --json"
+            .split(' ')
+            .collect::<Vec<_>>();
+        args.extend(&extra);
+        let v = json_out(&args);
+        let what = format!("measure {extra:?}");
+        let keys = ["fpr", "fpr_ci_low", "fpr_ci_high", "memory_bits"];
+        assert_numbers(&v, &keys, &what);
+        let keys = ["distinct_lb", "distinct_mle", "distinct_true"];
+        assert_numbers(&v, &keys, &what);
+        let keys = ["entropy", "entropy_true", "count_rmse"];
+        assert_numbers(&v, &keys, &what);
+        assert_numbers(&v, &["insert_ns", "query_ns"], &what);
         assert!(v["distinct_lb"].as_f64() <= v["distinct_true"].as_f64());
         assert_eq!(v["count_underestimates"], 0);
         assert_eq!(v["fnr"], 0.0);

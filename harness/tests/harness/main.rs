@@ -62,6 +62,18 @@ fn json_out(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// [`json_out`] of a command line split at spaces.
+fn json_line(line: &str) -> serde_json::Value {
+    json_out(&line.split(' ').collect::<Vec<_>>())
+}
+
+/// Asserts that the JSON output `v` of `what` has a number at every key.
+fn assert_numbers(v: &serde_json::Value, keys: &[&str], what: &str) {
+    for key in keys {
+        assert!(v[key].is_number(), "{what} lacks {key}: {v}");
+    }
+}
+
 /// Runs `text` on one thread and on two, asserts the rows are the same,
 /// and returns the first run.
 fn same_rows_at_1_and_2_threads(text: &str) -> sweep::Outcome {
