@@ -134,11 +134,25 @@ fn trace_times(secs: &[f64], untimed: u64, keys: usize) -> Result<Vec<u64>, Stri
             ));
         }
     }
+    // nanoseconds are held in u64 and meet f64 arithmetic in the time
+    // pass: a span beyond 2^53 ns (104 days) would saturate or round, and
+    // a run would report a rate and an FPR of times it never read
+    let span = secs[secs.len() - 1] - first;
+    if !(span.is_finite() && span * 1e9 <= MAX_SPAN_NS as f64) {
+        return Err(format!(
+            "its times span {span:e} s, more than the {:.0} days (2^53 ns) a time run holds exactly",
+            MAX_SPAN_NS as f64 / 1e9 / 86_400.0
+        ));
+    }
     for &t in secs {
         out.push(((t - first) * 1e9).round() as u64);
     }
     Ok(out)
 }
+
+/// The longest span of a trace's times, in nanoseconds: 2^53, the largest
+/// count of nanoseconds an `f64` holds exactly (104 days).
+pub const MAX_SPAN_NS: u64 = 1 << 53;
 
 /// A stream of keys to insert plus a source of never-inserted keys.
 pub enum KeyStream {
@@ -268,6 +282,19 @@ mod tests {
                 assert!(!ins.contains(&s.negative(&mut rng)));
             }
         }
+    }
+
+    #[test]
+    fn trace_times_that_do_not_fit_are_refused() {
+        // a last time of 1e300 s saturated the cast and wrapped the period
+        let e = trace_times(&[0.0, 1.0, 1e300], 0, 3).unwrap_err();
+        assert!(e.contains("span"), "{e}");
+        // one packet at 2^32 - 1 s in a capture that starts at 1.7e9 s
+        let e = trace_times(&[1.7e9, 1.7e9 + 1.0, 4_294_967_295.0], 0, 3).unwrap_err();
+        assert!(e.contains("2^53 ns"), "{e}");
+        // 100 days is held, to the nanosecond
+        let t = trace_times(&[5.0, 5.5, 5.0 + 100.0 * 86_400.0], 0, 3).unwrap();
+        assert_eq!(t, vec![0, 500_000_000, 8_640_000_000_000_000]);
     }
 
     #[test]

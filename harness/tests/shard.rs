@@ -209,6 +209,19 @@ fn bad_sets_of_parts_are_refused_and_leave_the_results_alone() {
     let e = refused(bloomlab(dir).args(["merge", "s.toml", "parts", "--quick"]));
     assert!(e.contains("no parts of shards"), "{e}");
 
+    // edited: a value changed by hand (count_rmse = -5) no longer matches
+    // the checksum the part was written with
+    let text = std::fs::read_to_string(part(0, 3)).unwrap();
+    let at = text
+        .find("[\"count_rmse\",{\"N\":")
+        .expect("a count_rmse cell")
+        + 21;
+    let end = at + text[at..].find('}').unwrap();
+    std::fs::write(part(0, 3), format!("{}-5{}", &text[..at], &text[end..])).unwrap();
+    let e = merge();
+    assert!(e.contains("does not match its checksum"), "{e}");
+    std::fs::write(part(0, 3), &text).unwrap();
+
     // cut short
     std::fs::write(part(2, 3), &std::fs::read(part(2, 3)).unwrap()[..100]).unwrap();
     let e = merge();

@@ -133,8 +133,19 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         memory: sweep::budget::memory_limit(a.memory_limit)?,
         threads: 1,
     };
-    let prepared =
-        sweep::prepare(&spec, false, &budget).map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
+    let prepared = sweep::prepare(&spec, false, &budget).map_err(|e| {
+        // the design's own error is the root cause; a budget's names the point
+        let root = e.root_cause().to_string();
+        if root.starts_with("its work") {
+            anyhow::anyhow!("{d}: {root}", d = d.name())
+        } else {
+            anyhow::anyhow!("{root}")
+        }
+    })?;
+    let note = prepared.announce(1);
+    if !note.is_empty() {
+        eprintln!("measure {}: one point{note}", d.name());
+    }
     let opts = RunOptions {
         threads: Some(1),
         quick: false,
@@ -293,26 +304,33 @@ fn print_grouped(row: &Row, level: f64) {
             println!("  {k:width$}  {}{}", cell(v), unit_of(k));
         }
     }
-    let verdicts: Vec<_> = figures
+    // a figure with a theory and an interval gets a verdict, or "not
+    // enough data" where the interval decides nothing (zero width, or none)
+    let verdicts: Vec<(&str, Option<bool>)> = figures
         .iter()
-        .filter_map(|(k, v)| Some((k.strip_suffix("_theory_in_ci")?, v)))
+        .filter_map(|(k, _)| {
+            let name = k.strip_suffix("_theory")?;
+            row.get_num(&format!("{name}_ci_low"))?;
+            let verdict = match row.get(&format!("{name}_theory_in_ci")) {
+                Some(Value::Bool(b)) => Some(*b),
+                _ => None,
+            };
+            Some((name, verdict))
+        })
         .collect();
     if !verdicts.is_empty() {
         println!("verdicts ({:.0}% intervals)", level * 100.0);
-        for (name, v) in verdicts {
-            let theory = row
-                .get_num(&format!("{name}_theory"))
-                .or_else(|| row.get_num(name));
+        for (name, verdict) in verdicts {
+            let theory = row.get_num(&format!("{name}_theory"));
             let measured = row.get_num(name);
-            let inside = matches!(v, Value::Bool(true));
             println!(
                 "  {name}: measured {} against theory {}: {}",
                 measured.map_or("-".into(), report::fmt_num),
                 theory.map_or("-".into(), report::fmt_num),
-                if inside {
-                    "theory inside the interval"
-                } else {
-                    "THEORY OUTSIDE THE INTERVAL"
+                match verdict {
+                    Some(true) => "theory inside the interval",
+                    Some(false) => "THEORY OUTSIDE THE INTERVAL",
+                    None => "not enough data (the interval is empty or has zero width)",
                 }
             );
         }

@@ -88,28 +88,46 @@ fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result
         })
         .collect();
     let text = format!("{text}\n# --trace {} {fields:?}\n", t.path.display());
+    spec.name = trace_run_name(&spec.name, &stem, &t.path, &fields);
     spec.workload = WorkloadSpec::trace(t.path.clone(), fields);
-    spec.name = format!(
-        "{}_{}",
-        spec.name,
-        if stem.is_empty() { "trace" } else { &stem }
-    );
     Ok((spec, text))
+}
+
+/// The name of a trace run's outputs: `<spec>_trace-<stem>-<hash>`, the
+/// hash (8 hex digits of XXH3) over the trace's absolute path and its
+/// format. Two traces never share outputs (`good.pcapng` and `good.csv`,
+/// or two `flows.txt` in different folders), and no trace run takes the
+/// name of a spec's own results or of their `_quick` baselines (a trace
+/// called `quick.pcap` replaced `swamp_trace_quick.*`).
+fn trace_run_name(
+    spec: &str,
+    stem: &str,
+    path: &Path,
+    fields: &crate::trace::FormatFields,
+) -> String {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let key = format!("{}\0{fields:?}", abs.display());
+    let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as u32;
+    let stem = if stem.is_empty() { "trace" } else { stem };
+    format!("{spec}_trace-{stem}-{hash:08x}")
 }
 
 /// Runs a spec and writes its outputs as one unit (all renamed into place
 /// only once every one is ready); returns the spec and the files written.
 /// Holds a lock on the spec's name in the results directory meanwhile.
 pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
-    let text = std::fs::read_to_string(x.spec)
-        .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", x.spec.display()))?;
+    let text = crate::spec::read_text(x.spec)?;
     let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     let (spec, text) = match x.trace {
         Some(t) => with_trace(spec, text, t)?,
         None => (spec, text),
     };
     let suffix = if x.quick { "_quick" } else { "" };
-    let _lock = report::Lock::take(x.results_dir, &format!("{}{suffix}", spec.name))?;
+    let _lock = report::OutputLock::take(
+        x.results_dir,
+        x.plots_dir,
+        &format!("{}{suffix}", spec.name),
+    )?;
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     }
@@ -132,10 +150,11 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     };
     let prepared = sweep::prepare(&spec, x.quick, &budget)?;
     eprintln!(
-        "{}: {} point(s), {threads} thread(s){}",
+        "{}: {} point(s), {threads} thread(s){}{}",
         spec.name,
         prepared.points.len(),
-        if x.quick { ", quick precision" } else { "" }
+        if x.quick { ", quick precision" } else { "" },
+        prepared.announce(threads)
     );
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
     spec.check_columns(&out.rows)
@@ -210,8 +229,16 @@ pub(super) fn write_outputs(
             staged.write(&p, report::csv_string(rows)?.as_bytes())?;
         }
     }
+    let tables = staged.len();
     report::render_plots(spec, out, x.plots_dir, suffix, &mut staged)?;
-    staged.commit()
+    // the charts say which results they were drawn for
+    let owner = report::plots_owner(x.plots_dir, &format!("{}{suffix}", spec.name));
+    if staged.len() > tables {
+        staged.write(&owner, report::owner_text(x.results_dir).as_bytes())?;
+    }
+    let mut written = staged.commit()?;
+    written.retain(|p| p != &owner);
+    Ok(written)
 }
 
 /// The experiment specs in a directory, by name.

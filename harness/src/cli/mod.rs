@@ -140,6 +140,10 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             };
         }
     };
+    if let Err(e) = refuse_non_finite(&matches) {
+        eprintln!("error: {e}");
+        return 2;
+    }
     let result = dispatch(&matches);
     match result {
         Ok(()) => 0,
@@ -147,6 +151,27 @@ pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             eprintln!("error: {e:#}");
             1
         }
+    }
+}
+
+/// Refuses a number flag given as NaN or an infinity, at any depth of the
+/// command line: clap parses `--load inf` as a valid `f64`, and a value that
+/// is not a finite number would otherwise travel on (as a JSON null, that
+/// is, as an absent parameter) and silently become the default.
+fn refuse_non_finite(m: &ArgMatches) -> anyhow::Result<()> {
+    for id in m.ids() {
+        if let Ok(Some(values)) = m.try_get_many::<f64>(id.as_str()) {
+            if let Some(v) = values.copied().find(|v| !v.is_finite()) {
+                return Err(anyhow::anyhow!(
+                    "--{} {v}: must be a finite number",
+                    id.as_str().replace('_', "-")
+                ));
+            }
+        }
+    }
+    match m.subcommand() {
+        Some((_, sub)) => refuse_non_finite(sub),
+        None => Ok(()),
     }
 }
 

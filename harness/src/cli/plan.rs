@@ -34,7 +34,17 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
     // window for the same request
     let window = match (a.window, time) {
         (Some(w), _) => w as f64,
-        (None, Some((t, r))) => (t * r).ceil(),
+        (None, Some((t, r))) => {
+            // T·R underflowed to 0, or holds less than one key: no window
+            // to plan for (it was planned as a window of 0 keys)
+            if t * r < 1.0 {
+                return Err(anyhow::anyhow!(
+                    "--window-time {t} at --peak-rate {r} holds {:e} keys: the window must hold at least one",
+                    t * r
+                ));
+            }
+            (t * r).ceil()
+        }
         (None, None) => unreachable!("clap requires --window or --window-time"),
     };
     if window > (1u64 << 40) as f64 {

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Reads and parses a spec; returns it with its text.
 fn load(path: &Path) -> anyhow::Result<(Spec, String)> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("cannot read spec {}: {e}", path.display()))?;
+    let text = crate::spec::read_text(path)?;
     let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", path.display()))?;
     Ok((spec, text))
 }
@@ -107,11 +106,13 @@ pub(super) fn merge(a: MergeArgs) -> anyhow::Result<()> {
     let id = part::SpecId::new(&spec.name, &text, a.quick);
     let expected: Vec<usize> = spec.points(a.quick)?.iter().map(|p| p.index).collect();
     let merged = part::merge(&dir, &id, &expected)?;
-    let out = sweep::outcome(merged.rows);
+    let out = sweep::outcome(merged.rows)
+        .map_err(|e| anyhow::anyhow!("merge of {}: {e}", dir.display()))?;
     spec.check_columns(&out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", a.spec.display()))?;
     let suffix = if a.quick { "_quick" } else { "" };
-    let _lock = report::Lock::take(&results_dir, &format!("{}{suffix}", spec.name))?;
+    let _lock =
+        report::OutputLock::take(&results_dir, &plots_dir, &format!("{}{suffix}", spec.name))?;
     let x = Experiment {
         spec: &a.spec,
         quick: a.quick,

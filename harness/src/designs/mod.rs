@@ -328,6 +328,13 @@ fn to_json(params: &Params) -> serde_json::Value {
 
 /// The typed parameters of `design` from a map; errors name the parameter.
 pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> anyhow::Result<P> {
+    // a non-finite number would become JSON null, that is, an absent
+    // parameter and its default: refuse it here, whatever it came from
+    if let Some((k, v)) = params.iter().find(|(_, v)| !v.is_finite()) {
+        return Err(anyhow::anyhow!(
+            "{design}: parameter {k} = {v} must be a finite number"
+        ));
+    }
     serde_path_to_error::deserialize(to_json(params)).map_err(|e| {
         let path = e.path().to_string();
         let value = params.get(&path).copied();

@@ -40,7 +40,6 @@ impl Runner<'_> {
 /// Per-phase accumulators.
 #[derive(Default)]
 struct PhaseStats {
-    zeros: Welford,
     fpr: Binomial,
     /// Per-round FPR, for the phase-averaged figure.
     fpr_rounds: Welford,
@@ -137,11 +136,6 @@ impl<'a> Plan<'a> {
         }
         if self.has(Metric::Fpr) && self.guaranteed && self.margin > 0 {
             self.expired(r, st);
-        }
-        if self.has(Metric::ZeroFraction) {
-            if let Some(z) = r.f.zero_fraction() {
-                st.zeros.add(z);
-            }
         }
         if self.has(Metric::Npws) && self.s > 0 {
             let yes = (self.w + 1..=self.w + self.s)
@@ -258,11 +252,24 @@ pub fn measure(
     // Warm-up to steady state, aligned to the worst phase.
     r.advance(plan.warm.div_ceil(plan.period) * plan.period);
     let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());
+    // the zero fraction: one observation per round, the mean of its two
+    // states (the two states of a round are of one filter a phase apart,
+    // not independent: counted as two, they made the interval too narrow)
+    let mut zeros = Welford::default();
+    let zero = |r: &Runner| {
+        plan.has(Metric::ZeroFraction)
+            .then(|| r.f.zero_fraction())
+            .flatten()
+    };
     for _ in 0..spec.rounds {
         plan.phase(&mut r, &mut worst, &mut fnr);
+        let z = zero(&r);
         let u = r.rng.random_range(1..=plan.period);
         r.advance(u);
         plan.phase(&mut r, &mut avg, &mut fnr);
+        if let (Some(a), Some(b)) = (z, zero(&r)) {
+            zeros.add((a + b) / 2.0);
+        }
         r.advance(plan.spacing - u);
     }
 
@@ -282,8 +289,8 @@ pub fn measure(
         let ci = worst.probes.ci_within(level, 0.0, f64::INFINITY);
         with_theory(&mut row, theory, "probes_negative", worst.probes.mean(), ci);
     }
-    if plan.has(Metric::ZeroFraction) && worst.zeros.count() > 0 {
-        let z = Welford::merge(&worst.zeros, &avg.zeros);
+    if plan.has(Metric::ZeroFraction) && zeros.count() > 0 {
+        let z = zeros;
         with_theory(
             &mut row,
             theory,

@@ -67,6 +67,14 @@ mod convergence;
 mod history;
 mod membership;
 pub mod row;
+
+/// The peak bytes one side-table row (a profile bucket, a timeline moment)
+/// costs a run, from the measurement to the written CSV: the row's cells,
+/// its copy in the checkpoint line and in the outcome, and its CSV text.
+/// Measured: a profile of 750,000 rows (`bucket = 1`, an APBF of k = 10,
+/// l = 7, g = 20,000) peaked at 3.63 GB resident, 4.8 KB a row
+/// (`/usr/bin/time -v bloomlab run`, docs/promises.md).
+pub const ROW_BYTES: u64 = 5 << 10;
 pub mod stats;
 
 pub use convergence::ConvergenceRow;
@@ -105,7 +113,13 @@ pub struct PointResult {
 }
 
 /// Bits per element over log2(1/p), the information-theoretic bits per
-/// element of a filter with FPR p.
+/// element of a filter with FPR p; NaN (a blank cell) where the bound is
+/// 0 bits or undefined (p >= 1, or p <= 0): the ratio was infinite there.
 pub fn info_bound_ratio(bits_per_element: f64, p: f64) -> f64 {
-    bits_per_element / (1.0 / p).log2()
+    let bound = (1.0 / p).log2();
+    if bound > 0.0 && bound.is_finite() {
+        bits_per_element / bound
+    } else {
+        f64::NAN
+    }
 }

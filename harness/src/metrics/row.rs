@@ -101,6 +101,76 @@ impl Row {
     pub fn get_num(&self, name: &str) -> Option<f64> {
         self.get(name).and_then(Value::num)
     }
+
+    /// Checks every number against what its column can hold (see
+    /// [`check_cell`]); the error names the first that cannot.
+    pub fn check(&self) -> Result<(), String> {
+        self.0.iter().try_for_each(|(n, v)| check_cell(n, v))
+    }
+}
+
+/// Whether a column holds a probability: its value, interval bounds and
+/// theory lie in [0, 1].
+fn is_probability(name: &str) -> bool {
+    let base = ["_ci_low", "_ci_high", "_theory"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    const RATES: &[&str] = &[
+        "fpr",
+        "fpr_avg",
+        "fpr_expired",
+        "fpr_paper_formula",
+        "fpr_independent",
+        "fpr_theory_at_distinct_true",
+        "fpr_time_avg",
+        "fpr_time_peak",
+        "fnr",
+        "fnr_time",
+        "p_yes",
+        "p_yes_past_window",
+        "sustained_fpr",
+        "sustained_fpr_bound",
+        "adversary_fpr",
+        "first_window_fpr",
+        "zero_fraction",
+        "replay_fraction",
+    ];
+    RATES.contains(&base)
+}
+
+/// Whether a column may be negative: a signed error (an estimate minus the
+/// truth) and its interval.
+fn is_signed(name: &str) -> bool {
+    name.ends_with("_error")
+        || name.ends_with("_error_ci_low")
+        || name.ends_with("_error_ci_high")
+        || name.ends_with("_error_theory")
+}
+
+/// Checks one cell: a number is finite (NaN stands for "no value", a blank
+/// cell), a probability lies in [0, 1], and only a signed error is
+/// negative. Every figure that leaves bloomlab passes this, on the way out
+/// of a run and on the way into `merge`.
+pub fn check_cell(name: &str, v: &Value) -> Result<(), String> {
+    let Value::Num(x) = *v else {
+        return Ok(());
+    };
+    if x.is_nan() {
+        return Ok(());
+    }
+    if x.is_infinite() {
+        return Err(format!("column {name} = {x} is not a finite number"));
+    }
+    if is_probability(name) && !(0.0..=1.0).contains(&x) {
+        return Err(format!(
+            "column {name} = {x} is a probability outside [0, 1]"
+        ));
+    }
+    if x < 0.0 && !is_signed(name) {
+        return Err(format!("column {name} = {x} cannot be negative"));
+    }
+    Ok(())
 }
 
 /// Timing columns: excluded from determinism comparisons.

@@ -122,9 +122,11 @@ impl Welford {
 }
 
 /// Whether `t` lies in the interval; `None` when there is no interval (too
-/// few rounds or queries), which the tables leave blank.
+/// few rounds or queries) or it has zero width (every round measured the
+/// same value, so the sample says nothing of its spread): the tables leave
+/// the verdict blank and `measure` says "not enough data".
 pub fn in_interval(t: f64, (lo, hi): (f64, f64)) -> Option<bool> {
-    (lo.is_finite() && hi.is_finite()).then_some(t >= lo && t <= hi)
+    (lo.is_finite() && hi.is_finite() && hi > lo).then_some(t >= lo && t <= hi)
 }
 
 /// Successes over trials.

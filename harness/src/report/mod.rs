@@ -8,7 +8,9 @@ mod staged;
 
 pub use markdown::markdown;
 pub use plots::{plot_path, render_plots};
-pub use staged::{write_atomic, Lock, Staged};
+pub use staged::{
+    owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged,
+};
 
 use crate::metrics::Row;
 

@@ -41,6 +41,16 @@ impl Staged {
         Staged::default()
     }
 
+    /// How many files are staged.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether nothing is staged.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
     /// Stages `bytes` for `path`.
     pub fn write(&mut self, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         self.write_with(path, |tmp| {
@@ -172,6 +182,93 @@ impl Drop for Lock {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
     }
+}
+
+/// The lock on one run's whole set of outputs, `NAME` in the results
+/// directory and in the plots directory: two runs that share either
+/// directory cannot write the same name at once. Taking it also removes
+/// the temporary files a killed run left in both, and refuses a run whose
+/// charts would replace those of the same name drawn for the results of
+/// another directory (see [`plots_owner`]).
+pub struct OutputLock {
+    _locks: Vec<Lock>,
+}
+
+impl OutputLock {
+    /// Takes the locks on `name` in `results` and `plots`.
+    pub fn take(results: &Path, plots: &Path, name: &str) -> anyhow::Result<OutputLock> {
+        let mut locks = vec![Lock::take(results, name)?];
+        if !same_dir(results, plots) {
+            locks.push(Lock::take(plots, name)?);
+        }
+        for dir in [results, plots] {
+            remove_stale_temps(dir);
+        }
+        check_plots_owner(results, plots, name)?;
+        Ok(OutputLock { _locks: locks })
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Removes `.tmp-<pid>-*` files of processes that no longer exist: what a
+/// run killed while writing its outputs (kill -9, a power cut) left.
+pub fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The marker beside the charts of `name` that says which results
+/// directory they were drawn for: `<plots>/.<name>.owner`, holding that
+/// directory's absolute path. It is machine-specific and not committed.
+pub fn plots_owner(plots: &Path, name: &str) -> PathBuf {
+    plots.join(format!(".{name}.owner"))
+}
+
+/// The text of the owner marker for `results`.
+pub fn owner_text(results: &Path) -> String {
+    let abs = std::fs::canonicalize(results).unwrap_or_else(|_| results.to_path_buf());
+    format!("{}\n", abs.display())
+}
+
+/// Refuses a run into `results` whose charts of `name` would replace
+/// those drawn for another results directory that still holds `name`'s
+/// table.
+fn check_plots_owner(results: &Path, plots: &Path, name: &str) -> anyhow::Result<()> {
+    let Ok(text) = std::fs::read_to_string(plots_owner(plots, name)) else {
+        return Ok(());
+    };
+    let other = PathBuf::from(text.trim_end());
+    if text == owner_text(results) || !other.join(format!("{name}.csv")).exists() {
+        return Ok(());
+    }
+    Err(anyhow::anyhow!(
+        "the charts {}/{name}* were drawn for the results in {}: this run into {} would replace them (pass --plots-dir, or remove {})",
+        plots.display(),
+        other.display(),
+        results.display(),
+        plots_owner(plots, name).display()
+    ))
 }
 
 #[cfg(test)]

@@ -306,13 +306,10 @@ impl MeasureSpec {
                 "measure.min_fpr_queries exceeds measure.max_fpr_queries"
             ));
         }
-        if self.fpr_positives.is_nan()
-            || self.fpr_positives <= 0.0
-            || self.margin.is_nan()
-            || self.margin < 0.0
-        {
+        let positive = self.fpr_positives.is_finite() && self.fpr_positives > 0.0;
+        if !(positive && self.margin.is_finite() && self.margin >= 0.0) {
             return Err(anyhow::anyhow!(
-                "measure.fpr_positives must be > 0 and measure.margin >= 0"
+                "measure.fpr_positives must be a finite number > 0 and measure.margin a finite number >= 0"
             ));
         }
         Ok(())

@@ -19,6 +19,38 @@ const MAP_ENTRY: u64 = 40;
 /// adversary attack may take: about an hour at 100 ns an operation.
 pub const MAX_ATTACK_OPS: f64 = 4e10;
 
+/// The most work one point may be estimated at, in nanoseconds of the
+/// shard weights (`shard::point_cost`, this repository's machine): a day.
+/// `--rounds` or `--queries` of 2^64 - 1 ran silently for ever.
+pub const MAX_POINT_NS: f64 = 86_400e9;
+
+/// A run estimated above this many seconds says so before it starts.
+pub const ANNOUNCE_S: f64 = 10.0;
+
+/// Refuses a point whose estimated work passes [`MAX_POINT_NS`].
+pub fn check_work(cost_ns: f64) -> anyhow::Result<()> {
+    if cost_ns.is_finite() && cost_ns <= MAX_POINT_NS {
+        return Ok(());
+    }
+    Err(anyhow::anyhow!(
+        "its work is estimated at {}, above the limit of a day a point: fewer rounds, queries or operations",
+        duration(cost_ns * 1e-9)
+    ))
+}
+
+/// "3.2 h", "41 s", "2.1e9 years": an estimated duration for messages.
+pub fn duration(secs: f64) -> String {
+    if !secs.is_finite() || secs > 3.15e9 {
+        format!("{:.1e} years", secs / 3.15e7)
+    } else if secs >= 7200.0 {
+        format!("{:.1} h", secs / 3600.0)
+    } else if secs >= 120.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{secs:.0} s")
+    }
+}
+
 /// Most worker threads a run may ask for, per core.
 pub const THREADS_PER_CORE: usize = 8;
 
@@ -64,6 +96,7 @@ pub fn point_bytes(
     m: &MeasureSpec,
     attack: &AdversarySpec,
     metrics: &std::collections::BTreeSet<crate::spec::Metric>,
+    time: &crate::timed::TimeSpec,
     distinct: bool,
 ) -> PointBytes {
     use crate::spec::Metric;
@@ -94,7 +127,12 @@ pub fn point_bytes(
             } else {
                 (period / 8).max(1)
             };
-            parts.push(("age profile", horizon.div_ceil(bucket).saturating_mul(16)));
+            // per bucket and phase kind: its accumulators, and its row
+            let buckets = horizon.div_ceil(bucket);
+            parts.push((
+                "age profile",
+                buckets.saturating_mul(2 * (crate::metrics::ROW_BYTES + 64)),
+            ));
         }
         let mut keys = 0u64;
         if metrics.contains(&Metric::Speed) {
@@ -108,7 +146,11 @@ pub fn point_bytes(
         }
         parts.push(("timed keys", keys));
         if metrics.contains(&Metric::Convergence) {
-            parts.push(("convergence", m.convergence_points.saturating_mul(64)));
+            parts.push((
+                "convergence",
+                m.convergence_points
+                    .saturating_mul(64 + crate::metrics::ROW_BYTES),
+            ));
         }
     }
     if passes.summary {
@@ -127,6 +169,11 @@ pub fn point_bytes(
             "adversary",
             found.saturating_add(pool).saturating_add(recent),
         ));
+    }
+    if passes.time {
+        if let Some(b) = crate::timed::pass::peak_bytes(built, time, distinct) {
+            parts.push(("arrival history", b));
+        }
     }
     parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     PointBytes { parts }

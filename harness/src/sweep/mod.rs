@@ -82,6 +82,27 @@ pub struct Prepared {
     query_trace: Option<Arc<Trace>>,
 }
 
+impl Prepared {
+    /// The run's estimated wall time on `threads` threads, in seconds (the
+    /// shard weights' estimate: this repository's machine).
+    pub fn estimated_seconds(&self, threads: usize) -> f64 {
+        let total: f64 = self.costs.iter().map(|c| c.1).sum();
+        let longest = self.costs.iter().map(|c| c.1).fold(0.0, f64::max);
+        (total / threads.max(1) as f64).max(longest) * 1e-9
+    }
+
+    /// "; about 3 min by estimate" for a run estimated above
+    /// [`budget::ANNOUNCE_S`], else nothing.
+    pub fn announce(&self, threads: usize) -> String {
+        let s = self.estimated_seconds(threads);
+        if s > budget::ANNOUNCE_S {
+            format!("; about {} by estimate", budget::duration(s))
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// Runs every point of `spec` and returns the rows in expansion order.
 pub fn run(
     spec: &Spec,
@@ -90,9 +111,7 @@ pub fn run(
     opts: &RunOptions,
 ) -> anyhow::Result<Outcome> {
     let done = run_points(spec, spec_text, prepared, opts)?;
-    Ok(outcome(
-        done.into_iter().map(|(i, f)| (i, f.rows)).collect(),
-    ))
+    outcome(done.into_iter().map(|(i, f)| (i, f.rows)).collect())
 }
 
 /// One finished point: its rows and how long it took to measure.
@@ -199,7 +218,14 @@ fn progress_bar(spec: &Spec, points: usize, done: usize, show: bool) -> Progress
 
 /// The finished points' rows, split into the result, profile and
 /// convergence tables.
-pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
+///
+/// Every row is checked ([`Row::check`]) whatever it came from (a run, a
+/// checkpoint, part files): a number no measurement can give is an error
+/// naming the point, never a result.
+pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> anyhow::Result<Outcome> {
+    for (i, (row, extra)) in &done {
+        check_rows(row, extra).map_err(|e| anyhow::anyhow!("point {i}: {e}"))?;
+    }
     let mut out = Outcome {
         rows: Vec::new(),
         profile: Vec::new(),
@@ -223,7 +249,7 @@ pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> Outcome {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// Measures one point: its row (identifying columns, then each pass's
@@ -328,7 +354,23 @@ pub fn measure_point(
     let level = measure.ci_level;
     extra.extend(profile.iter().map(|pr| profile_row(&id, window, pr, level)));
     extra.extend(convergence.iter().map(|c| convergence_row(&id, c, level)));
+    // a number out of its range is a bug: it stops the run here, before a
+    // checkpoint or a result holds it
+    check_rows(&full, &extra).map_err(|e| {
+        anyhow::anyhow!(
+            "point {} ({}): {e}: refused rather than written (a bug; please report it)",
+            p.index,
+            p.design
+        )
+    })?;
     Ok((full, extra))
+}
+
+/// Checks every number of a point's row and side rows
+/// ([`Row::check`]).
+pub fn check_rows(row: &Row, extra: &[Row]) -> Result<(), String> {
+    row.check()?;
+    extra.iter().try_for_each(Row::check)
 }
 
 /// Says which of a row's figures have no interval (one round, no queries),

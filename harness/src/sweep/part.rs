@@ -13,12 +13,22 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The version of the part file format.
-const FORMAT: u32 = 1;
+/// The version of the part file format (2: the writer's version and a
+/// checksum over the content).
+const FORMAT: u32 = 2;
 
-#[derive(Serialize, Deserialize)]
+/// The largest part file read: 1 GiB (a shard of the largest committed
+/// spec is under 1 MiB).
+const MAX_PART_BYTES: u64 = 1 << 30;
+
+#[derive(Clone, Serialize, Deserialize)]
 struct PartFile {
     bloomlab_part: u32,
+    /// The bloomlab version that wrote the part.
+    version: String,
+    /// XXH3-64 of the file's bytes with this field empty, in hex: an
+    /// edited or damaged part is refused.
+    checksum: String,
     spec_name: String,
     spec_hash: String,
     quick: bool,
@@ -28,7 +38,7 @@ struct PartFile {
     results: Vec<PartPoint>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct PartPoint {
     index: usize,
     seconds: f64,
@@ -99,8 +109,10 @@ pub fn encode(
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let file = PartFile {
+    let mut file = PartFile {
         bloomlab_part: FORMAT,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        checksum: String::new(),
         spec_name: id.name.clone(),
         spec_hash: id.hash.clone(),
         quick: id.quick,
@@ -109,7 +121,19 @@ pub fn encode(
         points: points.to_vec(),
         results,
     };
+    file.checksum = checksum(&file)?;
     serde_json::to_vec(&file).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))
+}
+
+/// The checksum of a part: XXH3-64 of its encoding with an empty checksum.
+fn checksum(file: &PartFile) -> anyhow::Result<String> {
+    let blank = PartFile {
+        checksum: String::new(),
+        ..file.clone()
+    };
+    let bytes =
+        serde_json::to_vec(&blank).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))?;
+    Ok(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 
 /// Parts merged: every point's rows, and per shard its point count and the
@@ -227,20 +251,47 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
 /// Reads one part and checks that it is of `id` and holds exactly the
 /// points it lists.
 fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| anyhow::anyhow!("cannot read part {}: {e}", path.display()))?;
-    let part: PartFile = serde_json::from_slice(&bytes).map_err(|e| {
+    let bytes = crate::spec::read_limited(path, MAX_PART_BYTES, "part")?;
+    // the format first, so that an older part is named as such rather
+    // than as a file that fails to parse
+    #[derive(Deserialize)]
+    struct Format {
+        bloomlab_part: u32,
+    }
+    let not_a_part = |e: serde_json::Error| {
         anyhow::anyhow!(
             "{} is not a bloomlab part file (or is cut short): {e}",
             path.display()
         )
-    })?;
-    if part.bloomlab_part != FORMAT {
+    };
+    let format: Format = serde_json::from_slice(&bytes).map_err(not_a_part)?;
+    if format.bloomlab_part != FORMAT {
         return Err(anyhow::anyhow!(
-            "{} is a part file of format {}; this bloomlab reads format {FORMAT}",
+            "{} is a part file of format {}; this bloomlab reads format {FORMAT}: rerun its shard",
             path.display(),
-            part.bloomlab_part
+            format.bloomlab_part
         ));
+    }
+    let part: PartFile = serde_json::from_slice(&bytes).map_err(not_a_part)?;
+    if checksum(&part)? != part.checksum {
+        return Err(anyhow::anyhow!(
+            "{} does not match its checksum (edited or damaged since bloomlab {} wrote it): rerun its shard",
+            path.display(),
+            part.version
+        ));
+    }
+    // the values too: a part is input like any other
+    for r in &part.results {
+        let row = from_json(r.row.clone());
+        let extra: Vec<_> = r.extra.iter().cloned().map(from_json).collect();
+        let seconds_ok = r.seconds.is_finite() && r.seconds >= 0.0;
+        super::check_rows(&row, &extra)
+            .and_then(|()| {
+                seconds_ok
+                    .then_some(())
+                    .ok_or(format!("seconds = {}", r.seconds))
+            })
+            .map_err(|e| anyhow::anyhow!("{}: point {}: {e}", path.display(), r.index))?;
     }
     if part.spec_name != id.name || part.spec_hash != id.hash || part.quick != id.quick {
         return Err(anyhow::anyhow!(
@@ -273,4 +324,58 @@ fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
         ));
     }
     Ok(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{Row, Value};
+
+    /// A one-point part of `fpr`, written to a fresh directory.
+    fn part_with(fpr: f64) -> (tempfile::TempDir, SpecId) {
+        let id = SpecId::new("p", "name = \"p\"", false);
+        let mut row = Row::default();
+        row.num("fpr", fpr);
+        let done = BTreeMap::from([(
+            0,
+            Finished {
+                rows: (row, Vec::new()),
+                seconds: 1.0,
+            },
+        )]);
+        let shard = Shard { index: 0, count: 1 };
+        let bytes = encode(&id, shard, &[0], &done).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(id.part_path(d.path(), shard), bytes).unwrap();
+        (d, id)
+    }
+
+    #[test]
+    fn merge_revalidates_every_value_even_under_a_good_checksum() {
+        let (d, id) = part_with(0.25);
+        assert!(merge(d.path(), &id, &[0]).is_ok());
+        // the same part with fpr = -5 and a checksum made to match
+        let path = id.part_path(d.path(), Shard { index: 0, count: 1 });
+        let mut file: PartFile = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        file.results[0].row = super::to_json(&Row(vec![("fpr".into(), Value::Num(-5.0))]));
+        file.checksum = checksum(&file).unwrap();
+        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+        let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
+        assert!(e.contains("point 0: column fpr = -5"), "{e}");
+        // an infinity, and a part of the first format
+        for (cell, needle) in [
+            (Value::Num(f64::INFINITY), "not a finite number"),
+            (Value::Num(1.5), "outside [0, 1]"),
+        ] {
+            file.results[0].row = super::to_json(&Row(vec![("fpr".into(), cell)]));
+            file.checksum = checksum(&file).unwrap();
+            std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+            let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+        file.bloomlab_part = 1;
+        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+        let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
+        assert!(e.contains("format 1"), "{e}");
+    }
 }

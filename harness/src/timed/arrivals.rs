@@ -231,14 +231,19 @@ impl TraceTimes {
         let gap = if n > 1 { span / (n - 1) } else { 1_000_000_000 };
         TraceTimes {
             times: times.to_vec(),
-            period: span + gap.max(1),
+            // a trace's span is at most 2^53 ns (`workload::MAX_SPAN_NS`)
+            period: span.saturating_add(gap.max(1)),
         }
     }
 
-    /// Time of the i-th arrival (0-based), in nanoseconds.
+    /// Time of the i-th arrival (0-based), in nanoseconds; `u64::MAX` for
+    /// an arrival beyond 584 years, later than any run's end.
     fn at(&self, i: u64) -> u64 {
         let n = self.times.len() as u64;
-        (i / n) * self.period + self.times[(i % n) as usize]
+        (i / n)
+            .checked_mul(self.period)
+            .and_then(|t| t.checked_add(self.times[(i % n) as usize]))
+            .unwrap_or(u64::MAX)
     }
 
     /// Arrivals at or before `t` nanoseconds.
@@ -369,6 +374,21 @@ impl Arrivals {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// A replayed trace's arrivals never wrap: far beyond the end of any
+    /// run they are `u64::MAX`, not a small time.
+    #[test]
+    fn trace_replay_never_wraps() {
+        let tt = TraceTimes::new(&[0, 1, crate::workload::MAX_SPAN_NS]);
+        assert_eq!(tt.at(3), tt.period);
+        let mut last = 0;
+        for i in [10u64, 1_000, 10_000, u64::MAX / 2, u64::MAX] {
+            let t = tt.at(i);
+            assert!(t >= last, "arrival {i} at {t} before {last}");
+            last = t;
+        }
+        assert_eq!(last, u64::MAX);
+    }
 
     fn kinds() -> Vec<ArrivalSpec> {
         vec![

@@ -120,6 +120,23 @@ pub fn check(built: &Built, spec: &TimeSpec) -> anyhow::Result<()> {
     scales(built, spec, None).map(|_| ())
 }
 
+/// The estimated peak bytes of the pass on `built` under `spec` (None
+/// for a trace's arrivals: the trace itself is counted where it is
+/// loaded): the history of the keys inserted within the horizon at the
+/// largest rate (doubled: a ring grows by doubling), with the map of each
+/// key's latest insertion on a repeating stream, and the timeline and
+/// age rows.
+pub fn peak_bytes(built: &Built, spec: &TimeSpec, distinct: bool) -> Option<u64> {
+    if spec.arrivals == Some(ArrivalSpec::Trace) {
+        return None;
+    }
+    let sc = scales(built, spec, None).ok()?;
+    let held = (sc.arrivals.max_rate() * sc.horizon / NS).ceil();
+    let per_key = std::mem::size_of::<Past>() as f64 * 2.0 + if distinct { 0.0 } else { 40.0 };
+    let rows = (spec.samples + spec.buckets) as f64 * crate::metrics::ROW_BYTES as f64;
+    Some((held * per_key + rows).min(u64::MAX as f64) as u64)
+}
+
 /// One inserted key in the history.
 #[derive(Clone, Copy)]
 struct Past {
@@ -132,6 +149,8 @@ struct Past {
 struct Tally {
     /// Each moment's FPR and its theory.
     moments: Vec<(f64, f64)>,
+    /// Queries at each moment.
+    queries: u64,
     fnr: Binomial,
     fnr_theory: f64,
     past: Binomial,
@@ -172,6 +191,15 @@ impl Run<'_> {
                 key,
                 index: self.inserted,
             });
+            // forget as it goes, not only at the moment: the warm-up's
+            // arrivals (twice the horizon and more) were all held before
+            // the first moment pruned them. A key older than the horizon
+            // before `next` is older than it before `moment` too, so the
+            // history at the moment is the same.
+            let oldest = self.next.saturating_sub(horizon as u64 + 1);
+            while self.history.front().is_some_and(|p| p.at < oldest) {
+                self.history.pop_front();
+            }
             self.next = next_arrival();
         }
         if let Some(t) = self.f.as_timed() {
@@ -283,6 +311,7 @@ pub fn measure(
     };
     let mut tally = Tally {
         moments: Vec::new(),
+        queries: spec.queries,
         fnr: Binomial::default(),
         fnr_theory: 0.0,
         past: Binomial::default(),
@@ -345,14 +374,27 @@ fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
     }
 }
 
-/// The FPR over a set of moments: mean, Student-t interval, mean theory.
-fn over_moments(m: &[(f64, f64)], level: f64) -> (f64, (f64, f64), f64) {
+/// The FPR over a set of moments of `queries` queries each: mean,
+/// Student-t interval, mean theory. When every moment measured the same
+/// rate (no false positive anywhere, say), the Student-t interval has zero
+/// width and would decide a verdict from nothing: the interval is then
+/// Clopper-Pearson's over the pooled queries, exact for that sample.
+fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, (f64, f64), f64) {
     let mut w = Welford::default();
     for &(x, _) in m {
         w.add(x);
     }
     let theory = m.iter().map(|&(_, t)| t).sum::<f64>() / m.len() as f64;
-    (w.mean(), w.ci_within(level, 0.0, 1.0), theory)
+    let mut ci = w.ci_within(level, 0.0, 1.0);
+    if ci.0 == ci.1 && !m.is_empty() {
+        let n = queries * m.len() as u64;
+        let x = m
+            .iter()
+            .map(|&(r, _)| (r * queries as f64).round() as u64)
+            .sum();
+        ci = binomial_ci(x, n, level);
+    }
+    (w.mean(), ci, theory)
 }
 
 fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
@@ -361,7 +403,7 @@ fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     row.num("arrivals_mean_rate", sc.arrivals.mean_rate());
     row.num("arrivals_max_rate", sc.arrivals.max_rate());
     row.push("moments", Value::Int(t.moments.len() as u64));
-    let (x, ci, th) = over_moments(&t.moments, level);
+    let (x, ci, th) = over_moments(&t.moments, t.queries, level);
     with_theory(&mut row, "fpr_time_avg", x, ci, th);
     let top = t.moments.iter().map(|m| m.1).fold(f64::NAN, f64::max);
     if top.is_finite() {
@@ -371,7 +413,7 @@ fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
             .copied()
             .filter(|m| m.1 >= 0.9 * top)
             .collect();
-        let (x, ci, th) = over_moments(&worst, level);
+        let (x, ci, th) = over_moments(&worst, t.queries, level);
         row.push("fpr_time_peak_moments", Value::Int(worst.len() as u64));
         with_theory(&mut row, "fpr_time_peak", x, ci, th);
     }

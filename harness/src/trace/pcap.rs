@@ -10,6 +10,7 @@
 
 use etherparse::{EtherType, LaxNetSlice, LaxSlicedPacket};
 use pcap_file::pcap::PcapReader;
+use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::DataLink;
 use std::io::BufRead;
@@ -243,34 +244,40 @@ pub(super) fn for_each_packet_key(
             let mut reader = PcapNgReader::new(input).map_err(|e| {
                 anyhow::anyhow!("trace file {shown}: not a valid pcapng section: {e}")
             })?;
-            // the link type of each interface of the current section
-            let mut links: Vec<DataLink> = Vec::new();
+            // each interface of the current section: its link type and clock
+            let mut links: Vec<(DataLink, Clock)> = Vec::new();
             while let Some(block) = reader.next_block() {
                 let block = block.map_err(|e| bad(counts.packets, &e))?;
-                let (interface, data, time) = match &block {
+                let (interface, data, ticks) = match &block {
                     Block::SectionHeader(_) => {
                         links.clear();
                         continue;
                     }
                     Block::InterfaceDescription(idb) => {
                         check_link(idb.linktype, path)?;
-                        links.push(idb.linktype);
+                        let clock = Clock::of(&idb.options).map_err(|e| {
+                            anyhow::anyhow!("trace file {shown}: interface {}: {e}", links.len())
+                        })?;
+                        links.push((idb.linktype, clock));
                         continue;
                     }
+                    // the crate hands the 64-bit tick count over as if it
+                    // were nanoseconds, whatever the interface's resolution
                     Block::EnhancedPacket(epb) => (
                         epb.interface_id as usize,
                         epb.data.as_ref(),
-                        Some(epb.timestamp),
+                        Some(epb.timestamp.as_nanos() as u64),
                     ),
                     Block::SimplePacket(spb) => (0, spb.data.as_ref(), None),
                     _ => continue,
                 };
-                let link = *links.get(interface).ok_or_else(|| {
+                let (link, clock) = *links.get(interface).ok_or_else(|| {
                     bad(
                         counts.packets,
                         &format!("interface {interface} is not described"),
                     )
                 })?;
+                let time = ticks.map(|t| clock.duration(t));
                 one(link, data, time, &mut counts)?;
             }
         }
@@ -287,6 +294,58 @@ pub(super) fn for_each_packet_key(
         ));
     }
     Ok(counts)
+}
+
+/// An interface's clock: ticks per second (`if_tsresol`, default 10^6) and
+/// the seconds added to every timestamp (`if_tsoffset`, default 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Clock {
+    per_second: u64,
+    offset: i64,
+}
+
+impl Clock {
+    /// The clock an interface's options declare.
+    pub(super) fn of(options: &[InterfaceDescriptionOption]) -> anyhow::Result<Clock> {
+        let mut clock = Clock {
+            per_second: 1_000_000,
+            offset: 0,
+        };
+        for o in options {
+            match *o {
+                InterfaceDescriptionOption::IfTsResol(r) => clock.per_second = ticks_per_second(r)?,
+                // a signed count of seconds (pcapng, section 4.2)
+                InterfaceDescriptionOption::IfTsOffset(s) => clock.offset = s as i64,
+                _ => {}
+            }
+        }
+        Ok(clock)
+    }
+
+    /// The time of `ticks`: seconds and the fraction, exactly.
+    fn duration(&self, ticks: u64) -> std::time::Duration {
+        let whole = (ticks / self.per_second) as i64;
+        let frac = ticks % self.per_second;
+        let nanos = (frac as u128 * 1_000_000_000 / self.per_second as u128) as u32;
+        // an offset that takes the time before 1970 keeps it at 0 s (times
+        // are read relative to the first packet's)
+        let secs = whole.saturating_add(self.offset).max(0) as u64;
+        std::time::Duration::new(secs, nanos)
+    }
+}
+
+/// Ticks per second for an `if_tsresol` byte: 10^r, or 2^r when the top
+/// bit is set; refused where it does not fit 64 bits.
+fn ticks_per_second(r: u8) -> anyhow::Result<u64> {
+    let exp = u32::from(r & 0x7f);
+    let per = if r & 0x80 == 0 {
+        10u64.checked_pow(exp)
+    } else {
+        2u64.checked_pow(exp)
+    };
+    per.ok_or_else(|| {
+        anyhow::anyhow!("if_tsresol {r:#04x} declares a resolution finer than 64-bit ticks hold")
+    })
 }
 
 /// Refuses a link type this reader cannot slice.

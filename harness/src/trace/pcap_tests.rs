@@ -322,3 +322,103 @@ fn bad_captures_are_refused_in_one_line() {
     other[20] = 105; // IEEE 802.11
     assert!(err(&other).contains("is not read"));
 }
+
+/// The times `for_each_packet_key` gives for the packets of `path`.
+fn times(path: &Path) -> Vec<f64> {
+    let mut out = Vec::new();
+    for_each_packet_key(path, PacketKey::FiveTuple, |_, t| {
+        out.push(t.expect("a timed packet"));
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+/// A pcapng capture of three IPv4 packets on one interface with
+/// `options`, the packets `ticks` apart in the interface's units, written
+/// as the tick counts a capture tool stores.
+fn pcapng_ticks(path: &Path, options: Vec<InterfaceDescriptionOption<'static>>, ticks: u64) {
+    let pkts = packets();
+    let ip = pkts.iter().find(|p| p.fields.is_some()).unwrap();
+    let mut w = PcapNgWriter::new(std::fs::File::create(path).unwrap()).unwrap();
+    w.write_pcapng_block(InterfaceDescriptionBlock {
+        linktype: DataLink::ETHERNET,
+        snaplen: 0,
+        options,
+    })
+    .unwrap();
+    for i in 0..3u64 {
+        let data = frame(ip, DataLink::ETHERNET);
+        // the crate stores `timestamp.as_nanos()` as the raw tick count
+        w.write_pcapng_block(EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: Duration::from_nanos(1_000 * ticks + i * ticks),
+            original_len: data.len() as u32,
+            data: data.into(),
+            options: vec![],
+        })
+        .unwrap();
+    }
+}
+
+fn gaps(t: &[f64]) -> Vec<f64> {
+    t.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn pcapng_timestamps_follow_the_interface_resolution_and_offset() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("t.pcapng");
+    // no if_tsresol: microseconds, so 1000 ticks apart is 1 ms apart (read
+    // as nanoseconds, it was 1 us: a rate 1000 times too high)
+    pcapng_ticks(&p, vec![], 1000);
+    let t = times(&p);
+    for g in gaps(&t) {
+        assert!((g - 1e-3).abs() < 1e-12, "{t:?}");
+    }
+    assert!((t[0] - 1.0).abs() < 1e-12, "{t:?}");
+    // if_tsresol 9: nanoseconds
+    pcapng_ticks(
+        &p,
+        vec![InterfaceDescriptionOption::IfTsResol(9)],
+        1_000_000,
+    );
+    for g in gaps(&times(&p)) {
+        assert!((g - 1e-3).abs() < 1e-12);
+    }
+    // if_tsresol 0x83: 2^-3 s ticks, so 8 ticks are one second
+    pcapng_ticks(&p, vec![InterfaceDescriptionOption::IfTsResol(0x83)], 8);
+    let t = times(&p);
+    assert_eq!(gaps(&t), vec![1.0, 1.0]);
+    assert_eq!(t[0], 1000.0);
+    // if_tsoffset: seconds added to every timestamp
+    pcapng_ticks(
+        &p,
+        vec![
+            InterfaceDescriptionOption::IfTsResol(3),
+            InterfaceDescriptionOption::IfTsOffset(100),
+        ],
+        1000,
+    );
+    assert_eq!(times(&p), vec![1100.0, 1101.0, 1102.0]);
+    // a resolution no 64-bit tick count holds is refused
+    pcapng_ticks(&p, vec![InterfaceDescriptionOption::IfTsResol(20)], 1);
+    let e = read(&p, PacketKey::FiveTuple).unwrap_err().to_string();
+    assert!(e.contains("if_tsresol"), "{e}");
+}
+
+#[test]
+fn pcap_timestamps_follow_the_magic_number() {
+    let d = tempfile::tempdir().unwrap();
+    let pkts = packets();
+    for ts in [TsResolution::MicroSecond, TsResolution::NanoSecond] {
+        let p = d.path().join("t.pcap");
+        // write_pcap spaces packets 1 us apart, in either resolution; the
+        // keyless ones (ARP, cut short) leave gaps of whole microseconds
+        write_pcap(&p, &pkts, DataLink::ETHERNET, Endianness::Little, ts);
+        for g in gaps(&times(&p)) {
+            let us = g / 1e-6;
+            assert!(us >= 0.999 && (us - us.round()).abs() < 1e-6, "{ts:?}: {g}");
+        }
+    }
+}

@@ -14,6 +14,38 @@ const CASES: &[(&str, &str)] = &[
     ("frobnicate", "frobnicate"),
     ("plan --window 0 --fpr 0.01", "--window"),
     ("plan --window 100 --fpr 2", "--fpr"),
+    // non-finite numbers were dropped on the way to the design and became
+    // its defaults; a time window of 1e-600 keys was planned as 0 keys
+    (
+        "measure broom --window 1000 --fpr 0.01 --load inf",
+        "--load inf",
+    ),
+    (
+        "measure naor_yogev --window 1000 --slack 1000 --fpr 0.01 --max-load NaN",
+        "--max-load NaN",
+    ),
+    (
+        "plan --window 100 --fpr 0.01 --max-npws inf",
+        "--max-npws inf",
+    ),
+    ("measure apbf --k 4 --l 3 --g 20 --zipf nan", "--zipf NaN"),
+    (
+        "plan --window-time 1e-300 --peak-rate 1e-300 --fpr 0.01",
+        "at least one",
+    ),
+    ("run nan_load.toml", "load = NaN"),
+    // rounds and queries a user sets: work bounded before it starts
+    (
+        "measure apbf --k 4 --l 3 --g 100 --rounds 18446744073709551615",
+        "above the limit of a day",
+    ),
+    (
+        "measure apbf --k 4 --l 3 --g 100 --queries 18446744073709551615",
+        "above the limit of a day",
+    ),
+    // the spec is read with a limit: /dev/zero read 10.5 GB
+    ("run /dev/zero", "larger than 1 MiB"),
+    ("run inf_grid.toml", "window = inf"),
     ("measure stable --m 100 --d 1 --k 3", "m, d, k and p"),
     ("measure stable --m 10 --d 1 --k 30 --p 1", "k = 30"),
     ("theory naor-yogev --n 100 --m 10 --eps 1.5", "fpr"),
@@ -79,6 +111,18 @@ fn write_inputs(dir: &Path) {
                 .to_string(),
         ),
         ("flows.txt", "a\nb\na\n".to_string()),
+        (
+            "nan_load.toml",
+            "name = \"n\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"broom\"\n\
+             points = [{ window = 100, fpr = 0.01, load = nan }]\n"
+                .to_string(),
+        ),
+        (
+            "inf_grid.toml",
+            "name = \"n\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"broom\"\n\
+             grid = { window = [100, inf], fpr = [0.01] }\n"
+                .to_string(),
+        ),
         (
             "zipf_trace.toml",
             "name = \"z\"\nmetrics = [\"count\"]\nworkload = { kind = \"trace\", path = \"flows.txt\" }\n\

@@ -6,6 +6,7 @@ mod adversary;
 mod bad_input;
 mod commands;
 mod determinism;
+mod outputs;
 mod reproduce;
 
 use assert_cmd::Command;

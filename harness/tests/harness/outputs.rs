@@ -1,0 +1,116 @@
+//! Where a run's outputs go, and that nothing already written is lost: a
+//! trace run's names, the lock and owner of a set of outputs, and the
+//! temporary files of a killed run.
+
+use crate::{bloomlab, run};
+use std::path::Path;
+
+const SPEC: &str = "name = \"swamp_trace\"\nmetrics = [\"fpr\", \"memory\"]\n\
+                    [measure]\nrounds = 2\nmax_fpr_queries = 2000\nmin_fpr_queries = 1000\n\
+                    [[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }]\n\
+                    [[plot]]\nkind = \"xy\"\nx = \"g\"\ny = \"fpr\"\n";
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn run_ok(dir: &Path, args: &[&str]) -> String {
+    let (code, err) = run(bloomlab().args(args).current_dir(dir));
+    assert_eq!(code, 0, "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn trace_runs_never_take_another_runs_names() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("s.toml"), SPEC).unwrap();
+    let keys: String = (0..500).map(|i| format!("k{i}\n")).collect();
+    std::fs::write(dir.join("quick.txt"), &keys).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/quick.txt"), &keys).unwrap();
+    // the committed quick baseline of a spec called swamp_trace
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    std::fs::write(dir.join("results/swamp_trace_quick.csv"), "committed\n").unwrap();
+    let flags = ["--results-dir", "results", "--plots-dir", "plots"];
+    for trace in ["quick.txt", "sub/quick.txt"] {
+        let mut args = vec!["run", "s.toml", "--trace", trace];
+        args.extend(flags);
+        run_ok(dir, &args);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("results/swamp_trace_quick.csv")).unwrap(),
+        "committed\n"
+    );
+    let csvs: Vec<String> = files(&dir.join("results"))
+        .into_iter()
+        .filter(|f| f.ends_with(".csv") && f.starts_with("swamp_trace_trace-quick-"))
+        .collect();
+    // two files of one stem in two folders: two sets of outputs
+    assert_eq!(csvs.len(), 2, "{:?}", files(&dir.join("results")));
+}
+
+#[test]
+fn charts_of_one_name_belong_to_one_results_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("s.toml"), SPEC).unwrap();
+    let a = ["run", "s.toml", "--results-dir", "a", "--plots-dir", "p"];
+    run_ok(dir, &a);
+    let charts = files(&dir.join("p"));
+    let svg = std::fs::read(dir.join("p/swamp_trace.svg")).unwrap();
+    let b = ["run", "s.toml", "--results-dir", "b", "--plots-dir", "p"];
+    let (code, err) = run(bloomlab().args(b).current_dir(dir));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("were drawn for the results in"), "{err}");
+    assert_eq!(std::fs::read(dir.join("p/swamp_trace.svg")).unwrap(), svg);
+    assert_eq!(files(&dir.join("p")), charts);
+    // the same results directory again is a rerun, and allowed
+    run_ok(dir, &a);
+    // once the other results are gone, their charts may be replaced
+    std::fs::remove_dir_all(dir.join("a")).unwrap();
+    run_ok(dir, &b);
+}
+
+#[test]
+fn a_killed_runs_temporary_files_are_removed_by_the_next() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("s.toml"), SPEC).unwrap();
+    for sub in ["results", "plots"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        // pid_max is at most 2^22: no process has this id
+        std::fs::write(dir.join(sub).join(".tmp-4999999-0-other.csv"), "x").unwrap();
+    }
+    let mine = dir
+        .join("results")
+        .join(format!(".tmp-{}-0-live.csv", std::process::id()));
+    std::fs::write(&mine, "x").unwrap();
+    run_ok(
+        dir,
+        &[
+            "run",
+            "s.toml",
+            "--results-dir",
+            "results",
+            "--plots-dir",
+            "plots",
+        ],
+    );
+    for sub in ["results", "plots"] {
+        let left: Vec<String> = files(&dir.join(sub))
+            .into_iter()
+            .filter(|f| f.starts_with(".tmp-4999999"))
+            .collect();
+        assert!(left.is_empty(), "{sub}: {left:?}");
+    }
+    // a live process's file is not touched
+    assert!(mine.exists());
+}
