@@ -34,7 +34,12 @@ pub fn plan(c: &Constraints) -> (Vec<Candidate>, Vec<Rejected>) {
     for d in REGISTRY {
         let design = d.name();
         let configs = match d.plan(c) {
-            Ok(configs) => configs,
+            // a configuration whose theory gave a non-finite figure is
+            // left out, never ranked
+            Ok(configs) => configs
+                .into_iter()
+                .filter(Candidate::is_finite)
+                .collect::<Vec<_>>(),
             Err(reason) => {
                 let reason = reason.to_string();
                 rejected.push(Rejected { design, reason });

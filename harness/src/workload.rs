@@ -15,6 +15,11 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
+/// The peak bytes one trace key costs while it is read and held: its hash
+/// and its time in vectors that grow by doubling (32 B), then its entry in
+/// the set of keys (40 B).
+pub const TRACE_KEY_BYTES: u64 = 72;
+
 /// The keys of a trace file, hashed once and shared by all points.
 #[derive(Debug)]
 pub struct Trace {
@@ -51,18 +56,45 @@ impl Trace {
         time_column: Option<&str>,
         seed: u64,
     ) -> anyhow::Result<Trace> {
+        let limit = crate::sweep::budget::available_memory();
+        Trace::load_within(path, format, time_column, seed, limit)
+    }
+
+    /// As [`load_timed`](Self::load_timed), within `max_bytes` (the run's
+    /// memory budget; None: unchecked): a trace whose keys would pass it,
+    /// decompressed, is refused as soon as they do, and a long read says
+    /// how far it has got.
+    pub fn load_within(
+        path: &Path,
+        format: &crate::trace::TraceFormat,
+        time_column: Option<&str>,
+        seed: u64,
+        max_bytes: Option<u64>,
+    ) -> anyhow::Result<Trace> {
         let hasher = KeyHasher::new(seed);
         let mut keys = Vec::new();
         let mut secs: Vec<f64> = Vec::new();
         let mut untimed = 0u64;
-        // a trace larger than the memory left is refused while it is read
-        let max_keys = crate::sweep::budget::available_memory().map_or(u64::MAX, |b| b / 64);
+        // a key costs its hash and time, each in a vector that grows by
+        // doubling (32 B at worst), then its entry in the set (40 B): 80 B
+        // with the budget's quarter of headroom
+        let max_keys = max_bytes.map_or(u64::MAX, |b| b / (TRACE_KEY_BYTES + TRACE_KEY_BYTES / 4));
+        let started = std::time::Instant::now();
         crate::trace::for_each_timed_key(path, format, time_column, |line, time| {
             if keys.len() as u64 >= max_keys {
                 return Err(anyhow::anyhow!(
-                    "trace file {} has more than {max_keys} keys, more than this machine's available memory holds",
-                    path.display()
+                    "trace file {} has more than {max_keys} keys, more than the {} this run may use holds ({TRACE_KEY_BYTES} B a key; --memory-limit GiB to change it)",
+                    path.display(),
+                    crate::sweep::budget::gib(max_bytes.unwrap_or(0))
                 ));
+            }
+            if keys.len() % (1 << 24) == 0 && !keys.is_empty() && started.elapsed().as_secs() >= 2 {
+                eprintln!(
+                    "trace {}: {} keys read ({:.0} s)",
+                    path.display(),
+                    keys.len(),
+                    started.elapsed().as_secs_f64()
+                );
             }
             keys.push(hasher.hash_bytes(line));
             match time {

@@ -194,4 +194,150 @@ proptest! {
         std::fs::write(&p, &data).unwrap();
         let _ = bloomlab_harness::workload::Trace::load(&p, 1);
     }
+
+    /// pcapng captures of random interface clocks (if_tsresol, if_tsoffset)
+    /// and tick counts: read without a panic, and every time given is a
+    /// finite, non-negative number of seconds; a trace of them either has
+    /// times in nanoseconds that never go backwards or says why not.
+    #[test]
+    fn pcapng_clocks_give_finite_times(
+        resol in proptest::option::of(any::<u8>()),
+        offset in proptest::option::of(any::<u64>()),
+        ticks in proptest::collection::vec(any::<u64>(), 1..6),
+    ) {
+        use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+        use pcap_file::pcapng::blocks::interface_description::{
+            InterfaceDescriptionBlock, InterfaceDescriptionOption,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.pcapng");
+        let mut options = Vec::new();
+        if let Some(r) = resol {
+            options.push(InterfaceDescriptionOption::IfTsResol(r));
+        }
+        if let Some(o) = offset {
+            options.push(InterfaceDescriptionOption::IfTsOffset(o));
+        }
+        let mut w = pcap_file::pcapng::PcapNgWriter::new(std::fs::File::create(&p).unwrap()).unwrap();
+        w.write_pcapng_block(InterfaceDescriptionBlock {
+            linktype: pcap_file::DataLink::RAW,
+            snaplen: 0,
+            options,
+        })
+        .unwrap();
+        // an IPv4 UDP header with ports
+        let mut ip = vec![0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        ip.extend([0, 53, 0, 53, 0, 8, 0, 0]);
+        let mut sorted = ticks.clone();
+        sorted.sort_unstable();
+        for t in &sorted {
+            w.write_pcapng_block(EnhancedPacketBlock {
+                interface_id: 0,
+                // the crate writes timestamp.as_nanos() as the tick count
+                timestamp: std::time::Duration::from_nanos(*t),
+                original_len: ip.len() as u32,
+                data: ip.clone().into(),
+                options: vec![],
+            })
+            .unwrap();
+        }
+        drop(w);
+        let format = bloomlab_harness::trace::TraceFormat::Pcap {
+            key: bloomlab_harness::trace::PacketKey::FiveTuple,
+        };
+        let mut times: Vec<Option<f64>> = Vec::new();
+        let read = bloomlab_harness::trace::for_each_timed_key(&p, &format, None, |_, t| {
+            times.push(t);
+            Ok(())
+        });
+        if read.is_ok() {
+            for t in &times {
+                let t = t.expect("an enhanced packet has a time");
+                prop_assert!(t.is_finite() && t >= 0.0, "{t}");
+            }
+            if let Ok(trace) = bloomlab_harness::workload::Trace::load_as(&p, &format, 1) {
+                if let Ok(ns) = trace.times() {
+                    prop_assert!(ns.windows(2).all(|w| w[0] <= w[1]));
+                    prop_assert!(*ns.last().unwrap() <= bloomlab_harness::workload::MAX_SPAN_NS);
+                }
+            }
+        }
+    }
+
+    /// A part file with random bytes changed: merge answers Ok or a
+    /// one-line error, and an Ok merge holds only numbers that pass the
+    /// row check (finite, probabilities in [0, 1]).
+    #[test]
+    fn damaged_part_files_never_merge_a_wrong_number(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+    ) {
+        use bloomlab_harness::metrics::{Row, Value};
+        use bloomlab_harness::sweep::part::{encode, merge, SpecId};
+        use bloomlab_harness::sweep::{Finished, Shard};
+        let id = SpecId::new("p", "name = \"p\"", false);
+        let mut row = Row::default();
+        row.num("fpr", 0.125);
+        row.num("fpr_ci_low", 0.0625);
+        row.push("memory_bits", Value::Int(1024));
+        let done = std::collections::BTreeMap::from([(
+            0,
+            Finished { rows: (row, Vec::new()), seconds: 1.0 },
+        )]);
+        let shard = Shard { index: 0, count: 1 };
+        let mut bytes = encode(&id, shard, &[0], &done).unwrap();
+        for (at, b) in edits {
+            let n = bytes.len();
+            bytes[at % n] = b;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(id.part_path(dir.path(), shard), &bytes).unwrap();
+        match merge(dir.path(), &id, &[0]) {
+            Ok(m) => {
+                for (row, extra) in m.rows.values() {
+                    prop_assert!(row.check().is_ok());
+                    prop_assert!(extra.iter().all(|r| r.check().is_ok()));
+                }
+            }
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "{e}"),
+        }
+    }
+
+    /// `plan` on window times, rates and FPRs at and past every edge: a
+    /// clean refusal, or a plan whose every figure is a finite number.
+    #[test]
+    fn plans_are_refused_or_finite(
+        t in 0..EDGES.len(),
+        r in 0..EDGES.len(),
+        f in 0..EDGES.len(),
+    ) {
+        let arg = |i: usize| EDGES[i].trim_matches('"').to_string();
+        let out = assert_cmd::Command::cargo_bin("bloomlab")
+            .unwrap()
+            .args(["plan", "--json", "--window-time", &arg(t), "--peak-rate", &arg(r), "--fpr", &arg(f)])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        prop_assert!(code == 0 || code == 1 || code == 2, "exit {code}");
+        if code == 0 {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            fn finite(v: &serde_json::Value) -> bool {
+                match v {
+                    serde_json::Value::Null => false,
+                    serde_json::Value::Array(a) => a.iter().all(finite),
+                    serde_json::Value::Object(o) => o.values().all(finite),
+                    _ => true,
+                }
+            }
+            for c in v["candidates"].as_array().unwrap() {
+                // query_probes is null where a design's theory has none
+                let mut c = c.clone();
+                if c["query_probes"].is_null() {
+                    c["query_probes"] = 0.into();
+                }
+                prop_assert!(finite(&c), "{c}");
+            }
+            prop_assert!(v["window"].as_u64().is_some_and(|w| w >= 1), "{v}");
+        }
+    }
 }

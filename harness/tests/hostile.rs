@@ -558,3 +558,25 @@ fn packet_captures_are_read_and_bad_ones_refused_in_one_line() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// A gzip trace of one repeated short line decompresses to far more keys
+/// than its size says: it is refused against the run's memory budget as
+/// soon as its keys pass it (2 GiB of `a\n` peaked at 4.2 GB first).
+#[test]
+fn a_trace_that_inflates_past_the_budget_is_refused_early() {
+    use std::io::Write;
+    let d = tmp();
+    let d = d.path();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let chunk = "a\n".repeat(1 << 16);
+    for _ in 0..64 {
+        e.write_all(chunk.as_bytes()).unwrap(); // 4M keys, 8 MiB decompressed
+    }
+    std::fs::write(d.join("a.gz"), e.finish().unwrap()).unwrap();
+    // 0.1 GiB holds about 1.2 million keys of 90 B
+    refused(
+        d,
+        &sh("measure apbf --k 4 --l 3 --g 100 --rounds 2 --trace a.gz --memory-limit 0.1"),
+        "keys, more than the 102.4 MiB",
+    );
+}

@@ -159,6 +159,17 @@ fn sbatch_safe(what: &str, v: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses a string with a control character (newline, carriage return,
+/// escape, ...): quoted or not, it has no business in a job script.
+fn no_control(what: &str, v: &str) -> anyhow::Result<()> {
+    if v.chars().any(char::is_control) {
+        return Err(anyhow::anyhow!(
+            "{what} {v:?} has a control character (a newline?): it cannot go into a job script"
+        ));
+    }
+    Ok(())
+}
+
 /// A word quoted for bash.
 fn sh(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
@@ -191,6 +202,23 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
         ("the working directory", cwd.display().to_string()),
     ] {
         sbatch_safe(what, &v)?;
+    }
+    // every user string that reaches a script: a newline in a spec path
+    // ended a comment line and ran the rest as a command
+    let mut words = vec![
+        ("the spec path", spec_path.display().to_string()),
+        ("the bloomlab binary's path", exe.display().to_string()),
+    ];
+    for (what, d) in [
+        ("--results-dir", f.results_dir),
+        ("--plots-dir", f.plots_dir),
+    ] {
+        if let Some(d) = d {
+            words.push((what, d.display().to_string()));
+        }
+    }
+    for (what, v) in &words {
+        no_control(what, v)?;
     }
     if let Some(p) = &o.partition {
         sbatch_safe("--partition", p)?;
@@ -283,5 +311,47 @@ mod tests {
         for bad in ["", "a b", "a%j", "x\ny", "a#b", "q'"] {
             assert!(sbatch_safe("x", bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// A spec named `x<newline>touch zz<newline>#.toml` made the array
+    /// script run `touch`: it is refused before any script is written.
+    #[test]
+    fn a_spec_path_with_a_newline_writes_no_script() {
+        let d = tempfile::tempdir().unwrap();
+        let spec = d.path().join("x\ntouch zz\n#.toml");
+        std::fs::write(
+            &spec,
+            "name = \"x\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }]\n",
+        )
+        .unwrap();
+        let out = d.path().join("out");
+        let o = SlurmOpts {
+            shards: Some(2),
+            partition: None,
+            time: None,
+            cpus_per_task: 1,
+            submit: false,
+            out: Some(out.clone()),
+        };
+        let f = Flags {
+            quick: false,
+            update_baselines: false,
+            results_dir: &None,
+            plots_dir: &None,
+        };
+        let e = write_jobs(&spec, &o, &f).err().unwrap().to_string();
+        assert!(e.contains("control character"), "{e}");
+        let scripts = std::fs::read_dir(&out).map(|r| r.count()).unwrap_or(0);
+        assert_eq!(scripts, 0);
+        // a directory flag with a carriage return, the same
+        let cr = Some(PathBuf::from("res\rults"));
+        let f = Flags {
+            results_dir: &cr,
+            ..f
+        };
+        let ok_spec = d.path().join("ok.toml");
+        std::fs::copy(&spec, &ok_spec).unwrap();
+        let e = write_jobs(&ok_spec, &o, &f).err().unwrap().to_string();
+        assert!(e.contains("--results-dir"), "{e}");
     }
 }

@@ -90,6 +90,15 @@ impl DesignDef for BlockedApbf {
                 f.k()
             ));
         }
+        // the exact programme's time grows about 2.2x per slice: say so
+        // before a long one (k = 20 took 32 s without a word)
+        if f.k() >= 17 {
+            eprintln!(
+                "blocked_apbf: computing the exact theory of k = {} (about {:.0} s on a 2-core machine)",
+                f.k(),
+                1.26 * 2.24f64.powi(f.k() as i32 - 16)
+            );
+        }
         const CHECKED: &str = "k checked against MAX_EXACT_K";
         // each phase's FPR is the last entry of its presence vector: both
         // computed once per phase (the exact programme is the slow part)

@@ -71,6 +71,22 @@ impl Candidate {
         }
     }
 
+    /// Whether every figure is a finite number in its range (the FPR in
+    /// [0, 1], NPWS and probes non-negative): a plan never ranks a
+    /// configuration its theory could not size.
+    pub fn is_finite(&self) -> bool {
+        let params = self.params.iter().all(|(_, v)| match v {
+            Value::Num(x) => x.is_finite(),
+            _ => true,
+        });
+        params
+            && self.bits_per_element.is_finite()
+            && (0.0..=1.0).contains(&self.fpr)
+            && self.npws_peak.is_finite()
+            && self.npws_peak >= 0.0
+            && self.query_probes.is_none_or(|q| q.is_finite() && q >= 0.0)
+    }
+
     /// Integer parameters (name, value).
     pub fn ints(params: &[(&'static str, u64)]) -> Vec<(&'static str, Value)> {
         params.iter().map(|&(k, v)| (k, Value::Int(v))).collect()

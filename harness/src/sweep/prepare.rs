@@ -109,11 +109,12 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
                 WorkloadSpec::Trace { time_column, .. } => time_column.as_deref(),
                 _ => None,
             };
-            Some(Arc::new(Trace::load_timed(
+            Some(Arc::new(Trace::load_within(
                 path,
                 &format,
                 time_column,
                 spec.seed,
+                budget.memory,
             )?))
         }
         _ => None,
