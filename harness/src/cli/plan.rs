@@ -39,7 +39,7 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
             // to plan for (it was planned as a window of 0 keys)
             if t * r < 1.0 {
                 return Err(anyhow::anyhow!(
-                    "--window-time {t} at --peak-rate {r} holds {:e} keys: the window must hold at least one",
+                    "--window-time {t:e} at --peak-rate {r:e} holds {:e} keys: the window must hold at least one",
                     t * r
                 ));
             }

@@ -154,6 +154,18 @@ impl Binomial {
 mod tests {
     use super::*;
 
+    /// A zero-width interval decides no verdict: every round measured the
+    /// same, which says nothing of the spread (one round of the Stable
+    /// filter gave "THEORY OUTSIDE THE INTERVAL" from [0.7489, 0.7489]).
+    #[test]
+    fn a_zero_width_interval_gives_no_verdict() {
+        assert_eq!(in_interval(0.7692, (0.7489, 0.7489)), None);
+        assert_eq!(in_interval(0.7489, (0.7489, 0.7489)), None);
+        assert_eq!(in_interval(0.5, (f64::NAN, 1.0)), None);
+        assert_eq!(in_interval(0.5, (0.4, 0.6)), Some(true));
+        assert_eq!(in_interval(0.7, (0.4, 0.6)), Some(false));
+    }
+
     #[test]
     fn clopper_pearson_known_values() {
         // n = 10, x = 3, 95%: (0.0667, 0.6525) from standard tables.

@@ -153,3 +153,39 @@ fn swamp_theory_and_measure_give_the_keys_the_issue_names() {
         assert_eq!(v["fnr"], 0.0);
     }
 }
+
+/// One round of the Stable filter: the zero fraction's interval needs two
+/// rounds (its two states within a round are of one filter), so the
+/// verdict is "not enough data", not "THEORY OUTSIDE THE INTERVAL".
+#[test]
+fn one_round_gives_no_verdict_from_a_degenerate_interval() {
+    let out = crate::bloomlab()
+        .args("measure stable --m 10000 --d 1 --k 3 --p 10 --rounds 1".split(' '))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("zero_fraction:"))
+        .unwrap_or_else(|| panic!("no zero_fraction verdict: {text}"));
+    assert!(
+        line.ends_with("not enough data (the interval is empty or has zero width)"),
+        "{line}"
+    );
+}
+
+/// The blocked APBF's exact theory says so before a long computation.
+#[test]
+fn a_long_exact_theory_is_announced() {
+    let out = crate::bloomlab()
+        .args("theory blocked_apbf --k 17 --l 17 --g 200".split(' '))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("computing the exact theory of k = 17"),
+        "{err}"
+    );
+}
