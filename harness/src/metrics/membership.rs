@@ -4,6 +4,7 @@
 
 use super::convergence::measure_convergence;
 use super::history::History;
+use super::plan::MembershipPlan;
 use super::stats::{binomial_ci, in_interval, Binomial, Welford};
 use super::{info_bound_ratio, PointResult, ProfileRow, Row, Value};
 use crate::designs::{Built, Theory};
@@ -51,70 +52,7 @@ struct PhaseStats {
     profile_rounds: Vec<Welford>,
 }
 
-/// The time scales of one point's measurement, from its geometry and the
-/// precision knobs.
-struct Plan<'a> {
-    metrics: &'a BTreeSet<Metric>,
-    spec: &'a MeasureSpec,
-    /// Window, slack, period.
-    w: u64,
-    s: u64,
-    period: u64,
-    guaranteed: bool,
-    /// Ages profiled, and the expired ages beyond w + s.
-    horizon: u64,
-    margin: u64,
-    /// Insertions before the first round.
-    warm: u64,
-    /// Insertions from one round's worst phase to the next.
-    spacing: u64,
-    /// FPR queries per round and phase kind.
-    per_round: u64,
-    /// Age-profile bucket width.
-    bucket: u64,
-}
-
-impl<'a> Plan<'a> {
-    fn new(built: &Built, metrics: &'a BTreeSet<Metric>, spec: &'a MeasureSpec) -> Plan<'a> {
-        let g = &built.geometry;
-        let (w, s) = (g.window, g.slack);
-        let period = g.period.max(1);
-        let margin = ((w as f64 * spec.margin) as u64).max(period);
-        let horizon = g.horizon.unwrap_or(w + s + margin).max(w + s);
-        let fpr_queries = {
-            let target = built
-                .theory
-                .get("fpr")
-                .filter(|&p| p > 0.0)
-                .map_or(spec.max_fpr_queries as f64, |p| spec.fpr_positives / p);
-            (target as u64).clamp(spec.min_fpr_queries, spec.max_fpr_queries)
-        };
-        Plan {
-            metrics,
-            spec,
-            w,
-            s,
-            period,
-            guaranteed: g.guaranteed,
-            horizon,
-            margin: horizon - w - s,
-            warm: g.warmup.unwrap_or(horizon).max(horizon),
-            spacing: g
-                .spacing
-                .unwrap_or((w + s).div_ceil(period).max(1) * period),
-            per_round: fpr_queries.div_ceil(spec.rounds),
-            bucket: if spec.bucket > 0 {
-                spec.bucket
-            } else {
-                (period / 8).max(1)
-            },
-        }
-    }
-
-    fn has(&self, m: Metric) -> bool {
-        self.metrics.contains(&m)
-    }
-
+impl MembershipPlan<'_> {
     /// Accumulators for one phase kind.
     fn stats(&self) -> PhaseStats {
         let mut st = PhaseStats::default();
@@ -230,7 +168,7 @@ pub fn measure(
     } else {
         Vec::new()
     };
-    let plan = Plan::new(built, metrics, spec);
+    let plan = MembershipPlan::new(built, metrics, spec);
     let distinct = stream.is_distinct();
     let theory = &built.theory;
     let Some(f) = built.filter.as_mut() else {
@@ -515,7 +453,7 @@ fn tail(r: &mut Runner, ops: u64, row: &mut Row) {
 /// The age profile's buckets at both phase kinds, with the theory averaged
 /// over each bucket's ages.
 fn profile_rows(
-    plan: &Plan,
+    plan: &MembershipPlan,
     theory: &Theory,
     worst: &PhaseStats,
     avg: &PhaseStats,

@@ -66,6 +66,7 @@
 mod convergence;
 mod history;
 mod membership;
+pub mod plan;
 pub mod row;
 
 /// The peak bytes one side-table row (a profile bucket, a timeline moment)

@@ -10,10 +10,7 @@ use crate::designs::Built;
 use crate::spec::{AdversarySpec, MeasureSpec};
 use crate::sweep::Passes;
 
-/// Bytes per entry of a hash map of 64-bit keys and values, with the
-/// table's load and control bytes (hashbrown: about 16 bytes of payload over
-/// a 7/8 load, doubled at worst just after growth).
-const MAP_ENTRY: u64 = 40;
+use crate::metrics::plan::MAP_ENTRY;
 
 /// The largest number of operations (insertions plus queries) one
 /// adversary attack may take: about an hour at 100 ns an operation.
@@ -114,44 +111,9 @@ pub fn point_bytes(
     let copies = 1 + u64::from(passes.adversary || metrics.contains(&Metric::Convergence));
     let mut parts = vec![("filter", design.saturating_mul(copies))];
     if passes.filter {
-        let period = g.period.max(1);
-        let margin = ((w as f64 * m.margin) as u64).max(period);
-        let horizon = g.horizon.unwrap_or(w + s + margin).max(w + s);
-        // the ring of recent keys, and a key -> last insertion map on
-        // repeating streams
-        let per_age = 8 + if distinct { 0 } else { MAP_ENTRY };
-        parts.push(("age history", horizon.saturating_mul(per_age)));
-        if metrics.contains(&Metric::Profile) {
-            let bucket = if m.bucket > 0 {
-                m.bucket
-            } else {
-                (period / 8).max(1)
-            };
-            // per bucket and phase kind: its accumulators, and its row
-            let buckets = horizon.div_ceil(bucket);
-            parts.push((
-                "age profile",
-                buckets.saturating_mul(2 * (crate::metrics::ROW_BYTES + 64)),
-            ));
-        }
-        let mut keys = 0u64;
-        if metrics.contains(&Metric::Speed) {
-            keys = keys.max(m.speed_ops.saturating_mul(24));
-        }
-        if metrics.contains(&Metric::Batched) {
-            keys = keys.max(m.speed_ops.saturating_mul(9));
-        }
-        if metrics.contains(&Metric::Tail) {
-            keys = keys.max(m.tail_ops.saturating_mul(24));
-        }
-        parts.push(("timed keys", keys));
-        if metrics.contains(&Metric::Convergence) {
-            parts.push((
-                "convergence",
-                m.convergence_points
-                    .saturating_mul(64 + crate::metrics::ROW_BYTES),
-            ));
-        }
+        // the pass's own plan: the horizon and buckets it runs with
+        let plan = crate::metrics::plan::MembershipPlan::new(built, metrics, m);
+        parts.extend(plan.peak_bytes(distinct));
     }
     if passes.summary {
         // the exact window: keys in a ring and their counts

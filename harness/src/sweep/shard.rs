@@ -98,52 +98,13 @@ pub fn point_cost(
 ) -> f64 {
     let g = &built.geometry;
     let (w, s) = (g.window as f64, g.slack as f64);
-    let period = g.period.max(1) as f64;
     let rounds = m.rounds as f64;
     let (mut inserts, mut queries) = (0.0, 0.0);
     if passes.filter {
-        let margin = (w * m.margin).max(period);
-        let horizon = g.horizon.map_or(w + s + margin, |h| h as f64).max(w + s);
-        let warm = g.warmup.map_or(horizon, |x| x as f64).max(horizon);
-        let spacing = g
-            .spacing
-            .map_or(((w + s) / period).ceil().max(1.0) * period, |x| x as f64);
-        inserts += warm + rounds * spacing;
-        if metrics.contains(&Metric::Fpr) || metrics.contains(&Metric::Accesses) {
-            let target = built
-                .theory
-                .get("fpr")
-                .filter(|&p| p > 0.0)
-                .map_or(m.max_fpr_queries as f64, |p| m.fpr_positives / p);
-            queries += 2.0 * target.clamp(m.min_fpr_queries as f64, m.max_fpr_queries as f64);
-        }
-        // two phases per round
-        let mut per_phase = 0.0;
-        if metrics.contains(&Metric::Fnr) || metrics.contains(&Metric::Fpr) {
-            per_phase += 2.0 * m.age_samples as f64;
-        }
-        if metrics.contains(&Metric::Npws) {
-            per_phase += s;
-        }
-        if metrics.contains(&Metric::Profile) {
-            per_phase += horizon;
-        }
-        queries += 2.0 * rounds * per_phase;
-        let timed = m.speed_ops as f64;
-        if metrics.contains(&Metric::Speed) {
-            inserts += timed;
-            queries += 2.0 * timed;
-        }
-        if metrics.contains(&Metric::Batched) {
-            queries += 2.0 * timed;
-        }
-        if metrics.contains(&Metric::Tail) {
-            inserts += m.tail_ops as f64;
-        }
-        if metrics.contains(&Metric::Convergence) {
-            inserts += rounds * warm;
-            queries += (m.convergence_points * m.convergence_queries) as f64 * rounds;
-        }
+        // the pass's own plan: the same warm-up, horizon and queries it runs
+        let (i, q) = crate::metrics::plan::MembershipPlan::new(built, metrics, m).operations();
+        inserts += i;
+        queries += q;
     }
     if passes.summary {
         let arrivals = if m.arrivals > 0 { m.arrivals as f64 } else { w };
