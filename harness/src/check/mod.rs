@@ -25,6 +25,7 @@
 mod pooled;
 mod power;
 
+use crate::metrics::TableKind;
 pub use pooled::{pooled_shift, row_shift, PooledResult, MIN_ROWS as MIN_POOLED_ROWS};
 pub use power::{count_pooled, power, Power};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -187,16 +188,14 @@ pub fn count_tests(base: &Table) -> usize {
 /// Rows by their key (see [`key_columns`]).
 type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
 
-/// The columns that identify a row of each table an experiment writes:
-/// `point` in the results, point x phase x age bucket in the age profiles,
-/// point x insertions in the convergence curves.
+/// The columns that identify a row of the table whose file suffix is
+/// `table` ([`TableKind::key_columns`]; `point` for an unknown one).
 pub fn key_columns(table: &str) -> &'static [&'static str] {
-    match table {
-        "profile" => &["point", "phase", "age_lo"],
-        "convergence" | "timeline" => &["point", "t"],
-        "age_time" => &["point", "age_lo"],
-        _ => &["point"],
-    }
+    TableKind::ALL
+        .into_iter()
+        .find(|t| t.suffix() == table)
+        .unwrap_or(TableKind::Results)
+        .key_columns()
 }
 
 /// A row's key: its key columns' values joined by `/` (None if one is

@@ -16,9 +16,6 @@ type TablePair = (&'static str, PathBuf, Option<Table>, Option<Table>);
 /// An experiment's spec with its tables.
 type Run = (Spec, Vec<TablePair>);
 
-/// The tables an experiment may write, by the suffix of their file name.
-const TABLES: [&str; 5] = ["", "profile", "convergence", "timeline", "age_time"];
-
 /// The columns the power table reports, where an experiment has them.
 const POWER_COLUMNS: &[&str] = &[
     "fpr",
@@ -191,7 +188,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
             trace: None,
         })?;
         let mut tables = Vec::new();
-        for table in TABLES {
+        for table in crate::metrics::TableKind::ALL.map(crate::metrics::TableKind::suffix) {
             let file = if table.is_empty() {
                 format!("{}{suffix}.csv", spec.name)
             } else {

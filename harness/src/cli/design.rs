@@ -30,6 +30,9 @@ pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> anyhow
     if let Some(p) = built.theory.get("probes_negative") {
         row.num("expected_accesses", p);
     }
+    // the theory's figures leave bloomlab too: finite and in range
+    row.check()
+        .map_err(|e| anyhow::anyhow!("{}: theory: {e} (a bug; please report it)", d.name()))?;
     if a.json {
         println!(
             "{}",

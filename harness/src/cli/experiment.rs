@@ -216,16 +216,12 @@ pub(super) fn write_outputs(
         &base.with_extension("md"),
         report::markdown(spec, &out.rows, command, spec.measure.ci_level).as_bytes(),
     )?;
-    for (table, rows) in [
-        ("profile", &out.profile),
-        ("convergence", &out.convergence),
-        ("timeline", &out.timeline),
-        ("age_time", &out.age_time),
-    ] {
+    for table in crate::metrics::TableKind::ALL.into_iter().skip(1) {
+        let rows = out.side(table);
         if !rows.is_empty() {
             let p = x
                 .results_dir
-                .join(format!("{}_{table}{suffix}.csv", spec.name));
+                .join(format!("{}_{}{suffix}.csv", spec.name, table.suffix()));
             staged.write(&p, report::csv_string(rows)?.as_bytes())?;
         }
     }

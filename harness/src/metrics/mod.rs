@@ -80,7 +80,7 @@ pub mod stats;
 
 pub use convergence::ConvergenceRow;
 pub use membership::measure;
-pub use row::{is_timing_column, Row, Value};
+pub use row::{is_timing_column, Row, TableKind, Value};
 pub use stats::{binomial_ci, in_interval, t_value, z_value, Welford};
 
 /// One bucket of the measured age profile.

@@ -173,7 +173,126 @@ pub fn check_cell(name: &str, v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The tables a run writes: its results, one row per point, and the side
+/// tables of the passes that have them. The one list of them: the writer,
+/// the router of a point's side rows, `check` and its row keys all read
+/// this enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TableKind {
+    /// One row per point: `<name>.csv`.
+    Results,
+    /// P(yes | age) per point x phase x bucket: `<name>_profile.csv`.
+    Profile,
+    /// The convergence curve per point x insertions: `<name>_convergence.csv`.
+    Convergence,
+    /// FPR over time per point x moment: `<name>_timeline.csv`.
+    Timeline,
+    /// P(yes | age in seconds) per point x bucket: `<name>_age_time.csv`.
+    AgeTime,
+}
+
+/// The column that carries a side row's table in checkpoints and part
+/// files (the storage form of [`TableKind`]; removed before writing).
+const TABLE_TAG: &str = "table";
+
+impl TableKind {
+    /// Every table, the results first.
+    pub const ALL: [TableKind; 5] = [
+        TableKind::Results,
+        TableKind::Profile,
+        TableKind::Convergence,
+        TableKind::Timeline,
+        TableKind::AgeTime,
+    ];
+
+    /// The suffix of the table's file name (`<name>_<suffix>.csv`), ""
+    /// for the results.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            TableKind::Results => "",
+            TableKind::Profile => "profile",
+            TableKind::Convergence => "convergence",
+            TableKind::Timeline => "timeline",
+            TableKind::AgeTime => "age_time",
+        }
+    }
+
+    /// The columns that identify a row: `point` in the results, point x
+    /// phase x age bucket in the age profiles, point x time in the curves.
+    pub fn key_columns(self) -> &'static [&'static str] {
+        match self {
+            TableKind::Results => &["point"],
+            TableKind::Profile => &["point", "phase", "age_lo"],
+            TableKind::Convergence | TableKind::Timeline => &["point", "t"],
+            TableKind::AgeTime => &["point", "age_lo"],
+        }
+    }
+
+    /// Marks `row` as a side row of this table (its storage form).
+    pub fn tag(self, row: &mut Row) {
+        row.push(TABLE_TAG, Value::Text(self.suffix().into()));
+    }
+
+    /// A side row's table and the row without its mark (an unmarked side
+    /// row is a profile row, as checkpoints of earlier versions hold).
+    pub fn untag(row: Row) -> (TableKind, Row) {
+        let table = match row.get(TABLE_TAG) {
+            Some(Value::Text(t)) => TableKind::ALL
+                .into_iter()
+                .find(|k| k.suffix() == t && *k != TableKind::Results)
+                .unwrap_or(TableKind::Profile),
+            _ => TableKind::Profile,
+        };
+        (
+            table,
+            Row(row.0.into_iter().filter(|(n, _)| n != TABLE_TAG).collect()),
+        )
+    }
+}
+
 /// Timing columns: excluded from determinism comparisons.
 pub fn is_timing_column(name: &str) -> bool {
     name.ends_with("_ns")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every side table's rows come back to it, without their mark; an
+    /// unmarked row is a profile row (checkpoints of earlier versions).
+    #[test]
+    fn side_rows_are_routed_by_their_table() {
+        for t in TableKind::ALL.into_iter().skip(1) {
+            let mut r = Row::default();
+            r.num("a", 1.0);
+            t.tag(&mut r);
+            r.num("b", 2.0);
+            let (back, row) = TableKind::untag(r);
+            assert_eq!(back, t);
+            assert_eq!(row.0.len(), 2);
+            assert!(row.get(TABLE_TAG).is_none());
+        }
+        let (t, _) = TableKind::untag(Row::default());
+        assert_eq!(t, TableKind::Profile);
+        // file suffixes are distinct, and the results' is empty
+        let mut s: Vec<_> = TableKind::ALL.map(TableKind::suffix).to_vec();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(s.len(), 5);
+        assert_eq!(TableKind::Results.suffix(), "");
+    }
+
+    #[test]
+    fn cells_are_checked_against_their_column() {
+        assert!(check_cell("fpr", &Value::Num(0.5)).is_ok());
+        assert!(check_cell("fpr", &Value::Num(f64::NAN)).is_ok());
+        assert!(check_cell("fpr", &Value::Num(1.5)).is_err());
+        assert!(check_cell("fpr_ci_low", &Value::Num(-0.1)).is_err());
+        assert!(check_cell("fpr_ratio", &Value::Num(2.5)).is_ok());
+        assert!(check_cell("memory_bits", &Value::Num(f64::INFINITY)).is_err());
+        assert!(check_cell("bits_per_element", &Value::Num(-1.0)).is_err());
+        assert!(check_cell("entropy_error", &Value::Num(-1e-3)).is_ok());
+        assert!(check_cell("entropy_error_ci_low", &Value::Num(-1e-3)).is_ok());
+    }
 }

@@ -65,6 +65,31 @@ pub struct Outcome {
     pub age_time: Vec<Row>,
 }
 
+impl Outcome {
+    /// The rows of `table`.
+    pub fn side(&self, table: crate::metrics::TableKind) -> &Vec<Row> {
+        use crate::metrics::TableKind as T;
+        match table {
+            T::Results => &self.rows,
+            T::Profile => &self.profile,
+            T::Convergence => &self.convergence,
+            T::Timeline => &self.timeline,
+            T::AgeTime => &self.age_time,
+        }
+    }
+
+    fn side_mut(&mut self, table: crate::metrics::TableKind) -> &mut Vec<Row> {
+        use crate::metrics::TableKind as T;
+        match table {
+            T::Results => &mut self.rows,
+            T::Profile => &mut self.profile,
+            T::Convergence => &mut self.convergence,
+            T::Timeline => &mut self.timeline,
+            T::AgeTime => &mut self.age_time,
+        }
+    }
+}
+
 /// The seed of point `index`.
 pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
     mix64(spec_seed ^ mix64(index as u64 + 1))
@@ -236,17 +261,8 @@ pub fn outcome(done: BTreeMap<usize, PointResultRows>) -> anyhow::Result<Outcome
     for (_, (row, extra)) in done {
         out.rows.push(row);
         for r in extra {
-            let table = match r.get("table") {
-                Some(Value::Text(t)) => t.clone(),
-                _ => String::new(),
-            };
-            let r = Row(r.0.into_iter().filter(|(n, _)| n != "table").collect());
-            match table.as_str() {
-                "convergence" => out.convergence.push(r),
-                "timeline" => out.timeline.push(r),
-                "age_time" => out.age_time.push(r),
-                _ => out.profile.push(r),
-            }
+            let (table, r) = crate::metrics::TableKind::untag(r);
+            out.side_mut(table).push(r);
         }
     }
     Ok(out)

@@ -73,7 +73,7 @@ pub(super) fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) ->
 
 pub(super) fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
     let mut row = id_without_repeat(id);
-    row.push("table", Value::Text("convergence".into()));
+    metrics::TableKind::Convergence.tag(&mut row);
     row.push("t", Value::Int(c.t));
     row.push("runs", Value::Int(c.zeros.count()));
     let (lo, hi) = c.zeros.ci_within(level, 0.0, 1.0);

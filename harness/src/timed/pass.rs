@@ -263,7 +263,7 @@ impl Run<'_> {
 /// One row of the timeline table.
 fn timeline_row(t_s: f64, rate: f64, fp: u64, queries: u64, theory: f64, level: f64) -> Row {
     let mut r = Row::default();
-    r.push("table", Value::Text("timeline".into()));
+    crate::metrics::TableKind::Timeline.tag(&mut r);
     r.num("t", t_s);
     r.num("rate", rate);
     r.push("queries", Value::Int(queries));
@@ -436,7 +436,7 @@ fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> Vec<Row> {
         .filter(|(_, (b, _))| b.n > 0)
         .map(|(i, (b, th))| {
             let mut r = Row::default();
-            r.push("table", Value::Text("age_time".into()));
+            crate::metrics::TableKind::AgeTime.tag(&mut r);
             let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
             r.num("age_lo", lo);
             r.num("age_hi", hi);
