@@ -148,6 +148,8 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
     let note = prepared.announce(1);
     if !note.is_empty() {
         eprintln!("measure {}: one point{note}", d.name());
+        // a long point says how far it has got
+        crate::metrics::progress::enable(true);
     }
     let opts = RunOptions {
         threads: Some(1),

@@ -187,6 +187,7 @@ pub fn measure(
         hist: History::new(plan.horizon, distinct),
     };
 
+    let mut steps = super::progress::Steps::new("rounds", spec.rounds);
     // Warm-up to steady state, aligned to the worst phase.
     r.advance(plan.warm.div_ceil(plan.period) * plan.period);
     let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());
@@ -199,7 +200,8 @@ pub fn measure(
             .then(|| r.f.zero_fraction())
             .flatten()
     };
-    for _ in 0..spec.rounds {
+    for round in 0..spec.rounds {
+        steps.done(round);
         plan.phase(&mut r, &mut worst, &mut fnr);
         let z = zero(&r);
         let u = r.rng.random_range(1..=plan.period);

@@ -67,6 +67,7 @@ mod convergence;
 mod history;
 mod membership;
 pub mod plan;
+pub mod progress;
 pub mod row;
 
 /// The peak bytes one side-table row (a profile bucket, a timeline moment)

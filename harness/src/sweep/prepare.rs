@@ -248,3 +248,37 @@ fn check_time(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The estimate must fit with a quarter on top: 22.4 GiB used to be
+    /// accepted against 22.9 GiB available.
+    #[test]
+    fn the_memory_check_keeps_a_quarter_of_headroom() {
+        let spec = Spec::parse(
+            "name = \"h\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }]\n",
+        )
+        .unwrap();
+        let points = spec.points(false).unwrap();
+        let gib = 1u64 << 30;
+        let peak = |b: u64| {
+            vec![(
+                b,
+                0,
+                budget::PointBytes {
+                    parts: vec![("filter", b)],
+                },
+            )]
+        };
+        let est = 224 * gib / 10;
+        let e = check_memory(&spec, &points, peak(est), 0, 1, 229 * gib / 10)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a quarter of headroom"), "{e}");
+        assert!(check_memory(&spec, &points, peak(est), 0, 1, 28 * gib).is_ok());
+        // the traces count too
+        assert!(check_memory(&spec, &points, peak(est), 8 * gib, 1, 28 * gib).is_err());
+    }
+}

@@ -320,7 +320,9 @@ pub fn measure(
     };
     let mut timeline = Vec::new();
     let stretch = sc.duration / spec.samples as f64;
+    let mut steps = crate::metrics::progress::Steps::new("moments", spec.samples);
     for s in 0..spec.samples {
+        steps.done(s);
         let offset = run.rng.random::<f64>();
         let moment = (sc.warmup + (s as f64 + offset) * stretch) as u64;
         run.until(moment, &mut next_arrival, sc.horizon);
