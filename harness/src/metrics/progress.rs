@@ -19,6 +19,8 @@ pub struct Steps {
     total: u64,
     last: Instant,
     started: Instant,
+    /// When step 0 began (after the warm-up): the pace of the steps.
+    first: Option<Instant>,
 }
 
 impl Steps {
@@ -30,12 +32,16 @@ impl Steps {
             total,
             last: now,
             started: now,
+            first: None,
         }
     }
 
     /// Step `done` finished: a line if reports are on and ten seconds
     /// have passed since the last.
     pub fn done(&mut self, done: u64) {
+        if done == 0 {
+            self.first = Some(Instant::now());
+        }
         if !ON.load(Ordering::Relaxed) || self.last.elapsed() < Duration::from_secs(10) {
             return;
         }
@@ -48,7 +54,8 @@ impl Steps {
             );
             return;
         }
-        let left = secs / done.max(1) as f64 * self.total.saturating_sub(done) as f64;
+        let pace = self.first.map_or(secs, |f| f.elapsed().as_secs_f64()) / done.max(1) as f64;
+        let left = pace * self.total.saturating_sub(done) as f64;
         eprintln!(
             "  {done} of {} {} ({secs:.0} s; about {left:.0} s left)",
             self.total, self.what
