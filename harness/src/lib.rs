@@ -8,8 +8,10 @@
 //! windows) -> [`report`] (CSV,
 //! markdown, SVG). [`designs`] holds one module per design behind one
 //! trait and the registry every command reads; [`plan`] picks designs from
-//! theory; [`check`] compares a rerun with the baselines; [`cli`] is the
-//! command line; [`bench`](mod@bench) turns the criterion benchmarks into
+//! theory; [`check`] compares a rerun with the baselines; [`engine`] runs
+//! a spec and writes its outputs under a lock (what `run`, `reproduce`,
+//! `check` and `merge` share); [`cli`] is the command line, which parses
+//! flags and calls the engine; [`bench`](mod@bench) turns the criterion benchmarks into
 //! tables and charts.
 
 #![warn(missing_docs)]
@@ -20,6 +22,7 @@ pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod designs;
+pub mod engine;
 pub mod estimates;
 pub mod metrics;
 pub mod peers;

@@ -103,14 +103,7 @@ impl RunArgs {
     }
 }
 
-/// A trace that replaces a spec's workload (`run --trace`).
-#[derive(Debug, Clone)]
-pub struct TraceOverride {
-    /// The file.
-    pub path: PathBuf,
-    /// Its format fields as given (empty: the spec's, if it reads a trace).
-    pub fields: crate::trace::FormatFields,
-}
+pub use crate::engine::TraceOverride;
 
 /// `bloomlab merge SPEC [DIR]`.
 #[derive(Args, Debug)]

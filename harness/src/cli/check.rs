@@ -3,8 +3,8 @@
 //! with the power of the comparison printed beside the verdict.
 
 use super::args::{CheckArgs, SuiteArgs};
-use super::experiment::{experiment_files, run_experiment, Experiment};
 use crate::check::{self, Finding, Table, Thresholds};
+use crate::engine::{experiment_files, run_experiment, Experiment};
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@ mod plan;
 mod shard;
 mod slurm;
 
-pub use experiment::{run_experiment, Experiment};
+pub use crate::engine::{run_experiment, Experiment};
 
 use crate::designs::REGISTRY;
 use args::{

@@ -3,28 +3,10 @@
 //! outputs `bloomlab run SPEC` writes.
 
 use super::args::{output_dirs, MergeArgs, RunArgs};
-use super::experiment::{run_command, write_outputs, Experiment};
+use crate::engine::{default_parts_dir, load, run_command, write_outputs, Experiment};
 use crate::report;
-use crate::spec::Spec;
 use crate::sweep::{self, budget, part, Budget, RunOptions, Shard};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-
-/// Reads and parses a spec; returns it with its text.
-fn load(path: &Path) -> anyhow::Result<(Spec, String)> {
-    let text = crate::spec::read_text(path)?;
-    let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", path.display()))?;
-    Ok((spec, text))
-}
-
-/// The default directory of a spec's part files: `<results>/shards/<name>`.
-pub(super) fn default_parts_dir(results_dir: &Path, spec: &Spec, quick: bool) -> PathBuf {
-    results_dir.join("shards").join(format!(
-        "{}{}",
-        spec.name,
-        if quick { "_quick" } else { "" }
-    ))
-}
 
 /// `bloomlab run SPEC --shard I/N`.
 pub(super) fn run_shard(a: RunArgs, shard: Shard) -> anyhow::Result<()> {

@@ -5,8 +5,7 @@
 //! `--submit`, hands them to `sbatch`; Slurm does the scheduling.
 
 use super::args::{output_dirs, ReproduceArgs, SlurmArgs, SlurmOpts};
-use super::experiment::experiment_files;
-use super::shard::default_parts_dir;
+use crate::engine::{default_parts_dir, experiment_files};
 use crate::report;
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
