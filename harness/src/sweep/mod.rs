@@ -17,6 +17,7 @@ pub mod shard;
 
 pub use checkpoint::clear_checkpoint;
 pub use prepare::{prepare, Budget};
+pub use rows::check_rows;
 pub use shard::Shard;
 
 use crate::adversary;
@@ -63,31 +64,6 @@ pub struct Outcome {
     pub timeline: Vec<Row>,
     /// P(yes | age in seconds), one per point x age bucket.
     pub age_time: Vec<Row>,
-}
-
-impl Outcome {
-    /// The rows of `table`.
-    pub fn side(&self, table: crate::metrics::TableKind) -> &Vec<Row> {
-        use crate::metrics::TableKind as T;
-        match table {
-            T::Results => &self.rows,
-            T::Profile => &self.profile,
-            T::Convergence => &self.convergence,
-            T::Timeline => &self.timeline,
-            T::AgeTime => &self.age_time,
-        }
-    }
-
-    fn side_mut(&mut self, table: crate::metrics::TableKind) -> &mut Vec<Row> {
-        use crate::metrics::TableKind as T;
-        match table {
-            T::Results => &mut self.rows,
-            T::Profile => &mut self.profile,
-            T::Convergence => &mut self.convergence,
-            T::Timeline => &mut self.timeline,
-            T::AgeTime => &mut self.age_time,
-        }
-    }
 }
 
 /// The seed of point `index`.
@@ -380,13 +356,6 @@ pub fn measure_point(
         )
     })?;
     Ok((full, extra))
-}
-
-/// Checks every number of a point's row and side rows
-/// ([`Row::check`]).
-pub fn check_rows(row: &Row, extra: &[Row]) -> Result<(), String> {
-    row.check()?;
-    extra.iter().try_for_each(Row::check)
 }
 
 /// Says which of a row's figures have no interval (one round, no queries),

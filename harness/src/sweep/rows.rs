@@ -95,3 +95,35 @@ pub(super) fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64)
     row.num("fpr_theory", c.fpr_theory);
     row
 }
+
+/// Checks every number of a point's row and side rows
+/// ([`Row::check`]).
+pub fn check_rows(row: &Row, extra: &[Row]) -> Result<(), String> {
+    row.check()?;
+    extra.iter().try_for_each(Row::check)
+}
+
+impl super::Outcome {
+    /// The rows of `table`.
+    pub fn side(&self, table: crate::metrics::TableKind) -> &Vec<Row> {
+        use crate::metrics::TableKind as T;
+        match table {
+            T::Results => &self.rows,
+            T::Profile => &self.profile,
+            T::Convergence => &self.convergence,
+            T::Timeline => &self.timeline,
+            T::AgeTime => &self.age_time,
+        }
+    }
+
+    pub(super) fn side_mut(&mut self, table: crate::metrics::TableKind) -> &mut Vec<Row> {
+        use crate::metrics::TableKind as T;
+        match table {
+            T::Results => &mut self.rows,
+            T::Profile => &mut self.profile,
+            T::Convergence => &mut self.convergence,
+            T::Timeline => &mut self.timeline,
+            T::AgeTime => &mut self.age_time,
+        }
+    }
+}
