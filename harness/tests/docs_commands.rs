@@ -77,6 +77,45 @@ fn command_args(snippet: &str) -> Option<Vec<String>> {
     Some(args)
 }
 
+/// Every `--example NAME` the README and docs run is an example of the
+/// package they name (`-p bloomlab-filters` or `-p bloomlab-bench`): two
+/// were deleted while docs/experiments.md still ran them. `.ci/run` runs
+/// both.
+#[test]
+fn every_documented_example_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = 0;
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap().replace('\n', " ");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for (i, w) in words.iter().enumerate() {
+            if *w != "--example" {
+                continue;
+            }
+            let name = words[i + 1].trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+            let package = words[..i]
+                .iter()
+                .rev()
+                .find_map(|w| w.strip_prefix("bloomlab-"))
+                .expect("a -p package before --example");
+            let dir = match package {
+                "filters" => "filters",
+                "bench" => "bench",
+                other => panic!("{}: --example {name} in package {other}", file.display()),
+            };
+            let path = root.join(dir).join("examples").join(format!("{name}.rs"));
+            assert!(
+                path.exists(),
+                "{}: --example {name}: no {}",
+                file.display(),
+                path.display()
+            );
+            found += 1;
+        }
+    }
+    assert!(found >= 4, "only {found} documented examples found");
+}
+
 #[test]
 fn every_documented_command_parses() {
     let mut checked = 0;
