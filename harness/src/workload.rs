@@ -78,7 +78,9 @@ impl Trace {
         // a key costs its hash and time, each in a vector that grows by
         // doubling (32 B at worst), then its entry in the set (40 B): 80 B
         // with the budget's quarter of headroom
-        let max_keys = max_bytes.map_or(u64::MAX, |b| b / (TRACE_KEY_BYTES + TRACE_KEY_BYTES / 4));
+        let max_keys = max_bytes.map_or(u64::MAX, |b| {
+            b / crate::sweep::budget::with_headroom(TRACE_KEY_BYTES)
+        });
         let started = std::time::Instant::now();
         crate::trace::for_each_timed_key(path, format, time_column, |line, time| {
             if keys.len() as u64 >= max_keys {

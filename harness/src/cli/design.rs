@@ -136,15 +136,8 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         memory: sweep::budget::memory_limit(a.memory_limit)?,
         threads: 1,
     };
-    let prepared = sweep::prepare(&spec, false, &budget).map_err(|e| {
-        // the design's own error is the root cause; a budget's names the point
-        let root = e.root_cause().to_string();
-        if root.starts_with("its work") {
-            anyhow::anyhow!("{d}: {root}", d = d.name())
-        } else {
-            anyhow::anyhow!("{root}")
-        }
-    })?;
+    let prepared =
+        sweep::prepare(&spec, false, &budget).map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
     let note = prepared.announce(1);
     if !note.is_empty() {
         eprintln!("measure {}: one point{note}", d.name());

@@ -107,8 +107,7 @@ fn trace_run_name(
 /// only once every one is ready); returns the spec and the files written.
 /// Holds a lock on the spec's name in the results directory meanwhile.
 pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
-    let text = crate::spec::read_text(x.spec)?;
-    let spec = Spec::parse(&text).map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
+    let (spec, text) = load(x.spec)?;
     let (spec, text) = match x.trace {
         Some(t) => with_trace(spec, text, t)?,
         None => (spec, text),

@@ -21,7 +21,7 @@ const FORMAT: u32 = 2;
 /// spec is under 1 MiB).
 const MAX_PART_BYTES: u64 = 1 << 30;
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct PartFile {
     bloomlab_part: u32,
     /// The bloomlab version that wrote the part.
@@ -38,7 +38,7 @@ struct PartFile {
     results: Vec<PartPoint>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct PartPoint {
     index: usize,
     seconds: f64,
@@ -125,14 +125,11 @@ pub fn encode(
     serde_json::to_vec(&file).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))
 }
 
-/// The checksum of a part: XXH3-64 of its encoding with an empty checksum.
+/// The checksum of a part: XXH3-64 of its encoding, taken while its own
+/// checksum field is empty.
 fn checksum(file: &PartFile) -> anyhow::Result<String> {
-    let blank = PartFile {
-        checksum: String::new(),
-        ..file.clone()
-    };
-    let bytes =
-        serde_json::to_vec(&blank).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))?;
+    debug_assert!(file.checksum.is_empty(), "a checksum over a checksum");
+    let bytes = serde_json::to_vec(file).map_err(|e| anyhow::anyhow!("cannot encode part: {e}"))?;
     Ok(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 
@@ -272,8 +269,9 @@ fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
             format.bloomlab_part
         ));
     }
-    let part: PartFile = serde_json::from_slice(&bytes).map_err(not_a_part)?;
-    if checksum(&part)? != part.checksum {
+    let mut part: PartFile = serde_json::from_slice(&bytes).map_err(not_a_part)?;
+    let given = std::mem::take(&mut part.checksum);
+    if checksum(&part)? != given {
         return Err(anyhow::anyhow!(
             "{} does not match its checksum (edited or damaged since bloomlab {} wrote it): rerun its shard",
             path.display(),
@@ -358,6 +356,7 @@ mod tests {
         let path = id.part_path(d.path(), Shard { index: 0, count: 1 });
         let mut file: PartFile = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         file.results[0].row = super::to_json(&Row(vec![("fpr".into(), Value::Num(-5.0))]));
+        file.checksum.clear();
         file.checksum = checksum(&file).unwrap();
         std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
         let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
@@ -368,6 +367,7 @@ mod tests {
             (Value::Num(1.5), "outside [0, 1]"),
         ] {
             file.results[0].row = super::to_json(&Row(vec![("fpr".into(), cell)]));
+            file.checksum.clear();
             file.checksum = checksum(&file).unwrap();
             std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
             let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();

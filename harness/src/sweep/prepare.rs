@@ -82,7 +82,9 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         let m = super::shard::point_measure(&measure, p, quick);
         let cost = super::shard::point_cost(&p.design, &built, &own, &m, &attack, &metrics);
         if too_long.is_none() {
-            too_long = budget::check_work(cost).with_context(describe).err();
+            too_long = budget::check_work(cost)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", describe()))
+                .err();
         }
         known.insert(same, (cost, bytes.clone()));
         costs.push((p.index, cost));
@@ -195,10 +197,7 @@ fn check_memory(
         .iter()
         .take(at_once)
         .fold(traces, |acc, p| acc.saturating_add(p.0));
-    // a quarter on top: for what the estimate leaves out (the allocator's
-    // own, the process's code and stacks) and for the machine's other work
-    // (an estimate of 22.4 GiB was accepted against 22.9 GiB available)
-    if run.saturating_add(run / 4) <= limit {
+    if budget::with_headroom(run) <= limit {
         return Ok(());
     }
     let (bytes, index, parts) = &peaks[0];
