@@ -16,20 +16,19 @@
 
 #![warn(missing_docs)]
 
-pub mod adversary;
 pub mod alloc;
 pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod designs;
 pub mod engine;
-pub mod estimates;
 pub mod metrics;
+pub mod passes;
 pub mod peers;
 pub mod plan;
 pub mod report;
+pub mod resources;
 pub mod spec;
 pub mod sweep;
-pub mod timed;
 pub mod trace;
 pub mod workload;

@@ -56,7 +56,7 @@ impl Trace {
         time_column: Option<&str>,
         seed: u64,
     ) -> anyhow::Result<Trace> {
-        let limit = crate::sweep::budget::available_memory();
+        let limit = crate::resources::available_memory();
         Trace::load_within(path, format, time_column, seed, limit)
     }
 
@@ -79,7 +79,7 @@ impl Trace {
         // doubling (32 B at worst), then its entry in the set (40 B): 80 B
         // with the budget's quarter of headroom
         let max_keys = max_bytes.map_or(u64::MAX, |b| {
-            b / crate::sweep::budget::with_headroom(TRACE_KEY_BYTES)
+            b / crate::resources::with_headroom(TRACE_KEY_BYTES)
         });
         let started = std::time::Instant::now();
         crate::trace::for_each_timed_key(path, format, time_column, |line, time| {
@@ -87,7 +87,7 @@ impl Trace {
                 return Err(anyhow::anyhow!(
                     "trace file {} has more than {max_keys} keys, more than the {} this run may use holds ({TRACE_KEY_BYTES} B a key; --memory-limit GiB to change it)",
                     path.display(),
-                    crate::sweep::budget::gib(max_bytes.unwrap_or(0))
+                    crate::resources::gib(max_bytes.unwrap_or(0))
                 ));
             }
             if keys.len() % (1 << 24) == 0 && !keys.is_empty() && started.elapsed().as_secs() >= 2 {

@@ -273,7 +273,7 @@ proptest! {
     ) {
         use bloomlab_harness::metrics::{Row, Value};
         use bloomlab_harness::sweep::part::{encode, merge, SpecId};
-        use bloomlab_harness::sweep::{Finished, Shard};
+        use bloomlab_harness::sweep::{Finished, PointRows, Shard};
         let id = SpecId::new("p", "name = \"p\"", false);
         let mut row = Row::default();
         row.num("fpr", 0.125);
@@ -281,7 +281,7 @@ proptest! {
         row.push("memory_bits", Value::Int(1024));
         let done = std::collections::BTreeMap::from([(
             0,
-            Finished { rows: (row, Vec::new()), seconds: 1.0 },
+            Finished { rows: PointRows { row, tables: Vec::new() }, seconds: 1.0 },
         )]);
         let shard = Shard { index: 0, count: 1 };
         let mut bytes = encode(&id, shard, &[0], &done).unwrap();
@@ -293,9 +293,8 @@ proptest! {
         std::fs::write(id.part_path(dir.path(), shard), &bytes).unwrap();
         match merge(dir.path(), &id, &[0]) {
             Ok(m) => {
-                for (row, extra) in m.rows.values() {
-                    prop_assert!(row.check().is_ok());
-                    prop_assert!(extra.iter().all(|r| r.check().is_ok()));
+                for rows in m.rows.values() {
+                    prop_assert!(rows.check().is_ok());
                 }
             }
             Err(e) => prop_assert!(!e.to_string().contains('\n'), "{e}"),

@@ -133,7 +133,7 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
     let spec = measure_spec(d, params, a)?;
     // the design's own error: the one point is the command line itself
     let budget = sweep::Budget {
-        memory: sweep::budget::memory_limit(a.memory_limit)?,
+        memory: crate::resources::memory_limit(a.memory_limit)?,
         threads: 1,
     };
     let prepared =

@@ -5,7 +5,7 @@
 use super::args::{output_dirs, MergeArgs, RunArgs};
 use crate::engine::{default_parts_dir, load, run_command, write_outputs, Experiment};
 use crate::report;
-use crate::sweep::{self, budget, part, Budget, RunOptions, Shard};
+use crate::sweep::{self, part, Budget, RunOptions, Shard};
 use std::io::IsTerminal;
 
 /// `bloomlab run SPEC --shard I/N`.
@@ -16,14 +16,14 @@ pub(super) fn run_shard(a: RunArgs, shard: Shard) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| default_parts_dir(&results_dir, &spec, a.quick));
-    let threads = budget::check_threads(
+    let threads = crate::resources::check_threads(
         a.threads
             .map(usize::from)
             .or(spec.threads)
             .unwrap_or_else(rayon::current_num_threads),
     )?;
     let budget = Budget {
-        memory: budget::memory_limit(a.memory_limit)?,
+        memory: crate::resources::memory_limit(a.memory_limit)?,
         threads,
     };
     let prepared = sweep::prepare(&spec, a.quick, &budget)?;
@@ -31,7 +31,7 @@ pub(super) fn run_shard(a: RunArgs, shard: Shard) -> anyhow::Result<()> {
         print!(
             "{}: {}",
             spec.name,
-            sweep::shard::describe(&prepared.costs, shard.count, Some(shard.index))
+            sweep::shard::describe(&prepared.costs(), shard.count, Some(shard.index))
         );
         return Ok(());
     }
@@ -47,12 +47,12 @@ pub(super) fn run_shard(a: RunArgs, shard: Shard) -> anyhow::Result<()> {
     if a.fresh {
         sweep::clear_checkpoint(&out, &spec, a.quick, Some(shard));
     }
-    let points = sweep::shard::assign(&prepared.costs, shard.count)[shard.index].clone();
+    let points = sweep::shard::assign(&prepared.costs(), shard.count)[shard.index].clone();
     eprintln!(
         "{}: shard {shard}: {} of {} point(s), {threads} thread(s){}",
         spec.name,
         points.len(),
-        prepared.points.len(),
+        prepared.plans.len(),
         if a.quick { ", quick precision" } else { "" }
     );
     let started = std::time::Instant::now();

@@ -46,6 +46,7 @@ pub struct Apbf;
 impl DesignDef for Apbf {
     type Params = ApbfParams;
     const NAME: &'static str = "apbf";
+    const OP_NS: (f64, f64) = (70.0, 120.0);
     const ABOUT: &'static str =
         "Age-Partitioned Bloom filter: k + l slices, a shift every g insertions";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;

@@ -8,7 +8,7 @@ use super::time_shared::{
 };
 use super::{at_least_one, probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
-use crate::timed::NS;
+use crate::spec::NS;
 use bloomlab_filters::apbf::theory as apbf_theory;
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
 use bloomlab_filters::{Filter, TimedApbf, TimedFilter, Trigger};

@@ -182,6 +182,15 @@ pub trait DesignDef: Sync + Send + 'static {
     const CAPS: Capabilities;
     /// The metrics `bloomlab measure` takes for it.
     const METRICS: &'static [Metric];
+    /// Nanoseconds per insertion and per query, for the shard weights and
+    /// the work estimate of a point (`passes::PointPlan`): medians over
+    /// `results/compare.csv` (full precision, this repository's 2-core
+    /// machine), rounded. Only the ratios matter (the broom filter's
+    /// insertion costs about 150 APBF insertions); a design that sets none
+    /// counts as an APBF. Fixed numbers, not timings of this run, so that
+    /// every shard of a spec computes the same assignment on whatever
+    /// machine it runs.
+    const OP_NS: (f64, f64) = (70.0, 120.0);
     /// Builds the design; `seed` seeds its own randomness.
     fn build(p: Self::Params, seed: u64) -> anyhow::Result<Built>;
     /// Every configuration worth considering for a plan request, or why the
@@ -204,6 +213,8 @@ pub trait Design: Sync {
     fn capabilities(&self) -> Capabilities;
     /// Metrics of `bloomlab measure`.
     fn measure_metrics(&self) -> &'static [Metric];
+    /// (insertion, query) cost in ns ([`DesignDef::OP_NS`]).
+    fn op_ns(&self) -> (f64, f64);
     /// Adds the parameter flags to a command.
     fn args(&self, cmd: clap::Command) -> clap::Command;
     /// The parameters given on a command line, as a map.
@@ -231,6 +242,9 @@ impl<D: DesignDef> Design for D {
     }
     fn measure_metrics(&self) -> &'static [Metric] {
         D::METRICS
+    }
+    fn op_ns(&self) -> (f64, f64) {
+        D::OP_NS
     }
     fn args(&self, cmd: clap::Command) -> clap::Command {
         <D::Params as clap::Args>::augment_args(cmd)

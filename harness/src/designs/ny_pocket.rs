@@ -83,6 +83,8 @@ fn scalars(size: &ny_pocket::Sizing) -> Vec<(&'static str, f64)> {
 impl DesignDef for NyPocket {
     type Params = NyPocketParams;
     const NAME: &'static str = "ny_pocket";
+    // from results/space_vs_bound_quick.csv beside naor_yogev's rows there
+    const OP_NS: (f64, f64) = (540.0, 300.0);
     const ALIASES: &'static [&'static str] = &["ny-pocket"];
     const ABOUT: &'static str =
         "Naor-Yogev generations over two-choice pocket dictionaries: nearer the space bound";

@@ -7,7 +7,7 @@ use super::time_shared::{
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
-use crate::timed::NS;
+use crate::spec::NS;
 use bloomlab_filters::naor_yogev::timed::TimedNyTheory;
 use bloomlab_filters::naor_yogev::{Sizing, DEFAULT_MAX_LOAD};
 use bloomlab_filters::{Filter, NaorYogev, OnTime, TimedFilter, Trigger};

@@ -9,7 +9,7 @@ use super::time_shared::{
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
-use crate::timed::NS;
+use crate::spec::NS;
 use bloomlab_filters::segmented::timed::SegmentsTheory;
 use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
 use bloomlab_filters::{Filter, OnTime, TimedFilter, Trigger};

@@ -7,7 +7,7 @@ use super::time_shared::{
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
-use crate::timed::NS;
+use crate::spec::NS;
 use bloomlab_filters::timing::{swbf, TimedSwbf};
 use bloomlab_filters::{Filter, TimedFilter};
 

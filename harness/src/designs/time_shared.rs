@@ -5,7 +5,7 @@
 use super::built::{Geometry, MomentTheory, TimeWindow};
 use super::{Capabilities, Constraints};
 use crate::spec::Metric;
-use crate::timed::NS;
+use crate::spec::NS;
 
 /// A time design's parameter struct: T, the peak rate and the FPR target,
 /// then the design's own fields.

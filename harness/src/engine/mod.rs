@@ -6,7 +6,7 @@
 
 use crate::report;
 use crate::spec::{Spec, WorkloadSpec};
-use crate::sweep::{self, budget, Budget, RunOptions};
+use crate::sweep::{self, Budget, RunOptions};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     }
-    let threads = budget::check_threads(
+    let threads = crate::resources::check_threads(
         x.threads
             .or(spec.threads)
             .unwrap_or_else(rayon::current_num_threads),
@@ -135,14 +135,14 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     };
     let started = std::time::Instant::now();
     let budget = Budget {
-        memory: budget::memory_limit(x.memory_limit)?,
+        memory: crate::resources::memory_limit(x.memory_limit)?,
         threads,
     };
     let prepared = sweep::prepare(&spec, x.quick, &budget)?;
     eprintln!(
         "{}: {} point(s), {threads} thread(s){}{}",
         spec.name,
-        prepared.points.len(),
+        prepared.plans.len(),
         if x.quick { ", quick precision" } else { "" },
         prepared.announce(threads)
     );

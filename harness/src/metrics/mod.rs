@@ -63,10 +63,6 @@
 //! pass in `membership.rs` (one function per metric), `convergence.rs` and
 //! `history.rs`.
 
-mod convergence;
-mod history;
-mod membership;
-pub mod plan;
 pub mod progress;
 pub mod row;
 
@@ -77,42 +73,15 @@ pub mod row;
 /// l = 7, g = 20,000) peaked at 3.63 GB resident, 4.8 KB a row
 /// (`/usr/bin/time -v bloomlab run`, docs/promises.md).
 pub const ROW_BYTES: u64 = 5 << 10;
+
+/// Bytes per entry of a hash map of 64-bit keys and values, with the
+/// table's load and control bytes (hashbrown: about 16 bytes of payload over
+/// a 7/8 load, doubled at worst just after growth).
+pub const MAP_ENTRY: u64 = 40;
 pub mod stats;
 
-pub use convergence::ConvergenceRow;
-pub use membership::measure;
 pub use row::{is_timing_column, Row, TableKind, Value};
 pub use stats::{binomial_ci, in_interval, t_value, z_value, Welford};
-
-/// One bucket of the measured age profile.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProfileRow {
-    /// "worst" or "avg".
-    pub phase: &'static str,
-    /// First age in the bucket.
-    pub age_lo: u64,
-    /// Last age in the bucket.
-    pub age_hi: u64,
-    /// Yes answers.
-    pub yes: u64,
-    /// Queries.
-    pub n: u64,
-    /// The bucket's P(yes) in each round (one filter state each).
-    pub rounds: Welford,
-    /// Theoretical P(yes) averaged over the bucket's ages.
-    pub theory: f64,
-}
-
-/// Everything measured at one point.
-#[derive(Default)]
-pub struct PointResult {
-    /// The scalar row (without the point's identifying columns).
-    pub row: Row,
-    /// The age profile, when requested.
-    pub profile: Vec<ProfileRow>,
-    /// The convergence curve, when requested.
-    pub convergence: Vec<ConvergenceRow>,
-}
 
 /// Bits per element over log2(1/p), the information-theoretic bits per
 /// element of a filter with FPR p; NaN (a blank cell) where the bound is

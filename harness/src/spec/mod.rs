@@ -22,13 +22,17 @@
 //! kind = "fpr_vs_theory"           # or "age_profile"
 //! ```
 
+mod arrivals;
 mod plot;
 mod read;
 mod sections;
+mod time;
 
+pub use arrivals::{ArrivalSpec, NS};
 pub use plot::{Adoption, EqualAt, PlotKind, PlotSpec};
 pub use read::{read_limited, read_text, MAX_SPEC_BYTES};
 pub use sections::{AdversarySpec, MeasureSpec, WorkloadSpec};
+pub use time::{point_time, TimeSpec, PARAM_PREFIX};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -90,7 +94,7 @@ pub struct Spec {
     pub adversary: AdversarySpec,
     /// The arrival process and precision of the `timeline` metric.
     #[serde(default)]
-    pub time: crate::timed::TimeSpec,
+    pub time: TimeSpec,
 }
 
 /// The most points one spec may expand to: each is built and checked before

@@ -2,6 +2,7 @@
 //! points finish, keyed by the spec text and the precision; an interrupted
 //! run started again with the same spec skips the points it holds.
 
+use super::PointRows;
 use super::{Finished, Shard};
 use crate::metrics::{Row, Value};
 use crate::spec::Spec;
@@ -109,18 +110,12 @@ impl Open {
     }
 
     /// Appends a finished point.
-    pub fn append(
-        &self,
-        index: usize,
-        row: &Row,
-        profile: &[Row],
-        seconds: f64,
-    ) -> anyhow::Result<()> {
+    pub fn append(&self, index: usize, rows: &PointRows, seconds: f64) -> anyhow::Result<()> {
         let line = serde_json::to_string(&Checkpoint {
             key: self.key,
             index,
-            row: to_json(row),
-            profile: profile.iter().map(to_json).collect(),
+            row: to_json(&rows.row),
+            profile: rows.stored_tables().iter().map(to_json).collect(),
             seconds,
         })
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -144,7 +139,7 @@ fn load_checkpoint(path: &Path, key: u64) -> BTreeMap<usize, Finished> {
                 done.insert(
                     c.index,
                     Finished {
-                        rows: (
+                        rows: PointRows::from_stored(
                             from_json(c.row),
                             c.profile.into_iter().map(from_json).collect(),
                         ),

@@ -1,7 +1,7 @@
 //! Theory columns computed by the harness for any design, rather than by
 //! the design itself (named in a spec's `theory_columns`).
 
-use super::designs;
+use crate::designs;
 use crate::metrics::Row;
 
 /// Theory columns any sliding design has, derived from its window, its

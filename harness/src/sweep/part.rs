@@ -8,7 +8,7 @@
 //! of the spec is in exactly one of them.
 
 use super::checkpoint::{from_json, to_json, CellJson};
-use super::{Finished, PointResultRows, Shard};
+use super::{Finished, PointRows, Shard};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -104,8 +104,8 @@ pub fn encode(
             Ok(PartPoint {
                 index: *i,
                 seconds: f.seconds,
-                row: to_json(&f.rows.0),
-                extra: f.rows.1.iter().map(to_json).collect(),
+                row: to_json(&f.rows.row),
+                extra: f.rows.stored_tables().iter().map(to_json).collect(),
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -137,7 +137,7 @@ fn checksum(file: &PartFile) -> anyhow::Result<String> {
 /// measured seconds of its points.
 pub struct Merged {
     /// The rows of every point, by index.
-    pub rows: BTreeMap<usize, PointResultRows>,
+    pub rows: BTreeMap<usize, PointRows>,
     /// Per shard: (points, seconds of measurement).
     pub shards: Vec<(usize, f64)>,
 }
@@ -208,7 +208,9 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
             }
             seconds += r.seconds;
             let extra = r.extra.into_iter().map(from_json).collect();
-            merged.rows.insert(r.index, (from_json(r.row), extra));
+            merged
+                .rows
+                .insert(r.index, PointRows::from_stored(from_json(r.row), extra));
         }
         merged.shards.push((part.points.len(), seconds));
     }
@@ -283,7 +285,8 @@ fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
         let row = from_json(r.row.clone());
         let extra: Vec<_> = r.extra.iter().cloned().map(from_json).collect();
         let seconds_ok = r.seconds.is_finite() && r.seconds >= 0.0;
-        super::check_rows(&row, &extra)
+        PointRows::from_stored(row, extra)
+            .check()
             .and_then(|()| {
                 seconds_ok
                     .then_some(())
@@ -337,7 +340,10 @@ mod tests {
         let done = BTreeMap::from([(
             0,
             Finished {
-                rows: (row, Vec::new()),
+                rows: PointRows {
+                    row,
+                    tables: Vec::new(),
+                },
                 seconds: 1.0,
             },
         )]);

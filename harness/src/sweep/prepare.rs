@@ -2,9 +2,11 @@
 //! the run's peak memory estimated against the budget, and the traces
 //! loaded, all before any measurement starts.
 
-use super::{budget, point_parts, Passes, Prepared};
+use super::{budget, Prepared};
 use crate::designs;
-use crate::spec::{Metric, Point, Spec, WorkloadSpec};
+use crate::passes::{describe_point, PassKind, PointPlan};
+use crate::resources::{gib, with_headroom};
+use crate::spec::{ArrivalSpec, Metric, Point, Spec, WorkloadSpec};
 use crate::workload::Trace;
 use anyhow::Context;
 use std::collections::{BTreeSet, HashMap};
@@ -44,86 +46,45 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         ));
     }
     let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
-    let passes = Passes::of(&metrics);
-    let measure = spec.measure.at(quick);
-    let distinct = matches!(spec.workload, WorkloadSpec::Distinct);
-    let mut peaks: Vec<(u64, usize, budget::PointBytes)> = Vec::new();
-    // a repeat costs what its first run costs (and is built once)
-    let mut known: HashMap<String, (f64, budget::PointBytes)> = HashMap::new();
-    let mut costs = Vec::with_capacity(points.len());
+    let wanted = PassKind::wanted(&metrics);
+    let mut plans: Vec<PointPlan> = Vec::with_capacity(points.len());
+    // a repeat is planned as its first run is (and built once)
+    let mut known: HashMap<String, usize> = HashMap::new();
     // which of the requested kinds some design answers: (filter, summary)
     let mut answered = (false, false);
-    let mut first_design: Option<&str> = None;
     // a point over the work limit, refused after the memory check (a point
     // too large for the machine is the more urgent refusal)
     let mut too_long: Option<anyhow::Error> = None;
-    for p in &points {
+    for p in points {
         let same = format!("{} {:?} {:?}", p.design, p.params, p.rounds);
-        if let Some((c, bytes)) = known.get(&same) {
-            costs.push((p.index, *c));
-            peaks.push((bytes.total(), p.index, bytes.clone()));
+        if let Some(&first) = known.get(&same) {
+            let plan = PointPlan {
+                point: p,
+                ..plans[first].clone()
+            };
+            plans.push(plan);
             continue;
         }
-        let describe = || describe_point(p);
-        let (_, attack, time, params) = point_parts(spec, &p.params).with_context(describe)?;
-        if passes.adversary {
-            budget::check_attack(&attack).with_context(describe)?;
-        }
-        let built = designs::build(&p.design, &params, 0)
-            .and_then(|b| check_kind(&b, &p.design, &passes).map(|_| b))
-            .with_context(describe)?;
-        let own = passes.for_design(built.filter.is_some(), built.summary.is_some());
-        check_time(&built, &p.design, &own, &time).with_context(describe)?;
-        answered.0 |= own.filter || own.adversary || own.time;
-        answered.1 |= own.summary;
-        first_design.get_or_insert(&p.design);
-        let time = if quick { time.quick() } else { time };
-        let bytes = budget::point_bytes(&built, &own, &measure, &attack, &metrics, &time, distinct);
-        let m = super::shard::point_measure(&measure, p, quick);
-        let cost = super::shard::point_cost(&p.design, &built, &own, &m, &attack, &metrics);
+        let describe = describe_point(&p);
+        let plan =
+            plan_point(spec, &metrics, &wanted, p, quick).with_context(|| describe.clone())?;
+        answered.0 |= [PassKind::Membership, PassKind::Adversary, PassKind::Time]
+            .iter()
+            .any(|&k| plan.runs(k));
+        answered.1 |= plan.runs(PassKind::Summary);
         if too_long.is_none() {
-            too_long = budget::check_work(cost)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", describe()))
+            too_long = budget::check_work(plan.cost)
+                .map_err(|e| anyhow::anyhow!("{describe}: {e}"))
                 .err();
         }
-        known.insert(same, (cost, bytes.clone()));
-        costs.push((p.index, cost));
-        peaks.push((bytes.total(), p.index, bytes));
+        known.insert(same, plans.len());
+        plans.push(plan);
     }
-    // metrics no design of the spec answers are a mistake, not blank columns
-    let design = first_design.unwrap_or("this design");
-    if (passes.filter || passes.adversary || passes.time) && !answered.0 {
-        return Err(anyhow::anyhow!(
-            "{design} is not a membership filter, nor is any design of {}: its membership metrics apply to none",
-            spec.name
-        ));
-    }
-    if passes.summary && !answered.1 {
-        return Err(anyhow::anyhow!(
-            "{design} is not a measurement summary, nor is any design of {}: the count, distinct and entropy metrics apply to none",
-            spec.name
-        ));
-    }
-    let trace = match &spec.workload {
-        WorkloadSpec::Trace { .. } => {
-            let (path, format) = spec.workload.trace_source().expect("a trace workload")?;
-            let time_column = match &spec.workload {
-                WorkloadSpec::Trace { time_column, .. } => time_column.as_deref(),
-                _ => None,
-            };
-            Some(Arc::new(Trace::load_within(
-                path,
-                &format,
-                time_column,
-                spec.seed,
-                budget.memory,
-            )?))
-        }
-        _ => None,
-    };
-    if passes.time && spec.time.arrivals == Some(crate::timed::ArrivalSpec::Trace) {
+    check_answered(spec, &plans, &wanted, answered)?;
+    let trace = load_trace(spec, budget)?;
+    if wanted.contains(&PassKind::Time) && spec.time.arrivals == Some(ArrivalSpec::Trace) {
         // refused before the run starts, not by its first point
-        crate::timed::arrivals::Process::new(&crate::timed::ArrivalSpec::Trace, trace.as_deref())?;
+        crate::passes::time::Process::new(&ArrivalSpec::Trace, trace.as_deref())?;
     }
     let query_trace = match &spec.adversary.query_trace {
         Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
@@ -135,39 +96,86 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
             .filter_map(|t| t.as_ref())
             .map(|t| t.bytes())
             .sum();
-        check_memory(spec, &points, peaks, traces, budget.threads, limit)?;
+        check_memory(spec, &plans, traces, budget.threads, limit)?;
     }
     if let Some(e) = too_long {
         return Err(e);
     }
     Ok(Prepared {
-        points,
-        costs,
+        plans,
         trace,
         query_trace,
     })
 }
 
-/// "point 3 (apbf k=4 l=3)", for messages.
-fn describe_point(p: &Point) -> String {
-    format!(
-        "point {} ({} {})",
-        p.index,
-        p.design,
-        p.params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
+/// The plan of one point: its settings split from its parameters, its
+/// design built (seed 0: for its geometry and size) and checked against the
+/// passes the spec asks for.
+fn plan_point(
+    spec: &Spec,
+    metrics: &BTreeSet<Metric>,
+    wanted: &[PassKind],
+    p: Point,
+    quick: bool,
+) -> anyhow::Result<PointPlan> {
+    let (settings, params) = super::point_settings(spec, metrics, &p, quick)?;
+    let built = designs::build(&p.design, &params, 0)?;
+    check_kind(&built, &p.design, wanted)?;
+    PointPlan::new(p, params, Arc::new(settings), &built, wanted)
+}
+
+/// Metrics no design of the spec answers are a mistake, not blank columns.
+fn check_answered(
+    spec: &Spec,
+    plans: &[PointPlan],
+    wanted: &[PassKind],
+    (filter, summary): (bool, bool),
+) -> anyhow::Result<()> {
+    let design = plans
+        .first()
+        .map_or("this design", |p| p.point.design.as_str());
+    let wants = |k: PassKind| wanted.contains(&k);
+    if (wants(PassKind::Membership) || wants(PassKind::Adversary) || wants(PassKind::Time))
+        && !filter
+    {
+        return Err(anyhow::anyhow!(
+            "{design} is not a membership filter, nor is any design of {}: its membership metrics apply to none",
+            spec.name
+        ));
+    }
+    if wants(PassKind::Summary) && !summary {
+        return Err(anyhow::anyhow!(
+            "{design} is not a measurement summary, nor is any design of {}: the count, distinct and entropy metrics apply to none",
+            spec.name
+        ));
+    }
+    Ok(())
+}
+
+/// The trace of a trace workload, read within the memory the run may use.
+fn load_trace(spec: &Spec, budget: &Budget) -> anyhow::Result<Option<Arc<Trace>>> {
+    let WorkloadSpec::Trace { time_column, .. } = &spec.workload else {
+        return Ok(None);
+    };
+    let (path, format) = spec.workload.trace_source().expect("a trace workload")?;
+    Ok(Some(Arc::new(Trace::load_within(
+        path,
+        &format,
+        time_column.as_deref(),
+        spec.seed,
+        budget.memory,
+    )?)))
 }
 
 /// Refuses a design that answers none of the spec's metrics. A spec may
 /// mix membership filters and measurement summaries: each design gets the
 /// passes it answers (SWAMP, both).
-fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Result<()> {
-    let as_filter = (passes.filter || passes.adversary || passes.time) && b.filter.is_some();
-    let as_summary = passes.summary && b.summary.is_some();
+fn check_kind(b: &designs::Built, design: &str, wanted: &[PassKind]) -> anyhow::Result<()> {
+    let wants = |k: PassKind| wanted.contains(&k);
+    let as_filter =
+        (wants(PassKind::Membership) || wants(PassKind::Adversary) || wants(PassKind::Time))
+            && b.filter.is_some();
+    let as_summary = wants(PassKind::Summary) && b.summary.is_some();
     if as_filter || as_summary {
         Ok(())
     } else if b.filter.is_none() {
@@ -185,72 +193,42 @@ fn check_kind(b: &designs::Built, design: &str, passes: &Passes) -> anyhow::Resu
 /// traces, would pass `limit` bytes.
 fn check_memory(
     spec: &Spec,
-    points: &[Point],
-    mut peaks: Vec<(u64, usize, budget::PointBytes)>,
+    plans: &[PointPlan],
     traces: u64,
     threads: usize,
     limit: u64,
 ) -> anyhow::Result<()> {
-    peaks.sort_by_key(|p| std::cmp::Reverse(p.0));
-    let at_once = threads.clamp(1, points.len().max(1));
+    let mut peaks: Vec<&PointPlan> = plans.iter().collect();
+    peaks.sort_by_key(|p| std::cmp::Reverse(p.bytes.total()));
+    let at_once = threads.clamp(1, plans.len().max(1));
     let run: u64 = peaks
         .iter()
         .take(at_once)
-        .fold(traces, |acc, p| acc.saturating_add(p.0));
-    if budget::with_headroom(run) <= limit {
+        .fold(traces, |acc, p| acc.saturating_add(p.bytes.total()));
+    if with_headroom(run) <= limit {
         return Ok(());
     }
-    let (bytes, index, parts) = &peaks[0];
-    // by index, not position: a quick run leaves blocks out
-    let p = points
-        .iter()
-        .find(|p| p.index == *index)
-        .expect("every peak is a point's");
+    let p = peaks[0];
     let threads_note = if at_once > 1 {
-        format!("; {at_once} points at once need about {}", budget::gib(run))
+        format!("; {at_once} points at once need about {}", gib(run))
     } else {
         String::new()
     };
     Err(anyhow::anyhow!(
         "{}: {} needs about {} ({}){threads_note}, which with a quarter of headroom is above the {} this run may use (--memory-limit GiB to change it{})",
         spec.name,
-        describe_point(p),
-        budget::gib(*bytes),
-        parts.describe(),
-        budget::gib(limit),
+        p.describe(),
+        gib(p.bytes.total()),
+        p.bytes.describe(),
+        gib(limit),
         if at_once > 1 { "; or fewer --threads" } else { "" }
     ))
-}
-
-/// A design that forgets by time takes no count-based membership metric;
-/// one that counts insertions needs the arrival process and T for the
-/// timeline metric.
-fn check_time(
-    built: &designs::Built,
-    design: &str,
-    passes: &Passes,
-    time: &crate::timed::TimeSpec,
-) -> anyhow::Result<()> {
-    let timed = built.geometry.time.is_some();
-    if timed && passes.filter {
-        return Err(anyhow::anyhow!(
-            "{design} forgets by time: its metrics are timeline and memory, not the count-based membership metrics"
-        ));
-    }
-    if passes.time && !timed && (time.arrivals.is_none() || time.window.is_none()) {
-        return Err(anyhow::anyhow!(
-            "{design} counts insertions: the timeline metric needs [time.arrivals] and time.window (T, seconds) in the spec"
-        ));
-    }
-    if passes.time {
-        crate::timed::pass::check(built, time)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::PointBytes;
 
     /// The estimate must fit with a quarter on top: 22.4 GiB used to be
     /// accepted against 22.9 GiB available.
@@ -260,24 +238,18 @@ mod tests {
             "name = \"h\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }]\n",
         )
         .unwrap();
-        let points = spec.points(false).unwrap();
+        let mut plans = prepare(&spec, false, &Budget::unchecked()).unwrap().plans;
         let gib = 1u64 << 30;
-        let peak = |b: u64| {
-            vec![(
-                b,
-                0,
-                budget::PointBytes {
-                    parts: vec![("filter", b)],
-                },
-            )]
-        };
         let est = 224 * gib / 10;
-        let e = check_memory(&spec, &points, peak(est), 0, 1, 229 * gib / 10)
+        plans[0].bytes = PointBytes {
+            parts: vec![("filter", est)],
+        };
+        let e = check_memory(&spec, &plans, 0, 1, 229 * gib / 10)
             .unwrap_err()
             .to_string();
         assert!(e.contains("a quarter of headroom"), "{e}");
-        assert!(check_memory(&spec, &points, peak(est), 0, 1, 28 * gib).is_ok());
+        assert!(check_memory(&spec, &plans, 0, 1, 28 * gib).is_ok());
         // the traces count too
-        assert!(check_memory(&spec, &points, peak(est), 8 * gib, 1, 28 * gib).is_err());
+        assert!(check_memory(&spec, &plans, 8 * gib, 1, 28 * gib).is_err());
     }
 }

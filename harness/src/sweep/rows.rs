@@ -1,8 +1,8 @@
-//! The rows a point writes: its identifying columns, and the age-profile
-//! and convergence rows built from the measurement passes' accumulators.
+//! The rows a point writes: its identifying columns, its row and typed side
+//! rows ([`PointRows`]), and the run's tables by kind.
 
 use crate::designs;
-use crate::metrics::{self, ProfileRow, Row, Value};
+use crate::metrics::{Row, TableKind, Value};
 use crate::spec::Point;
 
 /// Identifying columns of a point.
@@ -23,84 +23,42 @@ pub(super) fn id_row(p: &Point, built: &designs::Built) -> Row {
     row
 }
 
-/// A point's identifying columns without `repeat` (the extra tables keep
-/// one row per point and key).
-pub(super) fn id_without_repeat(id: &Row) -> Row {
-    Row(id
-        .0
-        .iter()
-        .filter(|(n, _)| n != "repeat")
-        .cloned()
-        .collect())
+/// A measured point: its row and its side tables' rows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PointRows {
+    /// The point's row of the results table.
+    pub row: Row,
+    /// Its rows of the side tables, each with its table.
+    pub tables: Vec<(TableKind, Row)>,
 }
 
-pub(super) fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
-    let mut row = id_without_repeat(id);
-    // the wider of the binomial interval over all queries and the Student-t
-    // interval over rounds: the queries of one round share a filter state,
-    // so the binomial interval alone misses the spread between states (a
-    // changed seed moved buckets by 15 of its standard errors), and the
-    // rounds alone give a zero-width interval where every round said yes
-    let (blo, bhi) = metrics::binomial_ci(pr.yes, pr.n, level);
-    let (tlo, thi) = if pr.rounds.count() >= 2 {
-        pr.rounds.ci_within(level, 0.0, 1.0)
-    } else {
-        (blo, bhi)
-    };
-    let (lo, hi) = (blo.min(tlo), bhi.max(thi));
-    row.push("phase", Value::Text(pr.phase.to_string()));
-    row.push("age_lo", Value::Int(pr.age_lo));
-    row.push("age_hi", Value::Int(pr.age_hi));
-    row.num("age_mid", (pr.age_lo + pr.age_hi) as f64 / 2.0);
-    row.num(
-        "age_mid_over_w",
-        (pr.age_lo + pr.age_hi) as f64 / 2.0 / window,
-    );
-    row.push("queries", Value::Int(pr.n));
-    row.num(
-        "p_yes",
-        if pr.n > 0 {
-            pr.yes as f64 / pr.n as f64
-        } else {
-            f64::NAN
-        },
-    );
-    row.num("p_yes_ci_low", lo);
-    row.num("p_yes_ci_high", hi);
-    row.num("p_yes_theory", pr.theory);
-    row
-}
+impl PointRows {
+    /// Checks every number of the row and the side rows ([`Row::check`]).
+    pub fn check(&self) -> Result<(), String> {
+        self.row.check()?;
+        self.tables.iter().try_for_each(|(_, r)| r.check())
+    }
 
-pub(super) fn convergence_row(id: &Row, c: &metrics::ConvergenceRow, level: f64) -> Row {
-    let mut row = id_without_repeat(id);
-    metrics::TableKind::Convergence.tag(&mut row);
-    row.push("t", Value::Int(c.t));
-    row.push("runs", Value::Int(c.zeros.count()));
-    let (lo, hi) = c.zeros.ci_within(level, 0.0, 1.0);
-    row.num("zero_fraction", c.zeros.mean());
-    row.num("zero_fraction_ci_low", lo);
-    row.num("zero_fraction_ci_high", hi);
-    row.num("zero_fraction_theory", c.zero_theory);
-    let (lo, hi) = metrics::binomial_ci(c.fp, c.n, level);
-    row.num(
-        "fpr",
-        if c.n == 0 {
-            f64::NAN
-        } else {
-            c.fp as f64 / c.n as f64
-        },
-    );
-    row.num("fpr_ci_low", lo);
-    row.num("fpr_ci_high", hi);
-    row.num("fpr_theory", c.fpr_theory);
-    row
-}
+    /// The side rows as checkpoints and part files store them: each marked
+    /// with its table ([`TableKind::tag`]).
+    pub fn stored_tables(&self) -> Vec<Row> {
+        self.tables
+            .iter()
+            .map(|(kind, r)| {
+                let mut r = r.clone();
+                kind.tag(&mut r);
+                r
+            })
+            .collect()
+    }
 
-/// Checks every number of a point's row and side rows
-/// ([`Row::check`]).
-pub fn check_rows(row: &Row, extra: &[Row]) -> Result<(), String> {
-    row.check()?;
-    extra.iter().try_for_each(Row::check)
+    /// A point read back from its stored form.
+    pub fn from_stored(row: Row, stored: Vec<Row>) -> PointRows {
+        PointRows {
+            row,
+            tables: stored.into_iter().map(TableKind::untag).collect(),
+        }
+    }
 }
 
 impl super::Outcome {

@@ -1,14 +1,10 @@
 //! Splitting a spec's points into shards: `bloomlab run SPEC --shard I/N`
-//! runs shard I of N. Each point's cost is estimated from its built design
-//! and the measurement settings (the insertions and queries its passes
-//! perform, weighted by the design's cost per operation), and the points are dealt out longest first to the least-loaded shard, so
+//! runs shard I of N. Each point's cost is its plan's
+//! ([`crate::passes::PointPlan::cost`]: the insertions and queries its
+//! passes perform, weighted by the design's cost per operation), and the
+//! points are dealt out longest first to the least-loaded shard, so
 //! the assignment is deterministic (it depends only on the spec and the
 //! precision) and the shards' estimated work is balanced.
-
-use super::Passes;
-use crate::designs::Built;
-use crate::spec::{AdversarySpec, MeasureSpec, Metric, Point};
-use std::collections::BTreeSet;
 
 /// Shard `index` of `count` (`I/N` on the command line, 0 <= I < N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,83 +37,6 @@ impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
     }
-}
-
-/// A point's measurement settings: the spec's, with the block's rounds if it
-/// overrides them (a fifth of them, at least 2, at quick precision).
-pub fn point_measure(measure: &MeasureSpec, p: &Point, quick: bool) -> MeasureSpec {
-    let mut m = measure.clone();
-    if let Some(r) = p.rounds {
-        m.rounds = if quick { (r / 5).max(2) } else { r };
-    }
-    m
-}
-
-/// Nanoseconds per insertion and per query by design: medians over
-/// `results/compare.csv` (full precision, this repository's 2-core
-/// machine), rounded. Only the ratios matter (the broom filter's insertion
-/// costs about 150 APBF insertions); a design not listed counts as an APBF.
-/// Fixed numbers, not timings of this run, so that every shard of a spec
-/// computes the same assignment on whatever machine it runs.
-const OP_NS: &[(&str, f64, f64)] = &[
-    ("apbf", 70.0, 120.0),
-    ("blocked_apbf", 80.0, 105.0),
-    ("jumping", 50.0, 145.0),
-    ("forgetful", 115.0, 340.0),
-    ("a2", 50.0, 50.0),
-    ("double_buffer", 65.0, 27.0),
-    ("naor_yogev", 285.0, 80.0),
-    // from results/space_vs_bound_quick.csv beside naor_yogev's rows there
-    ("ny_pocket", 540.0, 300.0),
-    ("swamp", 310.0, 80.0),
-    ("swbf", 450.0, 260.0),
-    ("tbf", 735.0, 330.0),
-    ("broom", 10860.0, 210.0),
-];
-
-/// (insertion, query) cost of `design` relative to each other, in ns.
-fn op_ns(design: &str) -> (f64, f64) {
-    let name = crate::designs::lookup(design).map_or(design, |d| d.name());
-    OP_NS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map_or((70.0, 120.0), |&(_, i, q)| (i, q))
-}
-
-/// Estimated work of one point of `design`: its insertions and queries over
-/// all passes, each weighted by the design's cost per operation
-/// (`OP_NS`). Only the ratios between points matter: they decide how
-/// points are dealt to shards.
-pub fn point_cost(
-    design: &str,
-    built: &Built,
-    passes: &Passes,
-    m: &MeasureSpec,
-    attack: &AdversarySpec,
-    metrics: &BTreeSet<Metric>,
-) -> f64 {
-    let g = &built.geometry;
-    let (w, s) = (g.window as f64, g.slack as f64);
-    let rounds = m.rounds as f64;
-    let (mut inserts, mut queries) = (0.0, 0.0);
-    if passes.filter {
-        // the pass's own plan: the same warm-up, horizon and queries it runs
-        let (i, q) = crate::metrics::plan::MembershipPlan::new(built, metrics, m).operations();
-        inserts += i;
-        queries += q;
-    }
-    if passes.summary {
-        let arrivals = if m.arrivals > 0 { m.arrivals as f64 } else { w };
-        inserts += rounds * (w + arrivals);
-        queries += rounds * arrivals;
-    }
-    if passes.adversary {
-        let runs = attack.runs.max(1) as f64;
-        inserts += runs * (w + s + attack.queries as f64 * attack.inserts_per_query);
-        queries += runs * attack.queries as f64;
-    }
-    let (ins_ns, query_ns) = op_ns(design);
-    (inserts * ins_ns + queries * query_ns).max(1.0)
 }
 
 /// Points (index, cost), most costly first, equal costs by index: the order

@@ -5,8 +5,8 @@
 
 use super::*;
 use bloomlab_filters::AdaptiveFilter;
-use bloomlab_harness::adversary;
 use bloomlab_harness::metrics::{binomial_ci, info_bound_ratio, Value, Welford};
+use bloomlab_harness::passes::adversary;
 use bloomlab_harness::spec::AdversarySpec;
 use bloomlab_harness::workload::Trace;
 use std::collections::HashSet;

@@ -11,7 +11,7 @@
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::Filter;
 use bloomlab_harness::designs::{Built, Geometry, ProfileTheory, Theory};
-use bloomlab_harness::metrics::{self, Row};
+use bloomlab_harness::metrics::Row;
 use bloomlab_harness::spec::{MeasureSpec, Metric, WorkloadSpec};
 use bloomlab_harness::workload::KeyStream;
 use rand::SeedableRng;
@@ -117,7 +117,7 @@ fn measure_with(
     let mut rng = Pcg64::seed_from_u64(11);
     let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
     let metrics: BTreeSet<Metric> = metrics.iter().copied().collect();
-    metrics::measure(&mut built, stream, rng, &metrics, spec, &build)
+    bloomlab_harness::passes::membership::measure(&mut built, stream, rng, &metrics, spec, &build)
         .unwrap()
         .row
 }
@@ -319,7 +319,10 @@ fn age_profile_buckets_are_counted_exactly() {
         bucket: 48,
         ..quick()
     };
-    let out = metrics::measure(&mut built, stream, rng, &metrics, &spec, &build).unwrap();
+    let out = bloomlab_harness::passes::membership::measure(
+        &mut built, stream, rng, &metrics, &spec, &build,
+    )
+    .unwrap();
     assert!(!out.profile.is_empty());
     for label in ["worst", "avg"] {
         let rows: Vec<_> = out.profile.iter().filter(|r| r.phase == label).collect();

@@ -54,9 +54,16 @@ fn measure_counted(metrics: &[Metric]) -> (Row, u64) {
     let mut rng = Pcg64::seed_from_u64(5);
     let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
     let metrics: BTreeSet<Metric> = metrics.iter().copied().collect();
-    let row = metrics::measure(&mut built, stream, rng, &metrics, &quick(), &build)
-        .unwrap()
-        .row;
+    let row = bloomlab_harness::passes::membership::measure(
+        &mut built,
+        stream,
+        rng,
+        &metrics,
+        &quick(),
+        &build,
+    )
+    .unwrap()
+    .row;
     (row, queries.load(std::sync::atomic::Ordering::Relaxed))
 }
 
@@ -150,7 +157,7 @@ fn measure_phased(spin_ns: u64, metrics: &[Metric], spec: &MeasureSpec) -> Row {
     let mut rng = Pcg64::seed_from_u64(3);
     let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
     let metrics: BTreeSet<Metric> = metrics.iter().copied().collect();
-    metrics::measure(&mut built, stream, rng, &metrics, spec, &build)
+    bloomlab_harness::passes::membership::measure(&mut built, stream, rng, &metrics, spec, &build)
         .unwrap()
         .row
 }
@@ -266,9 +273,11 @@ fn convergence_rows_are_counted_at_log_spaced_checkpoints_from_empty() {
         ..MeasureSpec::default()
     };
     let metrics: BTreeSet<Metric> = [Metric::Convergence].into_iter().collect();
-    let rows = metrics::measure(&mut built, stream, rng, &metrics, &spec, &build)
-        .unwrap()
-        .convergence;
+    let rows = bloomlab_harness::passes::membership::measure(
+        &mut built, stream, rng, &metrics, &spec, &build,
+    )
+    .unwrap()
+    .convergence;
     // 9 points from 1 to 1.5 x 400 = 600, log-spaced: 600^(i/8), rounded
     let mut want: Vec<u64> = (0..9)
         .map(|i| 600f64.powf(i as f64 / 8.0).round() as u64)
@@ -306,8 +315,10 @@ fn convergence_rows_are_counted_at_log_spaced_checkpoints_from_empty() {
     };
     let mut rng = Pcg64::seed_from_u64(7);
     let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
-    let e = metrics::measure(&mut coin, stream, rng, &metrics, &spec, &build)
-        .err()
-        .unwrap();
+    let e = bloomlab_harness::passes::membership::measure(
+        &mut coin, stream, rng, &metrics, &spec, &build,
+    )
+    .err()
+    .unwrap();
     assert!(e.to_string().contains("no convergence theory"), "{e}");
 }

@@ -39,6 +39,10 @@
 //! the remote accesses per operation of the attack (queries, fixes and
 //! insertions), and the false positives fixed.
 
+mod pass;
+
+pub use pass::AdversaryPass;
+
 use crate::designs::{Built, Geometry};
 use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value, Welford};
 use crate::spec::AdversarySpec;

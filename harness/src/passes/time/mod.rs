@@ -30,11 +30,16 @@
 //! left out for streams whose keys repeat (Zipf, and a trace with repeated
 //! keys or replayed past its end): those runs report measurements only.
 
-use super::arrivals::{ArrivalSpec, Process, NS};
-use super::TimeSpec;
+pub mod arrivals;
+mod pass;
+
+pub use arrivals::{Arrivals, Process};
+pub use pass::TimePass;
+
 use crate::designs::{Built, Moment, MomentTheory};
 use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
 use crate::metrics::{Row, Value};
+use crate::spec::{ArrivalSpec, TimeSpec, NS};
 use crate::workload::KeyStream;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -53,15 +58,15 @@ pub struct TimeResult {
 
 /// The run's time scales in nanoseconds, resolved from the spec and the
 /// design.
-struct Scales {
-    arrivals: Process,
-    window: f64,
-    horizon: f64,
-    warmup: f64,
-    duration: f64,
+pub(super) struct Scales {
+    pub(super) arrivals: Process,
+    pub(super) window: f64,
+    pub(super) horizon: f64,
+    pub(super) warmup: f64,
+    pub(super) duration: f64,
 }
 
-fn scales(
+pub(super) fn scales(
     built: &Built,
     spec: &TimeSpec,
     trace: Option<&crate::workload::Trace>,
@@ -263,7 +268,6 @@ impl Run<'_> {
 /// One row of the timeline table.
 fn timeline_row(t_s: f64, rate: f64, fp: u64, queries: u64, theory: f64, level: f64) -> Row {
     let mut r = Row::default();
-    crate::metrics::TableKind::Timeline.tag(&mut r);
     r.num("t", t_s);
     r.num("rate", rate);
     r.push("queries", Value::Int(queries));
@@ -438,7 +442,6 @@ fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> Vec<Row> {
         .filter(|(_, (b, _))| b.n > 0)
         .map(|(i, (b, th))| {
             let mut r = Row::default();
-            crate::metrics::TableKind::AgeTime.tag(&mut r);
             let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
             r.num("age_lo", lo);
             r.num("age_hi", hi);

@@ -2,20 +2,58 @@
 //! one function per metric turning the accumulators into columns (see the
 //! module docs of [`crate::metrics`] for the definitions).
 
-use super::convergence::measure_convergence;
-use super::history::History;
-use super::plan::MembershipPlan;
-use super::stats::{binomial_ci, in_interval, Binomial, Welford};
-use super::{info_bound_ratio, PointResult, ProfileRow, Row, Value};
+mod convergence;
+mod history;
+mod pass;
+pub mod plan;
+
+pub use convergence::ConvergenceRow;
+pub use pass::MembershipPass;
+
 use crate::designs::{Built, Theory};
+use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
+use crate::metrics::{info_bound_ratio, Row, Value};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
 use bloomlab_filters::Filter;
+use convergence::measure_convergence;
+use history::History;
+use plan::MembershipPlan;
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::BTreeSet;
 use std::hint::black_box;
 use std::time::Instant;
+
+/// One bucket of the measured age profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRow {
+    /// "worst" or "avg".
+    pub phase: &'static str,
+    /// First age in the bucket.
+    pub age_lo: u64,
+    /// Last age in the bucket.
+    pub age_hi: u64,
+    /// Yes answers.
+    pub yes: u64,
+    /// Queries.
+    pub n: u64,
+    /// The bucket's P(yes) in each round (one filter state each).
+    pub rounds: Welford,
+    /// Theoretical P(yes) averaged over the bucket's ages.
+    pub theory: f64,
+}
+
+/// Everything measured at one point.
+#[derive(Default)]
+pub struct PointResult {
+    /// The scalar row (without the point's identifying columns).
+    pub row: Row,
+    /// The age profile, when requested.
+    pub profile: Vec<ProfileRow>,
+    /// The convergence curve, when requested.
+    pub convergence: Vec<ConvergenceRow>,
+}
 
 /// The filter, its key stream and its history.
 pub(super) struct Runner<'a> {
@@ -187,7 +225,7 @@ pub fn measure(
         hist: History::new(plan.horizon, distinct),
     };
 
-    let mut steps = super::progress::Steps::new("rounds", spec.rounds);
+    let mut steps = crate::metrics::progress::Steps::new("rounds", spec.rounds);
     // Warm-up to steady state, aligned to the worst phase.
     r.advance(plan.warm.div_ceil(plan.period) * plan.period);
     let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());

@@ -5,15 +5,10 @@
 //! (`sweep::budget::point_bytes`) read their figures from it, so that the
 //! three cannot drift apart (issue 35: they each had a copy of the rules).
 
-use super::ROW_BYTES;
 use crate::designs::Built;
+use crate::metrics::{MAP_ENTRY, ROW_BYTES};
 use crate::spec::{MeasureSpec, Metric};
 use std::collections::BTreeSet;
-
-/// Bytes per entry of a hash map of 64-bit keys and values, with the
-/// table's load and control bytes (hashbrown: about 16 bytes of payload over
-/// a 7/8 load, doubled at worst just after growth).
-pub const MAP_ENTRY: u64 = 40;
 
 /// The time scales of one point's measurement, from its geometry and the
 /// precision knobs.
@@ -236,7 +231,7 @@ mod tests {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
         let stream =
             crate::workload::KeyStream::new(&crate::spec::WorkloadSpec::Distinct, None, &mut rng);
-        super::super::measure(
+        crate::passes::membership::measure(
             &mut built,
             stream,
             rng,

@@ -54,7 +54,8 @@
 
 use crate::designs::Built;
 use crate::designs::EstimateTheory;
-use crate::metrics::{Row, Value, Welford};
+use crate::metrics::{Row, Value, Welford, MAP_ENTRY};
+use crate::passes::{PassKind, PassOutput, PointRun, Settings, Work};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
 use bloomlab_filters::{
@@ -64,11 +65,61 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::BTreeSet;
 
-/// Whether `metrics` asks for any summary metric.
-pub fn wanted(metrics: &BTreeSet<Metric>) -> bool {
-    metrics.contains(&Metric::Count)
-        || metrics.contains(&Metric::Distinct)
-        || metrics.contains(&Metric::Entropy)
+/// The summary pass: count, distinct and entropy estimates over the
+/// window, against the exact window (module docs).
+pub struct SummaryPass;
+
+/// The summary pass's own generator.
+const SALT: u64 = 0x5EED_E571_3A7E_0001;
+
+impl crate::passes::Pass for SummaryPass {
+    fn kind(&self) -> PassKind {
+        PassKind::Summary
+    }
+
+    fn metrics(&self) -> &'static [Metric] {
+        &[Metric::Count, Metric::Distinct, Metric::Entropy]
+    }
+
+    fn takes(&self, built: &Built) -> bool {
+        built.summary.is_some()
+    }
+
+    fn plan(&self, built: &Built, s: &Settings) -> Work {
+        let m = &s.measure;
+        let w = built.geometry.window;
+        let arrivals = if m.arrivals > 0 { m.arrivals } else { w };
+        let rounds = m.rounds as f64;
+        Work {
+            inserts: rounds * (w + arrivals) as f64,
+            queries: rounds * arrivals as f64,
+            copies: 0,
+            // the exact window: keys in a ring and their counts
+            bytes: vec![("exact window", w.saturating_mul(8 + MAP_ENTRY))],
+        }
+    }
+
+    fn run(&self, p: &mut PointRun<'_>) -> anyhow::Result<PassOutput> {
+        let mut rng = p.pass_rng(SALT);
+        let stream = p.stream(&mut rng);
+        let plan = p.plan;
+        let rebuild =
+            move |seed: u64| crate::designs::build(&plan.point.design, &plan.params, seed);
+        let s = &plan.settings;
+        let row = measure(
+            &p.built,
+            stream,
+            rng,
+            &s.metrics,
+            &s.measure,
+            &rebuild,
+            p.reports_memory,
+        )?;
+        Ok(PassOutput {
+            row,
+            tables: Vec::new(),
+        })
+    }
 }
 
 /// A measured figure with its interval and, where the theory has it, the

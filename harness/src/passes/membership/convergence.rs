@@ -1,7 +1,7 @@
 //! The `convergence` metric: zero fraction and FPR from empty filters.
 
-use super::stats::Welford;
 use crate::designs::Built;
+use crate::metrics::stats::Welford;
 use crate::spec::MeasureSpec;
 use crate::workload::KeyStream;
 use rand::Rng;

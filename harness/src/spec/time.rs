@@ -1,8 +1,9 @@
-//! Time windows: "have I seen this key in the last T seconds?".
+//! The `[time]` section of a spec: time windows, "have I seen this key in
+//! the last T seconds?".
 //!
 //! A time-window experiment gives its keys timestamps from an arrival
-//! process ([`arrivals`]), simulated and seeded, never read from the wall
-//! clock. The `timeline` metric ([`pass`]) runs a design through that
+//! process ([`ArrivalSpec`]), simulated and seeded, never read from the wall
+//! clock. The `timeline` metric (the time pass, `passes::time`) runs a design through that
 //! traffic and measures, at moments spread over the run, the FPR of
 //! never-inserted keys and P(yes) for inserted keys by their age in
 //! seconds, each beside the design's theory at that moment. Designs that
@@ -14,10 +15,7 @@
 //! `arrivals_<field>` parameters (`arrivals_ratio = [1, 2, 4, 8]` sweeps
 //! burst ratios).
 
-pub mod arrivals;
-pub mod pass;
-
-pub use arrivals::{ArrivalSpec, Arrivals, NS};
+use super::ArrivalSpec;
 
 use serde::Deserialize;
 use std::collections::BTreeMap;

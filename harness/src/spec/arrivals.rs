@@ -1,0 +1,111 @@
+//! The arrival process of a `[time]` section (`[time.arrivals]`): which
+//! process and its fields, checked. The process itself (rates, seeded
+//! arrivals) is the time pass's (`passes::time::arrivals`).
+
+use serde::{Deserialize, Serialize};
+
+/// Nanoseconds per second.
+pub const NS: f64 = 1e9;
+
+/// An arrival process (`[time.arrivals]` in a spec).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArrivalSpec {
+    /// Exactly `rate` keys per second, evenly spaced.
+    Constant {
+        /// Keys per second.
+        rate: f64,
+    },
+    /// A Poisson process of `rate` keys per second.
+    Poisson {
+        /// Keys per second.
+        rate: f64,
+    },
+    /// Poisson arrivals whose rate switches between `rate` (quiet) and
+    /// `ratio` times `rate` (a burst): each `period` seconds begins with a
+    /// burst lasting `duty` of it.
+    OnOff {
+        /// Keys per second when quiet.
+        rate: f64,
+        /// Burst rate over quiet rate (>= 1; 1 is a steady Poisson rate).
+        ratio: f64,
+        /// Seconds from one burst's start to the next.
+        period: f64,
+        /// Share of each period in a burst, in (0, 1).
+        duty: f64,
+    },
+    /// Poisson arrivals at rate · (1 + amplitude · sin(2πt / period)): a
+    /// day's rise and fall.
+    Diurnal {
+        /// Mean keys per second.
+        rate: f64,
+        /// Relative swing, in [0, 1).
+        amplitude: f64,
+        /// Seconds per cycle.
+        period: f64,
+    },
+    /// The times of a trace workload's keys (a CSV trace's `time_column`, a
+    /// capture's packet times), from its first key's; replayed with the keys
+    /// when the run needs more, one trace-length plus one mean gap later.
+    Trace,
+}
+
+impl ArrivalSpec {
+    /// Checks the parameters; errors name the field as `name(field)` does.
+    pub fn check(&self, name: &dyn Fn(&str) -> String) -> anyhow::Result<()> {
+        let positive = |field: &str, x: f64| -> anyhow::Result<()> {
+            if x > 0.0 && x.is_finite() && x < 1e12 {
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!(
+                    "{} = {x} must be positive, finite and below 1e12",
+                    name(field)
+                ))
+            }
+        };
+        match *self {
+            ArrivalSpec::Trace => Ok(()),
+            ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => {
+                positive("rate", rate)
+            }
+            ArrivalSpec::OnOff {
+                rate,
+                ratio,
+                period,
+                duty,
+            } => {
+                positive("rate", rate)?;
+                positive("period", period)?;
+                positive("ratio", ratio)?;
+                if ratio < 1.0 || rate * ratio >= 1e12 {
+                    return Err(anyhow::anyhow!(
+                        "{} = {ratio} must be at least 1 (and rate times ratio below 1e12)",
+                        name("ratio")
+                    ));
+                }
+                if !(duty > 0.0 && duty < 1.0) {
+                    return Err(anyhow::anyhow!(
+                        "{} = {duty} must be in (0, 1)",
+                        name("duty")
+                    ));
+                }
+                Ok(())
+            }
+            ArrivalSpec::Diurnal {
+                rate,
+                amplitude,
+                period,
+            } => {
+                positive("rate", rate)?;
+                positive("period", period)?;
+                if !(0.0..1.0).contains(&amplitude) {
+                    return Err(anyhow::anyhow!(
+                        "{} = {amplitude} must be in [0, 1)",
+                        name("amplitude")
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
