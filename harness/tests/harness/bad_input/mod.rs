@@ -1,5 +1,12 @@
 //! Bad input (flags, parameters, specs, trace files) gets one line on
-//! stderr, naming what is wrong, and a non-zero exit, never a panic.
+//! stderr, naming what is wrong, and a non-zero exit, never a panic: the
+//! one home of the bad-input tests. This module's table holds the one-line
+//! cases; [`limits`] the inputs that would exhaust the machine, [`files`]
+//! those that could lose a result.
+
+mod files;
+mod limits;
+mod support;
 
 use crate::{bloomlab, run, SPEC};
 use std::path::Path;
