@@ -43,6 +43,37 @@ pub struct RunArgs {
     /// Worker threads (default: the spec's `threads`, else one per core)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// Precision and output directories.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Ignore (and discard) a checkpoint of an interrupted run
+    #[arg(long)]
+    pub fresh: bool,
+    /// Refuse a run whose estimated peak memory passes this many GiB
+    /// [default: the memory the system reports available]
+    #[arg(long)]
+    pub memory_limit: Option<f64>,
+    /// Run only shard I of N of the spec's points (0 <= I < N) and write a
+    /// part file for `bloomlab merge` instead of the results
+    #[arg(long, value_name = "I/N", conflicts_with = "trace")]
+    pub shard: Option<crate::sweep::Shard>,
+    /// With --shard: directory of the part files
+    /// [default: RESULTS_DIR/shards/NAME]
+    #[arg(long, requires = "shard")]
+    pub out: Option<PathBuf>,
+    /// With --shard: print how the points are dealt to the shards, and stop
+    #[arg(long, requires = "shard")]
+    pub dry_run: bool,
+    /// The trace to run the spec on instead of its workload; the outputs
+    /// are named NAME_trace-STEM-HASH.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+}
+
+/// Precision and where the outputs go: the flags `run`, `merge`, `slurm`,
+/// `reproduce` and `check` share.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
     /// Reduced precision (fewer rounds and queries); outputs get a _quick suffix
     /// and go under target/bloomlab-quick/ unless --update-baselines
     #[arg(long)]
@@ -56,50 +87,55 @@ pub struct RunArgs {
     /// Directory for charts [default: plots]
     #[arg(long)]
     pub plots_dir: Option<PathBuf>,
-    /// Ignore (and discard) a checkpoint of an interrupted run
+}
+
+impl OutputArgs {
+    /// The results and plots directories ([`output_dirs`]).
+    pub fn dirs(&self) -> (PathBuf, PathBuf) {
+        output_dirs(
+            self.quick,
+            self.update_baselines,
+            &self.results_dir,
+            &self.plots_dir,
+        )
+    }
+}
+
+/// A trace file and how to read it: the flags `run` and `measure` share.
+#[derive(Args, Debug, Clone)]
+pub struct TraceArgs {
+    /// Keys (and times) from this trace file instead of the workload; gzip
+    /// is read as is
     #[arg(long)]
-    pub fresh: bool,
-    /// Refuse a run whose estimated peak memory passes this many GiB
-    /// [default: the memory the system reports available]
-    #[arg(long)]
-    pub memory_limit: Option<f64>,
-    /// Run only shard I of N of the spec's points (0 <= I < N) and write a
-    /// part file for `bloomlab merge` instead of the results
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<crate::sweep::Shard>,
-    /// With --shard: directory of the part files
-    /// [default: RESULTS_DIR/shards/NAME]
-    #[arg(long, requires = "shard")]
-    pub out: Option<PathBuf>,
-    /// With --shard: print how the points are dealt to the shards, and stop
-    #[arg(long, requires = "shard")]
-    pub dry_run: bool,
-    /// Run the spec on this trace file instead of its workload; the outputs
-    /// are named NAME_STEM (the spec's name, the file's stem)
-    #[arg(long, conflicts_with = "shard")]
     pub trace: Option<PathBuf>,
-    /// With --trace: its format (default: the spec's trace format, else lines)
+    /// With --trace: one key per line, a CSV column, or a pcap/pcapng
+    /// capture (default: the spec's trace format, else lines)
     #[arg(long, requires = "trace", value_parser = ["lines", "csv", "pcap"])]
     pub trace_format: Option<String>,
     /// With --trace: the key of a packet (pcap)
     #[arg(long, requires = "trace", value_parser = ["five_tuple", "src_ip", "dst_ip", "src_dst"])]
     pub trace_key: Option<String>,
-    /// With --trace: the column of the key (csv)
+    /// With --trace: the column holding the key, by its header name (csv)
     #[arg(long, requires = "trace")]
     pub trace_column: Option<String>,
 }
 
-impl RunArgs {
+impl TraceArgs {
     /// The trace given on the command line, if any.
     pub fn trace_override(&self) -> Option<TraceOverride> {
         self.trace.as_ref().map(|path| TraceOverride {
             path: path.clone(),
-            fields: crate::trace::FormatFields {
-                format: self.trace_format.clone(),
-                key: self.trace_key.clone(),
-                column: self.trace_column.clone(),
-            },
+            fields: self.fields(),
         })
+    }
+
+    /// The format fields given.
+    pub fn fields(&self) -> crate::trace::FormatFields {
+        crate::trace::FormatFields {
+            format: self.trace_format.clone(),
+            key: self.trace_key.clone(),
+            column: self.trace_column.clone(),
+        }
     }
 }
 
@@ -112,19 +148,9 @@ pub struct MergeArgs {
     pub spec: PathBuf,
     /// Directory of the part files [default: RESULTS_DIR/shards/NAME]
     pub dir: Option<PathBuf>,
-    /// The parts are of a --quick run; outputs get a _quick suffix and go
-    /// under target/bloomlab-quick/ unless --update-baselines
-    #[arg(long)]
-    pub quick: bool,
-    /// With --quick: write results/ and plots/ (the committed CI baselines)
-    #[arg(long, requires = "quick")]
-    pub update_baselines: bool,
-    /// Directory for CSV and markdown results [default: results]
-    #[arg(long)]
-    pub results_dir: Option<PathBuf>,
-    /// Directory for charts [default: plots]
-    #[arg(long)]
-    pub plots_dir: Option<PathBuf>,
+    /// Precision (of the run the parts are of) and output directories.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The Slurm job settings of `bloomlab slurm` and `bloomlab reproduce --slurm`.
@@ -159,18 +185,9 @@ pub struct SlurmArgs {
     /// The job settings.
     #[command(flatten)]
     pub slurm: SlurmOpts,
-    /// Reduced precision (see `run --quick`)
-    #[arg(long)]
-    pub quick: bool,
-    /// With --quick: the merge writes results/ and plots/ (the committed CI baselines)
-    #[arg(long, requires = "quick")]
-    pub update_baselines: bool,
-    /// Directory for CSV and markdown results [default: results]
-    #[arg(long)]
-    pub results_dir: Option<PathBuf>,
-    /// Directory for charts [default: plots]
-    #[arg(long)]
-    pub plots_dir: Option<PathBuf>,
+    /// Precision and output directories.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `bloomlab reproduce`.
@@ -191,22 +208,12 @@ pub struct ReproduceArgs {
 /// `bloomlab reproduce` (and the experiment set of `check`).
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
-    /// Reduced precision; outputs get a _quick suffix and go under
-    /// target/bloomlab-quick/ unless --update-baselines
-    #[arg(long)]
-    pub quick: bool,
-    /// With --quick: write results/ and plots/ (the committed CI baselines)
-    #[arg(long, requires = "quick")]
-    pub update_baselines: bool,
+    /// Precision and output directories (check: the baselines' directory).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Directory of experiment specs
     #[arg(long, default_value = "experiments")]
     pub experiments: PathBuf,
-    /// Directory for CSV and markdown results (check: of the baselines) [default: results]
-    #[arg(long)]
-    pub results_dir: Option<PathBuf>,
-    /// Directory for charts [default: plots]
-    #[arg(long)]
-    pub plots_dir: Option<PathBuf>,
     /// Refuse a run whose estimated peak memory passes this many GiB
     /// [default: the memory the system reports available]
     #[arg(long)]
@@ -309,20 +316,11 @@ pub struct MeasureFlags {
     /// FPR queries per phase kind (default: sized to expect 4000 false positives)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub queries: Option<u64>,
-    /// Insert keys from a trace file (default: distinct keys); gzip is read as is
-    #[arg(long, conflicts_with = "zipf")]
-    pub trace: Option<PathBuf>,
-    /// The trace's format: one key per line, a CSV column, or a pcap/pcapng capture
-    #[arg(long, requires = "trace", value_parser = ["lines", "csv", "pcap"])]
-    pub trace_format: Option<String>,
-    /// pcap: the key of a packet
-    #[arg(long, requires = "trace", value_parser = ["five_tuple", "src_ip", "dst_ip", "src_dst"])]
-    pub trace_key: Option<String>,
-    /// csv: the column holding the key, by its header name
-    #[arg(long, requires = "trace")]
-    pub trace_column: Option<String>,
+    /// Keys from a trace file instead of distinct keys.
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Insert keys drawn from a Zipf law with this exponent (default: distinct keys)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "trace")]
     pub zipf: Option<f64>,
     /// Universe of the Zipf stream
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]

@@ -40,7 +40,7 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
         ));
     }
     let s = &a.suite;
-    if !s.quick && !a.full {
+    if !s.output.quick && !a.full {
         return Err(anyhow::anyhow!(
             "check without --quick reruns every experiment at full precision, about an hour on 2 cores (compare alone about 37 minutes): pass --full for that, or --quick for the CI check (about 2 minutes on 2 cores)"
         ));
@@ -155,7 +155,7 @@ fn print_power(power: &[(String, check::Power)]) {
 /// Reruns every experiment into a scratch directory, after checking that
 /// each has a baseline (a missing one is an error before anything runs).
 fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
-    let suffix = if s.quick { "_quick" } else { "" };
+    let suffix = if s.output.quick { "_quick" } else { "" };
     let guard =
         Scratch(std::env::temp_dir().join(format!("bloomlab-check-{}", std::process::id())));
     let scratch = &guard.0;
@@ -167,7 +167,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
             return Err(anyhow::anyhow!(
                 "no baseline {} (run `bloomlab reproduce{}` and commit results/)",
                 base.display(),
-                if s.quick { " --quick" } else { "" }
+                if s.output.quick { " --quick" } else { "" }
             ));
         }
         pairs.push((path, spec, base));
@@ -176,7 +176,7 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
     for (path, spec, _) in pairs {
         run_experiment(&Experiment {
             spec: &path,
-            quick: s.quick,
+            quick: s.output.quick,
             results_dir: scratch,
             plots_dir: &scratch.join("plots"),
             memory_limit: s.memory_limit,
@@ -208,7 +208,8 @@ fn rerun_all(s: &SuiteArgs) -> anyhow::Result<Vec<Run>> {
 
 /// Where `check` finds the baselines: `--results-dir`, else `results/`.
 fn baseline_dir(s: &SuiteArgs) -> PathBuf {
-    s.results_dir
+    s.output
+        .results_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("results"))
 }

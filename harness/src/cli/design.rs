@@ -86,15 +86,8 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         measure.min_fpr_queries = q;
         measure.max_fpr_queries = q;
     }
-    let workload = match (&a.trace, a.zipf) {
-        (Some(path), _) => WorkloadSpec::trace(
-            path.clone(),
-            crate::trace::FormatFields {
-                format: a.trace_format.clone(),
-                key: a.trace_key.clone(),
-                column: a.trace_column.clone(),
-            },
-        ),
+    let workload = match (&a.trace.trace, a.zipf) {
+        (Some(path), _) => WorkloadSpec::trace(path.clone(), a.trace.fields()),
         (None, Some(exponent)) => WorkloadSpec::Zipf {
             universe: a.universe,
             exponent,

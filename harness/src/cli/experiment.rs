@@ -1,6 +1,6 @@
 //! The experiment commands: `run`, `reproduce` and `check`.
 
-use super::args::{output_dirs, ReproduceArgs, RunArgs};
+use super::args::{ReproduceArgs, RunArgs};
 use crate::engine::{experiment_files, run_experiment, Experiment};
 use crate::report;
 use std::path::PathBuf;
@@ -10,12 +10,11 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<()> {
     if let Some(shard) = a.shard {
         return super::shard::run_shard(a, shard);
     }
-    let (results_dir, plots_dir) =
-        output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
-    let trace = a.trace_override();
+    let (results_dir, plots_dir) = a.output.dirs();
+    let trace = a.trace.trace_override();
     run_experiment(&Experiment {
         spec: &a.spec,
-        quick: a.quick,
+        quick: a.output.quick,
         results_dir: &results_dir,
         plots_dir: &plots_dir,
         threads: a.threads.map(usize::from),
@@ -33,20 +32,19 @@ pub(super) fn reproduce(r: ReproduceArgs) -> anyhow::Result<()> {
     }
     super::slurm::refuse_without_slurm(&r.jobs)?;
     let a = r.suite;
-    let suffix = if a.quick { "_quick" } else { "" };
-    let (results_dir, plots_dir) =
-        output_dirs(a.quick, a.update_baselines, &a.results_dir, &a.plots_dir);
+    let suffix = if a.output.quick { "_quick" } else { "" };
+    let (results_dir, plots_dir) = a.output.dirs();
     let mut report = format!(
         "# bloomlab reproduction report\n\nProduced by `cargo run --release -- reproduce{}`: every \
          experiment in `{}`, each table with the paper's formula (where the paper has one), this \
          repository's theory and the measurement side by side, and links to the charts.\n",
-        if a.quick { " --quick" } else { "" },
+        if a.output.quick { " --quick" } else { "" },
         a.experiments.display()
     );
     for path in experiment_files(&a.experiments)? {
         let (spec, written) = run_experiment(&Experiment {
             spec: &path,
-            quick: a.quick,
+            quick: a.output.quick,
             results_dir: &results_dir,
             plots_dir: &plots_dir,
             memory_limit: a.memory_limit,

@@ -30,10 +30,10 @@ struct Jobs {
 /// `bloomlab slurm`.
 pub(super) fn slurm(a: SlurmArgs) -> anyhow::Result<()> {
     let flags = Flags {
-        quick: a.quick,
-        update_baselines: a.update_baselines,
-        results_dir: &a.results_dir,
-        plots_dir: &a.plots_dir,
+        quick: a.output.quick,
+        update_baselines: a.output.update_baselines,
+        results_dir: &a.output.results_dir,
+        plots_dir: &a.output.plots_dir,
     };
     let jobs = write_jobs(&a.spec, &a.slurm, &flags)?;
     finish(&jobs, a.slurm.submit)
@@ -48,10 +48,10 @@ pub(super) fn reproduce(r: &ReproduceArgs) -> anyhow::Result<()> {
         ));
     }
     let flags = Flags {
-        quick: a.quick,
-        update_baselines: a.update_baselines,
-        results_dir: &a.results_dir,
-        plots_dir: &a.plots_dir,
+        quick: a.output.quick,
+        update_baselines: a.output.update_baselines,
+        results_dir: &a.output.results_dir,
+        plots_dir: &a.output.plots_dir,
     };
     // every script is written before any is submitted, so a bad spec
     // submits nothing

@@ -4,6 +4,8 @@
 //! and where a spec's shards keep their parts. `cli` parses flags and
 //! calls this; nothing here reads a flag.
 
+pub mod shards;
+
 use crate::report;
 use crate::spec::{Spec, WorkloadSpec};
 use crate::sweep::{self, Budget, RunOptions};

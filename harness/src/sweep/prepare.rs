@@ -252,4 +252,47 @@ mod tests {
         // the traces count too
         assert!(check_memory(&spec, &plans, 8 * gib, 1, 28 * gib).is_err());
     }
+
+    /// The shard weight and the memory estimate are read from the plan
+    /// the pass runs: a longer warm-up (a wider margin: the horizon, hence
+    /// the warm-up and the history of ages, grow) moves both, by the pass's
+    /// own figures.
+    #[test]
+    fn the_cost_and_the_memory_estimate_move_with_the_warm_up() {
+        let plan = |margin: f64| {
+            let spec = Spec::parse(&format!(
+                "name = \"h\"\nmetrics = [\"fpr\", \"fnr\"]\n[measure]\nrounds = 4\nmargin = {margin}\n\
+                 [[sweep]]\ndesign = \"apbf\"\npoints = [{{ k = 4, l = 3, g = 1000 }}]\n"
+            ))
+            .unwrap();
+            prepare(&spec, false, &Budget::unchecked())
+                .unwrap()
+                .plans
+                .remove(0)
+        };
+        let (short, long) = (plan(0.5), plan(4.0));
+        assert!(long.cost > short.cost, "{} vs {}", long.cost, short.cost);
+        assert!(long.bytes.total() > short.bytes.total());
+        for p in [&short, &long] {
+            let built = designs::build("apbf", &p.params, 0).unwrap();
+            let s = &p.settings;
+            let pass = crate::passes::membership::plan::MembershipPlan::new(
+                &built, &s.metrics, &s.measure,
+            );
+            let (inserts, queries) = pass.operations();
+            assert_eq!(p.passes.len(), 1);
+            assert_eq!(
+                (p.passes[0].1.inserts, p.passes[0].1.queries),
+                (inserts, queries)
+            );
+            let (ins_ns, query_ns) = designs::lookup("apbf").unwrap().op_ns();
+            assert_eq!(p.cost, inserts * ins_ns + queries * query_ns);
+            let history = pass
+                .peak_bytes(s.distinct())
+                .into_iter()
+                .find(|b| b.0 == "age history")
+                .unwrap();
+            assert!(p.bytes.parts.contains(&history));
+        }
+    }
 }

@@ -1,0 +1,138 @@
+//! One shard of a spec's points into a part file (`bloomlab run SPEC
+//! --shard I/N`), and the parts back into the outputs `bloomlab run SPEC`
+//! writes (`bloomlab merge`).
+
+use super::{default_parts_dir, load, run_command, write_outputs, Experiment};
+use crate::report;
+use crate::sweep::{self, part, Budget, RunOptions, Shard};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// One shard's run.
+#[derive(Debug, Clone)]
+pub struct ShardJob<'a> {
+    /// The spec file.
+    pub spec: &'a Path,
+    /// Which shard.
+    pub shard: Shard,
+    /// Quick precision.
+    pub quick: bool,
+    /// The results directory (the default parts directory is under it).
+    pub results_dir: &'a Path,
+    /// Where the part file goes (default: [`default_parts_dir`]).
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: the spec's, else one per core).
+    pub threads: Option<usize>,
+    /// `--memory-limit`, GiB.
+    pub memory_limit: Option<f64>,
+    /// Print the shard's points and estimated work, run nothing.
+    pub dry_run: bool,
+    /// Ignore the shard's checkpoint.
+    pub fresh: bool,
+}
+
+/// Runs one shard of a spec's points into its part file.
+pub fn run_shard(a: &ShardJob) -> anyhow::Result<()> {
+    let shard = a.shard;
+    let (spec, text) = load(a.spec)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_parts_dir(a.results_dir, &spec, a.quick));
+    let threads = crate::resources::check_threads(
+        a.threads
+            .or(spec.threads)
+            .unwrap_or_else(rayon::current_num_threads),
+    )?;
+    let budget = Budget {
+        memory: crate::resources::memory_limit(a.memory_limit)?,
+        threads,
+    };
+    let prepared = sweep::prepare(&spec, a.quick, &budget)?;
+    if a.dry_run {
+        print!(
+            "{}: {}",
+            spec.name,
+            sweep::shard::describe(&prepared.costs(), shard.count, Some(shard.index))
+        );
+        return Ok(());
+    }
+    let id = part::SpecId::new(&spec.name, &text, a.quick);
+    let lock_name = format!(
+        "{}{}.part-{}-of-{}",
+        spec.name,
+        if a.quick { "_quick" } else { "" },
+        shard.index,
+        shard.count
+    );
+    let _lock = report::Lock::take(&out, &lock_name)?;
+    if a.fresh {
+        sweep::clear_checkpoint(&out, &spec, a.quick, Some(shard));
+    }
+    let points = sweep::shard::assign(&prepared.costs(), shard.count)[shard.index].clone();
+    eprintln!(
+        "{}: shard {shard}: {} of {} point(s), {threads} thread(s){}",
+        spec.name,
+        points.len(),
+        prepared.plans.len(),
+        if a.quick { ", quick precision" } else { "" }
+    );
+    let started = std::time::Instant::now();
+    let opts = RunOptions {
+        threads: Some(threads),
+        quick: a.quick,
+        checkpoint_dir: Some(out.clone()),
+        progress: std::io::stderr().is_terminal(),
+        shard: Some(shard),
+    };
+    let done = sweep::run_points(&spec, &text, &prepared, &opts)?;
+    let path = id.part_path(&out, shard);
+    report::write_atomic(&path, &part::encode(&id, shard, &points, &done)?)?;
+    sweep::clear_checkpoint(&out, &spec, a.quick, Some(shard));
+    eprintln!(
+        "{}: shard {shard} done in {:.1} s; wrote {}",
+        spec.name,
+        started.elapsed().as_secs_f64(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Merges the part files in `dir` (default: [`default_parts_dir`]) into
+/// the outputs of `x`.
+pub fn merge(x: &Experiment, dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let (spec, text) = load(x.spec)?;
+    let dir = dir.unwrap_or_else(|| default_parts_dir(x.results_dir, &spec, x.quick));
+    let id = part::SpecId::new(&spec.name, &text, x.quick);
+    let expected: Vec<usize> = spec.points(x.quick)?.iter().map(|p| p.index).collect();
+    let merged = part::merge(&dir, &id, &expected)?;
+    let out = sweep::outcome(merged.rows)
+        .map_err(|e| anyhow::anyhow!("merge of {}: {e}", dir.display()))?;
+    spec.check_columns(&out.rows)
+        .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
+    let suffix = if x.quick { "_quick" } else { "" };
+    let _lock = report::OutputLock::take(
+        x.results_dir,
+        x.plots_dir,
+        &format!("{}{suffix}", spec.name),
+    )?;
+    let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick))?;
+    let secs: Vec<f64> = merged.shards.iter().map(|s| s.1).collect();
+    let (lo, hi) = secs
+        .iter()
+        .fold((f64::INFINITY, 0f64), |(l, h), &s| (l.min(s), h.max(s)));
+    eprintln!(
+        "{}: merged {} part(s) of {} point(s) (measurement time per shard {:.1}..{:.1} s); wrote {}",
+        spec.name,
+        merged.shards.len(),
+        expected.len(),
+        lo,
+        hi,
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}
