@@ -18,6 +18,8 @@
 //! drift apart. `memory` is reported by the first pass a point runs.
 
 pub mod adversary;
+#[cfg(test)]
+mod example;
 pub mod membership;
 pub mod summary;
 pub mod time;
@@ -43,15 +45,29 @@ pub enum PassKind {
     Adversary,
     /// Time windows ([`time`]).
     Time,
+    /// The worked example of `docs/extending.md` ("adding a metric"),
+    /// compiled only in the crate's tests.
+    #[cfg(test)]
+    Example,
 }
 
 impl PassKind {
     /// Every pass, in run order.
-    pub const ALL: [PassKind; 4] = [
+    #[cfg(not(test))]
+    pub const ALL: &'static [PassKind] = &[
         PassKind::Membership,
         PassKind::Summary,
         PassKind::Adversary,
         PassKind::Time,
+    ];
+    /// Every pass, in run order, and the example.
+    #[cfg(test)]
+    pub const ALL: &'static [PassKind] = &[
+        PassKind::Membership,
+        PassKind::Summary,
+        PassKind::Adversary,
+        PassKind::Time,
+        PassKind::Example,
     ];
 
     /// The pass itself.
@@ -61,6 +77,8 @@ impl PassKind {
             PassKind::Summary => &summary::SummaryPass,
             PassKind::Adversary => &adversary::AdversaryPass,
             PassKind::Time => &time::TimePass,
+            #[cfg(test)]
+            PassKind::Example => &example::ExamplePass,
         }
     }
 
@@ -68,7 +86,8 @@ impl PassKind {
     /// a point runs reports.
     pub fn of(m: Metric) -> Option<PassKind> {
         PassKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|k| k.pass().metrics().contains(&m))
     }
 

@@ -108,7 +108,8 @@ fn default_repeats() -> u32 {
     1
 }
 
-/// A measurable figure; see [`crate::metrics`] for the definitions.
+/// A measurable figure; each is measured by one pass and defined in its
+/// module (`crate::passes`: the table of passes and their metrics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
@@ -150,6 +151,11 @@ pub enum Metric {
     /// arrivals (see `[time]` and `timed/`; written to
     /// `<name>_timeline.csv` and `<name>_age_time.csv`).
     Timeline,
+    /// The worked example of `docs/extending.md` ("adding a metric"): each
+    /// of `rounds` fresh keys inserted into a fresh copy of the design and
+    /// queried at once. Compiled only in the crate's tests.
+    #[cfg(test)]
+    Example,
 }
 
 /// One block of the grid: `points` (explicit parameter sets) crossed with the
