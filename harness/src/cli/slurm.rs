@@ -178,24 +178,17 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     std::fs::canonicalize(p).map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", p.display()))
 }
 
-/// Writes the array and merge scripts of one spec; returns where they are.
-fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs> {
-    let shards = o
-        .shards
-        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
-    let spec = Spec::load(spec_path)?;
-    let suffix = if f.quick { "_quick" } else { "" };
-    let (results_dir, _) = output_dirs(f.quick, f.update_baselines, f.results_dir, f.plots_dir);
-    let out = o
-        .out
-        .clone()
-        .unwrap_or_else(|| default_parts_dir(&results_dir, &spec, f.quick));
-    std::fs::create_dir_all(&out)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    let out = absolute(&out)?;
-    let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
+/// Refuses a user string that would break the scripts: a path sbatch
+/// cannot take, a control character (a newline in a spec path ended a
+/// comment line and ran the rest as a command).
+fn check_strings(
+    spec_path: &Path,
+    exe: &Path,
+    out: &Path,
+    cwd: &Path,
+    o: &SlurmOpts,
+    f: &Flags,
+) -> anyhow::Result<()> {
     for (what, v) in [
         ("the output directory", out.display().to_string()),
         ("the working directory", cwd.display().to_string()),
@@ -225,20 +218,45 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
     if let Some(t) = &o.time {
         sbatch_safe("--time", t)?;
     }
-    let header = |job: &str, log: &str| {
-        let mut h = format!(
-            "#!/bin/bash\n#SBATCH --job-name={job}\n#SBATCH --chdir={}\n#SBATCH --output={}/{log}\n",
-            cwd.display(),
-            out.display()
-        );
-        if let Some(p) = &o.partition {
-            h += &format!("#SBATCH --partition={p}\n");
-        }
-        if let Some(t) = &o.time {
-            h += &format!("#SBATCH --time={t}\n");
-        }
-        h
-    };
+    Ok(())
+}
+
+/// The `#SBATCH` header of a job script.
+fn header(job: &str, log: &str, cwd: &Path, out: &Path, o: &SlurmOpts) -> String {
+    let mut h = format!(
+        "#!/bin/bash\n#SBATCH --job-name={job}\n#SBATCH --chdir={}\n#SBATCH --output={}/{log}\n",
+        cwd.display(),
+        out.display()
+    );
+    if let Some(p) = &o.partition {
+        h += &format!("#SBATCH --partition={p}\n");
+    }
+    if let Some(t) = &o.time {
+        h += &format!("#SBATCH --time={t}\n");
+    }
+    h
+}
+
+/// Writes the array and merge scripts of one spec; returns where they are.
+fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs> {
+    let shards = o
+        .shards
+        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
+    let spec = Spec::load(spec_path)?;
+    let suffix = if f.quick { "_quick" } else { "" };
+    let (results_dir, _) = output_dirs(f.quick, f.update_baselines, f.results_dir, f.plots_dir);
+    let out = o
+        .out
+        .clone()
+        .unwrap_or_else(|| default_parts_dir(&results_dir, &spec, f.quick));
+    std::fs::create_dir_all(&out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    let out = absolute(&out)?;
+    let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
+    check_strings(spec_path, &exe, &out, &cwd, o, f)?;
+    let header = |job: &str, log: &str| header(job, log, &cwd, &out, o);
     let job = format!("bloomlab-{}{suffix}", spec.name);
     let mut pass_on = String::new();
     if f.quick {

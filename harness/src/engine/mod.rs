@@ -149,7 +149,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
         prepared.announce(threads)
     );
     let out = sweep::run(&spec, &text, &prepared, &opts)?;
-    spec.check_columns(&out.rows)
+    crate::report::check_columns(&spec, &out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     let mut command = run_command(x.spec, x.quick);
     if let Some(t) = x.trace {

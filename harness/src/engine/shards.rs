@@ -108,7 +108,7 @@ pub fn merge(x: &Experiment, dir: Option<PathBuf>) -> anyhow::Result<()> {
     let merged = part::merge(&dir, &id, &expected)?;
     let out = sweep::outcome(merged.rows)
         .map_err(|e| anyhow::anyhow!("merge of {}: {e}", dir.display()))?;
-    spec.check_columns(&out.rows)
+    crate::report::check_columns(&spec, &out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     let suffix = if x.quick { "_quick" } else { "" };
     let _lock = report::OutputLock::take(

@@ -59,6 +59,70 @@ pub fn fmt_num(x: f64) -> String {
     }
 }
 
+/// Checks that every column the spec's tables and charts name is one the
+/// run produced, so that a typo is an error instead of a silently empty
+/// column or chart. Called on the rows before any output is written.
+pub fn check_columns(spec: &crate::spec::Spec, rows: &[Row]) -> anyhow::Result<()> {
+    let mut have: std::collections::BTreeSet<String> = rows
+        .iter()
+        .flat_map(|r| r.0.iter().map(|(n, _)| n.clone()))
+        .collect();
+    // a block left out of a --quick run still names its parameters
+    for block in &spec.sweep {
+        for k in block
+            .grid
+            .keys()
+            .chain(block.points.iter().flat_map(|p| p.keys()))
+        {
+            have.insert(format!("target_{k}"));
+        }
+    }
+    let mut named: Vec<(String, &str)> = Vec::new();
+    for c in spec.table_columns.iter().flatten() {
+        named.push(("table_columns".into(), c));
+    }
+    if let Some(a) = &spec.adoption {
+        for c in a.group_by.iter().chain(&a.lower_is_better) {
+            named.push(("adoption".into(), c));
+        }
+    }
+    if let Some(c) = &spec.compare_at {
+        for col in [&c.x, &c.y].into_iter().chain(&c.group_by) {
+            named.push(("compare_at".into(), col));
+        }
+    }
+    for (i, p) in spec.plot.iter().enumerate() {
+        let at = format!("plot {}", i + 1);
+        for col in [&p.x, &p.y, &p.series, &p.reference].into_iter().flatten() {
+            named.push((at.clone(), col));
+        }
+        for col in p.filter.keys() {
+            named.push((format!("{at} filter"), col));
+        }
+    }
+    for (at, col) in named {
+        if !have.contains(col) {
+            return Err(anyhow::anyhow!(
+                "{at}: no column {col:?} in this run's results (columns: {})",
+                have.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    if let Some(c) = &spec.compare_at {
+        let known = rows.iter().any(|r| {
+            r.get("design")
+                .is_some_and(|d| d.to_string() == c.reference)
+        });
+        if !known {
+            return Err(anyhow::anyhow!(
+                "compare_at: reference design {:?} is not in this run",
+                c.reference
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

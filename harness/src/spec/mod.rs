@@ -179,6 +179,44 @@ pub struct SweepSpec {
     pub quick: bool,
 }
 
+impl SweepSpec {
+    /// Checks block `n` (from 1): its rounds, and every value finite and
+    /// every grid axis non-empty.
+    fn check(&self, n: usize) -> anyhow::Result<()> {
+        if self.rounds == Some(0) {
+            return Err(anyhow::anyhow!(
+                "sweep {} ({}): rounds must be at least 1",
+                n,
+                self.design
+            ));
+        }
+        let given = self.points.iter().flatten().chain(
+            self.grid
+                .iter()
+                .flat_map(|(k, vs)| vs.iter().map(move |v| (k, v))),
+        );
+        for (k, v) in given {
+            if !v.is_finite() {
+                return Err(anyhow::anyhow!(
+                    "sweep {} ({}): {k} = {v} must be a finite number",
+                    n,
+                    self.design
+                ));
+            }
+        }
+        for (k, v) in &self.grid {
+            if v.is_empty() {
+                return Err(anyhow::anyhow!(
+                    "sweep {} ({}): grid {k} is empty",
+                    n,
+                    self.design
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -250,75 +288,10 @@ impl Spec {
         self.time.check()?;
         let mut files = std::collections::BTreeSet::new();
         for (i, p) in self.plot.iter().enumerate() {
-            if p.kind == PlotKind::Xy && (p.x.is_none() || p.y.is_none()) {
-                return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", i + 1));
-            }
-            if let Some([lo, hi]) = p.x_range {
-                if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-                    return Err(anyhow::anyhow!(
-                        "plot {}: x_range [{lo}, {hi}] must be two finite numbers, the first below the second",
-                        i + 1
-                    ));
-                }
-            }
-            if let Some(b) = p.bound.as_deref().filter(|b| *b != "info_bound") {
-                return Err(anyhow::anyhow!(
-                    "plot {}: unknown bound {b:?} (known: info_bound)",
-                    i + 1
-                ));
-            }
-            if let Some(f) = &p.file {
-                // a file stem inside the plots directory, nothing else
-                let plain = !f.is_empty()
-                    && !f.starts_with('.')
-                    && !f.contains("..")
-                    && f.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-                if !plain {
-                    return Err(anyhow::anyhow!(
-                        "plot {}: file {f:?} must be a plain name (letters, digits, _, - and inner dots), written under the plots directory",
-                        i + 1
-                    ));
-                }
-                if !files.insert(f.clone()) {
-                    return Err(anyhow::anyhow!(
-                        "plot {}: file {f:?} is used by an earlier plot too",
-                        i + 1
-                    ));
-                }
-            }
+            p.check(i + 1, &mut files)?;
         }
         for (i, s) in self.sweep.iter().enumerate() {
-            if s.rounds == Some(0) {
-                return Err(anyhow::anyhow!(
-                    "sweep {} ({}): rounds must be at least 1",
-                    i + 1,
-                    s.design
-                ));
-            }
-            let given = s.points.iter().flatten().chain(
-                s.grid
-                    .iter()
-                    .flat_map(|(k, vs)| vs.iter().map(move |v| (k, v))),
-            );
-            for (k, v) in given {
-                if !v.is_finite() {
-                    return Err(anyhow::anyhow!(
-                        "sweep {} ({}): {k} = {v} must be a finite number",
-                        i + 1,
-                        s.design
-                    ));
-                }
-            }
-            for (k, v) in &s.grid {
-                if v.is_empty() {
-                    return Err(anyhow::anyhow!(
-                        "sweep {} ({}): grid {k} is empty",
-                        i + 1,
-                        s.design
-                    ));
-                }
-            }
+            s.check(i + 1)?;
         }
         Ok(())
     }
@@ -336,70 +309,6 @@ impl Spec {
             })
             .fold(0u128, |a, n| a.saturating_add(n));
         per_repeat.saturating_mul(self.repeats as u128)
-    }
-
-    /// Checks that every column the spec's tables and charts name is one the
-    /// run produced, so that a typo is an error instead of a silently empty
-    /// column or chart. Called on the rows before any output is written.
-    pub fn check_columns(&self, rows: &[crate::metrics::Row]) -> anyhow::Result<()> {
-        let mut have: std::collections::BTreeSet<String> = rows
-            .iter()
-            .flat_map(|r| r.0.iter().map(|(n, _)| n.clone()))
-            .collect();
-        // a block left out of a --quick run still names its parameters
-        for block in &self.sweep {
-            for k in block
-                .grid
-                .keys()
-                .chain(block.points.iter().flat_map(|p| p.keys()))
-            {
-                have.insert(format!("target_{k}"));
-            }
-        }
-        let mut named: Vec<(String, &str)> = Vec::new();
-        for c in self.table_columns.iter().flatten() {
-            named.push(("table_columns".into(), c));
-        }
-        if let Some(a) = &self.adoption {
-            for c in a.group_by.iter().chain(&a.lower_is_better) {
-                named.push(("adoption".into(), c));
-            }
-        }
-        if let Some(c) = &self.compare_at {
-            for col in [&c.x, &c.y].into_iter().chain(&c.group_by) {
-                named.push(("compare_at".into(), col));
-            }
-        }
-        for (i, p) in self.plot.iter().enumerate() {
-            let at = format!("plot {}", i + 1);
-            for col in [&p.x, &p.y, &p.series, &p.reference].into_iter().flatten() {
-                named.push((at.clone(), col));
-            }
-            for col in p.filter.keys() {
-                named.push((format!("{at} filter"), col));
-            }
-        }
-        for (at, col) in named {
-            if !have.contains(col) {
-                return Err(anyhow::anyhow!(
-                    "{at}: no column {col:?} in this run's results (columns: {})",
-                    have.iter().cloned().collect::<Vec<_>>().join(", ")
-                ));
-            }
-        }
-        if let Some(c) = &self.compare_at {
-            let known = rows.iter().any(|r| {
-                r.get("design")
-                    .is_some_and(|d| d.to_string() == c.reference)
-            });
-            if !known {
-                return Err(anyhow::anyhow!(
-                    "compare_at: reference design {:?} is not in this run",
-                    c.reference
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Expands every sweep block into points: for each repeat, for each block,

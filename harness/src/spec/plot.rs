@@ -100,3 +100,52 @@ pub struct Adoption {
     #[serde(default)]
     pub lower_is_better: Vec<String>,
 }
+
+impl PlotSpec {
+    /// Checks plot `n` (from 1); `files` holds the file names of the plots
+    /// before it.
+    pub(super) fn check(
+        &self,
+        n: usize,
+        files: &mut std::collections::BTreeSet<String>,
+    ) -> anyhow::Result<()> {
+        if self.kind == PlotKind::Xy && (self.x.is_none() || self.y.is_none()) {
+            return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", n));
+        }
+        if let Some([lo, hi]) = self.x_range {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(anyhow::anyhow!(
+                    "plot {}: x_range [{lo}, {hi}] must be two finite numbers, the first below the second",
+                    n
+                ));
+            }
+        }
+        if let Some(b) = self.bound.as_deref().filter(|b| *b != "info_bound") {
+            return Err(anyhow::anyhow!(
+                "plot {}: unknown bound {b:?} (known: info_bound)",
+                n
+            ));
+        }
+        if let Some(f) = &self.file {
+            // a file stem inside the plots directory, nothing else
+            let plain = !f.is_empty()
+                && !f.starts_with('.')
+                && !f.contains("..")
+                && f.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if !plain {
+                return Err(anyhow::anyhow!(
+                    "plot {}: file {f:?} must be a plain name (letters, digits, _, - and inner dots), written under the plots directory",
+                    n
+                ));
+            }
+            if !files.insert(f.clone()) {
+                return Err(anyhow::anyhow!(
+                    "plot {}: file {f:?} is used by an earlier plot too",
+                    n
+                ));
+            }
+        }
+        Ok(())
+    }
+}

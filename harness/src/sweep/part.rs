@@ -146,26 +146,7 @@ pub struct Merged {
 /// every one of `expected` points exactly once, from the same spec text and
 /// precision. Refusals are one line and name the part.
 pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merged> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("cannot read the parts directory {}: {e}", dir.display()))?;
-    let prefix = id.prefix();
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|f| f.to_str())
-                .is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".json"))
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(anyhow::anyhow!(
-            "no parts of {} in {} (files {prefix}*.json, written by `run --shard`{})",
-            id.name,
-            dir.display(),
-            if id.quick { " --quick" } else { "" }
-        ));
-    }
+    let files = part_files(dir, id)?;
     let mut count: Option<(usize, PathBuf)> = None;
     let mut by_shard: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let mut owner: BTreeMap<usize, PathBuf> = BTreeMap::new();
@@ -215,6 +196,44 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
         merged.shards.push((part.points.len(), seconds));
     }
     let (n, _) = count.expect("at least one part");
+    check_complete(dir, id, n, &by_shard, &owner, expected)?;
+    Ok(merged)
+}
+
+/// The part files of `id` in `dir`, sorted; none is an error.
+fn part_files(dir: &Path, id: &SpecId) -> anyhow::Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| anyhow::anyhow!("cannot read the parts directory {}: {e}", dir.display()))?;
+    let prefix = id.prefix();
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no parts of {} in {} (files {prefix}*.json, written by `run --shard`{})",
+            id.name,
+            dir.display(),
+            if id.quick { " --quick" } else { "" }
+        ));
+    }
+    Ok(files)
+}
+
+/// Every shard of `n` present, and the parts' points exactly the spec's.
+fn check_complete(
+    dir: &Path,
+    id: &SpecId,
+    n: usize,
+    by_shard: &BTreeMap<usize, PathBuf>,
+    owner: &BTreeMap<usize, PathBuf>,
+    expected: &[usize],
+) -> anyhow::Result<()> {
     if let Some(missing) = (0..n).find(|s| !by_shard.contains_key(s)) {
         return Err(anyhow::anyhow!(
             "part {} is missing from {} ({} of {n} parts present)",
@@ -244,7 +263,7 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
             dir.display()
         ));
     }
-    Ok(merged)
+    Ok(())
 }
 
 /// Reads one part and checks that it is of `id` and holds exactly the

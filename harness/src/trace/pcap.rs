@@ -240,47 +240,7 @@ pub(super) fn for_each_packet_key(
                 one(link, &p.data, Some(p.timestamp), &mut counts)?;
             }
         }
-        [0x0a, 0x0d, 0x0d, 0x0a] => {
-            let mut reader = PcapNgReader::new(input).map_err(|e| {
-                anyhow::anyhow!("trace file {shown}: not a valid pcapng section: {e}")
-            })?;
-            // each interface of the current section: its link type and clock
-            let mut links: Vec<(DataLink, Clock)> = Vec::new();
-            while let Some(block) = reader.next_block() {
-                let block = block.map_err(|e| bad(counts.packets, &e))?;
-                let (interface, data, ticks) = match &block {
-                    Block::SectionHeader(_) => {
-                        links.clear();
-                        continue;
-                    }
-                    Block::InterfaceDescription(idb) => {
-                        check_link(idb.linktype, path)?;
-                        let clock = Clock::of(&idb.options).map_err(|e| {
-                            anyhow::anyhow!("trace file {shown}: interface {}: {e}", links.len())
-                        })?;
-                        links.push((idb.linktype, clock));
-                        continue;
-                    }
-                    // the crate hands the 64-bit tick count over as if it
-                    // were nanoseconds, whatever the interface's resolution
-                    Block::EnhancedPacket(epb) => (
-                        epb.interface_id as usize,
-                        epb.data.as_ref(),
-                        Some(epb.timestamp.as_nanos() as u64),
-                    ),
-                    Block::SimplePacket(spb) => (0, spb.data.as_ref(), None),
-                    _ => continue,
-                };
-                let (link, clock) = *links.get(interface).ok_or_else(|| {
-                    bad(
-                        counts.packets,
-                        &format!("interface {interface} is not described"),
-                    )
-                })?;
-                let time = ticks.map(|t| clock.duration(t));
-                one(link, data, time, &mut counts)?;
-            }
-        }
+        [0x0a, 0x0d, 0x0d, 0x0a] => pcapng_packets(input, path, &mut one, &bad, &mut counts)?,
         other => {
             return Err(anyhow::anyhow!(
                 "trace file {shown} is not a pcap or pcapng capture (it starts {})",
@@ -294,6 +254,61 @@ pub(super) fn for_each_packet_key(
         ));
     }
     Ok(counts)
+}
+
+/// What a reader does with each packet: (link type, bytes, timestamp).
+type OnePacket<'a> =
+    dyn FnMut(DataLink, &[u8], Option<std::time::Duration>, &mut Counts) -> anyhow::Result<()> + 'a;
+
+/// The packets of a pcapng capture, each with its interface's link type
+/// and its timestamp read by the interface's clock.
+fn pcapng_packets(
+    input: Box<dyn BufRead>,
+    path: &Path,
+    one: &mut OnePacket<'_>,
+    bad: &dyn Fn(u64, &dyn std::fmt::Display) -> anyhow::Error,
+    counts: &mut Counts,
+) -> anyhow::Result<()> {
+    let shown = path.display();
+    let mut reader = PcapNgReader::new(input)
+        .map_err(|e| anyhow::anyhow!("trace file {shown}: not a valid pcapng section: {e}"))?;
+    // each interface of the current section: its link type and clock
+    let mut links: Vec<(DataLink, Clock)> = Vec::new();
+    while let Some(block) = reader.next_block() {
+        let block = block.map_err(|e| bad(counts.packets, &e))?;
+        let (interface, data, ticks) = match &block {
+            Block::SectionHeader(_) => {
+                links.clear();
+                continue;
+            }
+            Block::InterfaceDescription(idb) => {
+                check_link(idb.linktype, path)?;
+                let clock = Clock::of(&idb.options).map_err(|e| {
+                    anyhow::anyhow!("trace file {shown}: interface {}: {e}", links.len())
+                })?;
+                links.push((idb.linktype, clock));
+                continue;
+            }
+            // the crate hands the 64-bit tick count over as if it
+            // were nanoseconds, whatever the interface's resolution
+            Block::EnhancedPacket(epb) => (
+                epb.interface_id as usize,
+                epb.data.as_ref(),
+                Some(epb.timestamp.as_nanos() as u64),
+            ),
+            Block::SimplePacket(spb) => (0, spb.data.as_ref(), None),
+            _ => continue,
+        };
+        let (link, clock) = *links.get(interface).ok_or_else(|| {
+            bad(
+                counts.packets,
+                &format!("interface {interface} is not described"),
+            )
+        })?;
+        let time = ticks.map(|t| clock.duration(t));
+        one(link, data, time, counts)?;
+    }
+    Ok(())
 }
 
 /// An interface's clock: ticks per second (`if_tsresol`, default 10^6) and

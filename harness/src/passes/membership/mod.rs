@@ -64,6 +64,7 @@
 //! [`plan`] (the pass's time scales, work and memory), `convergence.rs`,
 //! `history.rs`, and the [`Pass`](crate::passes::Pass) in `pass.rs`.
 
+mod columns;
 mod convergence;
 mod history;
 mod pass;
@@ -78,6 +79,7 @@ use crate::metrics::{info_bound_ratio, Row, Value};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
 use bloomlab_filters::Filter;
+use columns::{columns, profile_rows};
 use convergence::measure_convergence;
 use history::History;
 use plan::MembershipPlan;
@@ -287,6 +289,30 @@ pub fn measure(
         hist: History::new(plan.horizon, distinct),
     };
 
+    let (worst, avg, fnr, zeros) = run_rounds(&plan, &mut r, spec);
+
+    let row = columns(&plan, &mut r, theory, (&worst, &avg, &fnr, &zeros));
+    let profile = if plan.has(Metric::Profile) {
+        profile_rows(&plan, theory, &worst, &avg)
+    } else {
+        Vec::new()
+    };
+    Ok(PointResult {
+        row,
+        profile,
+        convergence,
+    })
+}
+
+/// The warm-up to the worst phase, then the rounds: each measures the
+/// worst phase, advances a random 1..=period, measures that phase, and
+/// advances to the next round's worst phase. Returns the worst and random
+/// phases' tallies, the FNR's and the zero fraction's.
+fn run_rounds(
+    plan: &MembershipPlan,
+    r: &mut Runner,
+    spec: &MeasureSpec,
+) -> (PhaseStats, PhaseStats, Binomial, Welford) {
     let mut steps = crate::metrics::progress::Steps::new("rounds", spec.rounds);
     // Warm-up to steady state, aligned to the worst phase.
     r.advance(plan.warm.div_ceil(plan.period) * plan.period);
@@ -302,289 +328,16 @@ pub fn measure(
     };
     for round in 0..spec.rounds {
         steps.done(round);
-        plan.phase(&mut r, &mut worst, &mut fnr);
-        let z = zero(&r);
+        plan.phase(r, &mut worst, &mut fnr);
+        let z = zero(r);
         let u = r.rng.random_range(1..=plan.period);
         r.advance(u);
-        plan.phase(&mut r, &mut avg, &mut fnr);
-        if let (Some(a), Some(b)) = (z, zero(&r)) {
+        plan.phase(r, &mut avg, &mut fnr);
+        if let (Some(a), Some(b)) = (z, zero(r)) {
             zeros.add((a + b) / 2.0);
         }
         r.advance(plan.spacing - u);
     }
 
-    let mut row = Row::default();
-    row.push("rounds", Value::Int(spec.rounds));
-    let level = spec.ci_level;
-    if plan.has(Metric::Fpr) {
-        fpr_columns(&mut row, theory, &worst, &avg, level);
-    }
-    if plan.has(Metric::Fnr) {
-        row.push("fnr_queries", Value::Int(fnr.n));
-        row.push("false_negatives", Value::Int(fnr.x));
-        let ci = binomial_ci(fnr.x, fnr.n, level);
-        with_theory(&mut row, theory, "fnr", fnr.rate(), ci);
-    }
-    if plan.has(Metric::Accesses) {
-        let ci = worst.probes.ci_within(level, 0.0, f64::INFINITY);
-        with_theory(&mut row, theory, "probes_negative", worst.probes.mean(), ci);
-    }
-    if plan.has(Metric::ZeroFraction) && zeros.count() > 0 {
-        let z = zeros;
-        with_theory(
-            &mut row,
-            theory,
-            "zero_fraction",
-            z.mean(),
-            z.ci_within(level, 0.0, 1.0),
-        );
-    }
-    if plan.has(Metric::Npws) && plan.s > 0 {
-        npws_columns(&mut row, theory, &worst, &avg, plan.w, level);
-    }
-    if plan.has(Metric::Memory) {
-        memory_columns(&mut row, theory, r.f.memory_bits(), plan.w);
-    }
-    if plan.has(Metric::Speed) {
-        speed(&mut r, spec.speed_ops.max(1), plan.w, &mut row);
-    }
-    if plan.has(Metric::Batched) {
-        batched(&mut r, spec.speed_ops.max(1), &mut row);
-    }
-    if plan.has(Metric::Tail) {
-        tail(&mut r, spec.tail_ops.max(1), &mut row);
-    }
-    let profile = if plan.has(Metric::Profile) {
-        profile_rows(&plan, theory, &worst, &avg)
-    } else {
-        Vec::new()
-    };
-    Ok(PointResult {
-        row,
-        profile,
-        convergence,
-    })
-}
-
-/// A measured figure with its interval and, where the theory has it, the
-/// theoretical value, the ratio and whether the interval holds it.
-fn with_theory(row: &mut Row, theory: &Theory, name: &str, x: f64, ci: (f64, f64)) {
-    row.num(name, x);
-    row.num(format!("{name}_ci_low"), ci.0);
-    row.num(format!("{name}_ci_high"), ci.1);
-    if let Some(t) = theory.get(name) {
-        row.num(format!("{name}_theory"), t);
-        if t != 0.0 {
-            row.num(format!("{name}_ratio"), x / t);
-        }
-        if let Some(inside) = in_interval(t, ci) {
-            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
-        }
-    }
-}
-
-/// `fpr` (worst phase), its alternative formulas, `fpr_avg`, `fpr_expired`.
-fn fpr_columns(row: &mut Row, theory: &Theory, worst: &PhaseStats, avg: &PhaseStats, level: f64) {
-    row.push("fpr_queries", Value::Int(worst.fpr.n));
-    row.push("fpr_false_positives", Value::Int(worst.fpr.x));
-    let ci = binomial_ci(worst.fpr.x, worst.fpr.n, level);
-    with_theory(row, theory, "fpr", worst.fpr.rate(), ci);
-    // alternative formulas for the worst-phase FPR, each scored against
-    // the same interval: the paper's, and for the blocked APBF the
-    // independent-slices approximation
-    for alt in ["fpr_paper_formula", "fpr_independent"] {
-        if let Some(p) = theory.get(alt) {
-            row.num(alt, p);
-            if let Some(inside) = in_interval(p, ci) {
-                row.push(format!("{alt}_in_ci"), Value::Bool(inside));
-            }
-        }
-    }
-    // Over rounds, not queries: the FPR moves with the phase, and each
-    // round sees one random phase, so the phase sampling is part of the
-    // error (a binomial interval missed it for double buffering).
-    let ci = avg.fpr_rounds.ci_within(level, 0.0, 1.0);
-    with_theory(row, theory, "fpr_avg", avg.fpr.rate(), ci);
-    let expired = worst.expired;
-    if expired.n > 0 {
-        row.push("fpr_expired_queries", Value::Int(expired.n));
-        let ci = binomial_ci(expired.x, expired.n, level);
-        with_theory(row, theory, "fpr_expired", expired.rate(), ci);
-    }
-}
-
-/// `npws_peak` (worst phase) and `npws_avg` (random phase).
-fn npws_columns(
-    row: &mut Row,
-    theory: &Theory,
-    worst: &PhaseStats,
-    avg: &PhaseStats,
-    w: u64,
-    level: f64,
-) {
-    let scale = |(a, b): (f64, f64)| (a / w as f64, b / w as f64);
-    let (mean, ci) = (
-        worst.pws.mean() / w as f64,
-        scale(worst.pws.ci_within(level, 0.0, f64::INFINITY)),
-    );
-    with_theory(row, theory, "npws_peak", mean, ci);
-    if let Some(p) = theory.get("npws_peak_paper_formula") {
-        row.num("npws_peak_paper_formula", p);
-    }
-    let (mean, ci) = (
-        avg.pws.mean() / w as f64,
-        scale(avg.pws.ci_within(level, 0.0, f64::INFINITY)),
-    );
-    with_theory(row, theory, "npws_avg", mean, ci);
-}
-
-/// `memory_bits`, bits per window element and the ratios to the bounds.
-fn memory_columns(row: &mut Row, theory: &Theory, bits: u64, w: u64) {
-    row.push("memory_bits", Value::Int(bits));
-    let bpe = bits as f64 / w as f64;
-    row.num("bits_per_element", bpe);
-    if let Some(t) = theory.get("bits_per_element") {
-        row.num("bits_per_element_theory", t);
-    }
-    // SWAMP: the paper's figure with TinyTable, beside our table's
-    if let Some(t) = theory.get("tinytable_bits_per_element") {
-        row.num("tinytable_bits_per_element", t);
-    }
-    if let Some(p) = theory.get("fpr") {
-        row.num("info_bound_ratio", info_bound_ratio(bpe, p));
-    }
-    if let Some(e) = theory.get("efficiency_vs_bloom") {
-        row.num("efficiency_vs_bloom", e);
-    }
-    if let Some(bound) = theory.get("space_bound_bits") {
-        row.num("space_bound_per_element", bound / w as f64);
-        row.num("memory_over_bound", bits as f64 / bound);
-    }
-}
-
-/// The `speed` metric: `n` insertions, then `n` positive (age <= w) and `n`
-/// negative queries, each batch timed as a whole.
-fn speed(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
-    let keys: Vec<u64> = (0..n).map(|_| r.stream.next_key(&mut r.rng)).collect();
-    let t0 = Instant::now();
-    for &k in &keys {
-        r.f.insert(k);
-    }
-    let insert_ns = t0.elapsed().as_nanos() as f64 / n as f64;
-    for &k in &keys {
-        r.hist.push(k);
-    }
-    let pos: Vec<u64> = (0..n)
-        .filter_map(|_| {
-            let age = r.rng.random_range(1..=w);
-            r.hist.at_age(age)
-        })
-        .collect();
-    let neg: Vec<u64> = (0..n).map(|_| r.stream.negative(&mut r.rng)).collect();
-    let time_queries = |keys: &[u64]| {
-        let t0 = Instant::now();
-        let mut yes = 0u64;
-        for &k in keys {
-            yes += r.f.contains(black_box(k)) as u64;
-        }
-        black_box(yes);
-        t0.elapsed().as_nanos() as f64 / keys.len().max(1) as f64
-    };
-    let (pos_ns, neg_ns) = (time_queries(&pos), time_queries(&neg));
-    row.num("insert_ns", insert_ns);
-    row.num("query_pos_ns", pos_ns);
-    row.num("query_neg_ns", neg_ns);
-    row.num("query_ns", (pos_ns + neg_ns) / 2.0);
-}
-
-/// The `batched` metric: `n` negative queries through `contains_many`.
-fn batched(r: &mut Runner, n: u64, row: &mut Row) {
-    let neg: Vec<u64> = (0..n).map(|_| r.stream.negative(&mut r.rng)).collect();
-    let mut out = vec![false; neg.len()];
-    let t0 = Instant::now();
-    r.f.contains_many(black_box(&neg), &mut out);
-    black_box(out.iter().filter(|&&x| x).count());
-    row.num(
-        "query_neg_batched_ns",
-        t0.elapsed().as_nanos() as f64 / n as f64,
-    );
-}
-
-/// The `tail` metric: `ops` insertions, each timed and (where the design
-/// reports it) its slot reads counted; mean, p99, p99.9 and max of both.
-fn tail(r: &mut Runner, ops: u64, row: &mut Row) {
-    let keys: Vec<u64> = (0..ops).map(|_| r.stream.next_key(&mut r.rng)).collect();
-    let mut probes = Vec::with_capacity(keys.len());
-    let mut ns = Vec::with_capacity(keys.len());
-    for &k in &keys {
-        let t0 = Instant::now();
-        let p = r.f.insert_probes(black_box(k));
-        ns.push(t0.elapsed().as_nanos() as u64);
-        if let Some(p) = p {
-            probes.push(p as u64);
-        }
-        r.hist.push(k);
-    }
-    let quantile = |v: &mut Vec<u64>, q: f64| -> u64 {
-        // nearest rank on the sorted sample
-        let i = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
-        v.select_nth_unstable(i);
-        v[i]
-    };
-    if !probes.is_empty() {
-        row.num(
-            "insert_probes_mean",
-            probes.iter().sum::<u64>() as f64 / probes.len() as f64,
-        );
-        row.push("insert_probes_p99", Value::Int(quantile(&mut probes, 0.99)));
-        row.push(
-            "insert_probes_p999",
-            Value::Int(quantile(&mut probes, 0.999)),
-        );
-        row.push("max_probes", Value::Int(*probes.iter().max().unwrap()));
-    }
-    row.num(
-        "insert_mean_ns",
-        ns.iter().sum::<u64>() as f64 / ns.len() as f64,
-    );
-    row.num("insert_p99_ns", quantile(&mut ns, 0.99) as f64);
-    row.num("insert_p999_ns", quantile(&mut ns, 0.999) as f64);
-    row.num("insert_max_ns", *ns.iter().max().unwrap() as f64);
-}
-
-/// The age profile's buckets at both phase kinds, with the theory averaged
-/// over each bucket's ages.
-fn profile_rows(
-    plan: &MembershipPlan,
-    theory: &Theory,
-    worst: &PhaseStats,
-    avg: &PhaseStats,
-) -> Vec<ProfileRow> {
-    let mut profile = Vec::new();
-    for (label, st) in [("worst", worst), ("avg", avg)] {
-        for (b, (c, rounds)) in st.profile.iter().zip(&st.profile_rounds).enumerate() {
-            let lo = b as u64 * plan.bucket + 1;
-            let hi = ((b as u64 + 1) * plan.bucket).min(plan.horizon);
-            let th = theory.profile.as_ref().map_or(f64::NAN, |p| {
-                let at = |a| {
-                    if label == "worst" {
-                        p.worst(a)
-                    } else {
-                        p.avg(a)
-                    }
-                };
-                (lo..=hi).map(at).sum::<f64>() / (hi - lo + 1) as f64
-            });
-            profile.push(ProfileRow {
-                phase: label,
-                age_lo: lo,
-                age_hi: hi,
-                yes: c.x,
-                n: c.n,
-                rounds: *rounds,
-                theory: th,
-            });
-        }
-    }
-    profile
+    (worst, avg, fnr, zeros)
 }
