@@ -105,6 +105,25 @@ fn trace_run_name(
     format!("{spec}_trace-{stem}-{hash:08x}")
 }
 
+/// What a run of `spec` may use: `threads` (else the spec's, else one
+/// per core), checked against the machine, and the memory of
+/// `--memory-limit` GiB (else what the system reports available).
+pub fn budget(
+    spec: &Spec,
+    threads: Option<usize>,
+    memory_limit: Option<f64>,
+) -> anyhow::Result<Budget> {
+    let threads = crate::resources::check_threads(
+        threads
+            .or(spec.threads)
+            .unwrap_or_else(rayon::current_num_threads),
+    )?;
+    Ok(Budget {
+        memory: crate::resources::memory_limit(memory_limit)?,
+        threads,
+    })
+}
+
 /// Runs a spec and writes its outputs as one unit (all renamed into place
 /// only once every one is ready); returns the spec and the files written.
 /// Holds a lock on the spec's name in the results directory meanwhile.
@@ -123,11 +142,8 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     }
-    let threads = crate::resources::check_threads(
-        x.threads
-            .or(spec.threads)
-            .unwrap_or_else(rayon::current_num_threads),
-    )?;
+    let budget = budget(&spec, x.threads, x.memory_limit)?;
+    let threads = budget.threads;
     let opts = RunOptions {
         threads: Some(threads),
         quick: x.quick,
@@ -136,10 +152,6 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
         shard: None,
     };
     let started = std::time::Instant::now();
-    let budget = Budget {
-        memory: crate::resources::memory_limit(x.memory_limit)?,
-        threads,
-    };
     let prepared = sweep::prepare(&spec, x.quick, &budget)?;
     eprintln!(
         "{}: {} point(s), {threads} thread(s){}{}",

@@ -4,7 +4,7 @@
 
 use super::{default_parts_dir, load, run_command, write_outputs, Experiment};
 use crate::report;
-use crate::sweep::{self, part, Budget, RunOptions, Shard};
+use crate::sweep::{self, part, RunOptions, Shard};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -39,15 +39,8 @@ pub fn run_shard(a: &ShardJob) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| default_parts_dir(a.results_dir, &spec, a.quick));
-    let threads = crate::resources::check_threads(
-        a.threads
-            .or(spec.threads)
-            .unwrap_or_else(rayon::current_num_threads),
-    )?;
-    let budget = Budget {
-        memory: crate::resources::memory_limit(a.memory_limit)?,
-        threads,
-    };
+    let budget = super::budget(&spec, a.threads, a.memory_limit)?;
+    let threads = budget.threads;
     let prepared = sweep::prepare(&spec, a.quick, &budget)?;
     if a.dry_run {
         print!(
