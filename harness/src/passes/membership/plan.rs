@@ -1,9 +1,9 @@
 //! The membership pass's plan for one point: its time scales (horizon,
 //! warm-up, spacing between rounds), its queries, and from them the work
-//! and the peak memory of the pass. The pass runs this plan, and the shard
-//! weights (`sweep::shard::point_cost`) and the memory budget
-//! (`sweep::budget::point_bytes`) read their figures from it, so that the
-//! three cannot drift apart (issue 35: they each had a copy of the rules).
+//! and the peak memory of the pass. The pass runs this plan, and its
+//! [`Work`](crate::passes::Work) (which the point's plan, hence the shard
+//! weights and the memory budget, read) is made from it, so that the three
+//! cannot drift apart.
 
 use crate::designs::Built;
 use crate::metrics::{MAP_ENTRY, ROW_BYTES};

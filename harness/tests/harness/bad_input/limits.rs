@@ -1,6 +1,6 @@
 //! Inputs that would exhaust the machine or reach a chart as a wrong
 //! number: memory, grids, recursion, loops a user sizes, infinities,
-//! limits (issue 18's reproductions and their successors): each ends
+//! limits: each ends
 //! within seconds with a one-line error and a non-zero exit, or the right
 //! answer. Memory checks pass an explicit `--memory-limit` so that they do
 //! not depend on the machine's memory.
