@@ -405,7 +405,21 @@ pub fn measure(
     if has(Metric::Entropy) {
         entropy.columns(&mut row, level, theory.is_some());
     }
-    if has(Metric::Memory) && memory_here {
+    size_columns(
+        &mut row,
+        &bits,
+        w,
+        level,
+        has(Metric::Memory) && memory_here,
+    );
+    Ok(row)
+}
+
+/// The summary's size over the rounds: `memory_bits` (with its interval
+/// where the rounds differ) and bits per element where this pass reports
+/// `memory`, else `summary_bits`.
+fn size_columns(row: &mut Row, bits: &Welford, w: u64, level: f64, memory: bool) {
+    if memory {
         // a summary's size follows the stream: the mean over rounds, with
         // its interval where the rounds differ
         row.num("memory_bits", bits.mean());
@@ -420,5 +434,4 @@ pub fn measure(
     } else {
         row.num("summary_bits", bits.mean());
     }
-    Ok(row)
 }

@@ -15,27 +15,7 @@ pub(super) fn convergence<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    // point -> (label, [(t, zero, zero theory, fpr, fpr theory)])
-    type Series = (String, Vec<[f64; 5]>);
-    let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
-    for r in rows {
-        let get = |c: &str| finite(r, c);
-        let (Some(point), Some(t), Some(z), Some(zt), Some(f), Some(ft)) = (
-            get("point"),
-            get("t"),
-            get("zero_fraction"),
-            get("zero_fraction_theory"),
-            get("fpr"),
-            get("fpr_theory"),
-        ) else {
-            continue;
-        };
-        groups
-            .entry(point as u64)
-            .or_insert_with(|| (label(r), Vec::new()))
-            .1
-            .push([t.max(1.0), z, zt, f, ft]);
-    }
+    let groups = series(rows);
     if groups.is_empty() {
         return Err(anyhow::anyhow!(
             "plot convergence: no convergence rows (add \"convergence\" to metrics)"
@@ -98,4 +78,31 @@ where
         legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     }
     root.present().map_err(err)
+}
+
+/// A point's label and its rows: [t, zero, zero theory, fpr, fpr theory].
+type Series = (String, Vec<[f64; 5]>);
+
+/// The convergence rows by point.
+fn series(rows: &[Row]) -> BTreeMap<u64, Series> {
+    let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
+    for r in rows {
+        let get = |c: &str| finite(r, c);
+        let (Some(point), Some(t), Some(z), Some(zt), Some(f), Some(ft)) = (
+            get("point"),
+            get("t"),
+            get("zero_fraction"),
+            get("zero_fraction_theory"),
+            get("fpr"),
+            get("fpr_theory"),
+        ) else {
+            continue;
+        };
+        groups
+            .entry(point as u64)
+            .or_insert_with(|| (label(r), Vec::new()))
+            .1
+            .push([t.max(1.0), z, zt, f, ft]);
+    }
+    groups
 }
