@@ -137,13 +137,7 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         // a long point says how far it has got
         crate::metrics::progress::enable(true);
     }
-    let opts = RunOptions {
-        threads: Some(1),
-        quick: false,
-        checkpoint_dir: None,
-        progress: false,
-        shard: None,
-    };
+    let opts = RunOptions::one_thread();
     let out = sweep::run(&spec, "", &prepared, &opts)?;
     let mut row = out
         .rows

@@ -105,6 +105,19 @@ fn trace_run_name(
     format!("{spec}_trace-{stem}-{hash:08x}")
 }
 
+impl Experiment<'_> {
+    /// The lock on the outputs of `spec` at this precision, in the results
+    /// and plots directories (one writer at a time).
+    pub fn lock(&self, spec: &Spec) -> anyhow::Result<report::OutputLock> {
+        let suffix = if self.quick { "_quick" } else { "" };
+        report::OutputLock::take(
+            self.results_dir,
+            self.plots_dir,
+            &format!("{}{suffix}", spec.name),
+        )
+    }
+}
+
 /// What a run of `spec` may use: `threads` (else the spec's, else one
 /// per core), checked against the machine, and the memory of
 /// `--memory-limit` GiB (else what the system reports available).
@@ -133,12 +146,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
         Some(t) => with_trace(spec, text, t)?,
         None => (spec, text),
     };
-    let suffix = if x.quick { "_quick" } else { "" };
-    let _lock = report::OutputLock::take(
-        x.results_dir,
-        x.plots_dir,
-        &format!("{}{suffix}", spec.name),
-    )?;
+    let _lock = x.lock(&spec)?;
     if x.fresh {
         sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     }

@@ -103,12 +103,7 @@ pub fn merge(x: &Experiment, dir: Option<PathBuf>) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("merge of {}: {e}", dir.display()))?;
     crate::report::check_columns(&spec, &out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
-    let suffix = if x.quick { "_quick" } else { "" };
-    let _lock = report::OutputLock::take(
-        x.results_dir,
-        x.plots_dir,
-        &format!("{}{suffix}", spec.name),
-    )?;
+    let _lock = x.lock(&spec)?;
     let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick))?;
     let secs: Vec<f64> = merged.shards.iter().map(|s| s.1).collect();
     let (lo, hi) = secs

@@ -10,7 +10,7 @@
 
 use crate::designs::Built;
 use crate::metrics::Value;
-use crate::passes::{Pass, PassKind, PassOutput, PointRun, Settings, Work};
+use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
 use rand::Rng;
 
@@ -22,10 +22,6 @@ pub struct ExamplePass;
 const SALT: u64 = 0xE8A4_91E0_0000_0001;
 
 impl Pass for ExamplePass {
-    fn kind(&self) -> PassKind {
-        PassKind::Example
-    }
-
     fn metrics(&self) -> &'static [Metric] {
         &[Metric::Example]
     }
@@ -91,13 +87,7 @@ mod tests {
         let without = membership.inserts * ins + membership.queries * query;
         assert_eq!(plan.cost, without + 6.0 * (ins + query));
         assert!(plan.bytes.parts.contains(&("example keys", 48)));
-        let opts = RunOptions {
-            threads: Some(1),
-            quick: false,
-            checkpoint_dir: None,
-            progress: false,
-            shard: None,
-        };
+        let opts = RunOptions::one_thread();
         let out = sweep::run(&spec, SPEC, &prepared, &opts).unwrap();
         let row = &out.rows[0];
         assert_eq!(row.get_num("example_yes"), Some(6.0));

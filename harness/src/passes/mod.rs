@@ -142,8 +142,6 @@ pub struct Work {
 
 /// A measurement pass.
 pub trait Pass: Sync {
-    /// Which pass.
-    fn kind(&self) -> PassKind;
     /// The metrics it measures (each documented in the pass's module).
     fn metrics(&self) -> &'static [Metric];
     /// Whether `built` takes the pass (a summary takes no membership pass).
@@ -236,8 +234,7 @@ impl PointPlan {
                 passes.push((kind, pass.plan(built, &settings)));
             }
         }
-        let (ins_ns, query_ns) =
-            designs::lookup(&point.design).map_or((70.0, 120.0), |d| d.op_ns());
+        let (ins_ns, query_ns) = designs::lookup(&point.design)?.op_ns();
         let ops = passes.iter().fold(0.0, |a, (_, w)| {
             a + w.inserts * ins_ns + w.queries * query_ns
         });
@@ -265,11 +262,6 @@ impl PointPlan {
     /// Whether the point runs `kind`.
     pub fn runs(&self, kind: PassKind) -> bool {
         self.passes.iter().any(|(k, _)| *k == kind)
-    }
-
-    /// "point 3 (apbf k=4 l=3)", for messages.
-    pub fn describe(&self) -> String {
-        describe_point(&self.point)
     }
 }
 

@@ -55,7 +55,7 @@
 use crate::designs::Built;
 use crate::designs::EstimateTheory;
 use crate::metrics::{Row, Value, Welford, MAP_ENTRY};
-use crate::passes::{PassKind, PassOutput, PointRun, Settings, Work};
+use crate::passes::{PassOutput, PointRun, Settings, Work};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
 use bloomlab_filters::{
@@ -73,10 +73,6 @@ pub struct SummaryPass;
 const SALT: u64 = 0x5EED_E571_3A7E_0001;
 
 impl crate::passes::Pass for SummaryPass {
-    fn kind(&self) -> PassKind {
-        PassKind::Summary
-    }
-
     fn metrics(&self) -> &'static [Metric] {
         &[Metric::Count, Metric::Distinct, Metric::Entropy]
     }

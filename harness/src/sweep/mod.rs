@@ -47,6 +47,20 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
 }
 
+impl RunOptions {
+    /// One thread, full precision, no checkpoint or progress bar: a run
+    /// inside another command (`measure`) or a test.
+    pub fn one_thread() -> RunOptions {
+        RunOptions {
+            threads: Some(1),
+            quick: false,
+            checkpoint_dir: None,
+            progress: false,
+            shard: None,
+        }
+    }
+}
+
 /// The measured rows of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {

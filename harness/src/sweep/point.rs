@@ -75,18 +75,18 @@ pub fn measure_point(
         row: id,
         tables: Vec::new(),
     };
-    let mut theory_written = false;
+    // the theory columns follow the membership pass's (first when it runs)
+    let theory_at = usize::from(plan.runs(PassKind::Membership));
     for (i, (kind, _)) in plan.passes.iter().enumerate() {
-        if *kind != PassKind::Membership && !theory_written {
+        if i == theory_at {
             theory_columns(spec, &mut out.row, &run.built);
-            theory_written = true;
         }
         run.reports_memory = memory && i == 0;
         let o = kind.pass().run(&mut run).map_err(in_point)?;
         out.row.0.extend(o.row.0);
         out.tables.extend(o.tables);
     }
-    if !theory_written {
+    if theory_at == plan.passes.len() {
         theory_columns(spec, &mut out.row, &run.built);
     }
     warn_no_interval(&out.row, p.index);

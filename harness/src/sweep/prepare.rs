@@ -68,9 +68,7 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         let describe = describe_point(&p);
         let plan =
             plan_point(spec, &metrics, &wanted, p, quick).with_context(|| describe.clone())?;
-        answered.0 |= [PassKind::Membership, PassKind::Adversary, PassKind::Time]
-            .iter()
-            .any(|&k| plan.runs(k));
+        answered.0 |= plan.passes.iter().any(|(k, _)| on_filters(*k));
         answered.1 |= plan.runs(PassKind::Summary);
         if too_long.is_none() {
             too_long = budget::check_work(plan.cost)
@@ -124,6 +122,12 @@ fn plan_point(
     PointPlan::new(p, params, Arc::new(settings), &built, wanted)
 }
 
+/// Whether pass `k` measures membership filters (every pass but the
+/// summary pass, which measures summaries).
+fn on_filters(k: PassKind) -> bool {
+    k != PassKind::Summary
+}
+
 /// Metrics no design of the spec answers are a mistake, not blank columns.
 fn check_answered(
     spec: &Spec,
@@ -134,16 +138,13 @@ fn check_answered(
     let design = plans
         .first()
         .map_or("this design", |p| p.point.design.as_str());
-    let wants = |k: PassKind| wanted.contains(&k);
-    if (wants(PassKind::Membership) || wants(PassKind::Adversary) || wants(PassKind::Time))
-        && !filter
-    {
+    if wanted.iter().any(|&k| on_filters(k)) && !filter {
         return Err(anyhow::anyhow!(
             "{design} is not a membership filter, nor is any design of {}: its membership metrics apply to none",
             spec.name
         ));
     }
-    if wants(PassKind::Summary) && !summary {
+    if wanted.contains(&PassKind::Summary) && !summary {
         return Err(anyhow::anyhow!(
             "{design} is not a measurement summary, nor is any design of {}: the count, distinct and entropy metrics apply to none",
             spec.name
@@ -171,12 +172,7 @@ fn load_trace(spec: &Spec, budget: &Budget) -> anyhow::Result<Option<Arc<Trace>>
 /// mix membership filters and measurement summaries: each design gets the
 /// passes it answers (SWAMP, both).
 fn check_kind(b: &designs::Built, design: &str, wanted: &[PassKind]) -> anyhow::Result<()> {
-    let wants = |k: PassKind| wanted.contains(&k);
-    let as_filter =
-        (wants(PassKind::Membership) || wants(PassKind::Adversary) || wants(PassKind::Time))
-            && b.filter.is_some();
-    let as_summary = wants(PassKind::Summary) && b.summary.is_some();
-    if as_filter || as_summary {
+    if wanted.iter().any(|k| k.pass().takes(b)) {
         Ok(())
     } else if b.filter.is_none() {
         Err(anyhow::anyhow!(
@@ -217,7 +213,7 @@ fn check_memory(
     Err(anyhow::anyhow!(
         "{}: {} needs about {} ({}){threads_note}, which with a quarter of headroom is above the {} this run may use (--memory-limit GiB to change it{})",
         spec.name,
-        p.describe(),
+        describe_point(&p.point),
         gib(p.bytes.total()),
         p.bytes.describe(),
         gib(limit),

@@ -3,7 +3,7 @@
 
 use crate::designs::Built;
 use crate::metrics::MAP_ENTRY;
-use crate::passes::{Pass, PassKind, PassOutput, PointRun, Settings, Work};
+use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::{AdversarySpec, Metric};
 use bloomlab_filters::hash::mix64;
 use rand::Rng;
@@ -19,10 +19,6 @@ pub struct AdversaryPass;
 const SALT: u64 = 0xAD7E_5A11_0000_0001;
 
 impl Pass for AdversaryPass {
-    fn kind(&self) -> PassKind {
-        PassKind::Adversary
-    }
-
     fn metrics(&self) -> &'static [Metric] {
         &[Metric::Adversary]
     }

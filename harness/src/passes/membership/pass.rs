@@ -5,7 +5,7 @@ use super::plan::MembershipPlan;
 use super::{ConvergenceRow, PointResult, ProfileRow};
 use crate::designs::Built;
 use crate::metrics::{self, Row, TableKind, Value};
-use crate::passes::{side_id, Pass, PassKind, PassOutput, PointRun, Settings, Work};
+use crate::passes::{side_id, Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
 
 /// Count-window membership: FPR, FNR, PWS, probes, profile, convergence,
@@ -13,10 +13,6 @@ use crate::spec::Metric;
 pub struct MembershipPass;
 
 impl Pass for MembershipPass {
-    fn kind(&self) -> PassKind {
-        PassKind::Membership
-    }
-
     fn metrics(&self) -> &'static [Metric] {
         &[
             Metric::Fpr,

@@ -2,8 +2,8 @@
 //! design, its timeline and age-by-time rows as side tables.
 
 use crate::designs::Built;
-use crate::metrics::TableKind;
-use crate::passes::{side_id, Pass, PassKind, PassOutput, PointRun, Settings, Work};
+use crate::metrics::{Row, TableKind};
+use crate::passes::{side_id, Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::{Metric, NS};
 
 /// Time windows (module docs: [`super`]).
@@ -13,10 +13,6 @@ pub struct TimePass;
 const SALT: u64 = 0x71AE_11AE_0000_0001;
 
 impl Pass for TimePass {
-    fn kind(&self) -> PassKind {
-        PassKind::Time
-    }
-
     fn metrics(&self) -> &'static [Metric] {
         &[Metric::Timeline]
     }
@@ -72,21 +68,13 @@ impl Pass for TimePass {
             p.reports_memory,
         )?;
         let side = side_id(&p.id);
-        let tagged = |kind: TableKind| {
-            let side = &side;
-            move |x: crate::metrics::Row| {
-                (
-                    kind,
-                    crate::metrics::Row(side.0.iter().cloned().chain(x.0).collect()),
-                )
-            }
-        };
-        let tables = r
+        let with_id = |kind, x: Row| (kind, Row(side.0.iter().cloned().chain(x.0).collect()));
+        let timeline = r
             .timeline
             .into_iter()
-            .map(tagged(TableKind::Timeline))
-            .chain(r.ages.into_iter().map(tagged(TableKind::AgeTime)))
-            .collect();
+            .map(|x| with_id(TableKind::Timeline, x));
+        let ages = r.ages.into_iter().map(|x| with_id(TableKind::AgeTime, x));
+        let tables = timeline.chain(ages).collect();
         Ok(PassOutput { row: r.row, tables })
     }
 }
