@@ -32,6 +32,7 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
     Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, PartitionedBloomFilter, SlidingHll,
     StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Wcss, WindowSummary,
@@ -78,7 +79,7 @@ trait Target {
 
 struct Ours<F>(F);
 
-impl<F: Filter> Target for Ours<F> {
+impl<F: Instrumented> Target for Ours<F> {
     #[inline]
     fn insert(&mut self, key: u64) {
         self.0.insert(key)

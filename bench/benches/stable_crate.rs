@@ -5,6 +5,7 @@
 
 use bloomlab_filters::hash::{mix64, KeyHasher};
 use bloomlab_filters::stable::Decrement;
+use bloomlab_filters::Instrumented;
 use bloomlab_filters::{Filter, StableBloomFilter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use stable_bloom_filter::stable::StableBloomFilter as CrateSbf;

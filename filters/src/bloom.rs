@@ -25,6 +25,7 @@
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::index;
+use crate::Instrumented;
 use crate::{Filter, ParamError};
 use std::f64::consts::LN_2;
 
@@ -107,6 +108,16 @@ impl Filter for BloomFilter {
         self.contains_probes(key).0
     }
 
+    fn memory_bits(&self) -> u64 {
+        self.m()
+    }
+
+    fn name(&self) -> &'static str {
+        "bloom"
+    }
+}
+
+impl crate::Instrumented for BloomFilter {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let m = self.m();
         for i in 0..self.k {
@@ -115,14 +126,6 @@ impl Filter for BloomFilter {
             }
         }
         (true, self.k)
-    }
-
-    fn memory_bits(&self) -> u64 {
-        self.m()
-    }
-
-    fn name(&self) -> &'static str {
-        "bloom"
     }
 }
 
@@ -200,6 +203,16 @@ impl Filter for PartitionedBloomFilter {
         self.contains_probes(key).0
     }
 
+    fn memory_bits(&self) -> u64 {
+        self.k as u64 * self.m
+    }
+
+    fn name(&self) -> &'static str {
+        "partitioned-bloom"
+    }
+}
+
+impl crate::Instrumented for PartitionedBloomFilter {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for i in 0..self.k {
             let i64_ = i as u64;
@@ -208,14 +221,6 @@ impl Filter for PartitionedBloomFilter {
             }
         }
         (true, self.k)
-    }
-
-    fn memory_bits(&self) -> u64 {
-        self.k as u64 * self.m
-    }
-
-    fn name(&self) -> &'static str {
-        "partitioned-bloom"
     }
 }
 

@@ -43,8 +43,8 @@ pub mod sketches;
 pub mod stable;
 pub mod summary;
 pub mod swamp;
-#[doc(hidden)]
-pub mod testing;
+#[cfg(test)]
+mod testing;
 pub mod timewindow;
 pub mod timing;
 pub mod window;
@@ -96,7 +96,13 @@ pub trait Filter {
             *o = self.contains(k);
         }
     }
+}
 
+/// What the bloomlab harness measures beside the [`Filter`] contract: probe
+/// counts, cell statistics and the ways in to the capability traits from a
+/// `dyn` filter. Every design implements it; an application that only
+/// inserts and queries never needs it.
+pub trait Instrumented: Filter {
     /// Number of memory probes (bit or cell reads) a query for `key` makes,
     /// together with its answer. The default reports one probe.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -156,8 +162,8 @@ pub trait TimedFilter: Filter {
 
 /// A filter that learns from its false positives (the broom filter): the
 /// application, which checks its own set after a yes, reports each false
-/// positive, and the filter fixes it. Reached from a `dyn Filter` through
-/// [`Filter::as_adaptive`].
+/// positive, and the filter fixes it. Reached from a `dyn Instrumented` through
+/// [`Instrumented::as_adaptive`].
 pub trait AdaptiveFilter: Filter {
     /// Tells the filter that its yes for `key` was wrong: the application
     /// checked its own set and `key` is not in it. The filter fixes the

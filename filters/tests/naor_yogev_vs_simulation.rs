@@ -8,6 +8,7 @@
 mod common;
 
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
+use bloomlab_filters::Instrumented;
 use bloomlab_filters::{Filter, SlidingFilter};
 use common::{assert_mean, assert_rate, Keys, Rng};
 use proptest::prelude::*;

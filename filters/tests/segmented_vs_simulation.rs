@@ -7,12 +7,13 @@ mod common;
 
 use bloomlab_filters::segmented::{theory, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::window::shifts_at_age;
+use bloomlab_filters::Instrumented;
 use bloomlab_filters::SlidingFilter;
 use common::{assert_rate, Keys, Rng};
 
 /// Measures worst-phase and random-phase FPR and, at the worst phase, yes
 /// counts by switch count over the ages 1 ..= w + s + g.
-fn check<F: SlidingFilter>(
+fn check<F: SlidingFilter + Instrumented>(
     mut f: F,
     name: &str,
     fpr_at: impl Fn(&F, u64) -> f64,

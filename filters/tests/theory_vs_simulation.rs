@@ -7,6 +7,7 @@
 mod common;
 
 use bloomlab_filters::apbf::theory::{self, ApbfTheory};
+use bloomlab_filters::Instrumented;
 use bloomlab_filters::{Apbf, Filter, SlidingFilter};
 use common::{assert_mean, assert_rate, Keys, Rng, Z};
 

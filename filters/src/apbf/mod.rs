@@ -306,10 +306,6 @@ impl Filter for Apbf {
         middle_hits(self.k, self.l, |i| self.probe(key, i)) && self.runs_of_k(key)
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        algorithm1(self.k, self.l, |i| self.probe(key, i))
-    }
-
     /// Reads the slices l .. k - 1 of 16 keys at a time before answering
     /// any, so that those cache misses overlap; the keys that hit them all
     /// go on to Algorithm 1 (or the vector probes).
@@ -335,6 +331,12 @@ impl Filter for Apbf {
 
     fn name(&self) -> &'static str {
         "apbf"
+    }
+}
+
+impl crate::Instrumented for Apbf {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        algorithm1(self.k, self.l, |i| self.probe(key, i))
     }
 }
 

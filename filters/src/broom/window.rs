@@ -85,7 +85,9 @@ impl Filter for Broom {
     fn name(&self) -> &'static str {
         "broom"
     }
+}
 
+impl crate::Instrumented for Broom {
     fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
         Some(self)
     }

@@ -42,6 +42,7 @@ pub mod timed;
 
 use crate::bits::PackedInts;
 use crate::hash::{index, involution, mix64, xorshift64};
+use crate::Instrumented;
 use crate::{Filter, ParamError, SlidingFilter};
 pub use theory::{Sizing, BUCKET_SLOTS, DEFAULT_MAX_LOAD};
 
@@ -384,12 +385,23 @@ impl Filter for NaorYogev {
         self.insert_counted(key);
     }
 
-    fn insert_probes(&mut self, key: u64) -> Option<u32> {
-        Some(self.insert_counted(key))
-    }
-
     fn contains(&self, key: u64) -> bool {
         self.contains_probes(key).0
+    }
+
+    /// Table, stash capacity, and 4 x 64 bits of state.
+    fn memory_bits(&self) -> u64 {
+        self.size.memory_bits() + self.stash.capacity() as u64 * self.size.stash_entry_bits()
+    }
+
+    fn name(&self) -> &'static str {
+        "naor_yogev"
+    }
+}
+
+impl crate::Instrumented for NaorYogev {
+    fn insert_probes(&mut self, key: u64) -> Option<u32> {
+        Some(self.insert_counted(key))
     }
 
     /// Slots read (8, or 4 when both buckets coincide) plus stash entries.
@@ -416,15 +428,6 @@ impl Filter for NaorYogev {
             }
         }
         (false, probes)
-    }
-
-    /// Table, stash capacity, and 4 x 64 bits of state.
-    fn memory_bits(&self) -> u64 {
-        self.size.memory_bits() + self.stash.capacity() as u64 * self.size.stash_entry_bits()
-    }
-
-    fn name(&self) -> &'static str {
-        "naor_yogev"
     }
 }
 

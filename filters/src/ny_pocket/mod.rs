@@ -413,18 +413,29 @@ impl Filter for NyPocket {
         self.insert_counted(key);
     }
 
-    /// Entries read, moved or purged, plus stash entries read when the
-    /// sweep purges the stash (once a generation).
-    fn insert_probes(&mut self, key: u64) -> Option<u32> {
-        Some(self.insert_counted(key))
-    }
-
     fn contains(&self, key: u64) -> bool {
         let fp = self.fingerprint(key);
         let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
         self.scan(fp.b1, h1, fp.q, fp.rem).0
             || self.scan(fp.b2, h2, fp.q, fp.rem).0
             || self.stash_holds(&fp).0
+    }
+
+    /// Block array, stash capacity and state words.
+    fn memory_bits(&self) -> u64 {
+        self.size.memory_bits() + self.stash.capacity() as u64 * theory::STASH_ENTRY_BITS
+    }
+
+    fn name(&self) -> &'static str {
+        "ny_pocket"
+    }
+}
+
+impl crate::Instrumented for NyPocket {
+    /// Entries read, moved or purged, plus stash entries read when the
+    /// sweep purges the stash (once a generation).
+    fn insert_probes(&mut self, key: u64) -> Option<u32> {
+        Some(self.insert_counted(key))
     }
 
     /// 64-byte lines read (header and bucket of each block) plus stash
@@ -444,15 +455,6 @@ impl Filter for NyPocket {
         }
         let (yes, compared) = self.stash_holds(&fp);
         (yes, l1 + l2 + compared)
-    }
-
-    /// Block array, stash capacity and state words.
-    fn memory_bits(&self) -> u64 {
-        self.size.memory_bits() + self.stash.capacity() as u64 * theory::STASH_ENTRY_BITS
-    }
-
-    fn name(&self) -> &'static str {
-        "ny_pocket"
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::Instrumented;
 
 fn keys(salt: u64) -> impl Iterator<Item = u64> {
     (0u64..).map(move |i| mix64(i ^ mix64(salt)))

@@ -4,6 +4,7 @@
 
 use super::{half_full, theory, Ring};
 use crate::error::{check_nonzero, check_probability};
+use crate::Instrumented;
 use crate::{Filter, ParamError, SlidingFilter};
 
 /// Largest number of past filters (the FPR computation enumerates 2^(N+2)
@@ -101,6 +102,16 @@ impl Filter for ForgetfulBloom {
     fn contains(&self, key: u64) -> bool {
         self.contains_probes(key).0
     }
+    /// (N + 2) k m bits plus 64 each for the head index and the counter.
+    fn memory_bits(&self) -> u64 {
+        self.ring.bits() + 128
+    }
+    fn name(&self) -> &'static str {
+        "forgetful"
+    }
+}
+
+impl crate::Instrumented for ForgetfulBloom {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let n = self.ring.segs.len();
         let mut probes = 0;
@@ -118,13 +129,6 @@ impl Filter for ForgetfulBloom {
             prev = y;
         }
         (false, probes)
-    }
-    /// (N + 2) k m bits plus 64 each for the head index and the counter.
-    fn memory_bits(&self) -> u64 {
-        self.ring.bits() + 128
-    }
-    fn name(&self) -> &'static str {
-        "forgetful"
     }
 }
 

@@ -13,6 +13,7 @@ pub use forgetful::{ForgetfulBloom, MAX_PAST};
 
 use crate::bloom::PartitionedBloomFilter;
 use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::Instrumented;
 use crate::{Filter, ParamError, SlidingFilter};
 use std::f64::consts::LN_2;
 
@@ -190,6 +191,16 @@ impl Filter for JumpingWindow {
     fn contains(&self, key: u64) -> bool {
         self.contains_probes(key).0
     }
+    /// n k m bits plus 64 each for the head index and the generation counter.
+    fn memory_bits(&self) -> u64 {
+        self.ring.bits() + 128
+    }
+    fn name(&self) -> &'static str {
+        "jumping"
+    }
+}
+
+impl crate::Instrumented for JumpingWindow {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let mut probes = 0;
         for i in 0..self.ring.segs.len() {
@@ -200,13 +211,6 @@ impl Filter for JumpingWindow {
             }
         }
         (false, probes)
-    }
-    /// n k m bits plus 64 each for the head index and the generation counter.
-    fn memory_bits(&self) -> u64 {
-        self.ring.bits() + 128
-    }
-    fn name(&self) -> &'static str {
-        "jumping"
     }
 }
 
@@ -279,14 +283,17 @@ impl Filter for A2Buffer {
     fn contains(&self, key: u64) -> bool {
         self.inner.contains(key)
     }
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.inner.contains_probes(key)
-    }
     fn memory_bits(&self) -> u64 {
         self.inner.memory_bits()
     }
     fn name(&self) -> &'static str {
         "a2"
+    }
+}
+
+impl crate::Instrumented for A2Buffer {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
     }
 }
 
@@ -402,15 +409,18 @@ impl Filter for DoubleBuffer {
     fn contains(&self, key: u64) -> bool {
         self.active.contains(key)
     }
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.active.contains_probes(key)
-    }
     /// 2 k m bits plus 64 for the generation counter.
     fn memory_bits(&self) -> u64 {
         self.active.memory_bits() + self.warm.memory_bits() + 64
     }
     fn name(&self) -> &'static str {
         "double_buffer"
+    }
+}
+
+impl crate::Instrumented for DoubleBuffer {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.active.contains_probes(key)
     }
 }
 

@@ -23,6 +23,7 @@ pub mod theory;
 
 use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::{fastrange, index, mix64, GOLDEN};
+use crate::Instrumented;
 use crate::{Filter, ParamError};
 
 /// Largest K supported (the key's cells are kept on the stack).
@@ -430,6 +431,17 @@ impl Filter for StableBloomFilter {
         true
     }
 
+    /// m·d bits of cells plus 64 bits of generator state.
+    fn memory_bits(&self) -> u64 {
+        self.m * self.d as u64 + 64
+    }
+
+    fn name(&self) -> &'static str {
+        "stable"
+    }
+}
+
+impl crate::Instrumented for StableBloomFilter {
     /// Derives the key's distinct cells one at a time and stops at the first
     /// zero: the same cells, answer and probe count as deriving all K first.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -457,15 +469,6 @@ impl Filter for StableBloomFilter {
             n += 1;
         }
         (true, self.k)
-    }
-
-    /// m·d bits of cells plus 64 bits of generator state.
-    fn memory_bits(&self) -> u64 {
-        self.m * self.d as u64 + 64
-    }
-
-    fn name(&self) -> &'static str {
-        "stable"
     }
 
     fn zero_fraction(&self) -> Option<f64> {

@@ -160,10 +160,6 @@ impl Filter for Swamp {
         self.table.count(self.fingerprint(key)) > 0
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        (self.contains(key), 8 + self.table.stash_len() as u32)
-    }
-
     /// The CFB (W·L), the table (slots, overflow and stash entries) and four
     /// words (curr, the arrival count, the entropy sum, the walk state).
     fn memory_bits(&self) -> u64 {
@@ -172,6 +168,12 @@ impl Filter for Swamp {
 
     fn name(&self) -> &'static str {
         "swamp"
+    }
+}
+
+impl crate::Instrumented for Swamp {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        (self.contains(key), 8 + self.table.stash_len() as u32)
     }
 }
 

@@ -49,7 +49,7 @@ pub enum Trigger {
 }
 
 /// A design that switches generations: what [`OnTime`] drives.
-pub trait Generational: Filter {
+pub trait Generational: crate::Instrumented {
     /// Inserts `key` into the current generation, without switching.
     fn write(&mut self, key: u64);
     /// Ends the current generation and begins the next.
@@ -176,10 +176,6 @@ impl<F: Generational> Filter for OnTime<F> {
         self.inner.contains(key)
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.inner.contains_probes(key)
-    }
-
     fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
         self.inner.contains_many(keys, out)
     }
@@ -192,6 +188,12 @@ impl<F: Generational> Filter for OnTime<F> {
 
     fn name(&self) -> &'static str {
         F::timed_name(self.trigger)
+    }
+}
+
+impl<F: Generational> crate::Instrumented for OnTime<F> {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
     }
 
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
@@ -234,6 +236,7 @@ mod tests {
     use super::*;
     use crate::hash::mix64;
     use crate::Apbf;
+    use crate::Instrumented;
 
     /// Queries, probes, memory and name go to the design driven; the
     /// wrapper is a `TimedFilter` (cargo mutants found these unread).

@@ -291,12 +291,6 @@ impl Filter for Swbf {
             })
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let (q1, _, fp) = self.locate(key);
-        let first = self.find(q1, fp).is_some();
-        (self.contains(key), if first { 4 } else { 8 })
-    }
-
     /// 4B slots of f + b bits, the stash as (bucket word, fingerprint,
     /// timestamp) per entry, and three words (clock, sweep, walk state).
     fn memory_bits(&self) -> u64 {
@@ -306,6 +300,14 @@ impl Filter for Swbf {
 
     fn name(&self) -> &'static str {
         "swbf"
+    }
+}
+
+impl crate::Instrumented for Swbf {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let (q1, _, fp) = self.locate(key);
+        let first = self.find(q1, fp).is_some();
+        (self.contains(key), if first { 4 } else { 8 })
     }
 }
 
@@ -327,6 +329,7 @@ impl SlidingFilter for Swbf {
 mod tests {
     use super::*;
     use crate::hash::mix64;
+    use crate::Instrumented;
 
     /// A table of 16 slots under a window of 64: most live keys go to the
     /// stash. Keys repeat (a pool of 100), so stashed keys are refreshed.

@@ -167,15 +167,6 @@ impl Filter for TimingBloom {
         (0..self.k).all(|i| self.clock.live(self.cells.get(self.cell(key, i))))
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            if !self.clock.live(self.cells.get(self.cell(key, i))) {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
-    }
-
     /// k·s cells of b bits, plus the clock and sweep pointer (2 words).
     fn memory_bits(&self) -> u64 {
         self.cells.len() * self.clock.bits() as u64 + 128
@@ -183,6 +174,17 @@ impl Filter for TimingBloom {
 
     fn name(&self) -> &'static str {
         "tbf"
+    }
+}
+
+impl crate::Instrumented for TimingBloom {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        for i in 0..self.k {
+            if !self.clock.live(self.cells.get(self.cell(key, i))) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
     }
 }
 
@@ -203,6 +205,7 @@ impl SlidingFilter for TimingBloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Instrumented;
 
     #[test]
     fn sizing_meets_target_and_rejects_bad_input() {

@@ -84,10 +84,6 @@ impl Filter for TimedTbf {
         self.inner.contains(key)
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.inner.contains_probes(key)
-    }
-
     /// The TBF's cells, clock and sweep pointer, plus 64 bits each for the
     /// time and the current quantum.
     fn memory_bits(&self) -> u64 {
@@ -96,6 +92,12 @@ impl Filter for TimedTbf {
 
     fn name(&self) -> &'static str {
         "tbf_time"
+    }
+}
+
+impl crate::Instrumented for TimedTbf {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
     }
 
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
@@ -126,6 +128,7 @@ impl TimedFilter for TimedTbf {
 mod tests {
     use super::*;
     use crate::hash::mix64;
+    use crate::Instrumented;
 
     #[test]
     fn keys_younger_than_t_are_reported_and_older_ones_are_lost() {

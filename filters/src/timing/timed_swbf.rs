@@ -117,10 +117,6 @@ impl Filter for TimedSwbf {
         self.inner.contains(key)
     }
 
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.inner.contains_probes(key)
-    }
-
     /// The SWBF's slots, stash and words, plus 64 bits each for the time,
     /// the quantum's start and its insertion count.
     fn memory_bits(&self) -> u64 {
@@ -129,6 +125,12 @@ impl Filter for TimedSwbf {
 
     fn name(&self) -> &'static str {
         "swbf_hybrid"
+    }
+}
+
+impl crate::Instrumented for TimedSwbf {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.inner.contains_probes(key)
     }
 
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
@@ -159,6 +161,7 @@ impl TimedFilter for TimedSwbf {
 mod tests {
     use super::*;
     use crate::hash::mix64;
+    use crate::Instrumented;
 
     /// In a burst the quanta end on their count, so the table never holds
     /// more than (r + 1)g live keys and the stash stays empty.

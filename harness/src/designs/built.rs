@@ -5,7 +5,8 @@
 use crate::metrics::Value;
 use bloomlab_filters::apbf::theory as apbf_theory;
 use bloomlab_filters::swamp;
-use bloomlab_filters::{window, Filter, SlidingFilter, WindowSummary};
+use bloomlab_filters::Instrumented;
+use bloomlab_filters::{window, SlidingFilter, WindowSummary};
 
 /// How the harness drives a design: its window and the time scales of its
 /// state.
@@ -102,7 +103,7 @@ pub type ConvergenceTheory = Box<dyn Fn(u64) -> (f64, f64) + Send + Sync>;
 /// A filter ready to measure, with its resolved parameters and theory.
 pub struct Built {
     /// The filter (None for sketches that answer no membership queries).
-    pub filter: Option<Box<dyn Filter + Send>>,
+    pub filter: Option<Box<dyn Instrumented + Send>>,
     /// The design as a sliding-window summary (frequency, distinct count,
     /// entropy), if it is one; a separate instance from `filter`, measured on
     /// its own stream.
@@ -308,7 +309,7 @@ impl MomentTheory for SwitchingMoment {
 /// whose theory is its FPR `p` (for never-inserted and expired keys alike)
 /// and its memory as built.
 pub(crate) fn exact_window_filter(
-    f: Box<dyn Filter + Send>,
+    f: Box<dyn Instrumented + Send>,
     w: u64,
     p: f64,
     resolved: Vec<(&'static str, Value)>,

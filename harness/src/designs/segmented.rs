@@ -8,7 +8,8 @@ use super::{at_least_one, probability};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::theory as seg;
 use bloomlab_filters::segmented::JumpingWindow;
-use bloomlab_filters::{window, Filter, SlidingFilter};
+use bloomlab_filters::Instrumented;
+use bloomlab_filters::{window, SlidingFilter};
 
 /// The metrics `measure` takes for a segmentation baseline.
 pub(super) const METRICS: &[Metric] = super::SLIDING_METRICS;
@@ -103,7 +104,7 @@ pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
 /// The built design, resolved parameters (k, g, m, the design's own
 /// count, window, slack).
 pub(super) fn finish(
-    filter: Box<dyn Filter + Send>,
+    filter: Box<dyn Instrumented + Send>,
     geometry: Geometry,
     theory: Theory,
     (k, g, m): (u32, u64, u64),

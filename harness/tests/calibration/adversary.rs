@@ -5,6 +5,7 @@
 
 use super::*;
 use bloomlab_filters::AdaptiveFilter;
+use bloomlab_filters::Instrumented;
 use bloomlab_harness::metrics::{binomial_ci, info_bound_ratio, Value, Welford};
 use bloomlab_harness::passes::adversary;
 use bloomlab_harness::spec::AdversarySpec;
@@ -49,6 +50,9 @@ impl Filter for Oracle {
     fn name(&self) -> &'static str {
         "oracle"
     }
+}
+
+impl Instrumented for Oracle {
     fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
         if self.adaptive {
             Some(self)

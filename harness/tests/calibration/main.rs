@@ -10,6 +10,7 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::Filter;
+use bloomlab_filters::Instrumented;
 use bloomlab_harness::designs::{Built, Geometry, ProfileTheory, Theory};
 use bloomlab_harness::metrics::Row;
 use bloomlab_harness::spec::{MeasureSpec, Metric, WorkloadSpec};
@@ -62,6 +63,15 @@ impl Filter for Coin {
         self.count.contains_key(&key)
             || (mix64(key ^ 0x5EED) as f64) < self.p * 18446744073709551616.0
     }
+    fn memory_bits(&self) -> u64 {
+        64 * self.remember as u64
+    }
+    fn name(&self) -> &'static str {
+        "coin"
+    }
+}
+
+impl Instrumented for Coin {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), self.probes)
     }
@@ -71,12 +81,6 @@ impl Filter for Coin {
         self.insert(key);
         self.inserted += 1;
         Some((self.inserted % 1000 + 1) as u32)
-    }
-    fn memory_bits(&self) -> u64 {
-        64 * self.remember as u64
-    }
-    fn name(&self) -> &'static str {
-        "coin"
     }
 }
 

@@ -4,6 +4,7 @@
 //! columns).
 
 use super::*;
+use bloomlab_filters::Instrumented;
 
 /// A `Coin` that counts the queries made of it.
 struct Counted(Coin, std::sync::Arc<std::sync::atomic::AtomicU64>);
@@ -16,15 +17,18 @@ impl Filter for Counted {
         self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.0.contains(key)
     }
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.0.contains_probes(key)
-    }
     fn memory_bits(&self) -> u64 {
         self.0.memory_bits()
     }
     fn name(&self) -> &'static str {
         "counted"
+    }
+}
+
+impl Instrumented for Counted {
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.contains_probes(key)
     }
     fn zero_fraction(&self) -> Option<f64> {
         Some(0.25)
@@ -137,6 +141,8 @@ impl Filter for Phased {
     }
 }
 
+impl Instrumented for Phased {}
+
 fn measure_phased(spin_ns: u64, metrics: &[Metric], spec: &MeasureSpec) -> Row {
     let build = move |_seed: u64| -> anyhow::Result<Built> {
         let mut geometry = Geometry::exact(256, false);
@@ -231,6 +237,9 @@ impl Filter for Filling {
     fn name(&self) -> &'static str {
         "filling"
     }
+}
+
+impl Instrumented for Filling {
     fn zero_fraction(&self) -> Option<f64> {
         Some(1.0 / (1.0 + self.inserted as f64))
     }

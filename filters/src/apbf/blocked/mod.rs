@@ -446,6 +446,18 @@ impl Filter for BlockedApbf {
         self.answer(self.block_start(key), key)
     }
 
+    /// (k + l) 64 B bits of words plus 64 bits each for the base index and the
+    /// generation counter.
+    fn memory_bits(&self) -> u64 {
+        self.blocks * self.slices() * WORD_BITS + 2 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "blocked_apbf"
+    }
+}
+
+impl crate::Instrumented for BlockedApbf {
     /// The answer and the number of distinct 64-byte cache lines read (for
     /// the unblocked APBF every slice probe is its own line, so the two
     /// designs' probe counts compare memory accesses).
@@ -458,16 +470,6 @@ impl Filter for BlockedApbf {
         });
         let read = (0..self.slices()).filter(|p| words >> p & 1 == 1);
         (yes, Self::lines_of(start, read.map(|p| start + p)))
-    }
-
-    /// (k + l) 64 B bits of words plus 64 bits each for the base index and the
-    /// generation counter.
-    fn memory_bits(&self) -> u64 {
-        self.blocks * self.slices() * WORD_BITS + 2 * 64
-    }
-
-    fn name(&self) -> &'static str {
-        "blocked_apbf"
     }
 }
 

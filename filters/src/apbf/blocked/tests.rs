@@ -1,6 +1,7 @@
 //! Unit tests of the blocked APBF.
 
 use super::*;
+use crate::Instrumented;
 
 #[test]
 fn bad_parameters_are_rejected() {

@@ -47,7 +47,8 @@ use crate::designs::{Built, Geometry};
 use crate::metrics::{binomial_ci, info_bound_ratio, Row, Value, Welford};
 use crate::spec::AdversarySpec;
 use crate::workload::{KeyStream, Trace};
-use bloomlab_filters::{AdaptiveFilter, ExactWindow, Filter, FrequencyEstimator};
+use bloomlab_filters::Instrumented;
+use bloomlab_filters::{AdaptiveFilter, ExactWindow, FrequencyEstimator};
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64;
@@ -96,7 +97,7 @@ pub fn point_attack(
 /// The attack's state: the filter, its key stream, the adversary's false
 /// positives and the counters the row reports.
 struct Attack<'a> {
-    f: &'a mut (dyn Filter + Send),
+    f: &'a mut (dyn Instrumented + Send),
     stream: KeyStream,
     rng: Pcg64,
     spec: &'a AdversarySpec,
@@ -127,7 +128,7 @@ impl<'a> Attack<'a> {
     /// of the draws is part of the results: warm-up keys, the trace's first
     /// line (only with a trace), the pool.
     fn new(
-        f: &'a mut (dyn Filter + Send),
+        f: &'a mut (dyn Instrumented + Send),
         stream: KeyStream,
         rng: Pcg64,
         spec: &'a AdversarySpec,

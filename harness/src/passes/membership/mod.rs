@@ -78,7 +78,7 @@ use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
 use crate::metrics::{info_bound_ratio, Row, Value};
 use crate::spec::{MeasureSpec, Metric};
 use crate::workload::KeyStream;
-use bloomlab_filters::Filter;
+use bloomlab_filters::Instrumented;
 use columns::{columns, profile_rows};
 use convergence::measure_convergence;
 use history::History;
@@ -121,7 +121,7 @@ pub struct PointResult {
 
 /// The filter, its key stream and its history.
 pub(super) struct Runner<'a> {
-    f: &'a mut (dyn Filter + Send),
+    f: &'a mut (dyn Instrumented + Send),
     stream: KeyStream,
     rng: Pcg64,
     hist: History,

@@ -167,7 +167,7 @@ impl<'a> MembershipPlan<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bloomlab_filters::Filter;
+    use bloomlab_filters::{Filter, Instrumented};
     use rand::SeedableRng;
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use std::sync::Arc;
@@ -175,7 +175,7 @@ mod tests {
     /// A filter that counts the operations the pass makes on the one it
     /// wraps.
     struct Counting {
-        inner: Box<dyn Filter + Send>,
+        inner: Box<dyn Instrumented + Send>,
         inserts: Arc<AtomicU64>,
         queries: Arc<AtomicU64>,
     }
@@ -195,6 +195,9 @@ mod tests {
         fn name(&self) -> &'static str {
             self.inner.name()
         }
+    }
+
+    impl Instrumented for Counting {
         fn contains_probes(&self, key: u64) -> (bool, u32) {
             self.queries.fetch_add(1, Relaxed);
             self.inner.contains_probes(key)

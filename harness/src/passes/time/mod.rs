@@ -41,6 +41,7 @@ use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
 use crate::metrics::{Row, Value};
 use crate::spec::{ArrivalSpec, TimeSpec, NS};
 use crate::workload::KeyStream;
+use bloomlab_filters::Instrumented;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::collections::{HashMap, VecDeque};
@@ -166,7 +167,7 @@ struct Tally {
 /// The filter under the run's traffic: its key stream, the keys inserted
 /// within the horizon, and the next arrival.
 struct Run<'a> {
-    f: &'a mut (dyn bloomlab_filters::Filter + Send),
+    f: &'a mut (dyn Instrumented + Send),
     stream: KeyStream,
     rng: Pcg64,
     /// Whether keys never repeat (else the latest insertion of each key).
