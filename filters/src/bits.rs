@@ -298,6 +298,11 @@ impl PackedInts {
         self.len
     }
 
+    /// Bits per field.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
     /// Reads field `i`.
     #[inline]
     pub fn get(&self, i: u64) -> u64 {
@@ -342,6 +347,54 @@ impl PackedInts {
         two |= (v as u128) << off;
         self.words[w] = two as u64;
         self.words[w + 1] = (two >> 64) as u64;
+    }
+}
+
+impl crate::persist::Codec for BitArray {
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.len.put(w);
+        self.words.put(w);
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        let len = u64::get(r)?;
+        let words = Vec::<u64>::get(r)?;
+        if words.len() as u64 != len.div_ceil(64) {
+            return Err(crate::persist::LoadError::Invalid(format!(
+                "{} words for {len} bits",
+                words.len()
+            )));
+        }
+        Ok(BitArray { words, len })
+    }
+}
+
+impl crate::persist::Codec for PackedInts {
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.len.put(w);
+        self.width.put(w);
+        self.words.put(w);
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        use crate::persist::LoadError;
+        let len = u64::get(r)?;
+        let width = u32::get(r)?;
+        let words = Vec::<u64>::get(r)?;
+        let expected = len
+            .checked_mul(width as u64)
+            .map(|b| b.div_ceil(64) + 1)
+            .filter(|_| (1..=64).contains(&width));
+        if expected != Some(words.len() as u64) {
+            return Err(LoadError::Invalid(format!(
+                "{} words for {len} fields of {width} bits",
+                words.len()
+            )));
+        }
+        Ok(PackedInts {
+            words,
+            len,
+            width,
+            mask: if width == 64 { !0 } else { (1 << width) - 1 },
+        })
     }
 }
 

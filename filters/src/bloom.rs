@@ -224,6 +224,47 @@ impl crate::Instrumented for PartitionedBloomFilter {
     }
 }
 
+crate::persist::codec_struct!(BloomFilter { bits, k, inserted });
+crate::persist::codec_struct!(PartitionedBloomFilter {
+    bits,
+    k,
+    m,
+    inserted
+});
+
+impl crate::persist::sealed::Design for BloomFilter {
+    fn tag() -> String {
+        "bloom".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        crate::persist::ensure(self.k >= 1 && self.bits.len() >= 1, || "k or m is 0".into())
+    }
+}
+
+impl crate::persist::Persist for BloomFilter {}
+
+impl crate::persist::sealed::Design for PartitionedBloomFilter {
+    fn tag() -> String {
+        "partitioned_bloom".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        let total = (self.k as u64).checked_mul(self.m);
+        crate::persist::ensure(
+            self.k >= 1 && self.m >= 1 && total == Some(self.bits.len()),
+            || {
+                format!(
+                    "{} bits for k = {}, m = {}",
+                    self.bits.len(),
+                    self.k,
+                    self.m
+                )
+            },
+        )
+    }
+}
+
+impl crate::persist::Persist for PartitionedBloomFilter {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,6 +150,35 @@ impl Clock {
     }
 }
 
+impl crate::persist::Codec for Clock {
+    fn put(&self, w: &mut crate::persist::Writer) {
+        (self.window, self.len).put(w);
+        (self.now, self.sweep).put(w);
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        use crate::persist::{Codec, LoadError};
+        let (window, len): (u64, u64) = Codec::get(r)?;
+        let (now, sweep): (u64, u64) = Codec::get(r)?;
+        if !(1..=1 << 62).contains(&window) {
+            return Err(LoadError::Invalid(format!("clock window {window}")));
+        }
+        let mut c = Clock::new(window, len);
+        if now >= c.modulus || sweep >= len.max(1) {
+            return Err(LoadError::Invalid(format!("clock at {now}, sweep {sweep}")));
+        }
+        c.now = now;
+        c.sweep = sweep;
+        Ok(c)
+    }
+}
+
+impl Clock {
+    /// Cells the clock sweeps.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -223,6 +223,89 @@ impl Hasher for StableHasher {
 }
 
 #[cfg(test)]
+mod vectors {
+    use super::*;
+
+    #[derive(Hash)]
+    struct Event<'a> {
+        id: u64,
+        source: &'a str,
+    }
+
+    /// What `KeyHasher::new(0x5eed)` gives each item: the hashes a persisted
+    /// filter depends on. A change here breaks every saved filter; it must
+    /// never happen without a new format version.
+    pub(super) fn computed() -> Vec<(&'static str, u64)> {
+        let h = KeyHasher::new(0x5eed);
+        vec![
+            ("bytes b\"evt-1\"", h.hash_bytes(b"evt-1")),
+            ("bytes b\"\"", h.hash_bytes(b"")),
+            ("u64 42", h.hash(&42u64)),
+            ("u32 42", h.hash(&42u32)),
+            ("i64 -1", h.hash(&-1i64)),
+            ("usize 42", h.hash(&42usize)),
+            ("bool true", h.hash(&true)),
+            ("char 'é'", h.hash(&'é')),
+            ("str \"evt-1\"", h.hash("evt-1")),
+            ("String \"evt-1\"", h.hash(&String::from("evt-1"))),
+            ("[u8] b\"evt-1\"", h.hash(&b"evt-1"[..])),
+            ("(u32, &str) (7, \"a\")", h.hash(&(7u32, "a"))),
+            (
+                "derived Event { id: 7, source: \"eu\" }",
+                h.hash(&Event {
+                    id: 7,
+                    source: "eu",
+                }),
+            ),
+            ("seed 0 str \"\"", KeyHasher::new(0).hash("")),
+        ]
+    }
+
+    /// The committed vectors: computed on x86_64 with Rust 1.9x, and
+    /// checked on every platform CI runs.
+    const EXPECTED: [(&str, u64); 14] = [
+        ("bytes b\"evt-1\"", 0x41AC74986FA579F1),
+        ("bytes b\"\"", 0x52A2D296AA031B06),
+        ("u64 42", 0x46E1D22F2FB22CAE),
+        ("u32 42", 0x934BB348C9B52C92),
+        ("i64 -1", 0x7FFCCE101572D0A4),
+        ("usize 42", 0x46E1D22F2FB22CAE),
+        ("bool true", 0x85AD3879E9BAED83),
+        ("char 'é'", 0x3C86FA29642495AB),
+        ("str \"evt-1\"", 0x68E75A586ACA523B),
+        ("String \"evt-1\"", 0x68E75A586ACA523B),
+        ("[u8] b\"evt-1\"", 0xC97D457C39C132B0),
+        ("(u32, &str) (7, \"a\")", 0x49B3C13DA11136F6),
+        (
+            "derived Event { id: 7, source: \"eu\" }",
+            0x300DBA9289D9CE35,
+        ),
+        ("seed 0 str \"\"", 0xD6BCEC3C6B29D72E),
+    ];
+
+    #[test]
+    fn key_hashes_match_the_committed_vectors() {
+        let got = computed();
+        assert_eq!(got.len(), EXPECTED.len());
+        for ((what, v), (name, want)) in got.into_iter().zip(EXPECTED) {
+            assert_eq!(what, name);
+            assert_eq!(v, want, "{what}: 0x{v:016X}, committed 0x{want:016X}");
+        }
+    }
+
+    /// XXH3-64's published vector for the empty input with seed 0: the
+    /// hash under the stable one is XXH3 itself, not a variant.
+    #[test]
+    fn hash_bytes_is_published_xxh3() {
+        assert_eq!(KeyHasher::new(0).hash_bytes(b""), 0x2D06_8005_38D3_94C2);
+        // `str` hashes its bytes then 0xff: one stream, whatever the chunks
+        let h = KeyHasher::new(9);
+        assert_eq!(h.hash("ab"), h.hash_bytes(&[b'a', b'b', 0xff]));
+        assert_eq!(h.hash(&1u16), h.hash_bytes(&[1, 0]));
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -397,88 +480,5 @@ mod tests {
             mix64(5u64.wrapping_add(3u64.wrapping_mul(GOLDEN))) >> 44
         );
         assert_eq!(KeyHasher::new(9).seed(), 9);
-    }
-}
-
-#[cfg(test)]
-mod vectors {
-    use super::*;
-
-    #[derive(Hash)]
-    struct Event<'a> {
-        id: u64,
-        source: &'a str,
-    }
-
-    /// What `KeyHasher::new(0x5eed)` gives each item: the hashes a persisted
-    /// filter depends on. A change here breaks every saved filter; it must
-    /// never happen without a new format version.
-    pub(super) fn computed() -> Vec<(&'static str, u64)> {
-        let h = KeyHasher::new(0x5eed);
-        vec![
-            ("bytes b\"evt-1\"", h.hash_bytes(b"evt-1")),
-            ("bytes b\"\"", h.hash_bytes(b"")),
-            ("u64 42", h.hash(&42u64)),
-            ("u32 42", h.hash(&42u32)),
-            ("i64 -1", h.hash(&-1i64)),
-            ("usize 42", h.hash(&42usize)),
-            ("bool true", h.hash(&true)),
-            ("char 'é'", h.hash(&'é')),
-            ("str \"evt-1\"", h.hash("evt-1")),
-            ("String \"evt-1\"", h.hash(&String::from("evt-1"))),
-            ("[u8] b\"evt-1\"", h.hash(&b"evt-1"[..])),
-            ("(u32, &str) (7, \"a\")", h.hash(&(7u32, "a"))),
-            (
-                "derived Event { id: 7, source: \"eu\" }",
-                h.hash(&Event {
-                    id: 7,
-                    source: "eu",
-                }),
-            ),
-            ("seed 0 str \"\"", KeyHasher::new(0).hash("")),
-        ]
-    }
-
-    /// The committed vectors: computed on x86_64 with Rust 1.9x, and
-    /// checked on every platform CI runs.
-    const EXPECTED: [(&str, u64); 14] = [
-        ("bytes b\"evt-1\"", 0x41AC74986FA579F1),
-        ("bytes b\"\"", 0x52A2D296AA031B06),
-        ("u64 42", 0x46E1D22F2FB22CAE),
-        ("u32 42", 0x934BB348C9B52C92),
-        ("i64 -1", 0x7FFCCE101572D0A4),
-        ("usize 42", 0x46E1D22F2FB22CAE),
-        ("bool true", 0x85AD3879E9BAED83),
-        ("char 'é'", 0x3C86FA29642495AB),
-        ("str \"evt-1\"", 0x68E75A586ACA523B),
-        ("String \"evt-1\"", 0x68E75A586ACA523B),
-        ("[u8] b\"evt-1\"", 0xC97D457C39C132B0),
-        ("(u32, &str) (7, \"a\")", 0x49B3C13DA11136F6),
-        (
-            "derived Event { id: 7, source: \"eu\" }",
-            0x300DBA9289D9CE35,
-        ),
-        ("seed 0 str \"\"", 0xD6BCEC3C6B29D72E),
-    ];
-
-    #[test]
-    fn key_hashes_match_the_committed_vectors() {
-        let got = computed();
-        assert_eq!(got.len(), EXPECTED.len());
-        for ((what, v), (name, want)) in got.into_iter().zip(EXPECTED) {
-            assert_eq!(what, name);
-            assert_eq!(v, want, "{what}: 0x{v:016X}, committed 0x{want:016X}");
-        }
-    }
-
-    /// XXH3-64's published vector for the empty input with seed 0: the
-    /// hash under the stable one is XXH3 itself, not a variant.
-    #[test]
-    fn hash_bytes_is_published_xxh3() {
-        assert_eq!(KeyHasher::new(0).hash_bytes(b""), 0x2D06_8005_38D3_94C2);
-        // `str` hashes its bytes then 0xff: one stream, whatever the chunks
-        let h = KeyHasher::new(9);
-        assert_eq!(h.hash("ab"), h.hash_bytes(&[b'a', b'b', 0xff]));
-        assert_eq!(h.hash(&1u16), h.hash_bytes(&[1, 0]));
     }
 }

@@ -251,6 +251,32 @@ impl EntropyEstimator for ExactWindow {
     }
 }
 
+crate::persist::codec_struct!(ExactWindow {
+    window,
+    keys,
+    counts,
+    sum_flogf,
+    sum_sq
+});
+
+impl ExactWindow {
+    /// The invariants of a loaded window: at most `window` keys, counted
+    /// exactly in `counts`.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        ensure(self.window >= 1 && self.len() <= self.window, || {
+            format!("{} keys in a window of {}", self.len(), self.window)
+        })?;
+        let mut counts: HashMap<u64, u64, crate::hash::MixBuild> = HashMap::default();
+        for &k in &self.keys {
+            *counts.entry(k).or_default() += 1;
+        }
+        ensure(counts == self.counts, || {
+            "counts that are not the keys'".into()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -104,6 +104,12 @@ pub(crate) fn has_run(mut run: u64, k: u32) -> bool {
     run != 0
 }
 
+/// Whether queries can use the AVX-512 probes: the processor has them, and
+/// k + l <= 64 and m < 2^32.
+fn use_simd(k: u32, l: u32, m: u64) -> bool {
+    crate::cpu::avx512() && k.checked_add(l).is_some_and(|h| h <= 64) && m < 1 << 32
+}
+
 /// An Age-Partitioned Bloom filter over a count-based sliding window.
 #[derive(Debug, Clone)]
 pub struct Apbf {
@@ -144,7 +150,7 @@ impl Apbf {
             base: 0,
             count: 0,
             inserted: 0,
-            simd: crate::cpu::avx512() && slices <= 64 && m < 1 << 32,
+            simd: use_simd(k, l, m),
         })
     }
 
@@ -357,6 +363,39 @@ impl SlidingFilter for Apbf {
         self.inserted
     }
 }
+
+crate::persist::codec_struct!(Apbf { k, l, g, m, bits, base, count, inserted;
+    simd = use_simd(k, l, m) });
+
+impl crate::persist::sealed::Design for Apbf {
+    fn tag() -> String {
+        "apbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        // the sizes `new` would allocate, computed without allocating them
+        ensure(self.k >= 1 && self.l >= 1 && self.g >= 1, || {
+            "k, l or g is 0".into()
+        })?;
+        let m = theory::slice_bits(self.k, self.g);
+        let slices = self.k as u64 + self.l as u64;
+        let total = m.and_then(|m| slices.checked_mul(m));
+        ensure(Some(self.m) == m && Some(self.bits.len()) == total, || {
+            format!(
+                "{} bits for k = {}, g = {}",
+                self.bits.len(),
+                self.k,
+                self.g
+            )
+        })?;
+        ensure((self.base as u64) < slices, || {
+            format!("base {}", self.base)
+        })?;
+        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+    }
+}
+
+impl crate::persist::Persist for Apbf {}
 
 #[cfg(test)]
 mod tests {

@@ -494,5 +494,50 @@ impl BroomFilter {
     }
 }
 
+crate::persist::codec_struct!(BroomStats {
+    extends,
+    fixed,
+    moved,
+    phases,
+    forced,
+    unresolved
+});
+crate::persist::codec_struct!(BroomFilter {
+    table,
+    capacity,
+    r,
+    fbits,
+    c,
+    seed,
+    gen,
+    frontier,
+    stats
+});
+
+impl crate::persist::sealed::Design for BroomFilter {
+    fn tag() -> String {
+        "broom_filter".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        let slots = self.table.slots();
+        ensure(
+            self.capacity >= 1
+                && self.c >= 1
+                && slots > self.capacity
+                && slots <= 1 << 40
+                && Self::layout_fits(slots, self.r)
+                && self.fbits == Self::fraction_bits(slots),
+            || format!("capacity {}, {slots} slots, r = {}", self.capacity, self.r),
+        )?;
+        self.table.check(self.r)?;
+        ensure(self.len() <= self.capacity, || {
+            format!("{} elements over capacity {}", self.len(), self.capacity)
+        })
+    }
+}
+
+impl crate::persist::Persist for BroomFilter {}
+
 #[cfg(test)]
 mod tests;

@@ -163,6 +163,30 @@ impl<V: Copy> OrderedMap<V> {
     }
 }
 
+crate::persist::codec_struct!(OrderedMap<V: Copy> { keys, vals, bits, len });
+
+impl<V: Copy> OrderedMap<V> {
+    /// The invariants of a loaded map: its arrays of 2^bits slots, `len`
+    /// keys, and free slots left (so that a probe ends).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let slots = 1usize.checked_shl(self.bits).filter(|_| self.bits < 40);
+        let used = self.vals.iter().filter(|v| v.is_some()).count();
+        crate::persist::ensure(
+            slots == Some(self.keys.len())
+                && slots == Some(self.vals.len())
+                && used == self.len
+                && self.len < self.keys.len(),
+            || {
+                format!(
+                    "an ordered map of {} slots holding {}",
+                    self.keys.len(),
+                    self.len
+                )
+            },
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::OrderedMap;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 /// A fingerprint as the remote dictionary keys it: quotient, the top `len`
 /// fraction bits (top-aligned, the rest zero), and `len`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Fingerprint {
     pub(super) quot: u64,
     pub(super) prefix: u64,
@@ -87,6 +87,53 @@ impl Remote {
     pub(super) fn next_after(&mut self, z: Option<u64>) -> Option<(u64, Stored)> {
         self.accesses += 1;
         self.elems.next_after(z)
+    }
+}
+
+crate::persist::codec_struct!(Fingerprint { quot, prefix, len });
+crate::persist::codec_struct!(Remote {
+    elems,
+    rev,
+    accesses
+});
+
+impl crate::persist::Codec for Stored {
+    const MIN_BYTES: usize = 18;
+    fn put(&self, w: &mut crate::persist::Writer) {
+        match self {
+            Stored::Live(fp) => (0u8, *fp).put(w),
+            Stored::Ghost(fp) => (1u8, *fp).put(w),
+        }
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        use crate::persist::Codec;
+        match Codec::get(r)? {
+            (0u8, fp) => Ok(Stored::Live(fp)),
+            (1u8, fp) => Ok(Stored::Ghost(fp)),
+            (v, _) => Err(crate::persist::LoadError::Invalid(format!(
+                "stored kind {v}"
+            ))),
+        }
+    }
+}
+
+impl Remote {
+    /// The invariants of a loaded dictionary: the reverse map holds exactly
+    /// the live elements' fingerprints.
+    pub(super) fn check(&self) -> Result<(), String> {
+        self.elems.check()?;
+        let mut live = 0;
+        for (key, s) in self.elems.iter() {
+            if let Stored::Live(fp) = s {
+                live += 1;
+                crate::persist::ensure(self.rev.get(&fp) == Some(&key), || {
+                    "a live element missing from the reverse map".into()
+                })?;
+            }
+        }
+        crate::persist::ensure(live == self.rev.len(), || {
+            "reverse-map entries with no live element".into()
+        })
     }
 }
 

@@ -124,3 +124,27 @@ impl AdaptiveFilter for Broom {
         self.local.len()
     }
 }
+crate::persist::codec_struct!(Broom {
+    local,
+    remote,
+    arrivals,
+    inserted,
+    refused
+});
+
+impl crate::persist::sealed::Design for Broom {
+    fn tag() -> String {
+        "broom".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.local.check()?;
+        self.remote.check()?;
+        self.arrivals.check()?;
+        crate::persist::ensure(
+            crate::WindowSummary::summary_window(&self.arrivals) == self.local.capacity(),
+            || "an arrival window other than the filter's capacity".into(),
+        )
+    }
+}
+
+impl crate::persist::Persist for Broom {}

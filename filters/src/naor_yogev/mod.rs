@@ -451,3 +451,74 @@ impl SlidingFilter for NaorYogev {
 
 #[cfg(test)]
 mod tests;
+
+crate::persist::codec_struct!(StashEntry { bucket, rem, code });
+
+impl crate::persist::Codec for NaorYogev {
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.size.put(w);
+        self.slots.put(w);
+        self.stash.put(w);
+        (self.gen, self.count).put(w);
+        (self.inserted, self.scan).put(w);
+        (self.rng, self.max_stash).put(w);
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        use crate::persist::{Codec, LoadError};
+        let size = Sizing::get(r)?;
+        let again = Sizing::new(size.n, size.m, size.eps, Some(size.c), size.max_load);
+        if again.as_ref().ok() != Some(&size) {
+            return Err(LoadError::Invalid(
+                "sizes that Sizing::new does not give".into(),
+            ));
+        }
+        let slots = <PackedInts as Codec>::get(r)?;
+        let stash = Codec::get(r)?;
+        let (gen, count) = Codec::get(r)?;
+        let (inserted, scan) = Codec::get(r)?;
+        let (rng, max_stash) = Codec::get(r)?;
+        Ok(NaorYogev {
+            slots,
+            stash,
+            gen,
+            count,
+            inserted,
+            scan,
+            rng,
+            tag_mask: (1 << size.tag_bits) - 1,
+            rem_mask: (1u64 << size.remainder_bits) - 1,
+            scan_per: size.scan_per_insert(),
+            max_stash,
+            active_codes: active_codes(gen % size.tags.max(1), &size),
+            size,
+        })
+    }
+}
+
+impl crate::persist::sealed::Design for NaorYogev {
+    fn tag() -> String {
+        "naor_yogev".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        let s = &self.size;
+        ensure(
+            self.slots.len() == s.slots() && self.slots.width() == s.slot_bits(),
+            || format!("{} slots of {} bits", self.slots.len(), self.slots.width()),
+        )?;
+        ensure(self.gen < s.tags, || format!("generation {}", self.gen))?;
+        ensure(self.count <= s.g, || format!("count {} > g", self.count))?;
+        ensure(self.scan < s.slots().max(1), || {
+            format!("scan {}", self.scan)
+        })?;
+        for e in &self.stash {
+            ensure(
+                e.bucket < s.buckets && e.rem <= self.rem_mask && e.code <= s.tags,
+                || "a stash entry out of range".into(),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl crate::persist::Persist for NaorYogev {}

@@ -422,6 +422,20 @@ fn min_range(capacity: u64, eps: f64) -> f64 {
     }
 }
 
+crate::persist::codec_struct!(Sizing {
+    n,
+    m,
+    eps,
+    c,
+    g,
+    tags,
+    tag_bits,
+    capacity,
+    buckets,
+    remainder_bits,
+    max_load
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

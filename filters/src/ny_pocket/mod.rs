@@ -478,3 +478,87 @@ impl SlidingFilter for NyPocket {
 
 #[cfg(test)]
 mod tests;
+
+crate::persist::codec_struct!(Fingerprint { b1, b2, q, rem });
+crate::persist::codec_struct!(StashEntry { fp, tag });
+
+impl crate::persist::Codec for NyPocket {
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.size.put(w);
+        self.words.put(w);
+        self.stash.put(w);
+        (self.gen, self.count).put(w);
+        (self.inserted, self.sweep).put(w);
+        (self.sweep_acc, self.max_stash).put(w);
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        use crate::persist::{Codec, LoadError};
+        let size = Sizing::get(r)?;
+        let again = Sizing::new(size.n, size.m, size.eps, Some(size.c), size.max_load);
+        let valid = size.blocks >= 2
+            && (1..HEADER_BITS).contains(&size.slots_per_block)
+            && size.entry_bits() <= 57;
+        if !valid || again.as_ref().ok() != Some(&size) {
+            return Err(LoadError::Invalid(
+                "sizes that Sizing::new does not give".into(),
+            ));
+        }
+        let words = Codec::get(r)?;
+        let stash = Codec::get(r)?;
+        let (gen, count) = Codec::get(r)?;
+        let (inserted, sweep) = Codec::get(r)?;
+        let (sweep_acc, max_stash) = Codec::get(r)?;
+        let mut f = NyPocket {
+            words,
+            stash,
+            gen,
+            count,
+            inserted,
+            sweep,
+            sweep_acc,
+            active_tags: 0,
+            max_stash,
+            block_bits: size.block_bits(),
+            entry_bits: size.entry_bits(),
+            tag_mask: (1 << size.tag_bits) - 1,
+            rem_mask: (1 << size.remainder_bits) - 1,
+            size,
+        };
+        if f.gen < f.size.tags {
+            f.active_tags = f.active_mask();
+        }
+        Ok(f)
+    }
+}
+
+impl crate::persist::sealed::Design for NyPocket {
+    fn tag() -> String {
+        "ny_pocket".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        let s = &self.size;
+        ensure(self.words.len() as u64 == s.words(), || {
+            format!("{} words for {} blocks", self.words.len(), s.blocks)
+        })?;
+        ensure(self.gen < s.tags, || format!("generation {}", self.gen))?;
+        ensure(self.count <= s.g, || format!("count {} > g", self.count))?;
+        ensure(self.sweep < s.blocks && self.sweep_acc < s.g.max(1), || {
+            format!("sweep {} ({})", self.sweep, self.sweep_acc)
+        })?;
+        for e in &self.stash {
+            let fp = &e.fp;
+            ensure(
+                fp.b1 < s.blocks
+                    && fp.b2 < s.blocks
+                    && fp.q < s.buckets_per_block()
+                    && fp.rem <= self.rem_mask
+                    && e.tag < s.tags,
+                || "a stash entry out of range".into(),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl crate::persist::Persist for NyPocket {}

@@ -299,6 +299,21 @@ impl Sizing {
     }
 }
 
+crate::persist::codec_struct!(Sizing {
+    n,
+    m,
+    eps,
+    c,
+    g,
+    tags,
+    tag_bits,
+    capacity,
+    blocks,
+    slots_per_block,
+    remainder_bits,
+    max_load
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,6 +147,19 @@ impl SlidingFilter for ForgetfulBloom {
     }
 }
 
+crate::persist::codec_struct!(ForgetfulBloom { ring });
+
+impl crate::persist::sealed::Design for ForgetfulBloom {
+    fn tag() -> String {
+        "forgetful".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.ring.check(3..=MAX_PAST as usize + 2)
+    }
+}
+
+impl crate::persist::Persist for ForgetfulBloom {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -439,6 +439,86 @@ impl SlidingFilter for DoubleBuffer {
     }
 }
 
+crate::persist::codec_struct!(Ring {
+    segs,
+    head,
+    g,
+    count,
+    inserted
+});
+crate::persist::codec_struct!(JumpingWindow { ring });
+crate::persist::codec_struct!(A2Buffer { inner });
+crate::persist::codec_struct!(DoubleBuffer {
+    active,
+    warm,
+    g,
+    count,
+    inserted
+});
+
+impl Ring {
+    /// The invariants of a loaded ring of `n` segments.
+    pub(super) fn check(&self, n: std::ops::RangeInclusive<usize>) -> Result<(), String> {
+        use crate::persist::{ensure, sealed::Design};
+        ensure(n.contains(&self.segs.len()), || {
+            format!("{} segments, not in {n:?}", self.segs.len())
+        })?;
+        let first = &self.segs[0];
+        for s in &self.segs {
+            s.check()?;
+            ensure(s.k() == first.k() && s.m() == first.m(), || {
+                "segments of different sizes".into()
+            })?;
+        }
+        ensure(self.g >= 1, || "g is 0".into())?;
+        ensure(self.head < self.segs.len(), || {
+            format!("head {}", self.head)
+        })?;
+        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+    }
+}
+
+impl crate::persist::sealed::Design for JumpingWindow {
+    fn tag() -> String {
+        "jumping".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.ring.check(2..=usize::MAX)
+    }
+}
+
+impl crate::persist::Persist for JumpingWindow {}
+
+impl crate::persist::sealed::Design for A2Buffer {
+    fn tag() -> String {
+        "a2".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.inner.ring.check(2..=2)
+    }
+}
+
+impl crate::persist::Persist for A2Buffer {}
+
+impl crate::persist::sealed::Design for DoubleBuffer {
+    fn tag() -> String {
+        "double_buffer".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        self.active.check()?;
+        self.warm.check()?;
+        ensure(
+            self.active.k() == self.warm.k() && self.active.m() == self.warm.m(),
+            || "filters of different sizes".into(),
+        )?;
+        ensure(self.g >= 1, || "g is 0".into())?;
+        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+    }
+}
+
+impl crate::persist::Persist for DoubleBuffer {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -255,6 +255,57 @@ impl DistinctEstimator for SlidingHll {
     }
 }
 
+crate::persist::codec_struct!(Swlc {
+    stamps,
+    p,
+    clock,
+    salt
+});
+crate::persist::codec_struct!(SlidingHll {
+    lists,
+    p,
+    clock,
+    pairs,
+    salt
+});
+
+/// The invariants of a loaded sketch of `registers` registers.
+fn check_sketch(registers: u64, p: u32, clock: &Clock) -> Result<(), String> {
+    let p_of = check_registers(registers).map_err(|e| e.to_string())?;
+    crate::persist::ensure(p_of == p && clock.len() == registers, || {
+        format!("{registers} registers with p = {p}")
+    })
+}
+
+impl crate::persist::sealed::Design for Swlc {
+    fn tag() -> String {
+        "swlc".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        check_sketch(self.stamps.len(), self.p, &self.clock)?;
+        crate::persist::ensure(self.stamps.width() == self.clock.bits(), || {
+            "stamps of another width than the clock's".into()
+        })
+    }
+}
+
+impl crate::persist::Persist for Swlc {}
+
+impl crate::persist::sealed::Design for SlidingHll {
+    fn tag() -> String {
+        "swhll".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        check_sketch(self.lists.len() as u64, self.p, &self.clock)?;
+        let pairs: usize = self.lists.iter().map(|l| l.len()).sum();
+        crate::persist::ensure(pairs as u64 == self.pairs, || {
+            format!("{pairs} pairs counted as {}", self.pairs)
+        })
+    }
+}
+
+impl crate::persist::Persist for SlidingHll {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

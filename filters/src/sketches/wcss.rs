@@ -233,6 +233,54 @@ impl FrequencyEstimator for Wcss {
     }
 }
 
+crate::persist::codec_struct!(SpaceSaving { k, heap, pos });
+crate::persist::codec_struct!(Wcss {
+    window,
+    k,
+    block,
+    ss,
+    overflows,
+    counts,
+    t
+});
+
+impl crate::persist::sealed::Design for Wcss {
+    fn tag() -> String {
+        "wcss".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        ensure(
+            self.k >= 1 && self.k <= self.window && self.block == self.window.div_ceil(self.k),
+            || {
+                format!(
+                    "window {}, {} counters, blocks of {}",
+                    self.window, self.k, self.block
+                )
+            },
+        )?;
+        let ss = &self.ss;
+        ensure(
+            ss.k as u64 == self.k && ss.heap.len() <= ss.k && ss.pos.len() == ss.heap.len(),
+            || "a heap of another size than its counters".into(),
+        )?;
+        for (&key, &i) in &ss.pos {
+            ensure(ss.heap.get(i).is_some_and(|e| e.1 == key), || {
+                "a heap position that does not hold its key".into()
+            })?;
+        }
+        let mut counts = HashMap::new();
+        for &(_, key) in &self.overflows {
+            *counts.entry(key).or_insert(0u64) += 1;
+        }
+        ensure(counts == self.counts, || {
+            "counts that are not the overflows'".into()
+        })
+    }
+}
+
+impl crate::persist::Persist for Wcss {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,9 +56,9 @@ pub struct StableBloomFilter {
 }
 
 impl StableBloomFilter {
-    /// m cells of d bits, K cells per key, P decrements per insertion, uniform
-    /// decrements, generator seed 0.
-    pub fn new(m: u64, d: u32, k: u32, p: u64) -> Result<Self, ParamError> {
+    /// The bits of m cells of d bits, after checking (m, d, K, P) as `new`
+    /// does.
+    fn bits_for(m: u64, d: u32, k: u32, p: u64) -> Result<u64, ParamError> {
         check_nonzero("m", m)?;
         check_nonzero("d", d as u64)?;
         check_nonzero("k", k as u64)?;
@@ -84,7 +84,13 @@ impl StableBloomFilter {
                 expected: "at most m",
             });
         }
-        let bits = check_bits(m.checked_mul(d as u64))?;
+        check_bits(m.checked_mul(d as u64))
+    }
+
+    /// m cells of d bits, K cells per key, P decrements per insertion, uniform
+    /// decrements, generator seed 0.
+    pub fn new(m: u64, d: u32, k: u32, p: u64) -> Result<Self, ParamError> {
+        let bits = Self::bits_for(m, d, k, p)?;
         Ok(StableBloomFilter {
             words: vec![0; bits.div_ceil(64) as usize],
             m,
@@ -478,3 +484,27 @@ impl crate::Instrumented for StableBloomFilter {
 
 #[cfg(test)]
 mod tests;
+
+crate::persist::codec_enum!(Decrement { Uniform, Adjacent });
+crate::persist::codec_struct!(StableBloomFilter { words, m, d, k, p, decrement, rng, inserted;
+    scratch = Vec::new() });
+
+impl crate::persist::sealed::Design for StableBloomFilter {
+    fn tag() -> String {
+        "stable".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        let bits = StableBloomFilter::bits_for(self.m, self.d, self.k, self.p)
+            .map_err(|e| e.to_string())?;
+        crate::persist::ensure(bits.div_ceil(64) == self.words.len() as u64, || {
+            format!(
+                "{} words for m = {}, d = {}",
+                self.words.len(),
+                self.m,
+                self.d
+            )
+        })
+    }
+}
+
+impl crate::persist::Persist for StableBloomFilter {}

@@ -253,6 +253,46 @@ impl EntropyEstimator for Swamp {
     }
 }
 
+crate::persist::codec_struct!(Swamp {
+    window,
+    l,
+    cfb,
+    curr,
+    table,
+    sum_flogf,
+    salt,
+    inserted
+});
+
+impl crate::persist::sealed::Design for Swamp {
+    fn tag() -> String {
+        "swamp".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        ensure((1..=MAX_L).contains(&self.l) && self.window >= 1, || {
+            format!("window {}, l = {}", self.window, self.l)
+        })?;
+        ensure(
+            self.cfb.len() == self.window && self.cfb.width() == self.l && self.curr < self.window,
+            || format!("{} fingerprints for window {}", self.cfb.len(), self.window),
+        )?;
+        ensure(self.curr == self.inserted % self.window, || {
+            format!("position {} after {} arrivals", self.curr, self.inserted)
+        })?;
+        let stored = self.table.contents(self.l, buckets_for(self.window))?;
+        let mut live = std::collections::HashMap::new();
+        for i in 0..self.inserted.min(self.window) {
+            *live.entry(self.cfb.get(i)).or_insert(0u64) += 1;
+        }
+        ensure(stored == live, || {
+            "a table that does not count the window".into()
+        })
+    }
+}
+
+impl crate::persist::Persist for Swamp {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

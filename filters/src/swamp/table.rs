@@ -323,6 +323,89 @@ impl CountingTable {
     }
 }
 
+crate::persist::codec_struct!(CountingTable {
+    slots,
+    buckets,
+    r,
+    overflow,
+    stash,
+    distinct,
+    rng
+});
+
+impl CountingTable {
+    /// The invariants of a loaded table for L-bit fingerprints in `buckets`
+    /// buckets: its sizes, and its contents read back as fingerprint counts
+    /// (each stored once, in a slot its own buckets hold or in the stash, an
+    /// overflow entry exactly for each saturated slot), returned for the
+    /// caller to compare with the window's fingerprints.
+    pub(crate) fn contents(&self, l: u32, buckets: u64) -> Result<HashMap<u64, u64>, String> {
+        use crate::persist::ensure;
+        ensure(
+            self.buckets == buckets
+                && self.buckets >= 1
+                && self.r == remainder_bits(l, self.buckets)
+                && self.buckets.checked_mul(SLOTS) == Some(self.slots.len())
+                && self.slots.width() == self.r + 3,
+            || {
+                format!(
+                    "a table of {} slots for {} buckets",
+                    self.slots.len(),
+                    self.buckets
+                )
+            },
+        )?;
+        let mut counts = HashMap::new();
+        let mut over = 0;
+        for s in 0..self.slots.len() {
+            let v = self.slots.get(s);
+            if v & 3 == 0 {
+                continue;
+            }
+            let (b, rem) = (s / SLOTS, v >> 3);
+            let home = if (v >> 2) & 1 == 0 {
+                b
+            } else {
+                self.other(b, rem)
+            };
+            let f = rem as u128 * self.buckets as u128 + home as u128;
+            ensure(f < 1u128 << l, || {
+                format!("slot {s} holds no {l}-bit fingerprint")
+            })?;
+            let f = f as u64;
+            ensure(self.find(&self.locate(f)) == Some(s), || {
+                format!("slot {s} is not where its fingerprint is looked for")
+            })?;
+            let c = match v & 3 {
+                OVER => {
+                    over += 1;
+                    let c = self.overflow.get(&f).copied().unwrap_or(0);
+                    ensure(c >= 3, || format!("slot {s} overflows with no count"))?;
+                    c
+                }
+                c => c,
+            };
+            counts.insert(f, c);
+        }
+        ensure(over == self.overflow.len(), || {
+            "overflow entries of no slot".into()
+        })?;
+        for &(f, c) in &self.stash {
+            ensure(
+                f >> l == 0 && c >= 1 && self.find(&self.locate(f)).is_none(),
+                || "a stash entry out of range".into(),
+            )?;
+            ensure(counts.insert(f, c).is_none(), || {
+                "a fingerprint stored twice".into()
+            })?;
+        }
+        ensure(counts.len() as u64 == self.distinct, || {
+            format!("{} fingerprints counted as {}", counts.len(), self.distinct)
+        })?;
+        Ok(counts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

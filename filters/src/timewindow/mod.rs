@@ -231,6 +231,36 @@ impl<F: Generational> TimedFilter for OnTime<F> {
     }
 }
 
+crate::persist::codec_enum!(Trigger { Time, Hybrid });
+crate::persist::codec_struct!(OnTime<F> { inner, trigger, tau, start, now });
+
+impl<F: Generational + crate::persist::sealed::Design> crate::persist::sealed::Design
+    for OnTime<F>
+{
+    fn tag() -> String {
+        format!("on_time/{}", F::tag())
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        self.inner.check()?;
+        ensure(self.tau >= 1, || "tau is 0".into())?;
+        ensure(
+            self.trigger == Trigger::Hybrid || self.inner.time_trigger_safe(),
+            || "the time trigger on a design that takes only the hybrid one".into(),
+        )?;
+        ensure(
+            self.inner.forgotten().checked_mul(self.tau).is_some(),
+            || "generations kept times tau overflows".into(),
+        )?;
+        ensure(
+            self.start <= self.now && self.now - self.start < self.tau,
+            || format!("generation begun at {} of {}", self.start, self.now),
+        )
+    }
+}
+
+impl<F: Generational + crate::persist::sealed::Design> crate::persist::Persist for OnTime<F> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use crate::ParamError;
 pub(crate) struct Quanta {
     delta: u64,
     r: u64,
-    cap: Option<u64>,
+    pub(super) cap: Option<u64>,
     /// Insertions in the current quantum.
     count: u64,
     /// When the current quantum began.
@@ -90,5 +90,32 @@ impl Quanta {
     /// T = rδ.
     pub(crate) fn window(&self) -> u64 {
         self.r * self.delta
+    }
+}
+
+crate::persist::codec_struct!(Quanta {
+    delta,
+    r,
+    cap,
+    count,
+    start,
+    now
+});
+
+impl Quanta {
+    /// The invariants of a loaded clock.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let fresh = Quanta::new(self.r, self.delta, self.cap).map_err(|e| e.to_string())?;
+        crate::persist::ensure(
+            self.start <= self.now
+                && self.now - self.start < fresh.delta
+                && self.cap.is_none_or(|g| self.count <= g),
+            || {
+                format!(
+                    "quantum begun at {} of {} holding {}",
+                    self.start, self.now, self.count
+                )
+            },
+        )
     }
 }

@@ -325,6 +325,44 @@ impl SlidingFilter for Swbf {
     }
 }
 
+crate::persist::codec_struct!(StashEntry { bucket, fp, code });
+crate::persist::codec_struct!(Swbf {
+    slots,
+    buckets,
+    f,
+    clock,
+    stash,
+    rng,
+    inserted
+});
+
+impl crate::persist::sealed::Design for Swbf {
+    fn tag() -> String {
+        "swbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        let cells = self.buckets.checked_mul(SLOTS);
+        ensure((1..=48).contains(&self.f) && self.buckets >= 1, || {
+            format!("f = {}, {} buckets", self.f, self.buckets)
+        })?;
+        ensure(
+            cells == Some(self.slots.len())
+                && cells == Some(self.clock.len())
+                && self.slots.width() == self.f + self.clock.bits(),
+            || format!("{} slots of {} bits", self.slots.len(), self.slots.width()),
+        )?;
+        for e in &self.stash {
+            ensure(e.bucket < self.buckets && e.code >= 1, || {
+                "a stash entry out of range".into()
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl crate::persist::Persist for Swbf {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

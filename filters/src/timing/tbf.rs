@@ -202,6 +202,40 @@ impl SlidingFilter for TimingBloom {
     }
 }
 
+crate::persist::codec_struct!(TimingBloom {
+    cells,
+    k,
+    s,
+    clock,
+    inserted
+});
+
+impl crate::persist::sealed::Design for TimingBloom {
+    fn tag() -> String {
+        "tbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        let cells = (self.k as u64).checked_mul(self.s);
+        crate::persist::ensure(
+            self.k >= 1
+                && self.s >= 1
+                && cells == Some(self.cells.len())
+                && cells == Some(self.clock.len())
+                && self.cells.width() == self.clock.bits(),
+            || {
+                format!(
+                    "{} cells for k = {}, s = {}",
+                    self.cells.len(),
+                    self.k,
+                    self.s
+                )
+            },
+        )
+    }
+}
+
+impl crate::persist::Persist for TimingBloom {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,6 +124,24 @@ impl TimedFilter for TimedTbf {
     }
 }
 
+crate::persist::codec_struct!(TimedTbf { inner, clock });
+
+impl crate::persist::sealed::Design for TimedTbf {
+    fn tag() -> String {
+        "tbf_time".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.inner.check()?;
+        self.clock.check()?;
+        crate::persist::ensure(
+            crate::SlidingFilter::window(&self.inner) == self.clock.r() + 1,
+            || "the cells' window is not r + 1 quanta".into(),
+        )
+    }
+}
+
+impl crate::persist::Persist for TimedTbf {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

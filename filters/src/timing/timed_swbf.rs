@@ -157,6 +157,25 @@ impl TimedFilter for TimedSwbf {
     }
 }
 
+crate::persist::codec_struct!(TimedSwbf { inner, clock, g });
+
+impl crate::persist::sealed::Design for TimedSwbf {
+    fn tag() -> String {
+        "swbf_hybrid".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.inner.check()?;
+        self.clock.check()?;
+        crate::persist::ensure(
+            crate::SlidingFilter::window(&self.inner) == self.clock.r() + 1
+                && self.clock.cap == Some(self.g),
+            || "the table's window is not r + 1 quanta of g".into(),
+        )
+    }
+}
+
+impl crate::persist::Persist for TimedSwbf {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

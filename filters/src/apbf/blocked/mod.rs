@@ -103,6 +103,15 @@ fn key_bit(key: u64, mult: u64) -> u64 {
     1u64 << (key.wrapping_mul(mult) >> 58)
 }
 
+/// Per-physical-slice odd multipliers for the bit position.
+fn multipliers() -> Box<[u64; MAX_SLICES as usize]> {
+    let mut mult = Box::new([0u64; MAX_SLICES as usize]);
+    for (p, m) in mult.iter_mut().enumerate() {
+        *m = mix64((p as u64).wrapping_add(1).wrapping_mul(GOLDEN) ^ 0x5bd1_e995) | 1;
+    }
+    mult
+}
+
 /// A blocked Age-Partitioned Bloom filter (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct BlockedApbf {
@@ -135,6 +144,24 @@ impl BlockedApbf {
     /// generation size g and B = `blocks` blocks of k + l words. Window l g,
     /// slack k g, payload (k + l) 64 B bits.
     pub fn new(k: u32, l: u32, g: u64, blocks: u64) -> Result<Self, ParamError> {
+        let lines = Self::shape(k, l, g, blocks)?;
+        let mult = multipliers();
+        Ok(BlockedApbf {
+            k,
+            l,
+            g,
+            blocks,
+            lines: vec![Line::default(); lines],
+            mult,
+            base: 0,
+            count: 0,
+            inserted: 0,
+            simd: crate::cpu::avx512(),
+        })
+    }
+
+    /// The number of 64-byte lines of a valid configuration.
+    fn shape(k: u32, l: u32, g: u64, blocks: u64) -> Result<usize, ParamError> {
         check_nonzero("k", k as u64)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("g", g)?;
@@ -148,23 +175,7 @@ impl BlockedApbf {
         }
         let words = blocks.checked_mul(slices);
         check_bits(words.and_then(|w| w.checked_mul(WORD_BITS)))?;
-        let lines = words.expect("checked").div_ceil(8) as usize;
-        let mut mult = Box::new([0u64; MAX_SLICES as usize]);
-        for (p, m) in mult.iter_mut().enumerate() {
-            *m = mix64((p as u64).wrapping_add(1).wrapping_mul(GOLDEN) ^ 0x5bd1_e995) | 1;
-        }
-        Ok(BlockedApbf {
-            k,
-            l,
-            g,
-            blocks,
-            lines: vec![Line::default(); lines],
-            mult,
-            base: 0,
-            count: 0,
-            inserted: 0,
-            simd: crate::cpu::avx512(),
-        })
+        Ok(words.expect("checked").div_ceil(8) as usize)
     }
 
     /// As [`new`](Self::new) with the unblocked APBF's memory:
@@ -498,3 +509,36 @@ pub use theory::BlockedTheory;
 
 #[cfg(test)]
 mod tests;
+
+impl crate::persist::Codec for Line {
+    const MIN_BYTES: usize = 64;
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.0.put(w)
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        Ok(Line(crate::persist::Codec::get(r)?))
+    }
+}
+
+crate::persist::codec_struct!(BlockedApbf { k, l, g, blocks, lines, base, count, inserted;
+    mult = multipliers(), simd = crate::cpu::avx512() });
+
+impl crate::persist::sealed::Design for BlockedApbf {
+    fn tag() -> String {
+        "blocked_apbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        let lines =
+            BlockedApbf::shape(self.k, self.l, self.g, self.blocks).map_err(|e| e.to_string())?;
+        ensure(self.lines.len() == lines, || {
+            format!("{} lines for {} blocks", self.lines.len(), self.blocks)
+        })?;
+        ensure((self.base as u64) < self.slices(), || {
+            format!("base {}", self.base)
+        })?;
+        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+    }
+}
+
+impl crate::persist::Persist for BlockedApbf {}
