@@ -133,6 +133,13 @@ impl<F: Generational> OnTime<F> {
         self.trigger
     }
 
+    /// Sets the generation's start and the clock (for a filter rebuilt
+    /// from another's state).
+    pub(crate) fn set_clock(&mut self, start: u64, now: u64) {
+        self.start = start;
+        self.now = now;
+    }
+
     /// Insertions in the current generation.
     pub fn in_generation(&self) -> u64 {
         self.inner.in_generation()

@@ -1,0 +1,444 @@
+//! The blocked APBF with insertions and queries from many threads at once:
+//! [`ConcurrentApbf`], whose `insert`, `contains` and `advance` take `&self`.
+//!
+//! # How it stays correct
+//!
+//! The words are atomics: an insertion ORs the key's bit into k words of its
+//! block, a query loads the k + l words of its block. One atomic word holds
+//! the generation's state, the physical position of the newest slice (the
+//! base) and the insertions counted in the generation. An insertion claims
+//! its place with one `fetch_add` on that word: the base it gets back is the
+//! generation it belongs to, and it writes there. A shift (the insertion
+//! that finds the generation full, or an `advance` that finds τ gone) takes
+//! a lock that only shifts take, clears the oldest slice (one word per
+//! block) and only then publishes the new base, so that an insertion into
+//! the new generation never writes before the clear. An insertion that
+//! claimed the old base while the shift ran writes into the old
+//! generation's k slices, none of which is the slice being cleared (l >= 1):
+//! it is as if it had come just before the shift.
+//!
+//! # The guarantee
+//!
+//! A key whose insertion returned before a query began is reported, as long
+//! as fewer than l shifts have completed between the insertion's claim and
+//! the end of the query: for the count trigger, while the key is among the
+//! last w = l g insertions (as for [`BlockedApbf`]); for the time trigger,
+//! while it is younger than T = lτ; for the hybrid trigger, while
+//! ⌊age/τ⌋ + ⌊later insertions/g⌋ < l. Queries never block insertions and
+//! never see a torn slice that drops such a key: the only words cleared are
+//! those of the oldest slice, which such a key does not need. Single-threaded,
+//! every answer is the sequential filter's (tested against [`BlockedApbf`]
+//! and [`OnTime`]`<BlockedApbf>`). An insertion that stalls for more than
+//! l + 1 generations between its claim and its writes may set bits in a
+//! newer generation than its own: that can only add false positives.
+//!
+//! Shifts serialise on a lock (a few microseconds every g insertions, for
+//! clearing B words); insertions and queries take no lock.
+
+use super::{key_bit, mask, multipliers, BlockedApbf, MAX_SLICES};
+use crate::error::check_nonzero;
+use crate::hash::{fastrange, KeyHasher};
+use crate::persist::{ensure, Codec, LoadError, Reader, Writer};
+use crate::timewindow::{OnTime, Trigger};
+use crate::ParamError;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::Mutex;
+
+/// What ends a generation of a [`ConcurrentApbf`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shift {
+    /// Every g insertions: a window of l g insertions.
+    Count,
+    /// Every τ time units on a grid from time 0: a window of lτ of time.
+    Time(u64),
+    /// After τ or g insertions, whichever first.
+    Hybrid(u64),
+}
+
+const COUNT_BITS: u32 = 56;
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+
+fn pack(base: u64, count: u64) -> u64 {
+    base << COUNT_BITS | count
+}
+
+fn unpack(state: u64) -> (u64, u64) {
+    (state >> COUNT_BITS, state & COUNT_MASK)
+}
+
+/// A blocked Age-Partitioned Bloom filter shared by many threads (see the
+/// module documentation for what it guarantees under concurrent shifts).
+///
+/// ```
+/// use bloomlab_filters::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
+/// use std::sync::Arc;
+/// let f = Arc::new(ConcurrentApbf::with_fpr(10_000, 1e-3, Shift::Count, 7).unwrap());
+/// let writers: Vec<_> = (0..4u64)
+///     .map(|t| {
+///         let f = Arc::clone(&f);
+///         std::thread::spawn(move || {
+///             for i in 0..1000u64 {
+///                 f.insert(&format!("evt-{t}-{i}"));
+///             }
+///         })
+///     })
+///     .collect();
+/// writers.into_iter().for_each(|w| w.join().unwrap());
+/// assert!(f.contains("evt-3-999"));
+/// ```
+#[derive(Debug)]
+pub struct ConcurrentApbf {
+    k: u32,
+    l: u32,
+    g: u64,
+    blocks: u64,
+    words: Box<[AtomicU64]>,
+    mult: Box<[u64; MAX_SLICES as usize]>,
+    simd: bool,
+    /// The base (top 8 bits) and the insertions in the generation.
+    state: AtomicU64,
+    inserted: AtomicU64,
+    shift: Shift,
+    /// When the current generation began, and the clock (time triggers).
+    start: AtomicU64,
+    now: AtomicU64,
+    shifting: Mutex<()>,
+    hasher: KeyHasher,
+}
+
+impl ConcurrentApbf {
+    /// An empty filter of the shape of `BlockedApbf::new(k, l, g, blocks)`,
+    /// its generations ended by `shift`, keys hashed with seed `seed`.
+    pub fn new(
+        k: u32,
+        l: u32,
+        g: u64,
+        blocks: u64,
+        shift: Shift,
+        seed: u64,
+    ) -> Result<Self, ParamError> {
+        let words = BlockedApbf::shape(k, l, g, blocks)? * 8;
+        if let Shift::Time(tau) | Shift::Hybrid(tau) = shift {
+            check_nonzero("tau", tau)?;
+        }
+        Ok(ConcurrentApbf {
+            k,
+            l,
+            g,
+            blocks,
+            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            mult: multipliers(),
+            simd: crate::cpu::avx512(),
+            state: AtomicU64::new(0),
+            inserted: AtomicU64::new(0),
+            shift,
+            start: AtomicU64::new(0),
+            now: AtomicU64::new(0),
+            shifting: Mutex::new(()),
+            hasher: KeyHasher::new(seed),
+        })
+    }
+
+    /// Sized as [`BlockedApbf::with_fpr`] for a window of `window`
+    /// insertions ([`Shift::Count`]), or of `window` time units at up to
+    /// `window` insertions per window for a time trigger (use
+    /// [`for_time`](Self::for_time) to give the peak separately).
+    pub fn with_fpr(window: u64, fpr: f64, shift: Shift, seed: u64) -> Result<Self, ParamError> {
+        let t = BlockedApbf::sizing(window, fpr)?;
+        let shift = match shift {
+            Shift::Count => Shift::Count,
+            Shift::Time(_) => Shift::Time(window.div_ceil(t.l as u64)),
+            Shift::Hybrid(_) => Shift::Hybrid(window.div_ceil(t.l as u64)),
+        };
+        Self::new(t.k, t.l, t.g, t.blocks, shift, seed)
+    }
+
+    /// Sized for a window of `window_time` time units holding up to
+    /// `peak_keys` insertions at FPR <= `fpr`: (k, l, B) as
+    /// [`BlockedApbf::with_fpr`] chooses them for a window of `peak_keys`,
+    /// τ = ⌈window_time / l⌉, generations ended by time (`hybrid` false) or
+    /// by τ or g insertions, whichever first (`hybrid` true).
+    pub fn for_time(
+        window_time: u64,
+        peak_keys: u64,
+        fpr: f64,
+        hybrid: bool,
+        seed: u64,
+    ) -> Result<Self, ParamError> {
+        check_nonzero("window_time", window_time)?;
+        let t = BlockedApbf::sizing(peak_keys, fpr)?;
+        let tau = window_time.div_ceil(t.l as u64);
+        let shift = if hybrid {
+            Shift::Hybrid(tau)
+        } else {
+            Shift::Time(tau)
+        };
+        Self::new(t.k, t.l, t.g, t.blocks, shift, seed)
+    }
+
+    fn slices(&self) -> u64 {
+        self.k as u64 + self.l as u64
+    }
+
+    /// Records `key` (any `Hash` type, through this filter's hasher).
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) {
+        self.insert_hash(self.hasher.hash(key))
+    }
+
+    /// Whether `key` is reported present.
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hasher.hash(key))
+    }
+
+    /// Records a key the caller hashed itself.
+    pub fn insert_hash(&self, key: u64) {
+        let (base, count) = loop {
+            let (base, count) = unpack(self.state.fetch_add(1, AcqRel));
+            let by_count = matches!(self.shift, Shift::Count | Shift::Hybrid(_));
+            if !(by_count && count >= self.g) {
+                break (base, count);
+            }
+            self.shift_full(base);
+        };
+        let _ = count;
+        self.inserted.fetch_add(1, Relaxed);
+        let start = fastrange(key, self.blocks) * self.slices();
+        let slices = self.slices();
+        for i in 0..self.k as u64 {
+            let p = (base + i) % slices;
+            let bit = key_bit(key, self.mult[p as usize]);
+            self.words[(start + p) as usize].fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Whether a key the caller hashed itself is reported present.
+    pub fn contains_hash(&self, key: u64) -> bool {
+        let (base, _) = unpack(self.state.load(Acquire));
+        let slices = self.slices() as usize;
+        let start = (fastrange(key, self.blocks) * self.slices()) as usize;
+        let mut block = [0u64; MAX_SLICES as usize];
+        for (b, w) in block[..slices]
+            .iter_mut()
+            .zip(&self.words[start..start + slices])
+        {
+            *b = w.load(Relaxed);
+        }
+        let physical = mask::physical(&block[..slices], &self.mult, key, self.simd);
+        let doubled = physical as u128 | (physical as u128) << slices;
+        let run = (doubled >> base) as u64 & (u64::MAX >> (64 - slices));
+        crate::apbf::has_run(run, self.k)
+    }
+
+    /// Moves the clock to `now` (never back) and makes the shifts due by
+    /// then. Does nothing for [`Shift::Count`].
+    pub fn advance(&self, now: u64) {
+        let tau = self.tau();
+        if tau == 0 || self.now.fetch_max(now, AcqRel) >= now {
+            return;
+        }
+        if now - self.start.load(Acquire) < tau {
+            return;
+        }
+        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
+        let start = self.start.load(Acquire);
+        let now = self.now.load(Acquire);
+        let due = now.saturating_sub(start) / tau;
+        for _ in 0..due.min(self.slices()) {
+            self.shift_locked(|_| true);
+        }
+        self.start.store(start + due * tau, Release);
+    }
+
+    /// τ, or 0 for the count trigger.
+    fn tau(&self) -> u64 {
+        match self.shift {
+            Shift::Count => 0,
+            Shift::Time(t) | Shift::Hybrid(t) => t,
+        }
+    }
+
+    /// The shift an insertion that found generation `base` full makes (or
+    /// finds made).
+    fn shift_full(&self, base: u64) {
+        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
+        let g = self.g;
+        if self.shift_locked(|(b, count)| b == base && count >= g) {
+            self.start.store(self.now.load(Acquire), Release);
+        }
+    }
+
+    /// Under the shift lock: clears the oldest slice and publishes it as the
+    /// newest with no insertions, if `still` holds of the state; returns
+    /// whether it shifted.
+    fn shift_locked(&self, still: impl Fn((u64, u64)) -> bool) -> bool {
+        let (base, count) = unpack(self.state.load(Acquire));
+        if !still((base, count)) {
+            return false;
+        }
+        let slices = self.slices();
+        let newest = (base + slices - 1) % slices;
+        let mut w = newest as usize;
+        for _ in 0..self.blocks {
+            self.words[w].store(0, Relaxed);
+            w += slices as usize;
+        }
+        // insertions claiming the old base meanwhile are in the old
+        // generation; the new one starts empty
+        let mut cur = self.state.load(Acquire);
+        while let Err(now) = self
+            .state
+            .compare_exchange_weak(cur, pack(newest, 0), AcqRel, Acquire)
+        {
+            cur = now;
+        }
+        true
+    }
+
+    /// Insertions so far.
+    pub fn inserted(&self) -> u64 {
+        self.inserted.load(Relaxed)
+    }
+
+    /// The window: l g insertions for [`Shift::Count`], lτ time units
+    /// otherwise.
+    pub fn window(&self) -> u64 {
+        match self.shift {
+            Shift::Count => self.l as u64 * self.g,
+            Shift::Time(t) | Shift::Hybrid(t) => self.l as u64 * t,
+        }
+    }
+
+    /// Bits of state: the words, and 64 each for the state word, the clock
+    /// and the generation's start.
+    pub fn memory_bits(&self) -> u64 {
+        self.words.len() as u64 * 64 + 3 * 64
+    }
+
+    /// The hasher keys go through.
+    pub fn hasher(&self) -> KeyHasher {
+        self.hasher
+    }
+
+    /// The sequential filter with the same state, for a count trigger (or
+    /// the count-based filter under a time trigger's generations). Take it
+    /// when no insertion is running: words written meanwhile may or may not
+    /// be in it.
+    pub fn to_blocked(&self) -> BlockedApbf {
+        let mut f = BlockedApbf::new(self.k, self.l, self.g, self.blocks).expect("a valid shape");
+        for (d, s) in f.words_mut().iter_mut().zip(self.words.iter()) {
+            *d = s.load(Acquire);
+        }
+        let (base, count) = unpack(self.state.load(Acquire));
+        f.base = base as u32;
+        f.count = count;
+        f.inserted = self.inserted();
+        f
+    }
+
+    /// For a time trigger, the sequential [`OnTime`] filter with the same
+    /// state (see [`to_blocked`](Self::to_blocked)).
+    pub fn to_on_time(&self) -> Option<OnTime<BlockedApbf>> {
+        let trigger = match self.shift {
+            Shift::Count => return None,
+            Shift::Time(_) => Trigger::Time,
+            Shift::Hybrid(_) => Trigger::Hybrid,
+        };
+        let mut f = OnTime::wrap(self.to_blocked(), self.tau(), trigger).expect("a valid shape");
+        f.set_clock(self.start.load(Acquire), self.now.load(Acquire));
+        Some(f)
+    }
+}
+
+impl Codec for Shift {
+    fn put(&self, w: &mut Writer) {
+        match *self {
+            Shift::Count => (0u8, 0u64).put(w),
+            Shift::Time(t) => (1u8, t).put(w),
+            Shift::Hybrid(t) => (2u8, t).put(w),
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
+        match <(u8, u64)>::get(r)? {
+            (0, _) => Ok(Shift::Count),
+            (1, t) => Ok(Shift::Time(t)),
+            (2, t) => Ok(Shift::Hybrid(t)),
+            (v, _) => Err(LoadError::Invalid(format!("shift kind {v}"))),
+        }
+    }
+}
+
+impl Codec for ConcurrentApbf {
+    fn put(&self, w: &mut Writer) {
+        (self.k, self.l).put(w);
+        (self.g, self.blocks).put(w);
+        self.shift.put(w);
+        self.hasher.seed().put(w);
+        let words: Vec<u64> = self.words.iter().map(|a| a.load(Acquire)).collect();
+        words.put(w);
+        let (base, count) = unpack(self.state.load(Acquire));
+        (base, count).put(w);
+        self.inserted().put(w);
+        (self.start.load(Acquire), self.now.load(Acquire)).put(w);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
+        let (k, l): (u32, u32) = Codec::get(r)?;
+        let (g, blocks): (u64, u64) = Codec::get(r)?;
+        let shift = Shift::get(r)?;
+        let seed = u64::get(r)?;
+        let words = Vec::<u64>::get(r)?;
+        let (base, count): (u64, u64) = Codec::get(r)?;
+        let inserted = u64::get(r)?;
+        let (start, now): (u64, u64) = Codec::get(r)?;
+        let invalid = |e: ParamError| LoadError::Invalid(e.to_string());
+        let lines = BlockedApbf::shape(k, l, g, blocks).map_err(invalid)?;
+        if words.len() != lines * 8 || base >= k as u64 + l as u64 || count > COUNT_MASK {
+            return Err(LoadError::Invalid(
+                "words, base or count out of shape".into(),
+            ));
+        }
+        let f = ConcurrentApbf {
+            k,
+            l,
+            g,
+            blocks,
+            words: words.into_iter().map(AtomicU64::new).collect(),
+            mult: multipliers(),
+            simd: crate::cpu::avx512(),
+            state: AtomicU64::new(pack(base, count)),
+            inserted: AtomicU64::new(inserted),
+            shift,
+            start: AtomicU64::new(start),
+            now: AtomicU64::new(now),
+            shifting: Mutex::new(()),
+            hasher: KeyHasher::new(seed),
+        };
+        Ok(f)
+    }
+}
+
+impl crate::persist::sealed::Design for ConcurrentApbf {
+    fn tag() -> String {
+        "concurrent_blocked_apbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        let tau = self.tau();
+        let (start, now) = (self.start.load(Relaxed), self.now.load(Relaxed));
+        ensure(self.shift == Shift::Count || tau >= 1, || "tau is 0".into())?;
+        ensure(tau == 0 || (start <= now && now - start < tau), || {
+            format!("generation begun at {start} of {now}")
+        })?;
+        ensure(
+            self.l as u64 * self.k as u64 >= 1
+                && (self.l as u64).checked_mul(tau.max(self.g)).is_some(),
+            || "a window that overflows".into(),
+        )
+    }
+}
+
+/// Saves the state as it is when no insertion runs (see
+/// [`ConcurrentApbf::to_blocked`]); loads as an idle filter.
+impl crate::persist::Persist for ConcurrentApbf {}
+
+#[cfg(test)]
+mod tests;
