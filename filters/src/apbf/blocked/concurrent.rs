@@ -231,13 +231,19 @@ impl ConcurrentApbf {
     }
 
     /// Moves the clock to `now` (never back) and makes the shifts due by
-    /// then. Does nothing for [`Shift::Count`].
+    /// then, or waits for the thread making them: an insertion after this
+    /// returns is in a generation begun within τ of `now`. Does nothing for
+    /// [`Shift::Count`].
     pub fn advance(&self, now: u64) {
         let tau = self.tau();
-        if tau == 0 || self.now.fetch_max(now, AcqRel) >= now {
+        if tau == 0 {
             return;
         }
-        if now - self.start.load(Acquire) < tau {
+        self.now.fetch_max(now, AcqRel);
+        // even when another thread moved the clock further, the shifts due
+        // by `now` must be made before this returns (an insertion after it
+        // belongs to a generation begun within τ of `now`): wait for them
+        if now.saturating_sub(self.start.load(Acquire)) < tau {
             return;
         }
         let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
