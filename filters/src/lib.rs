@@ -2,29 +2,48 @@
 //!
 //! Sliding-window approximate-membership filters, the baselines their papers
 //! compare against, and next to each design its theory: the closed forms and
-//! recursions for false-positive rate, slack, probability-weighted slack, memory
-//! and query cost, derived from the papers and tested against simulation.
+//! recursions for false-positive rate, slack, probability-weighted slack,
+//! memory and query cost, derived from the papers and tested against
+//! simulation.
 //!
-//! Every design implements [`Filter`]; designs that forget implement
-//! [`SlidingFilter`] and say which window they guarantee. Sliding-window
-//! *measurement* (per-flow frequency, distinct count, entropy) goes through the
+//! ## Using a filter
+//!
+//! Every design implements [`Filter`] (insert, contains, memory, name);
+//! designs that forget implement [`SlidingFilter`] (a window of insertions)
+//! or [`TimedFilter`] (a window of time, driven by
+//! [`advance`](TimedFilter::advance)). [`Keyed`] takes keys of any `Hash`
+//! type through a platform-stable hasher; every design saves and loads
+//! through [`Persist`] (the crate's own checked format, see [`persist`]; with
+//! the `serde` feature also `Serialize`/`Deserialize`); every design is
+//! `Send + Sync`, and [`ConcurrentApbf`](apbf::blocked::concurrent::ConcurrentApbf)
+//! takes insertions and queries from many threads at once.
+//!
+//! ```
+//! use bloomlab_filters::{Apbf, Keyed, Persist, SlidingFilter};
+//! let mut f = Keyed::new(Apbf::with_fpr(7000, 1e-3).unwrap(), 7);
+//! f.insert("alice");
+//! assert!(f.contains("alice"));
+//! assert!(f.filter().window() >= 7000); // guaranteed with no false negatives
+//! let saved = f.to_bytes();
+//! assert!(Keyed::<Apbf>::from_bytes(&saved).unwrap().contains("alice"));
+//! ```
+//!
+//! `docs/adopting.md` in the repository walks through choosing a design
+//! with `bloomlab plan`, building it, string keys, time, threads, saving
+//! and upgrading; `examples/dedup.rs` is the whole of it in one program.
+//!
+//! ## What the harness measures
+//!
+//! [`Instrumented`] holds what the bloomlab harness reads beside the
+//! contract (probe counts, cell statistics). Sliding-window *measurement*
+//! (per-flow frequency, distinct count, entropy) goes through the
 //! capability traits of [`summary`]: SWAMP implements all three beside
 //! [`Filter`], and its baselines ([`Wcss`], [`SlidingHll`], [`Swlc`]) the ones
 //! they answer. Adaptive filters (the [`broom`] filter) also implement
 //! [`AdaptiveFilter`], through which they learn of their false positives.
 //!
-//! Keys reach a filter as a 64-bit hash ([`hash::KeyHasher`]):
-//!
-//! ```
-//! use bloomlab_filters::{Apbf, Filter, SlidingFilter, hash::KeyHasher};
-//! let h = KeyHasher::new(7);
-//! let mut f = Apbf::new(10, 7, 1000).unwrap();
-//! f.insert(h.hash("alice"));
-//! assert!(f.contains(h.hash("alice")));
-//! assert_eq!(f.window(), 7000); // l * g, guaranteed with no false negatives
-//! ```
-//!
-//! The crate knows nothing of the harness: it has no dependency beyond a hash.
+//! The crate knows nothing of the harness: it depends on a hash (and, with
+//! the `serde` feature, serde).
 
 #![warn(missing_docs)]
 

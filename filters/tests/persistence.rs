@@ -350,3 +350,37 @@ fn committed_fixtures_load_and_answer() {
         );
     }
 }
+
+/// Every design is `Send + Sync` (plain data: no interior mutability, no
+/// thread-bound handles), so a filter can be moved to, or read from, any
+/// thread; the concurrent APBF also writes from many.
+#[test]
+fn every_design_is_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<BloomFilter>();
+    both::<PartitionedBloomFilter>();
+    both::<Apbf>();
+    both::<BlockedApbf>();
+    both::<StableBloomFilter>();
+    both::<NaorYogev>();
+    both::<NyPocket>();
+    both::<Broom>();
+    both::<Swamp>();
+    both::<TimingBloom>();
+    both::<Swbf>();
+    both::<JumpingWindow>();
+    both::<DoubleBuffer>();
+    both::<A2Buffer>();
+    both::<ForgetfulBloom>();
+    both::<OnTime<Apbf>>();
+    both::<OnTime<NaorYogev>>();
+    both::<OnTime<JumpingWindow>>();
+    both::<OnTime<DoubleBuffer>>();
+    both::<TimedTbf>();
+    both::<TimedSwbf>();
+    both::<Wcss>();
+    both::<SlidingHll>();
+    both::<Swlc>();
+    both::<Keyed<Apbf>>();
+    both::<bloomlab_filters::apbf::blocked::concurrent::ConcurrentApbf>();
+}

@@ -306,7 +306,7 @@ impl Filter for Apbf {
     /// the algorithm's dependent probes; the other keys go on to Algorithm 1,
     /// or on processors with AVX-512 to a mask of all k + l slices read as
     /// vector lanes. The answers are Algorithm 1's;
-    /// [`contains_probes`](Filter::contains_probes) counts the algorithm's
+    /// [`contains_probes`](crate::Instrumented::contains_probes) counts the algorithm's
     /// own probes.
     fn contains(&self, key: u64) -> bool {
         middle_hits(self.k, self.l, |i| self.probe(key, i)) && self.runs_of_k(key)

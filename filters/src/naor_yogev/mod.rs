@@ -30,7 +30,8 @@
 //! over goes to a small stash (the role of the paper's queue Q) that lookups
 //! also read and that drops inactive entries on every insertion. Insertion
 //! time is therefore constant only with high probability, like the paper's:
-//! [`Filter::insert_probes`] reports each insertion's slot reads so that the
+//! [`Instrumented::insert_probes`] reports each
+//! insertion's slot reads so that the
 //! harness can measure the tail.
 //!
 //! Memory is reported exactly: the table, the stash as allocated, and four

@@ -409,7 +409,7 @@ impl Filter for StableBloomFilter {
         }
     }
 
-    /// The answer of [`contains_probes`](Filter::contains_probes) (the same
+    /// The answer of [`contains_probes`](crate::Instrumented::contains_probes) (the same
     /// cells, one at a time, stopping at the first zero) without counting,
     /// with the cells read in one shift and mask when d divides 64.
     fn contains(&self, key: u64) -> bool {

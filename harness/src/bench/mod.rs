@@ -14,6 +14,7 @@
 //! design). Only the latest run of each benchmark is read, so run the benches
 //! once, then report: ratios are meaningful only within one run.
 
+pub mod concurrent;
 pub mod probe;
 pub mod targets;
 
@@ -354,19 +355,45 @@ pub struct Paths<'a> {
 pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
     let benches = collect(p.criterion)?;
     let mut rows = rows(&benches);
+    let threaded = concurrent::rows(&benches);
+    if rows.is_empty() && threaded.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no results of benches/ops.rs or benches/concurrent.rs in {} (run `cargo bench -p bloomlab-bench --bench ops`)",
+            p.criterion.display()
+        ));
+    }
+    let mut staged = report::Staged::new();
+    if !threaded.is_empty() {
+        staged.write(
+            &p.results.join("bench_concurrent.csv"),
+            report::csv_string(&threaded)?.as_bytes(),
+        )?;
+        staged.write(
+            &p.results.join("bench_concurrent.md"),
+            concurrent::markdown(&threaded).as_bytes(),
+        )?;
+        for group in concurrent::GROUPS {
+            let title = format!("{group}: throughput vs threads (criterion)");
+            chart(
+                &threaded,
+                "operation",
+                group,
+                ("threads", "mops_per_s", false),
+                &title,
+                p.plots,
+                &mut staged,
+            )?;
+        }
+    }
+    if rows.is_empty() {
+        return staged.commit();
+    }
     let probe = probe::Probe::of(&benches);
     let limits = probe::Limits {
         memory: probe::memory(p.criterion),
         lines: probe::lines(p.criterion),
     };
     probe::annotate(&mut rows, &probe, &limits);
-    if rows.is_empty() {
-        return Err(anyhow::anyhow!(
-            "no results of benches/ops.rs in {} (run `cargo bench -p bloomlab-bench --bench ops`)",
-            p.criterion.display()
-        ));
-    }
-    let mut staged = report::Staged::new();
     staged.write(
         &p.results.join("bench_ops.csv"),
         report::csv_string(&rows)?.as_bytes(),
@@ -384,32 +411,54 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
         &p.results.join("bench_ops.md"),
         markdown(&benches, &rows, first).as_bytes(),
     )?;
-    // charts through the experiment machinery: per operation, a spec with
-    // one xy plot over that operation's rows
     for op in OPS {
-        let rows: Vec<Row> = rows
-            .iter()
-            .filter(|r| is(r, "operation", op))
-            .cloned()
-            .collect();
-        if rows.is_empty() {
-            continue;
-        }
-        let spec = Spec::parse(&format!(
-            "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
-             [[plot]]\nkind = \"xy\"\nfile = \"bench_{op}\"\nx = \"window\"\ny = \"ns_per_op\"\nlog_x = true\nlog_y = true\n\
-             title = \"{op}: ns per operation vs window (criterion)\"\n"
-        ))?;
-        let out = Outcome {
-            rows,
-            profile: Vec::new(),
-            convergence: Vec::new(),
-            timeline: Vec::new(),
-            age_time: Vec::new(),
-        };
-        report::render_plots(&spec, &out, p.plots, "", &mut staged)?;
+        let title = format!("{op}: ns per operation vs window (criterion)");
+        chart(
+            &rows,
+            "operation",
+            op,
+            ("window", "ns_per_op", true),
+            &title,
+            p.plots,
+            &mut staged,
+        )?;
     }
     staged.commit()
+}
+
+/// The chart `plots/bench_<value>` of the rows whose `col` is `value`,
+/// through the experiment machinery (a spec with one xy plot, one line per
+/// design): `axes` are x, y and whether both are logarithmic.
+fn chart(
+    rows: &[Row],
+    col: &str,
+    value: &str,
+    axes: (&str, &str, bool),
+    title: &str,
+    plots: &Path,
+    staged: &mut report::Staged,
+) -> anyhow::Result<()> {
+    let rows: Vec<Row> = rows.iter().filter(|r| is(r, col, value)).cloned().collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let (x, y, log) = axes;
+    let file = value
+        .strip_prefix("concurrent_")
+        .map_or(value.to_string(), |v| format!("concurrent_{v}"));
+    let spec = Spec::parse(&format!(
+        "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
+         [[plot]]\nkind = \"xy\"\nfile = \"bench_{file}\"\nx = \"{x}\"\ny = \"{y}\"\nlog_x = {log}\nlog_y = {log}\n\
+         title = \"{title}\"\n"
+    ))?;
+    let out = Outcome {
+        rows,
+        profile: Vec::new(),
+        convergence: Vec::new(),
+        timeline: Vec::new(),
+        age_time: Vec::new(),
+    };
+    report::render_plots(&spec, &out, plots, "", staged)
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! consecutive words of one block (modulo L), which is one contiguous run or
 //! two; a query runs the paper's Algorithm 1 over the same words. A block is
 //! 8 L bytes, so an insertion touches ⌈8k / 64⌉ to ⌈8k / 64⌉ + 2 cache lines
-//! and a query at most ⌈8L / 64⌉ + 1; [`Filter::contains_probes`] reports the
+//! and a query at most ⌈8L / 64⌉ + 1; [`Instrumented::contains_probes`](crate::Instrumented::contains_probes) reports the
 //! distinct 64-byte lines a query read. The price is that zeroing a slice
 //! writes one word in each of the B blocks (B cache lines, amortised over g
 //! insertions; B ≈ k g / 44 at the default size, so about k / 44 lines per
@@ -360,7 +360,7 @@ impl BlockedApbf {
 
     /// The answer of Algorithm 1 for `key` in the block at `start`, found
     /// without its data-dependent branches (the answers are the same; only
-    /// the order of the reads differs, see [`Filter::contains_probes`] for
+    /// the order of the reads differs, see [`Instrumented::contains_probes`](crate::Instrumented::contains_probes) for
     /// the paper's).
     ///
     /// First [`middle_hits`]: the k - l words of the slices every run of k
