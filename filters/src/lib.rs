@@ -51,6 +51,7 @@ pub mod apbf;
 pub(crate) mod bits;
 pub mod bloom;
 pub mod broom;
+pub mod build;
 pub(crate) mod clock;
 pub(crate) mod cpu;
 mod error;

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Most steps the APBF's theory may take (about a minute here).
 const MAX_THEORY_WORK: f64 = 1e11;
 
-/// Largest l the slack-constrained APBF choice considers.
-const MAX_L_WITH_SLACK: u32 = 4096;
+/// Largest l the slack-constrained APBF choice considers: the crate's
+/// (`Target::max_slack` sizes the APBF by the same rule).
+use bloomlab_filters::build::MAX_L_WITH_SLACK;
 
 /// APBF parameters: (k, l, g | window), or (fpr[, l], g | window) picking
 /// k (and l), or (fpr, window, slack) picking the (k, l) with fewest bits

@@ -84,15 +84,13 @@ fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> 
             ))
         }
     };
-    let tau = (t * NS / l as f64).ceil();
-    let keys = t * rate;
-    if keys > 1e15 || tau < 1.0 {
-        return Err(anyhow::anyhow!(
-            "{name}: window_time {t} s at peak_rate {rate} is out of range (1 ns <= τ, keys per window <= 1e15)"
-        ));
-    }
-    let g = (keys / l as f64).ceil().max(1.0) as u64;
-    Ok((k, l, g, tau as u64))
+    // τ and g by the crate's rule (bloomlab_filters::build)
+    let (tau, g) = bloomlab_filters::build::apbf_generations(t, rate, NS, l).map_err(|e| {
+        anyhow::anyhow!(
+            "{name}: window_time {t} s at peak_rate {rate} is out of range ({e}; 1 ns <= τ, keys per window <= 1e15)"
+        )
+    })?;
+    Ok((k, l, g, tau))
 }
 
 fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> {

@@ -8,9 +8,10 @@ use super::time_shared::{
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::spec::NS;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::naor_yogev::timed::TimedNyTheory;
 use bloomlab_filters::naor_yogev::{Sizing, DEFAULT_MAX_LOAD};
-use bloomlab_filters::{Filter, NaorYogev, OnTime, TimedFilter, Trigger};
+use bloomlab_filters::{Filter, NaorYogev, OnTime, TimedFilter};
 
 time_params! {
     /// Parameters of the time-window Naor-Yogev filter: τ = T/c, the table
@@ -38,13 +39,14 @@ impl DesignDef for NyHybrid {
         let (t, rate) = window_and_rate(Self::NAME, p.window_time, p.peak_rate)?;
         let eps = probability("fpr", p.fpr)?
             .ok_or_else(|| anyhow::anyhow!("naor_yogev_hybrid needs fpr"))?;
-        let n = (t * rate).ceil().max(2.0) as u64;
         let e = |x: bloomlab_filters::ParamError| anyhow::anyhow!("naor_yogev_hybrid: {x}");
-        let size = Sizing::new(n, n, eps, p.c, DEFAULT_MAX_LOAD).map_err(e)?;
-        let c = size.c;
-        let tau = (t * NS / c as f64).ceil().max(1.0) as u64;
-        let inner = NaorYogev::from_sizing(size).map_err(e)?.with_seed(seed);
-        let f = OnTime::wrap(inner, tau, Trigger::Hybrid).map_err(e)?;
+        // the sizing rules are the crate's (bloomlab_filters::build)
+        let mut target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).seed(seed);
+        if let Some(c) = p.c {
+            target = target.c(c);
+        }
+        let f: OnTime<NaorYogev> = target.build().map_err(e)?;
+        let (n, c, tau) = (f.inner().sizing().n, f.inner().sizing().c, f.tau());
         let theory = TimedNyTheory::of(&f);
         let s = f.inner().sizing();
         let (g, bits) = (s.g, f.memory_bits() as f64);

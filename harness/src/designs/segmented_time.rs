@@ -10,9 +10,10 @@ use super::time_shared::{
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::spec::NS;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::segmented::timed::SegmentsTheory;
 use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
-use bloomlab_filters::{Filter, OnTime, TimedFilter, Trigger};
+use bloomlab_filters::{Filter, OnTime, TimedFilter};
 
 time_params! {
     /// Parameters of a time-window jumping window (τ = T / (segments - 1)).
@@ -33,25 +34,18 @@ pub struct JumpingTime;
 /// Time double buffering.
 pub struct DoubleBufferTime;
 
-/// The window's keys at the peak rate, the FPR target and the generation
-/// length τ for `generations` generations per window.
+/// The crate's target for a time request: the window and peak rate, the
+/// FPR (required), on a clock of nanoseconds.
 fn target(
     name: &str,
     window_time: Option<f64>,
     peak_rate: Option<f64>,
     fpr: Option<f64>,
-    generations: u64,
-) -> anyhow::Result<(u64, f64, u64)> {
+) -> anyhow::Result<Target> {
     let (t, rate) = window_and_rate(name, window_time, peak_rate)?;
     let fpr = probability("fpr", fpr)?
         .ok_or_else(|| anyhow::anyhow!("{name} needs fpr (the target at the peak rate)"))?;
-    let tau = (t * NS / generations as f64).ceil();
-    if tau < 1.0 {
-        return Err(anyhow::anyhow!(
-            "{name}: τ = T / {generations} is below 1 ns"
-        ));
-    }
-    Ok(((t * rate).ceil().max(1.0) as u64, fpr, tau as u64))
+    Ok(Target::time(t, rate).ticks_per_unit(NS).fpr(fpr))
 }
 
 /// The parts every timed segmented design shares.
@@ -112,13 +106,12 @@ impl DesignDef for JumpingTime {
             .segments
             .filter(|&n| n >= 2)
             .ok_or_else(|| anyhow::anyhow!("jumping_time needs segments >= 2"))?;
-        let (keys, fpr, tau) = target(Self::NAME, p.window_time, p.peak_rate, p.fpr, n as u64 - 1)?;
-        let inner = JumpingWindow::with_fpr(keys, fpr, n)
+        let target = target(Self::NAME, p.window_time, p.peak_rate, p.fpr)?.segments(n);
+        let f: OnTime<JumpingWindow> = target
+            .build()
             .map_err(|e| anyhow::anyhow!("jumping_time: {e}"))?;
-        let (k, g, m) = (inner.k(), inner.g(), inner.m());
-        let count_fpr = inner.theory_fpr(g);
-        let f = OnTime::wrap(inner, tau, Trigger::Time)
-            .map_err(|e| anyhow::anyhow!("jumping_time: {e}"))?;
+        let (k, g, m) = (f.inner().k(), f.inner().g(), f.inner().m());
+        let count_fpr = f.inner().theory_fpr(g);
         let t = SegmentsTheory::jumping(&f);
         let resolved = vec![int("segments", n), int("k", k), int("g", g), int("m", m)];
         Ok(finish(f, t, count_fpr, resolved))
@@ -154,13 +147,12 @@ impl DesignDef for DoubleBufferTime {
     const CAPS: Capabilities = CAPS;
     const METRICS: &'static [Metric] = TIME_METRICS;
     fn build(p: DoubleBufferTimeParams, _seed: u64) -> anyhow::Result<Built> {
-        let (keys, fpr, tau) = target(Self::NAME, p.window_time, p.peak_rate, p.fpr, 1)?;
-        let inner = DoubleBuffer::with_fpr(keys, fpr)
+        let target = target(Self::NAME, p.window_time, p.peak_rate, p.fpr)?;
+        let f: OnTime<DoubleBuffer> = target
+            .build()
             .map_err(|e| anyhow::anyhow!("double_buffer_time: {e}"))?;
-        let (k, g, m) = (inner.k(), inner.g(), inner.m());
-        let count_fpr = inner.theory_fpr(g);
-        let f = OnTime::wrap(inner, tau, Trigger::Time)
-            .map_err(|e| anyhow::anyhow!("double_buffer_time: {e}"))?;
+        let (k, g, m) = (f.inner().k(), f.inner().g(), f.inner().m());
+        let count_fpr = f.inner().theory_fpr(g);
         let t = SegmentsTheory::double_buffer(&f);
         Ok(finish(
             f,

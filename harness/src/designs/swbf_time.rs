@@ -8,7 +8,8 @@ use super::time_shared::{
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::spec::NS;
-use bloomlab_filters::timing::{swbf, TimedSwbf};
+use bloomlab_filters::build::{Target, DEFAULT_QUANTA};
+use bloomlab_filters::timing::TimedSwbf;
 use bloomlab_filters::{Filter, TimedFilter};
 
 time_params! {
@@ -36,17 +37,14 @@ impl DesignDef for SwbfHybrid {
         let (t, rate) = window_and_rate(Self::NAME, p.window_time, p.peak_rate)?;
         let eps =
             probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!("swbf_hybrid needs fpr"))?;
-        let r = p.quanta.unwrap_or(64).max(1);
-        let delta = (t * NS / r as f64).ceil().max(1.0) as u64;
-        let g = (rate * delta as f64 / NS).ceil().max(1.0) as u64;
+        let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
+        // the sizing rules are the crate's (bloomlab_filters::build)
+        let target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).quanta(r);
+        let f: TimedSwbf = target
+            .build()
+            .map_err(|e| anyhow::anyhow!("swbf_hybrid: {e}"))?;
+        let (delta, g, f_bits) = (f.delta(), f.g(), f.inner().fingerprint_bits());
         let keys = (r + 1) * g;
-        let f_bits = (1..=48)
-            .find(|&f| swbf::fpr(keys.div_ceil(2), f, keys as f64) <= eps)
-            .ok_or_else(|| {
-                anyhow::anyhow!("swbf_hybrid: no fingerprint up to 48 bits reaches fpr {eps}")
-            })?;
-        let f =
-            TimedSwbf::new(r, delta, g, f_bits).map_err(|e| anyhow::anyhow!("swbf_hybrid: {e}"))?;
         let bits = f.memory_bits() as f64;
         let bound = f.fpr_theory(keys as f64);
         let (window_ns, slack_ns) = (f.window_time(), f.slack_time());

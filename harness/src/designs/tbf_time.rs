@@ -12,7 +12,7 @@ use bloomlab_filters::timing::{TimedTbf, TimingBloom};
 use bloomlab_filters::{bloom, Filter, TimedFilter};
 
 /// Quanta per window when the parameters do not say.
-const DEFAULT_QUANTA: u64 = 64;
+use bloomlab_filters::build::{Target, DEFAULT_QUANTA};
 
 time_params! {
     /// Parameters of the time-window timing Bloom filter: cells sized for
@@ -34,7 +34,7 @@ fn resolve(p: &TbfTimeParams) -> anyhow::Result<(f64, f64, f64, u64, u64)> {
     let fpr = probability("fpr", p.fpr)?
         .ok_or_else(|| anyhow::anyhow!("tbf_time needs fpr (the target at the peak rate)"))?;
     let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
-    let keys = (t * rate * (r + 1) as f64 / r as f64).ceil().max(1.0) as u64;
+    let keys = bloomlab_filters::build::tbf_keys(t, rate, r);
     Ok((t, rate, fpr, r, keys))
 }
 
@@ -47,11 +47,12 @@ impl DesignDef for TbfTime {
     const METRICS: &'static [Metric] = TIME_METRICS;
 
     fn build(p: TbfTimeParams, _seed: u64) -> anyhow::Result<Built> {
-        let (t, _, fpr, r, keys) = resolve(&p)?;
+        let (t, rate, fpr, r, keys) = resolve(&p)?;
         let e = |x: bloomlab_filters::ParamError| anyhow::anyhow!("tbf_time: {x}");
-        let (k, s) = TimingBloom::sizing(keys, fpr).map_err(e)?;
-        let delta = (t * NS / r as f64).ceil() as u64;
-        let f = TimedTbf::new(r, delta.max(1), k, s).map_err(e)?;
+        // the sizing rules are the crate's (bloomlab_filters::build)
+        let target = Target::time(t, rate).ticks_per_unit(NS).fpr(fpr).quanta(r);
+        let f: TimedTbf = target.build().map_err(e)?;
+        let (k, s, delta) = (f.inner().k(), f.inner().slice_cells(), f.delta());
         let bits = f.memory_bits() as f64;
         let count_fpr = f.fpr_theory(keys as f64);
         let (window_ns, slack_ns) = (f.window_time(), f.slack_time());

@@ -356,6 +356,23 @@ impl ConcurrentApbf {
     }
 }
 
+/// The contract, for generic code: `insert` through `&mut self` (the
+/// inherent `insert`, `contains` on `&self` take any `Hash` key).
+impl crate::Filter for ConcurrentApbf {
+    fn insert(&mut self, key: u64) {
+        self.insert_hash(key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.contains_hash(key)
+    }
+    fn memory_bits(&self) -> u64 {
+        ConcurrentApbf::memory_bits(self)
+    }
+    fn name(&self) -> &'static str {
+        "concurrent_blocked_apbf"
+    }
+}
+
 impl Codec for Shift {
     fn put(&self, w: &mut Writer) {
         match *self {
