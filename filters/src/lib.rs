@@ -62,6 +62,7 @@ pub mod ny_pocket;
 pub mod persist;
 pub mod segmented;
 pub mod sketches;
+pub mod sliding_sketch;
 pub mod stable;
 pub mod summary;
 pub mod swamp;

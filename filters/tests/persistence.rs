@@ -12,6 +12,7 @@
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Generational;
 use bloomlab_filters::{
@@ -131,6 +132,7 @@ steps! {
     A2Buffer => filter_step;
     ForgetfulBloom => filter_step;
     TimedTbf => timed_step;
+    SlidingBloom => filter_step;
     TimedSwbf => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
@@ -155,6 +157,7 @@ subjects! {
     swamp: Swamp = Swamp::with_fpr(256, 1e-2).unwrap();
     tbf: TimingBloom = TimingBloom::with_fpr(256, 1e-2).unwrap();
     swbf: Swbf = Swbf::with_fpr(256, 1e-2).unwrap();
+    sliding_bloom: SlidingBloom = SlidingBloom::new(256, 3, 300).unwrap();
     jumping: JumpingWindow = JumpingWindow::with_fpr(256, 1e-2, 4).unwrap();
     double_buffer: DoubleBuffer = DoubleBuffer::with_fpr(256, 1e-2).unwrap();
     a2: A2Buffer = A2Buffer::with_fpr(256, 1e-2).unwrap();
@@ -322,7 +325,7 @@ fn crafted_state_never_panics(name: &str, make: &dyn Fn() -> Box<dyn Check>, at:
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
     #[test]
-    fn crafted_states_are_errors_or_safe(which in 0usize..25, at in 0.0f64..1.0, xor in 1u8..=255) {
+    fn crafted_states_are_errors_or_safe(which in 0usize..26, at in 0.0f64..1.0, xor in 1u8..=255) {
         let all = all();
         let (name, make) = &all[which % all.len()];
         crafted_state_never_panics(name, make.as_ref(), at, xor);
@@ -368,6 +371,7 @@ fn every_design_is_send_and_sync() {
     both::<Swamp>();
     both::<TimingBloom>();
     both::<Swbf>();
+    both::<SlidingBloom>();
     both::<JumpingWindow>();
     both::<DoubleBuffer>();
     both::<A2Buffer>();

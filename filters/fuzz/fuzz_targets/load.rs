@@ -50,6 +50,7 @@ fuzz_target!(|data: &[u8]| {
     filter::<DoubleBuffer>(data);
     filter::<A2Buffer>(data);
     filter::<ForgetfulBloom>(data);
+    filter::<bloomlab_filters::sliding_sketch::SlidingBloom>(data);
     filter::<OnTime<Apbf>>(data);
     filter::<OnTime<NaorYogev>>(data);
     filter::<OnTime<JumpingWindow>>(data);

@@ -87,6 +87,7 @@ via_bytes!(
     Wcss,
     SlidingHll,
     Swlc,
+    crate::sliding_sketch::SlidingBloom,
 );
 
 impl<F: Generational + Persist> Serialize for OnTime<F> {

@@ -11,6 +11,7 @@
 //! | `sliding` (pocket-dictionary Naor-Yogev, `ny_pocket`) | as for Naor-Yogev: ε as the FPR bound, c = 1 (three tag values), m/n = 1/64, and a table loaded to 0.99 so that the stash is exercised |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
+//! | `sliding` (the Sliding Sketches' sliding Bloom filter, Sl-BF) | as for APBF, with its exact worst-phase theory as the bound: window W, slack W, memory 2 bits per cell and three words; at the sizing of `with_fpr` and with fewer cells than the window (k = 1, m = 20,000 over W = 40,000: the clock sweeps half a cell per insertion) |
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
 //! | `timed` (APBF with time or hybrid generations; jumping window and double buffering with time generations; timing Bloom filter with a clock of time quanta) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < T; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of T plus the slack; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F (for the TBF, its FPR at the most keys a window holds at that rate); memory exact; bad parameters rejected |
@@ -28,6 +29,7 @@ mod common;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
@@ -500,6 +502,15 @@ conformance!(sliding swamp_short_fingerprints: Swamp::new(1000, 12).unwrap(),
     bound = |f: &Swamp| swamp_theory::fpr(f.fingerprint_bits(), f.window() as f64),
     memory = swamp_memory,
     bad = [Swamp::with_fpr(100, f64::NAN)]);
+conformance!(sliding sliding_bloom: SlidingBloom::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &SlidingBloom| f.theory().fpr(),
+    memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
+    bad = [SlidingBloom::new(0, 3, 10), SlidingBloom::new(10, 0, 10), SlidingBloom::new(10, 3, 0),
+           SlidingBloom::with_fpr(10, 0.0), SlidingBloom::new(10, 3, 1 << 40)]);
+conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(40_000, 1, 20_000).unwrap(),
+    bound = |f: &SlidingBloom| f.theory().fpr(),
+    memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
+    bad = [SlidingBloom::with_fpr(10, 1.0)]);
 conformance!(sliding tbf: TimingBloom::with_fpr(3000, 0.01).unwrap(),
     bound = |f: &TimingBloom| f.fpr_theory(f.window() as f64),
     memory = |f: &TimingBloom| f.k() as u64 * f.slice_cells() * f.stamp_bits() as u64 + 128,

@@ -1,0 +1,242 @@
+//! The Sliding Bloom filter of Sliding Sketches (Gou, He, Zhang et al.,
+//! KDD 2020, "Sliding Sketches: A Framework using Time Zones for Data
+//! Stream Processing in Sliding Windows"), its membership instance Sl-BF.
+//!
+//! k arrays of m cells; a cell holds two bits, *future* and *now*. An
+//! insertion sets the future bit of one cell per array (the key's i-th
+//! index in array i). A clock sweeps the k·m cells in order, all of them
+//! once per window of W insertions (here exactly: after t insertions it has
+//! swept ⌊t·k·m / W⌋ cells), and a swept cell moves its future bit to now
+//! and clears future (the old now is dropped). A query answers yes when
+//! every array's cell has either bit.
+//!
+//! So a cell holds the keys inserted since the sweep before its last one:
+//! between W and 2W insertions, by where the clock stands. A key is
+//! reported until the second sweep of one of its cells after its
+//! insertion: for sure while it is among the last W insertions (window W),
+//! never once it is 2W old (slack W). The paper's "time zones" are these
+//! two bits; its window is relaxed by design.
+//!
+//! The theory ([`theory`]) is exact under independent uniform hashing: at
+//! a moment t, the cell at sweep position p holds the keys of the last
+//! N(p, t) insertions, where N is read off the sweep schedule, and a
+//! never-inserted key is reported with probability
+//! ∏ᵢ meanⱼ (1 - (1 - 1/m)^N(i·m + j, t)): the FPR of a phase, from which
+//! the worst phase and the average follow. The reference implementation
+//! (`sliding-sketch/Sliding-Sketch`, `src/Membership/sliding_bloom.cpp`)
+//! moves its clock by ⌊k·m / W⌋ cells per insertion, a period slightly
+//! longer than W when W does not divide k·m; this one spreads the sweep
+//! exactly.
+
+pub mod theory;
+
+use crate::bits::BitArray;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::index;
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// The Sliding Sketches' sliding Bloom filter over the last W insertions.
+#[derive(Debug, Clone)]
+pub struct SlidingBloom {
+    k: u32,
+    m: u64,
+    w: u64,
+    future: BitArray,
+    now: BitArray,
+    /// Next cell the clock sweeps.
+    hand: u64,
+    /// Sweep accumulator: k·m per insertion, a cell per W.
+    acc: u64,
+    inserted: u64,
+}
+
+impl SlidingBloom {
+    /// k arrays of m cells over a window of W insertions.
+    pub fn new(w: u64, k: u32, m: u64) -> Result<Self, ParamError> {
+        check_nonzero("window", w)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("m", m)?;
+        let cells = check_bits((k as u64).checked_mul(m).and_then(|l| l.checked_mul(2)))? / 2;
+        if cells.checked_mul(w).is_none() {
+            return Err(ParamError::TooLarge {
+                what: "cells times window",
+                limit: "2^64".into(),
+            });
+        }
+        Ok(SlidingBloom {
+            k,
+            m,
+            w,
+            future: BitArray::new(cells),
+            now: BitArray::new(cells),
+            hand: 0,
+            acc: 0,
+            inserted: 0,
+        })
+    }
+
+    /// Sized for a window of `w` insertions at worst-phase FPR <= `fpr`:
+    /// for each k up to 2⌈log2(1/ε)⌉ + 2, the fewest cells per array whose
+    /// exact worst phase ([`theory::SlidingBloomTheory::fpr`]) meets it; the
+    /// (k, m) of fewest cells.
+    ///
+    /// ```
+    /// use bloomlab_filters::sliding_sketch::SlidingBloom;
+    /// use bloomlab_filters::{Filter, SlidingFilter};
+    /// let mut f = SlidingBloom::with_fpr(1000, 1e-2).unwrap();
+    /// f.insert(3);
+    /// assert!(f.contains(3) && f.window() == 1000);
+    /// assert!(f.theory().fpr() <= 1e-2);
+    /// ```
+    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+        let (k, m) = theory::sizing(w, check_probability("fpr", fpr)?).ok_or_else(|| {
+            ParamError::Unreachable {
+                target: format!("sliding bloom fpr {fpr} at window {w}"),
+            }
+        })?;
+        Self::new(w, k, m)
+    }
+
+    /// k: arrays (one cell of each per key).
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// m: cells per array.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> theory::SlidingBloomTheory {
+        theory::SlidingBloomTheory {
+            k: self.k,
+            m: self.m,
+            w: self.w,
+        }
+    }
+
+    fn cells(&self) -> u64 {
+        self.k as u64 * self.m
+    }
+
+    /// Moves the clock on by one insertion: ⌊t·k·m / W⌋ cells swept after t.
+    fn tick(&mut self) {
+        self.acc += self.cells();
+        while self.acc >= self.w {
+            self.acc -= self.w;
+            let p = self.hand;
+            let f = self.future.get(p);
+            self.future.clear_range(p, p + 1);
+            self.now.clear_range(p, p + 1);
+            if f {
+                self.now.set(p);
+            }
+            self.hand = if p + 1 == self.cells() { 0 } else { p + 1 };
+        }
+    }
+
+    #[inline]
+    fn cell(&self, key: u64, i: u32) -> u64 {
+        i as u64 * self.m + index(key, i as u64, self.m)
+    }
+}
+
+impl Filter for SlidingBloom {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        self.tick();
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            self.future.set(c);
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        (0..self.k).all(|i| {
+            let c = self.cell(key, i);
+            self.future.get(c) || self.now.get(c)
+        })
+    }
+
+    /// Two bits per cell, plus 64 bits each for the hand, the sweep
+    /// accumulator and the insertion count.
+    fn memory_bits(&self) -> u64 {
+        2 * self.cells() + 3 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "sliding_bloom"
+    }
+}
+
+impl crate::Instrumented for SlidingBloom {
+    /// The answer and the cells read (Algorithm: stop at the first array
+    /// whose cell has neither bit).
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            if !(self.future.get(c) || self.now.get(c)) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
+    }
+}
+
+impl SlidingFilter for SlidingBloom {
+    fn window(&self) -> u64 {
+        self.w
+    }
+
+    fn slack(&self) -> u64 {
+        self.w
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+crate::persist::codec_struct!(SlidingBloom {
+    k,
+    m,
+    w,
+    future,
+    now,
+    hand,
+    acc,
+    inserted
+});
+
+impl crate::persist::sealed::Design for SlidingBloom {
+    fn tag() -> String {
+        "sliding_bloom".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        let cells = (self.k as u64).checked_mul(self.m);
+        crate::persist::ensure(
+            self.k >= 1
+                && self.m >= 1
+                && self.w >= 1
+                && cells == Some(self.future.len())
+                && cells == Some(self.now.len())
+                && self.hand < self.future.len()
+                && self.acc < self.w
+                && cells.and_then(|c| c.checked_mul(self.w)).is_some(),
+            || {
+                format!(
+                    "{} cells for k = {}, m = {}",
+                    self.future.len(),
+                    self.k,
+                    self.m
+                )
+            },
+        )
+    }
+}
+
+impl crate::persist::Persist for SlidingBloom {}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,270 @@
+//! The Sliding Bloom filter's theory, exact under independent uniform
+//! hashing (see the module above for the structure).
+//!
+//! **Sweep schedule.** With L = k·m cells, the clock has swept
+//! C(t) = ⌊t·L / W⌋ cells after t insertions, so cell p (0-based, in sweep
+//! order) is swept for the c-th time (c = 0, 1, ...) at the insertion
+//! s_c(p) = ⌈(c·L + p + 1)·W / L⌉, exactly W insertions apart. A sweep
+//! moves future to now and drops the old now; an insertion sweeps first,
+//! then sets its bits.
+//!
+//! **What a cell holds.** After insertion t, the cell holds the keys
+//! inserted from the sweep before its last one, s_b, to t: N(p, t) =
+//! t - s_b + 1 keys (all t keys before its second sweep). In steady state
+//! (t ≥ 2W) W + 1 ≤ N ≤ 2W. A key is in a given cell with probability 1/m,
+//! so the cell is set by them with probability 1 - (1 - 1/m)^N.
+//!
+//! **FPR at a moment.** A never-inserted key reads one uniform cell per
+//! array: FPR(t) = ∏ᵢ (1/m) Σⱼ (1 - (1 - 1/m)^N(i·m + j, t)). In steady
+//! state the arrays' spans of N tile [W + 1, 2W] and shift by one array
+//! every W/k insertions, so FPR(t) repeats with period about W/k: the worst
+//! phase over one period (all of its moments when W/k ≤ [`MAX_PHASES`], an
+//! even grid of them otherwise) is the design's FPR, their mean its
+//! average.
+//!
+//! **A key of age a** (a = 0: the latest insertion), inserted at s = t - a,
+//! is still in array i's cell p when s ≥ s_b(p, t), that is N(p, t) > a;
+//! otherwise the cell is set only by other keys. P(yes | age a) = ∏ᵢ (1/m)
+//! Σⱼ [N > a ? 1 : 1 - (1 - 1/m)^N]: 1 for a ≤ W, the FPR for a ≥ 2W.
+//!
+//! The sums over a array's cells run over the distinct values of N with
+//! their counts (⌊s·L/W⌋ - ⌊(s - 1)·L/W⌋ cells share a sweep time s), so a
+//! moment costs O(min(L, W + k)).
+
+/// One configuration: k arrays of m cells, window W.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlidingBloomTheory {
+    /// Arrays.
+    pub k: u32,
+    /// Cells per array.
+    pub m: u64,
+    /// Window W.
+    pub w: u64,
+}
+
+/// Most moments of a period the worst-phase and average FPR evaluate.
+pub const MAX_PHASES: u64 = 64;
+
+impl SlidingBloomTheory {
+    fn cells(&self) -> u64 {
+        self.k as u64 * self.m
+    }
+
+    /// N(p, t): the insertions cell p covers after insertion t.
+    pub fn held(&self, p: u64, t: u64) -> u64 {
+        let (l, w) = (self.cells() as u128, self.w as u128);
+        let swept = (t as u128 * l) / w;
+        let p = p as u128;
+        if swept < p + 1 {
+            return t;
+        }
+        let last = (swept - p - 1) / l;
+        if last == 0 {
+            return t;
+        }
+        let s_b = (((last - 1) * l + p + 1) * w).div_ceil(l) as u64;
+        t - s_b + 1
+    }
+
+    /// Calls `f(N, cells)` for the distinct N over array i's cells after
+    /// insertion t (N(p, t) for p in i·m .. (i + 1)·m).
+    pub(crate) fn spans(&self, t: u64, i: u64, mut f: impl FnMut(u64, u64)) {
+        let (l, w) = (self.cells() as u128, self.w as u128);
+        let (first, end) = (i * self.m, (i + 1) * self.m);
+        let swept = (t as u128 * l) / w;
+        // fewer cells than insertions per sweep, or an early moment:
+        // cell by cell
+        if w >= l || swept < 2 * l {
+            for p in first..end {
+                f(self.held(p, t), 1);
+            }
+            return;
+        }
+        // cells p < h were swept this cycle (last = ⌊C/L⌋), the others not
+        // yet (last = ⌊C/L⌋ - 1); within each group s_b rises with p
+        let (cycle, h) = (swept / l, (swept % l) as u64);
+        let groups = [(first, end.min(h), cycle), (first.max(h), end, cycle - 1)];
+        for (a, b, last) in groups {
+            if a >= b {
+                continue;
+            }
+            // u = (last - 1)·L + p + 1; s_b = ⌈u·W / L⌉
+            let base = (last - 1) * l + 1;
+            let (u0, u1) = (base + a as u128, base + b as u128 - 1);
+            let (s0, s1) = ((u0 * w).div_ceil(l), (u1 * w).div_ceil(l));
+            // u with ⌈u·W/L⌉ = s: ⌊(s-1)·L/W⌋ < u ≤ ⌊s·L/W⌋; the floors
+            // kept incrementally (quotient and remainder of s·L by W)
+            let (step_q, step_r) = (l / w, l % w);
+            let mut below = (s0 - 1) * l / w;
+            let mut rem = (s0 - 1) * l % w;
+            for s in s0..=s1 {
+                let mut upto = below + step_q;
+                rem += step_r;
+                if rem >= w {
+                    rem -= w;
+                    upto += 1;
+                }
+                let (lo, hi) = ((below + 1).max(u0), upto.min(u1));
+                if hi >= lo {
+                    f(t - s as u64 + 1, (hi - lo + 1) as u64);
+                }
+                below = upto;
+            }
+        }
+    }
+
+    /// P(yes) after insertion t for a key of age `age` (0: the latest
+    /// insertion), or for a never-inserted key (`age` None).
+    pub fn presence_at(&self, t: u64, age: Option<u64>) -> f64 {
+        let ln_q = (-1.0 / self.m as f64).ln_1p();
+        let mut p = 1.0;
+        for i in 0..self.k as u64 {
+            let mut sum = 0.0;
+            // q^N for consecutive N by one multiplication each (the spans
+            // come in order of N, one apart, within each of two runs)
+            let mut last: Option<(u64, f64)> = None;
+            self.spans(t, i, |n, c| {
+                let qn = match last {
+                    Some((m, qm)) if n + 1 == m => qm * (-ln_q).exp(),
+                    Some((m, qm)) if n == m + 1 => qm * ln_q.exp(),
+                    _ => (n as f64 * ln_q).exp(),
+                };
+                last = Some((n, qn));
+                let set = match age {
+                    Some(a) if n > a => 1.0,
+                    _ => 1.0 - qn,
+                };
+                sum += set * c as f64;
+            });
+            p *= sum / self.m as f64;
+        }
+        p
+    }
+
+    /// The steady-state moments evaluated: one period of about W/k
+    /// insertions from 2W (every moment, or [`MAX_PHASES`] of them).
+    pub fn moments(&self) -> Vec<u64> {
+        let period = self.w.div_ceil(self.k as u64).max(1);
+        let n = period.min(MAX_PHASES);
+        (0..n).map(|i| 2 * self.w + i * period / n).collect()
+    }
+
+    /// Worst-phase FPR of a never-inserted key.
+    pub fn fpr(&self) -> f64 {
+        self.moments()
+            .into_iter()
+            .map(|t| self.presence_at(t, None))
+            .fold(0.0, f64::max)
+    }
+
+    /// FPR of a never-inserted key averaged over the phases.
+    pub fn fpr_avg(&self) -> f64 {
+        let ts = self.moments();
+        ts.iter().map(|&t| self.presence_at(t, None)).sum::<f64>() / ts.len() as f64
+    }
+
+    /// P(yes | age) averaged over the phases, for ages 0..=`max_age`.
+    pub fn presence_by_age(&self, max_age: u64) -> Vec<f64> {
+        let ts = self.moments();
+        (0..=max_age)
+            .map(|a| {
+                ts.iter()
+                    .map(|&t| self.presence_at(t, Some(a)))
+                    .sum::<f64>()
+                    / ts.len() as f64
+            })
+            .collect()
+    }
+
+    /// Payload bits: two per cell.
+    pub fn payload_bits(&self) -> u64 {
+        2 * self.cells()
+    }
+}
+
+/// The continuous approximation of the worst-phase FPR (N spread evenly
+/// over [W, 2W] across the cells): used only to choose k and bracket m.
+fn fpr_continuous(k: u32, m: u64, w: u64) -> f64 {
+    let lambda = -(w as f64) * (-1.0 / m as f64).ln_1p();
+    // mean of e^{-λ(1+u)} for u uniform on [a, b] ⊂ [0, 1)
+    let mean = |a: f64, b: f64| {
+        ((-lambda * (1.0 + a)).exp() - (-lambda * (1.0 + b)).exp()) / (lambda * (b - a))
+    };
+    let kf = k as f64;
+    (0..8)
+        .map(|d| {
+            let delta = d as f64 / 8.0 / kf;
+            (0..k)
+                .map(|j| {
+                    let a = j as f64 / kf + delta;
+                    let b = a + 1.0 / kf;
+                    let miss = if b <= 1.0 {
+                        mean(a, b)
+                    } else {
+                        (mean(a, 1.0) * (1.0 - a) + mean(0.0, b - 1.0) * (b - 1.0)) * kf
+                    };
+                    1.0 - miss
+                })
+                .product::<f64>()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The (k, m) whose exact worst-phase FPR is at most `fpr` over a window
+/// of `w`, with the fewest cells for its k: k is the continuous
+/// approximation's choice (fewest cells there; the exact optimum can be a
+/// neighbour with almost the same cells), m the least meeting the exact
+/// theory, bracketed around the approximation's.
+pub fn sizing(w: u64, fpr: f64) -> Option<(u32, u64)> {
+    if w == 0 || !(fpr > 0.0 && fpr < 1.0) {
+        return None;
+    }
+    let kmax = (2 * (1.0 / fpr).log2().ceil() as u32 + 2).min(64);
+    let (_, k, m_c) = (1..=kmax)
+        .filter_map(|k| {
+            let m = least_from(2 * w / k as u64, &|m| fpr_continuous(k, m, w) <= fpr)?;
+            Some((k as u64 * m, k, m))
+        })
+        .min()?;
+    let m = least_from(m_c, &|m| SlidingBloomTheory { k, m, w }.fpr() <= fpr)?;
+    Some((k, m))
+}
+
+/// The least m meeting `meets` (monotone), searched from `start`: a
+/// bracket widened geometrically from a 1/512 step, then bisection.
+fn least_from(start: u64, meets: &dyn Fn(u64) -> bool) -> Option<u64> {
+    let start = start.max(1);
+    let mut step = (start / 512).max(1);
+    let (mut lo, mut hi);
+    if meets(start) {
+        hi = start;
+        loop {
+            lo = hi.saturating_sub(step);
+            if lo == 0 || !meets(lo) {
+                break;
+            }
+            hi = lo;
+            step = step.saturating_mul(2);
+        }
+    } else {
+        lo = start;
+        loop {
+            hi = lo.checked_add(step).filter(|&h| h <= 1 << 36)?;
+            if meets(hi) {
+                break;
+            }
+            lo = hi;
+            step = step.saturating_mul(2);
+        }
+    }
+    // lo fails (or is 0), hi meets
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if meets(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
