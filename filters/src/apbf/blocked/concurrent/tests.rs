@@ -59,26 +59,25 @@ fn one_thread_answers_as_the_sequential_time_filter() {
     }
 }
 
-/// Writers insert distinct keys from four threads while a reader queries
-/// the latest key each writer finished: every such key still inside the
-/// window (by a conservative count) must be reported. Small generations
-/// (g = 16) make shifts race with both, and 2048 blocks make each shift's
-/// clear long enough that publishing the new base before clearing (a
-/// planted bug) fails this test on every run; so does writing one slice
-/// off.
-#[test]
-fn finished_insertions_are_reported_under_concurrent_shifts() {
-    const THREADS: u64 = 4;
-    const PER: u64 = 100_000;
-    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Count, 1).unwrap());
-    let w = 4 * 16;
-    let started = Arc::new(AtomicU64::new(0));
-    // per writer: (its started count when it began the key) << 32 | key index
+const THREADS: u64 = 4;
+const PER: u64 = 100_000;
+
+/// Four writers insert their own keys; before each insertion a writer
+/// takes a stamp (`stamp`, from a counter shared by all), and after it
+/// publishes (stamp, key). A reader queries each writer's latest finished
+/// key, reads the counter, and counts the misses among the keys `inside`
+/// (stamp, counter) says must be reported. Returns (checked, misses).
+fn race(
+    f: &Arc<ConcurrentApbf>,
+    stamp: fn(&ConcurrentApbf, &AtomicU64, u64) -> u64,
+    inside: fn(u64, u64) -> bool,
+) -> (u64, u64) {
+    let counter = Arc::new(AtomicU64::new(0));
     let done: Arc<Vec<AtomicU64>> =
         Arc::new((0..THREADS).map(|_| AtomicU64::new(u64::MAX)).collect());
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {
-        let (f, started, done, stop) = (f.clone(), started.clone(), done.clone(), stop.clone());
+        let (f, counter, done, stop) = (f.clone(), counter.clone(), done.clone(), stop.clone());
         std::thread::spawn(move || {
             let (mut checked, mut misses) = (0u64, 0u64);
             while !stop.load(Acquire) {
@@ -87,12 +86,9 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
                     if v == u64::MAX {
                         continue;
                     }
-                    let (s_k, key) = (v >> 32, v & 0xFFFF_FFFF);
+                    let (at, key) = (v >> 32, v & 0xFFFF_FFFF);
                     let yes = f.contains_hash(mix64(key));
-                    let end = started.load(Acquire);
-                    // claims after the key's: at most those started after
-                    // it, plus the other writers' that started before it
-                    if end - s_k + THREADS < w {
+                    if inside(at, counter.load(Acquire)) {
                         checked += 1;
                         misses += !yes as u64;
                     }
@@ -103,13 +99,13 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
     };
     let writers: Vec<_> = (0..THREADS)
         .map(|t| {
-            let (f, started, done) = (f.clone(), started.clone(), done.clone());
+            let (f, counter, done) = (f.clone(), counter.clone(), done.clone());
             std::thread::spawn(move || {
                 for i in 0..PER {
                     let key = t * PER + i;
-                    let s_k = started.fetch_add(1, AcqRel);
+                    let at = stamp(&f, &counter, key);
                     f.insert_hash(mix64(key));
-                    done[t as usize].store(s_k << 32 | key, Release);
+                    done[t as usize].store(at << 32 | key, Release);
                     if i % 4096 == 0 {
                         // let the reader in on a machine with fewer cores
                         std::thread::yield_now();
@@ -122,7 +118,24 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
         w.join().unwrap();
     }
     stop.store(true, Release);
-    let (checked, misses) = reader.join().unwrap();
+    reader.join().unwrap()
+}
+
+/// Under shifts every 16 insertions, every finished key still inside the
+/// window (by a conservative count: insertions started since it, plus the
+/// other writers' that started before it) is reported. 2048 blocks make
+/// each shift's clear long enough that publishing the new base before
+/// clearing (a planted bug) fails this test on every run; so does writing
+/// one slice off.
+#[test]
+fn finished_insertions_are_reported_under_concurrent_shifts() {
+    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Count, 1).unwrap());
+    // window l g = 64 insertions
+    let (checked, misses) = race(
+        &f,
+        |_, started, _| started.fetch_add(1, AcqRel),
+        |s_k, started| started - s_k + THREADS < 4 * 16,
+    );
     assert_eq!(
         misses, 0,
         "{misses} false negatives among {checked} checked"
@@ -131,67 +144,25 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
     assert_eq!(f.inserted(), THREADS * PER);
 }
 
-/// The same under time generations, with the clock moved by the writers:
-/// a key finished at time t is reported while the clock is below t + T.
+/// The same under time generations (τ = 20, a window of 80), the clock
+/// moved by the writers about once per 8 insertions: a key finished at
+/// time t is reported while the clock is below t + T.
 #[test]
 fn finished_insertions_are_reported_under_concurrent_time_shifts() {
-    const THREADS: u64 = 4;
-    const PER: u64 = 100_000;
-    let tau = 20;
-    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Time(tau), 1).unwrap());
-    let window = 4 * tau;
-    let clock = Arc::new(AtomicU64::new(0));
-    let done: Arc<Vec<AtomicU64>> =
-        Arc::new((0..THREADS).map(|_| AtomicU64::new(u64::MAX)).collect());
-    let stop = Arc::new(AtomicBool::new(false));
-    let reader = {
-        let (f, clock, done, stop) = (f.clone(), clock.clone(), done.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let (mut checked, mut misses) = (0u64, 0u64);
-            while !stop.load(Acquire) {
-                for d in done.iter() {
-                    let v = d.load(Acquire);
-                    if v == u64::MAX {
-                        continue;
-                    }
-                    let (t_k, key) = (v >> 32, v & 0xFFFF_FFFF);
-                    let yes = f.contains_hash(mix64(key));
-                    if clock.load(Acquire) < t_k + window {
-                        checked += 1;
-                        misses += !yes as u64;
-                    }
-                }
-            }
-            (checked, misses)
-        })
-    };
-    let writers: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let (f, clock, done) = (f.clone(), clock.clone(), done.clone());
-            std::thread::spawn(move || {
-                for i in 0..PER {
-                    let key = t * PER + i;
-                    // about one time unit per 8 insertions, all threads together
-                    let now = if mix64(key).is_multiple_of(8) {
-                        clock.fetch_add(1, AcqRel) + 1
-                    } else {
-                        clock.load(Acquire)
-                    };
-                    f.advance(now);
-                    f.insert_hash(mix64(key));
-                    done[t as usize].store(now << 32 | key, Release);
-                    if i % 4096 == 0 {
-                        std::thread::yield_now();
-                    }
-                }
-            })
-        })
-        .collect();
-    for w in writers {
-        w.join().unwrap();
-    }
-    stop.store(true, Release);
-    let (checked, misses) = reader.join().unwrap();
+    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Time(20), 1).unwrap());
+    let (checked, misses) = race(
+        &f,
+        |f, clock, key| {
+            let now = if mix64(key).is_multiple_of(8) {
+                clock.fetch_add(1, AcqRel) + 1
+            } else {
+                clock.load(Acquire)
+            };
+            f.advance(now);
+            now
+        },
+        |t_k, clock| clock < t_k + 4 * 20,
+    );
     assert_eq!(
         misses, 0,
         "{misses} false negatives among {checked} checked"
