@@ -117,6 +117,7 @@ impl SlidingBloomTheory {
     /// insertion), or for a never-inserted key (`age` None).
     pub fn presence_at(&self, t: u64, age: Option<u64>) -> f64 {
         let ln_q = (-1.0 / self.m as f64).ln_1p();
+        let (q, inv_q) = (ln_q.exp(), (-ln_q).exp());
         let mut p = 1.0;
         for i in 0..self.k as u64 {
             let mut sum = 0.0;
@@ -125,8 +126,8 @@ impl SlidingBloomTheory {
             let mut last: Option<(u64, f64)> = None;
             self.spans(t, i, |n, c| {
                 let qn = match last {
-                    Some((m, qm)) if n + 1 == m => qm * (-ln_q).exp(),
-                    Some((m, qm)) if n == m + 1 => qm * ln_q.exp(),
+                    Some((m, qm)) if n + 1 == m => qm * inv_q,
+                    Some((m, qm)) if n == m + 1 => qm * q,
                     _ => (n as f64 * ln_q).exp(),
                 };
                 last = Some((n, qn));

@@ -443,9 +443,7 @@ fn chart(
         return Ok(());
     }
     let (x, y, log) = axes;
-    let file = value
-        .strip_prefix("concurrent_")
-        .map_or(value.to_string(), |v| format!("concurrent_{v}"));
+    let file = value;
     let spec = Spec::parse(&format!(
         "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
          [[plot]]\nkind = \"xy\"\nfile = \"bench_{file}\"\nx = \"{x}\"\ny = \"{y}\"\nlog_x = {log}\nlog_y = {log}\n\

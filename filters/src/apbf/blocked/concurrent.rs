@@ -193,15 +193,14 @@ impl ConcurrentApbf {
 
     /// Records a key the caller hashed itself.
     pub fn insert_hash(&self, key: u64) {
-        let (base, count) = loop {
+        let by_count = matches!(self.shift, Shift::Count | Shift::Hybrid(_));
+        let base = loop {
             let (base, count) = unpack(self.state.fetch_add(1, AcqRel));
-            let by_count = matches!(self.shift, Shift::Count | Shift::Hybrid(_));
             if !(by_count && count >= self.g) {
-                break (base, count);
+                break base;
             }
             self.shift_full(base);
         };
-        let _ = count;
         self.inserted.fetch_add(1, Relaxed);
         let start = fastrange(key, self.blocks) * self.slices();
         let slices = self.slices();

@@ -1,0 +1,166 @@
+//! The count designs' sizing: a window of insertions and an FPR.
+
+use super::{fewest_bits, Build, Target, MAX_L_WITH_SLACK};
+use crate::apbf::theory as apbf_theory;
+use crate::naor_yogev::{self, NaorYogev};
+use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use crate::{
+    Apbf, BlockedApbf, Broom, NyPocket, ParamError, StableBloomFilter, Swamp, Swbf, TimingBloom,
+};
+
+impl Build for Apbf {
+    /// (k, l) of fewest bits per element (l at most
+    /// [`DEFAULT_MAX_L`](crate::apbf::DEFAULT_MAX_L)), or within the
+    /// largest slack (l at most [`MAX_L_WITH_SLACK`]); g = ⌈window / l⌉.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (w, e) = (t.count("apbf")?, t.the_fpr()?);
+        let (k, l) =
+            match t.max_slack {
+                Some(s) => apbf_theory::choose_kl_with_slack(e, w, s, MAX_L_WITH_SLACK)
+                    .ok_or_else(|| ParamError::Unreachable {
+                        target: format!(
+                            "apbf fpr {e} with slack <= {s} and l <= {MAX_L_WITH_SLACK}"
+                        ),
+                    })?,
+                None => apbf_theory::choose_kl(e, crate::apbf::DEFAULT_MAX_L).ok_or_else(|| {
+                    ParamError::Unreachable {
+                        target: format!("apbf fpr {e} with k <= {}", apbf_theory::MAX_K),
+                    }
+                })?,
+            };
+        Apbf::new(k, l, w.div_ceil(l as u64))
+    }
+}
+
+impl Build for BlockedApbf {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let f = BlockedApbf::with_fpr(t.count("blocked_apbf")?, t.the_fpr()?)?;
+        t.within_slack("blocked_apbf", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+/// The Naor-Yogev sizes for window `n`, slack `m` (the largest slack
+/// accepted, or n).
+fn ny_sizing(t: &Target, n: u64) -> Result<naor_yogev::Sizing, ParamError> {
+    let m = t.max_slack.unwrap_or(n);
+    let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
+    naor_yogev::Sizing::new(n, m, t.the_fpr()?, t.c, load)
+}
+
+impl Build for NaorYogev {
+    /// Window n, slack m = the largest slack accepted (default n), c of
+    /// least memory unless given.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let n = t.count("naor_yogev")?;
+        Ok(NaorYogev::from_sizing(ny_sizing(t, n)?)?.with_seed(t.seed))
+    }
+}
+
+impl Build for NyPocket {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let n = t.count("ny_pocket")?;
+        let m = t.max_slack.unwrap_or(n);
+        let load = t.max_load.unwrap_or(crate::ny_pocket::DEFAULT_MAX_LOAD);
+        let s = crate::ny_pocket::theory::Sizing::new(n, m, t.the_fpr()?, t.c, load)?;
+        NyPocket::from_sizing(s)
+    }
+}
+
+impl Build for Broom {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        Broom::with_fpr(t.count("broom")?, t.the_fpr()?, t.seed)
+    }
+}
+
+impl Build for Swamp {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        Ok(Swamp::with_fpr(t.count("swamp")?, t.the_fpr()?)?.with_seed(t.seed))
+    }
+}
+
+impl Build for TimingBloom {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        TimingBloom::with_fpr(t.count("tbf")?, t.the_fpr()?)
+    }
+}
+
+impl Build for Swbf {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        Swbf::with_fpr(t.count("swbf")?, t.the_fpr()?)
+    }
+}
+
+impl Build for JumpingWindow {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (w, e) = (t.count("jumping")?, t.the_fpr()?);
+        let n = match t.segments {
+            Some(n) => n,
+            None => fewest_bits(2..=16, |n| {
+                let (k, _, m) = JumpingWindow::sizing(w, e, n);
+                (n as u64).checked_mul(k as u64)?.checked_mul(m)
+            })
+            .expect("a segment count"),
+        };
+        let f = JumpingWindow::with_fpr(w, e, n)?;
+        t.within_slack("jumping", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+impl Build for DoubleBuffer {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let f = DoubleBuffer::with_fpr(t.count("double_buffer")?, t.the_fpr()?)?;
+        t.within_slack("double_buffer", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+impl Build for A2Buffer {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let f = A2Buffer::with_fpr(t.count("a2")?, t.the_fpr()?)?;
+        t.within_slack("a2", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+impl Build for ForgetfulBloom {
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (w, e) = (t.count("forgetful")?, t.the_fpr()?);
+        let past = match t.past {
+            Some(p) => p,
+            None => fewest_bits(1..=14, |p| {
+                let (k, _, m) = ForgetfulBloom::sizing(w, e, p)?;
+                (p as u64 + 2).checked_mul(k as u64)?.checked_mul(m)
+            })
+            .ok_or_else(|| ParamError::Unreachable {
+                target: format!("forgetful fpr {e} with k <= 64"),
+            })?,
+        };
+        let f = ForgetfulBloom::with_fpr(w, e, past)?;
+        t.within_slack("forgetful", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+impl Build for crate::sliding_sketch::SlidingBloom {
+    /// The (k, m) of [`SlidingBloom::with_fpr`](crate::sliding_sketch::SlidingBloom::with_fpr)
+    /// (its exact theory; a few seconds at a window of 10^6); slack W.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let w = t.count("sliding_bloom")?;
+        t.within_slack("sliding_bloom", w)?;
+        crate::sliding_sketch::SlidingBloom::with_fpr(w, t.the_fpr()?)
+    }
+}
+
+impl Build for StableBloomFilter {
+    const MEMORY_IS_A_LIMIT: bool = false;
+    /// No window: the memory (required) and the FPR pick d, K and P.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let bits = t.max_memory_bits.ok_or(ParamError::Unreachable {
+            target: "a Stable Bloom filter without its memory (give Target::max_memory_bits)"
+                .into(),
+        })?;
+        Ok(StableBloomFilter::with_fpr(bits, t.the_fpr()?)?.with_seed(t.seed))
+    }
+}

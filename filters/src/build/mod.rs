@@ -1,0 +1,302 @@
+//! Sized construction for every design from what an application knows:
+//! the window (a number of insertions, or a time and a peak rate), the FPR,
+//! and optionally the largest slack and memory it accepts.
+//!
+//! ```
+//! use bloomlab_filters::build::Target;
+//! use bloomlab_filters::{Apbf, NaorYogev, OnTime, SlidingFilter, TimedFilter};
+//! // the last 100,000 insertions at FPR 1e-3, slack at most 20,000
+//! let f: Apbf = Target::window(100_000).fpr(1e-3).max_slack(20_000).build()?;
+//! assert!(f.window() >= 100_000 && f.slack() <= 20_000);
+//! // the last 10 minutes at up to 5,000 keys per second, a clock in ms
+//! let t = Target::time(600.0, 5_000.0).ticks_per_unit(1_000.0).fpr(1e-3);
+//! let g: OnTime<NaorYogev> = t.build()?;
+//! assert!(g.window_time() >= 600_000); // c generations of ⌈T/c⌉ ticks
+//! # Ok::<(), bloomlab_filters::ParamError>(())
+//! ```
+//!
+//! Each design's [`Build`] implementation holds its sizing rules (the
+//! bloomlab harness sizes its time designs through them). A target a
+//! design cannot meet is a [`ParamError`]: a count design asked for a time
+//! window, a slack or memory above the limits given, an FPR no
+//! configuration reaches.
+//!
+//! What is not here: a preference for speed over memory. The sizings
+//! choose the least memory their theory allows (the APBF's (k, l), the
+//! Naor-Yogev c); which configuration is faster depends on the machine and
+//! the traffic, and bloomlab measures it rather than assuming it.
+
+use crate::error::{check_nonzero, check_probability};
+use crate::timewindow::Trigger;
+use crate::ParamError;
+
+mod count;
+mod time;
+
+pub use time::{apbf_generations, tbf_keys};
+
+/// Largest l the slack-constrained APBF choice considers.
+pub const MAX_L_WITH_SLACK: u32 = 4096;
+/// Time quanta per window of the timing Bloom filter and SWBF over time,
+/// when not given.
+pub const DEFAULT_QUANTA: u64 = 64;
+
+/// The window a filter is sized for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Window {
+    /// The last `n` insertions.
+    Count(u64),
+    /// The last `window` time units at up to `peak_rate` keys per unit, on
+    /// a clock of `ticks_per_unit` ticks per unit (the `u64` the filter's
+    /// `advance` takes).
+    Time {
+        /// The window, in the caller's time unit.
+        window: f64,
+        /// Keys per unit at the peak.
+        peak_rate: f64,
+        /// Clock ticks per unit (1 when the clock counts the unit itself).
+        ticks_per_unit: f64,
+    },
+}
+
+/// What to size a filter for; [`build`](Target::build) makes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    window: Window,
+    fpr: Option<f64>,
+    max_slack: Option<u64>,
+    max_memory_bits: Option<u64>,
+    seed: u64,
+    trigger: Option<Trigger>,
+    segments: Option<u32>,
+    past: Option<u32>,
+    quanta: Option<u64>,
+    c: Option<u64>,
+    max_load: Option<f64>,
+}
+
+impl Target {
+    /// A window of the last `n` insertions.
+    pub fn window(n: u64) -> Target {
+        Target::of(Window::Count(n))
+    }
+
+    /// A window of `window` time units at up to `peak_rate` keys per unit
+    /// (set the clock's resolution with
+    /// [`ticks_per_unit`](Self::ticks_per_unit)).
+    pub fn time(window: f64, peak_rate: f64) -> Target {
+        Target::of(Window::Time {
+            window,
+            peak_rate,
+            ticks_per_unit: 1.0,
+        })
+    }
+
+    fn of(window: Window) -> Target {
+        Target {
+            window,
+            fpr: None,
+            max_slack: None,
+            max_memory_bits: None,
+            seed: 0,
+            trigger: None,
+            segments: None,
+            past: None,
+            quanta: None,
+            c: None,
+            max_load: None,
+        }
+    }
+
+    /// The clock's ticks per time unit (1000 for a clock in ms and a window
+    /// in seconds).
+    pub fn ticks_per_unit(mut self, ticks: f64) -> Target {
+        if let Window::Time { ticks_per_unit, .. } = &mut self.window {
+            *ticks_per_unit = ticks;
+        }
+        self
+    }
+
+    /// The FPR to meet (at the worst phase; for a time window, at rates up
+    /// to the peak).
+    pub fn fpr(mut self, fpr: f64) -> Target {
+        self.fpr = Some(fpr);
+        self
+    }
+
+    /// The largest slack accepted, in insertions (count windows): the APBF
+    /// and the Naor-Yogev filters are sized within it, the others checked
+    /// against it.
+    pub fn max_slack(mut self, slack: u64) -> Target {
+        self.max_slack = Some(slack);
+        self
+    }
+
+    /// The most memory accepted, in bits (the Stable Bloom filter's size).
+    pub fn max_memory_bits(mut self, bits: u64) -> Target {
+        self.max_memory_bits = Some(bits);
+        self
+    }
+
+    /// The seed of the designs that draw random numbers (the broom
+    /// filter's hash, the Naor-Yogev displacement walk, the Stable Bloom
+    /// filter's decrements, SWAMP's fingerprints). Default 0.
+    pub fn seed(mut self, seed: u64) -> Target {
+        self.seed = seed;
+        self
+    }
+
+    /// What ends the APBF's generations over time (default
+    /// [`Trigger::Hybrid`]: the FPR holds in a burst).
+    pub fn trigger(mut self, trigger: Trigger) -> Target {
+        self.trigger = Some(trigger);
+        self
+    }
+
+    /// The jumping window's segments (default: the fewest bits in 2..=16).
+    pub fn segments(mut self, n: u32) -> Target {
+        self.segments = Some(n);
+        self
+    }
+
+    /// The Forgetful Bloom filter's past filters (default: the fewest
+    /// bits in 1..=14).
+    pub fn past(mut self, n: u32) -> Target {
+        self.past = Some(n);
+        self
+    }
+
+    /// Time quanta per window of the timing Bloom filter and SWBF over
+    /// time (default [`DEFAULT_QUANTA`]).
+    pub fn quanta(mut self, r: u64) -> Target {
+        self.quanta = Some(r);
+        self
+    }
+
+    /// The Naor-Yogev trade-off c (default: the least memory).
+    pub fn c(mut self, c: u64) -> Target {
+        self.c = Some(c);
+        self
+    }
+
+    /// The Naor-Yogev table's largest load (default
+    /// [`naor_yogev::DEFAULT_MAX_LOAD`](crate::naor_yogev::DEFAULT_MAX_LOAD)).
+    pub fn max_load(mut self, load: f64) -> Target {
+        self.max_load = Some(load);
+        self
+    }
+
+    /// The filter, sized for this target and checked against its limits.
+    pub fn build<F: Build>(&self) -> Result<F, ParamError> {
+        let f = F::build(self)?;
+        if let Some(max) = self.max_memory_bits.filter(|_| F::MEMORY_IS_A_LIMIT) {
+            let bits = f.memory_bits();
+            if bits > max {
+                return Err(ParamError::Unreachable {
+                    target: format!("{} in at most {max} bits (needs {bits})", f.name()),
+                });
+            }
+        }
+        Ok(f)
+    }
+
+    /// The FPR, checked.
+    fn the_fpr(&self) -> Result<f64, ParamError> {
+        let e = self.fpr.ok_or(ParamError::Unreachable {
+            target: "a size without an fpr (give Target::fpr)".into(),
+        })?;
+        check_probability("fpr", e)
+    }
+
+    /// The count window, or the error of a design that takes only one.
+    fn count(&self, design: &str) -> Result<u64, ParamError> {
+        match self.window {
+            Window::Count(n) => check_nonzero("window", n),
+            Window::Time { .. } => Err(ParamError::OutOfRange {
+                name: "window",
+                value: format!("a window of time, for {design}"),
+                expected: "a number of insertions (a count design; its time variant takes a window of time)",
+            }),
+        }
+    }
+
+    /// (window, peak rate, ticks per unit), checked, or the error of a
+    /// design that counts insertions.
+    fn time_window(&self, design: &str) -> Result<(f64, f64, f64), ParamError> {
+        match self.window {
+            Window::Time {
+                window,
+                peak_rate,
+                ticks_per_unit,
+            } => {
+                let ok = |x: f64| x.is_finite() && x > 0.0;
+                for (name, v) in [
+                    ("window", window),
+                    ("peak_rate", peak_rate),
+                    ("ticks_per_unit", ticks_per_unit),
+                ] {
+                    if !ok(v) {
+                        return Err(ParamError::OutOfRange {
+                            name,
+                            value: v.to_string(),
+                            expected: "finite and above 0",
+                        });
+                    }
+                }
+                Ok((window, peak_rate, ticks_per_unit))
+            }
+            Window::Count(_) => Err(ParamError::OutOfRange {
+                name: "window",
+                value: format!("a number of insertions, for {design}"),
+                expected: "a window of time (a time design; its count variant takes a number of insertions)",
+            }),
+        }
+    }
+
+    /// Fails unless `slack` is within the largest slack accepted.
+    fn within_slack(&self, design: &str, slack: u64) -> Result<(), ParamError> {
+        match self.max_slack {
+            Some(max) if slack > max => Err(ParamError::Unreachable {
+                target: format!("{design} with slack at most {max} (its slack is {slack})"),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// τ = ⌈window · ticks / generations⌉: the length of a generation in clock
+/// ticks, at least one tick.
+fn generation_ticks(window: f64, ticks: f64, generations: u64) -> Result<u64, ParamError> {
+    let tau = (window * ticks / generations as f64).ceil();
+    if !(1.0..=u64::MAX as f64 / 2.0).contains(&tau) {
+        return Err(ParamError::OutOfRange {
+            name: "window",
+            value: format!("{window} ({tau} ticks per generation)"),
+            expected: "at least one clock tick per generation",
+        });
+    }
+    Ok(tau as u64)
+}
+
+/// The n in `range` whose configuration has the fewest bits, by `bits`.
+fn fewest_bits(
+    range: std::ops::RangeInclusive<u32>,
+    bits: impl Fn(u32) -> Option<u64>,
+) -> Option<u32> {
+    range
+        .filter_map(|n| Some((bits(n)?, n)))
+        .min()
+        .map(|(_, n)| n)
+}
+
+/// A design [`Target::build`] can size.
+pub trait Build: crate::Filter + Sized {
+    /// Whether the target's memory is a limit to check (false where it is
+    /// the design's size itself).
+    const MEMORY_IS_A_LIMIT: bool = true;
+    /// The design sized for `target`.
+    fn build(target: &Target) -> Result<Self, ParamError>;
+}
+
+#[cfg(test)]
+mod tests;

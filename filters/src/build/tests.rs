@@ -1,0 +1,147 @@
+use super::*;
+use crate::apbf::blocked::concurrent::ConcurrentApbf;
+use crate::apbf::theory as apbf_theory;
+use crate::naor_yogev::NaorYogev;
+use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use crate::timewindow::{OnTime, Trigger};
+use crate::timing::{TimedSwbf, TimedTbf};
+use crate::{Apbf, BlockedApbf, Broom, NyPocket, StableBloomFilter, Swamp, Swbf, TimingBloom};
+use crate::{Filter, SlidingFilter, TimedFilter};
+
+/// Every count design built for a window gives at least that window,
+/// within the largest slack asked for when it has one.
+#[test]
+fn count_designs_meet_their_window() {
+    let t = Target::window(5000).fpr(1e-2);
+    fn check<F: Build + SlidingFilter>(t: &Target) -> F {
+        let f: F = t.build().unwrap();
+        assert!(f.window() >= 5000, "{}: window {}", f.name(), f.window());
+        f
+    }
+    check::<Apbf>(&t);
+    check::<BlockedApbf>(&t);
+    check::<NaorYogev>(&t);
+    check::<NyPocket>(&t);
+    check::<Swamp>(&t);
+    check::<TimingBloom>(&t);
+    check::<Swbf>(&t);
+    check::<JumpingWindow>(&t);
+    check::<DoubleBuffer>(&t);
+    check::<A2Buffer>(&t);
+    check::<ForgetfulBloom>(&t);
+    check::<crate::sliding_sketch::SlidingBloom>(&t);
+    let b: Broom = t.build().unwrap();
+    assert!(b.name() == "broom");
+    // a largest slack: the APBF and Naor-Yogev are sized within it
+    let s = t.clone().max_slack(1000);
+    assert!(check::<Apbf>(&s).slack() <= 1000);
+    assert!(check::<NaorYogev>(&s).slack() <= 1000);
+    // the others are checked against it
+    assert!(matches!(
+        s.build::<DoubleBuffer>(),
+        Err(ParamError::Unreachable { .. })
+    ));
+    let c: ConcurrentApbf = t.build().unwrap();
+    assert_eq!(c.window(), BlockedApbf::build(&t).unwrap().window());
+}
+
+/// The APBF's sizing is its theory's: the (k, l) of fewest bits meeting
+/// the FPR, and within a slack the choice among larger l.
+#[test]
+fn apbf_sizing_is_its_theory() {
+    let f: Apbf = Target::window(10_000).fpr(1e-3).build().unwrap();
+    assert_eq!(
+        (f.k(), f.l()),
+        apbf_theory::choose_kl(1e-3, crate::apbf::DEFAULT_MAX_L).unwrap()
+    );
+    assert!(f.theory().fpr() <= 1e-3);
+    let g: Apbf = Target::window(10_000)
+        .fpr(1e-3)
+        .max_slack(2000)
+        .build()
+        .unwrap();
+    let (k, l) = apbf_theory::choose_kl_with_slack(1e-3, 10_000, 2000, MAX_L_WITH_SLACK).unwrap();
+    assert_eq!((g.k(), g.l()), (k, l));
+}
+
+/// Time designs: the window of time asked for (T in ticks), and the
+/// count designs refuse a time window and the other way round.
+#[test]
+fn time_designs_meet_their_window_of_time() {
+    let t = Target::time(60.0, 100.0).ticks_per_unit(1000.0).fpr(1e-2);
+    fn check<F: Build + TimedFilter>(t: &Target) -> F {
+        let f: F = t.build().unwrap();
+        assert!(
+            f.window_time() >= 60_000,
+            "{}: {}",
+            f.name(),
+            f.window_time()
+        );
+        f
+    }
+    let a = check::<OnTime<Apbf>>(&t);
+    assert_eq!(a.trigger(), Trigger::Hybrid);
+    assert_eq!(
+        check::<OnTime<Apbf>>(&t.clone().trigger(Trigger::Time)).trigger(),
+        Trigger::Time
+    );
+    check::<OnTime<NaorYogev>>(&t);
+    check::<OnTime<JumpingWindow>>(&t);
+    check::<OnTime<DoubleBuffer>>(&t);
+    check::<TimedTbf>(&t);
+    check::<TimedSwbf>(&t);
+    let c: ConcurrentApbf = t.build().unwrap();
+    assert!(c.window() >= 60_000);
+    assert!(matches!(
+        t.build::<Apbf>(),
+        Err(ParamError::OutOfRange { name: "window", .. })
+    ));
+    let count = Target::window(100).fpr(1e-2);
+    assert!(matches!(
+        count.build::<OnTime<Apbf>>(),
+        Err(ParamError::OutOfRange { name: "window", .. })
+    ));
+}
+
+/// Missing or bad inputs are typed errors, never panics.
+#[test]
+fn bad_targets_are_errors() {
+    assert!(Target::window(100).build::<Apbf>().is_err()); // no fpr
+    assert!(Target::window(0).fpr(1e-2).build::<Apbf>().is_err());
+    assert!(Target::window(100).fpr(f64::NAN).build::<Apbf>().is_err());
+    assert!(Target::window(100).fpr(1.5).build::<Swamp>().is_err());
+    assert!(Target::time(f64::NAN, 5.0)
+        .fpr(1e-2)
+        .build::<OnTime<Apbf>>()
+        .is_err());
+    assert!(Target::time(1.0, -5.0)
+        .fpr(1e-2)
+        .build::<TimedTbf>()
+        .is_err());
+    assert!(Target::time(1.0, 5.0)
+        .ticks_per_unit(0.0)
+        .fpr(1e-2)
+        .build::<OnTime<DoubleBuffer>>()
+        .is_err());
+    assert!(Target::time(60.0, 5.0)
+        .fpr(1e-2)
+        .segments(1)
+        .build::<OnTime<JumpingWindow>>()
+        .is_err());
+    // memory: a limit for the others, the size of the Stable Bloom filter
+    let small = Target::window(100_000).fpr(1e-3).max_memory_bits(1000);
+    assert!(matches!(
+        small.build::<Apbf>(),
+        Err(ParamError::Unreachable { .. })
+    ));
+    assert!(Target::window(100)
+        .fpr(1e-2)
+        .build::<StableBloomFilter>()
+        .is_err());
+    let s: StableBloomFilter = Target::window(100)
+        .fpr(1e-2)
+        .max_memory_bits(1 << 16)
+        .build()
+        .unwrap();
+    assert!(s.memory_bits() <= 1 << 17);
+}

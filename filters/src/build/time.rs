@@ -1,0 +1,177 @@
+//! The time designs' sizing: a window of time, a peak rate and an FPR,
+//! on a clock of a given resolution.
+
+use super::{fewest_bits, generation_ticks, Build, Target, Window, DEFAULT_QUANTA};
+use crate::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
+use crate::apbf::theory as apbf_theory;
+use crate::naor_yogev::{self, NaorYogev};
+use crate::segmented::{DoubleBuffer, JumpingWindow};
+use crate::timewindow::{OnTime, Trigger};
+use crate::timing::{swbf, TimedSwbf, TimedTbf, TimingBloom};
+use crate::{Apbf, ParamError};
+
+impl Build for OnTime<Apbf> {
+    /// (k, l) as the count APBF chooses them, τ = ⌈T/l⌉ ticks, g =
+    /// ⌈T·R / l⌉; the trigger as given (default hybrid).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let name = "apbf_time";
+        let (window, rate, ticks) = t.time_window(name)?;
+        let e = t.the_fpr()?;
+        let (k, l) = apbf_theory::choose_kl(e, crate::apbf::DEFAULT_MAX_L).ok_or_else(|| {
+            ParamError::Unreachable {
+                target: format!("{name} fpr {e} with k <= {}", apbf_theory::MAX_K),
+            }
+        })?;
+        let (tau, g) = apbf_generations(window, rate, ticks, l)?;
+        OnTime::<Apbf>::new(k, l, g, tau, t.trigger.unwrap_or(Trigger::Hybrid))
+    }
+}
+
+/// The APBF over time's τ (ticks) and g for l generations per window:
+/// τ = ⌈T·ticks / l⌉, g = ⌈T·R / l⌉.
+pub fn apbf_generations(
+    window: f64,
+    rate: f64,
+    ticks: f64,
+    l: u32,
+) -> Result<(u64, u64), ParamError> {
+    let tau = generation_ticks(window, ticks, l as u64)?;
+    let keys = window * rate;
+    if keys > 1e15 {
+        return Err(ParamError::TooLarge {
+            what: "keys per window",
+            limit: "1e15".into(),
+        });
+    }
+    Ok((tau, (keys / l as f64).ceil().max(1.0) as u64))
+}
+
+impl Build for OnTime<NaorYogev> {
+    /// Window and slack of T·R keys (at least 2), c of least memory unless
+    /// given, τ = ⌈T/c⌉; the hybrid trigger (a dictionary sized for g keys
+    /// per generation must not overflow in a burst).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("naor_yogev_hybrid")?;
+        let n = (window * rate).ceil().max(2.0) as u64;
+        let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
+        let size = naor_yogev::Sizing::new(n, n, t.the_fpr()?, t.c, load)?;
+        let tau = generation_ticks(window, ticks, size.c)?;
+        let inner = NaorYogev::from_sizing(size)?.with_seed(t.seed);
+        OnTime::wrap(inner, tau, Trigger::Hybrid)
+    }
+}
+
+/// The keys of a window at the peak rate: ⌈T·R⌉, at least 1.
+fn window_keys(window: f64, rate: f64) -> u64 {
+    (window * rate).ceil().max(1.0) as u64
+}
+
+/// The keys of a window at the peak rate (at least 1) and τ for
+/// `generations` generations per window, for the segmented designs over
+/// time.
+fn segment_generations(
+    window: f64,
+    rate: f64,
+    ticks: f64,
+    generations: u64,
+) -> Result<(u64, u64), ParamError> {
+    let tau = generation_ticks(window, ticks, generations)?;
+    Ok((window_keys(window, rate), tau))
+}
+
+impl Build for OnTime<JumpingWindow> {
+    /// n segments (given, or of fewest bits in 3..=16) sized as the count
+    /// jumping window for T·R keys, a switch every T/(n-1).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("jumping_time")?;
+        let e = t.the_fpr()?;
+        let keys = window_keys(window, rate);
+        let n = match t.segments {
+            Some(n) if n >= 2 => n,
+            Some(n) => {
+                return Err(ParamError::OutOfRange {
+                    name: "segments",
+                    value: n.to_string(),
+                    expected: "at least 2",
+                })
+            }
+            None => fewest_bits(3..=16, |n| {
+                let (k, _, m) = JumpingWindow::sizing(keys, e, n);
+                (n as u64).checked_mul(k as u64)?.checked_mul(m)
+            })
+            .expect("a segment count"),
+        };
+        let (keys, tau) = segment_generations(window, rate, ticks, n as u64 - 1)?;
+        OnTime::wrap(JumpingWindow::with_fpr(keys, e, n)?, tau, Trigger::Time)
+    }
+}
+
+impl Build for OnTime<DoubleBuffer> {
+    /// Double buffering sized for T·R keys, a swap every T.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("double_buffer_time")?;
+        let (keys, tau) = segment_generations(window, rate, ticks, 1)?;
+        OnTime::wrap(
+            DoubleBuffer::with_fpr(keys, t.the_fpr()?)?,
+            tau,
+            Trigger::Time,
+        )
+    }
+}
+
+impl Build for TimedTbf {
+    /// r quanta per window (default [`DEFAULT_QUANTA`]), cells sized as the
+    /// count TBF for the T·R·(r + 1)/r keys the cells can hold, δ = ⌈T/r⌉.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("tbf_time")?;
+        let r = t.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
+        let keys = tbf_keys(window, rate, r);
+        let (k, s) = TimingBloom::sizing(keys, t.the_fpr()?)?;
+        let delta = generation_ticks(window, ticks, r)?;
+        TimedTbf::new(r, delta, k, s)
+    }
+}
+
+/// The keys the timing Bloom filter over time is sized for: a window at
+/// the peak rate plus the quantum that may still hold keys,
+/// ⌈T·R·(r + 1)/r⌉.
+pub fn tbf_keys(window: f64, rate: f64, r: u64) -> u64 {
+    (window * rate * (r + 1) as f64 / r as f64).ceil().max(1.0) as u64
+}
+
+impl Build for TimedSwbf {
+    /// r quanta (default [`DEFAULT_QUANTA`]) of δ = ⌈T/r⌉ and at most g =
+    /// ⌈R·δ⌉ keys, the fewest fingerprint bits meeting the FPR at (r + 1)g
+    /// keys.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("swbf_hybrid")?;
+        let e = t.the_fpr()?;
+        let r = t.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
+        let delta = generation_ticks(window, ticks, r)?;
+        let g = (rate * delta as f64 / ticks).ceil().max(1.0) as u64;
+        let keys = (r + 1) * g;
+        let f = (1..=48)
+            .find(|&f| swbf::fpr(keys.div_ceil(2), f, keys as f64) <= e)
+            .ok_or_else(|| ParamError::Unreachable {
+                target: format!("swbf_hybrid fpr {e} with fingerprints up to 48 bits"),
+            })?;
+        TimedSwbf::new(r, delta, g, f)
+    }
+}
+
+impl Build for ConcurrentApbf {
+    /// A count window as [`BlockedApbf`](crate::BlockedApbf); a time window with the trigger
+    /// given (default hybrid), τ = ⌈T/l⌉, slices for T·R keys.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        match t.window {
+            Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?, Shift::Count, t.seed),
+            Window::Time { .. } => {
+                let (window, rate, ticks) = t.time_window("concurrent_apbf")?;
+                let keys = window_keys(window, rate);
+                let hybrid = t.trigger.unwrap_or(Trigger::Hybrid) == Trigger::Hybrid;
+                let ticks_total = (window * ticks).ceil() as u64;
+                ConcurrentApbf::for_time(ticks_total, keys, t.the_fpr()?, hybrid, t.seed)
+            }
+        }
+    }
+}
