@@ -78,7 +78,9 @@ impl SlidingBloom {
     /// Sized for a window of `w` insertions at worst-phase FPR <= `fpr`:
     /// for each k up to 2⌈log2(1/ε)⌉ + 2, the fewest cells per array whose
     /// exact worst phase ([`theory::SlidingBloomTheory::fpr`]) meets it; the
-    /// (k, m) of fewest cells.
+    /// (k, m) of fewest cells. Windows above
+    /// [`theory::MAX_EXACT_WINDOW`] are refused (the exact theory costs
+    /// O(W) per moment).
     ///
     /// ```
     /// use bloomlab_filters::sliding_sketch::SlidingBloom;
@@ -89,6 +91,12 @@ impl SlidingBloom {
     /// assert!(f.theory().fpr() <= 1e-2);
     /// ```
     pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+        if w > theory::MAX_EXACT_WINDOW {
+            return Err(ParamError::TooLarge {
+                what: "window for the exact sizing",
+                limit: "2^24 insertions; give k and m to new".into(),
+            });
+        }
         let (k, m) = theory::sizing(w, check_probability("fpr", fpr)?).ok_or_else(|| {
             ParamError::Unreachable {
                 target: format!("sliding bloom fpr {fpr} at window {w}"),

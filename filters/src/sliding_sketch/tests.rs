@@ -159,3 +159,39 @@ fn round_trips() {
     }
     assert_eq!(f.to_bytes(), g.to_bytes());
 }
+
+/// The curve over ages, the PWS and the probes equal their definitions
+/// age by age and cell by cell.
+#[test]
+fn curve_pws_and_probes_match_their_definitions() {
+    for (k, m, w) in [(3u32, 50u64, 20u64), (4, 300, 100), (2, 33, 500)] {
+        let th = SlidingBloomTheory { k, m, w };
+        for t in [2 * w, 2 * w + w / 3 + 1, 3 * w - 1, 5 * w + 7] {
+            let curve = th.presence_curve(t, 3 * w);
+            for (a, &c) in curve.iter().enumerate() {
+                let p = th.presence_at(t, Some(a as u64));
+                assert!((c - p).abs() <= 1e-12 * p.max(1e-300), "t {t} a {a}");
+            }
+            let pws: f64 = (w + 1..=2 * w).map(|a| th.presence_at(t, Some(a))).sum();
+            assert!((th.pws_at(t) - pws).abs() < 1e-9 * pws);
+            // probes of a no: Σ (i + 1) P(first clear cell in array i) / P(no),
+            // the fills cell by cell
+            let q = 1.0 - 1.0 / m as f64;
+            let fills: Vec<f64> = (0..k as u64)
+                .map(|i| {
+                    (i * m..(i + 1) * m)
+                        .map(|p| 1.0 - q.powf(th.held(p, t) as f64))
+                        .sum::<f64>()
+                        / m as f64
+                })
+                .collect();
+            let (mut expect, mut reach) = (0.0, 1.0);
+            for (i, f) in fills.iter().enumerate() {
+                expect += (i + 1) as f64 * reach * (1.0 - f);
+                reach *= f;
+            }
+            expect /= 1.0 - reach;
+            assert!((th.probes_negative_at(t) - expect).abs() < 1e-9 * expect);
+        }
+    }
+}

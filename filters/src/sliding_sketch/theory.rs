@@ -45,6 +45,11 @@ pub struct SlidingBloomTheory {
 /// Most moments of a period the worst-phase and average FPR evaluate.
 pub const MAX_PHASES: u64 = 64;
 
+/// Largest window the exact theory sizes or evaluates for the harness:
+/// a moment costs O(W), so a sizing at 2^24 takes about 15 s. Above it,
+/// build with explicit (k, m) ([`SlidingBloom::new`](super::SlidingBloom::new)).
+pub const MAX_EXACT_WINDOW: u64 = 1 << 24;
+
 impl SlidingBloomTheory {
     fn cells(&self) -> u64 {
         self.k as u64 * self.m
@@ -177,6 +182,118 @@ impl SlidingBloomTheory {
             .collect()
     }
 
+    /// P(yes) after insertion t for keys of every age 0..=`max_age` (the
+    /// curve [`presence_at`](Self::presence_at) gives age by age), in
+    /// O(k·max_age + W + k): array i's share of cells still holding a key
+    /// of age a is 1 - (1/m) Σ_{N ≤ a} c·q^N over its spans (N, c), so
+    /// walking the ages in order adds each span once.
+    pub fn presence_curve(&self, t: u64, max_age: u64) -> Vec<f64> {
+        let ln_q = (-1.0 / self.m as f64).ln_1p();
+        let (q, inv_q) = (ln_q.exp(), (-ln_q).exp());
+        let k = self.k as usize;
+        // (N, array, c·q^N); spans come in a few monotone runs of N per
+        // array, which the stable sort merges in O(W log k)
+        let mut events: Vec<(u64, usize, f64)> = Vec::new();
+        for i in 0..k {
+            let mut last: Option<(u64, f64)> = None;
+            self.spans(t, i as u64, |n, c| {
+                let qn = match last {
+                    Some((m, qm)) if n + 1 == m => qm * inv_q,
+                    Some((m, qm)) if n == m + 1 => qm * q,
+                    _ => (n as f64 * ln_q).exp(),
+                };
+                last = Some((n, qn));
+                events.push((n, i, c as f64 * qn))
+            });
+        }
+        // a counting sort by N (N spans at most t values)
+        let lo = events.iter().map(|e| e.0).min().unwrap_or(0);
+        let hi = events.iter().map(|e| e.0).max().unwrap_or(0);
+        let mut at = vec![0usize; (hi - lo + 2) as usize];
+        for e in &events {
+            at[(e.0 - lo + 1) as usize] += 1;
+        }
+        for j in 1..at.len() {
+            at[j] += at[j - 1];
+        }
+        let mut sorted = vec![(0u64, 0usize, 0.0f64); events.len()];
+        for e in events {
+            let slot = &mut at[(e.0 - lo) as usize];
+            sorted[*slot] = e;
+            *slot += 1;
+        }
+        let events = sorted;
+        let mf = self.m as f64;
+        let mut gone = vec![0.0f64; k];
+        let mut share = vec![1.0f64; k];
+        let mut next = events.iter().peekable();
+        let mut product = 1.0;
+        let mut updates = 0u32;
+        (0..=max_age)
+            .map(|a| {
+                while let Some(&&(n, i, v)) = next.peek() {
+                    if n > a {
+                        break;
+                    }
+                    gone[i] += v;
+                    let s = 1.0 - gone[i] / mf;
+                    // one factor changed: update the product by it, and
+                    // recompute it whole now and then (or if a factor was
+                    // near 0) so rounding cannot accumulate
+                    updates += 1;
+                    if updates.is_multiple_of(1024) || share[i] < 1e-150 {
+                        share[i] = s;
+                        product = share.iter().product();
+                    } else {
+                        product *= s / share[i];
+                        share[i] = s;
+                    }
+                    next.next();
+                }
+                product
+            })
+            .collect()
+    }
+
+    /// PWS after insertion t: the expected number of keys of ages
+    /// W+1 ..= 2W (the slack) reported.
+    pub fn pws_at(&self, t: u64) -> f64 {
+        let curve = self.presence_curve(t, 2 * self.w);
+        curve[self.w as usize + 1..].iter().sum()
+    }
+
+    /// Expected cells read by a never-inserted key's query that answers no,
+    /// after insertion t: the query stops at the first array whose cell has
+    /// neither bit, array i with probability ∏_{j<i} fⱼ·(1 - fᵢ), fⱼ the
+    /// share of array j's cells set.
+    pub fn probes_negative_at(&self, t: u64) -> f64 {
+        let ln_q = (-1.0 / self.m as f64).ln_1p();
+        let (mut reach, mut probes) = (1.0, 0.0);
+        for i in 0..self.k as u64 {
+            let mut set = 0.0;
+            self.spans(t, i, |n, c| set += c as f64 * -(n as f64 * ln_q).exp_m1());
+            let fill = set / self.m as f64;
+            probes += (i + 1) as f64 * reach * (1.0 - fill);
+            reach *= fill;
+        }
+        probes / (1.0 - reach)
+    }
+
+    /// The steady-state moment of the worst phase among
+    /// [`moments`](Self::moments), and its FPR.
+    pub fn worst_moment(&self) -> (u64, f64) {
+        self.moments()
+            .into_iter()
+            .map(|t| (t, self.presence_at(t, None)))
+            .fold((2 * self.w, f64::NEG_INFINITY), |a, b| {
+                if b.1 > a.1 {
+                    b
+                } else {
+                    a
+                }
+            })
+    }
+
     /// Payload bits: two per cell.
     pub fn payload_bits(&self) -> u64 {
         2 * self.cells()
@@ -217,7 +334,7 @@ fn fpr_continuous(k: u32, m: u64, w: u64) -> f64 {
 /// neighbour with almost the same cells), m the least meeting the exact
 /// theory, bracketed around the approximation's.
 pub fn sizing(w: u64, fpr: f64) -> Option<(u32, u64)> {
-    if w == 0 || !(fpr > 0.0 && fpr < 1.0) {
+    if w == 0 || w > MAX_EXACT_WINDOW || !(fpr > 0.0 && fpr < 1.0) {
         return None;
     }
     let kmax = (2 * (1.0 / fpr).log2().ceil() as u32 + 2).min(64);
@@ -227,8 +344,26 @@ pub fn sizing(w: u64, fpr: f64) -> Option<(u32, u64)> {
             Some((k as u64 * m, k, m))
         })
         .min()?;
-    let m = least_from(m_c, &|m| SlidingBloomTheory { k, m, w }.fpr() <= fpr)?;
-    Some((k, m))
+    // the worst phase moves little with m: bisect on the worst moments
+    // found so far (one or two evaluations per step instead of a period's),
+    // then check the whole period, adding its worst moment on a miss; the
+    // least m meeting a subset of the moments is at most the answer, and
+    // the loop ends at an m whose whole period meets the target
+    let theory = |m| SlidingBloomTheory { k, m, w };
+    let worst_moment = |m| theory(m).worst_moment().0;
+    let mut moments = vec![worst_moment(m_c)];
+    let mut m = m_c;
+    for _ in 0..16 {
+        m = least_from(m, &|m| {
+            let th = theory(m);
+            moments.iter().all(|&t| th.presence_at(t, None) <= fpr)
+        })?;
+        if theory(m).fpr() <= fpr {
+            return Some((k, m));
+        }
+        moments.push(worst_moment(m));
+    }
+    least_from(m, &|m| theory(m).fpr() <= fpr).map(|m| (k, m))
 }
 
 /// The least m meeting `meets` (monotone), searched from `start`: a

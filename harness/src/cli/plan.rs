@@ -107,10 +107,32 @@ fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]
     );
 }
 
-/// The plan as a table, one line per design.
+/// The plan as a table, one line per design, its columns as wide as the
+/// longest name and parameter list in it.
 fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
+    let params: Vec<String> = ok
+        .iter()
+        .map(|x| {
+            x.params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let names = ok
+        .iter()
+        .map(|x| x.design)
+        .chain(rejected.iter().map(|r| r.design));
+    let dw = names.map(str::len).max().unwrap_or(0).max("design".len());
+    let pw = params
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max("parameters".len());
     println!(
-        "{:<14} {:<40} {:>12} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>9}",
+        "{:<dw$} {:<pw$} {:>12} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>9}",
         "design",
         "parameters",
         "memory bits",
@@ -122,15 +144,9 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
         "write bits",
         "neg reads"
     );
-    for x in ok {
-        let params = x
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+    for (x, params) in ok.iter().zip(&params) {
         println!(
-            "{:<14} {:<40} {:>12} {:>8.2} {:>10} {:>10} {:>10} {:>7.4} {:>10} {:>9}",
+            "{:<dw$} {:<pw$} {:>12} {:>8.2} {:>10} {:>10} {:>10} {:>7.4} {:>10} {:>9}",
             x.design,
             params,
             x.memory_bits,
@@ -144,11 +160,12 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
         );
     }
     for r in rejected {
-        println!("{:<14} cannot: {}", r.design, r.reason);
+        println!("{:<dw$} cannot: {}", r.design, r.reason);
     }
     println!(
         "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
-         in the design's own unit (slices for the APBF and the segmented filters, timestamp \
+         in the design's own unit (slices for the APBF and the segmented filters, cells for the \
+         Sl-BF, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );
 }

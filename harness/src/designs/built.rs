@@ -19,6 +19,10 @@ pub struct Geometry {
     pub slack: u64,
     /// Insertions after which the expected state repeats (1: smooth).
     pub period: u64,
+    /// Insertions past a multiple of `period` at which the worst phase
+    /// falls (0: just before a shift, as for every switching design; the
+    /// Sl-BF's worst moment lies inside its period).
+    pub worst_phase: u64,
     /// Whether the design promises no false negatives within `window`.
     pub guaranteed: bool,
     /// Ages profiled (None: w + s + margin).
@@ -74,6 +78,7 @@ impl Geometry {
             window: w,
             slack: 0,
             period: 1,
+            worst_phase: 0,
             guaranteed,
             horizon: None,
             warmup: None,
@@ -88,6 +93,7 @@ impl Geometry {
             window: f.window(),
             slack: f.slack(),
             period: f.period(),
+            worst_phase: 0,
             guaranteed: true,
             horizon: None,
             warmup: None,

@@ -30,6 +30,7 @@ mod segmented;
 mod segmented_time;
 mod shared;
 mod sketches;
+mod sliding_bloom;
 mod stable;
 mod swamp;
 mod swbf;
@@ -262,10 +263,15 @@ impl<D: DesignDef> Design for D {
             .map(|a| {
                 let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
                 let aliases = a.get_all_aliases().unwrap_or_default();
+                // the flag as the command line takes it (`window-time`), not
+                // the field's id (`window_time`, the spec key)
+                let flag = a
+                    .get_long()
+                    .map_or_else(|| a.get_id().to_string(), str::to_string);
                 let name = if aliases.is_empty() {
-                    a.get_id().to_string()
+                    flag
                 } else {
-                    format!("{} (--{})", a.get_id(), aliases.join(", --"))
+                    format!("{flag} (--{})", aliases.join(", --"))
                 };
                 (name, help)
             })
@@ -304,6 +310,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &segmented_time::DoubleBufferTime,
     &a2::A2,
     &forgetful::Forgetful,
+    &sliding_bloom::SlidingBloom,
 ];
 
 /// The design called `name` (or one of its aliases).

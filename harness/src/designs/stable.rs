@@ -123,6 +123,7 @@ impl DesignDef for Stable {
                 window,
                 slack: 0,
                 period: 1,
+                worst_phase: 0,
                 guaranteed: false,
                 horizon: Some(horizon),
                 warmup: Some(warmup),

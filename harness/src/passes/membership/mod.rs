@@ -2,7 +2,9 @@
 //!
 //! One *point* is measured as follows. The filter is warmed up with w + s +
 //! margin insertions (steady state: every slice has cycled) and aligned to the
-//! worst phase (insertions ≡ 0 mod period, just before a shift). Then each of
+//! worst phase (insertions ≡ 0 mod period, just before a shift; the
+//! geometry's `worst_phase` insertions later for a design whose worst moment
+//! lies inside its period, the Sl-BF's). Then each of
 //! `rounds` rounds measures at the worst phase, advances a uniformly random
 //! u ∈ 1..=period insertions and measures at that (random) phase, then advances
 //! to the worst phase ⌈(w + s)/period⌉ periods after the round began. So
@@ -315,7 +317,7 @@ fn run_rounds(
 ) -> (PhaseStats, PhaseStats, Binomial, Welford) {
     let mut steps = crate::metrics::progress::Steps::new("rounds", spec.rounds);
     // Warm-up to steady state, aligned to the worst phase.
-    r.advance(plan.warm.div_ceil(plan.period) * plan.period);
+    r.advance(plan.warm_to_worst());
     let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());
     // the zero fraction: one observation per round, the mean of its two
     // states (the two states of a round are of one filter a phase apart,

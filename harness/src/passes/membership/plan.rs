@@ -19,6 +19,8 @@ pub struct MembershipPlan<'a> {
     pub(crate) w: u64,
     pub(crate) s: u64,
     pub(crate) period: u64,
+    /// Insertions past a multiple of the period to the worst phase.
+    pub(crate) worst_phase: u64,
     pub(crate) guaranteed: bool,
     /// Ages profiled, and the expired ages beyond w + s.
     pub(crate) horizon: u64,
@@ -55,6 +57,7 @@ impl<'a> MembershipPlan<'a> {
             w,
             s,
             period,
+            worst_phase: g.worst_phase % period,
             guaranteed: g.guaranteed,
             horizon,
             margin: horizon - w - s,
@@ -69,6 +72,12 @@ impl<'a> MembershipPlan<'a> {
                 (period / 8).max(1)
             },
         }
+    }
+
+    /// Insertions from empty to the first round's worst phase: the
+    /// warm-up, rounded up to whole periods, then the worst phase's offset.
+    pub fn warm_to_worst(&self) -> u64 {
+        self.warm.div_ceil(self.period) * self.period + self.worst_phase
     }
 
     /// Whether the point measures `m`.
@@ -87,7 +96,7 @@ impl<'a> MembershipPlan<'a> {
     pub fn operations(&self) -> (f64, f64) {
         let m = self.spec;
         let rounds = m.rounds as f64;
-        let warm = self.warm.div_ceil(self.period) * self.period;
+        let warm = self.warm_to_worst();
         let mut inserts = warm as f64 + rounds * self.spacing as f64;
         // per phase, as `phase` makes them (two phases a round)
         let mut per_phase = 0u64;

@@ -1,0 +1,175 @@
+//! The Sliding Sketches' sliding Bloom filter (Sl-BF): k arrays of
+//! two-bit cells under a sweeping clock; window W, slack W.
+
+use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::{at_least_one, probability, DesignDef};
+use super::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::sliding_sketch::theory::{SlidingBloomTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::sliding_sketch::SlidingBloom as Filter;
+use bloomlab_filters::{Filter as _, ParamError};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// Sl-BF parameters: window and fpr, or window, k and m.
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SlidingBloomParams {
+    /// Window W (insertions); keys are reported for at least W and at most 2W
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1): picks k and m (fewest cells)
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Arrays (cells read per query; with m, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Cells per array (two bits each; with k, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+}
+
+/// The Sl-BF.
+pub struct SlidingBloom;
+
+impl DesignDef for SlidingBloom {
+    type Params = SlidingBloomParams;
+    const NAME: &'static str = "sliding_bloom";
+    const ALIASES: &'static [&'static str] = &["sl_bf", "sliding-bloom"];
+    const OP_NS: (f64, f64) = (70.0, 90.0);
+    const ABOUT: &'static str =
+        "Sliding Sketches' Sl-BF: k arrays of two-bit cells swept once per window (slack W)";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
+
+    fn build(p: SlidingBloomParams, _seed: u64) -> anyhow::Result<Built> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?
+            .ok_or_else(|| anyhow::anyhow!("sliding_bloom needs window"))?;
+        let e = |r: ParamError| anyhow::anyhow!("sliding_bloom: {r}");
+        let f = match (fpr, at_least_one("k", p.k)?, at_least_one("m", p.m)?) {
+            (Some(p), None, None) => Filter::with_fpr(w, p).map_err(e)?,
+            (None, Some(k), Some(m)) => Filter::new(w, k, m).map_err(e)?,
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "sliding_bloom needs window and fpr, or window, k and m"
+                ))
+            }
+        };
+        if w > MAX_EXACT_WINDOW {
+            return Err(anyhow::anyhow!(
+                "sliding_bloom: window {w} is above 2^24, the largest the exact theory evaluates"
+            ));
+        }
+        let th = f.theory();
+        let (t_worst, _) = th.worst_moment();
+        let mut geometry = Geometry::sliding(&f);
+        // the sweep repeats exactly every W insertions; the worst moment of
+        // the FPR lies inside that period
+        geometry.period = w;
+        geometry.worst_phase = t_worst % w;
+        let resolved = vec![int("window", w), int("k", th.k), int("m", th.m)];
+        let theory = theory(&th, t_worst, f.memory_bits());
+        Ok(Built {
+            filter: Some(Box::new(f)),
+            summary: None,
+            geometry,
+            resolved,
+            theory,
+        })
+    }
+
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let w = c.window;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let th = f.theory();
+        let (t, fpr) = th.worst_moment();
+        let memory = f.memory_bits();
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: Candidate::ints(&[("window", w), ("k", th.k as u64), ("m", th.m)]),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / w as f64,
+            fpr,
+            window: w,
+            slack: w,
+            npws_peak: th.pws_at(t) / w as f64,
+            insert_bits: th.k as u64,
+            query_probes: Some(th.probes_negative_at(t)),
+        }])
+    }
+}
+
+/// The theory the harness compares with: the FPR at the worst moment
+/// `t_worst` (where the pass measures its worst phase) and averaged over a
+/// period, PWS and probes likewise, and the age profile.
+fn theory(th: &SlidingBloomTheory, t_worst: u64, memory: u64) -> Theory {
+    let w = th.w as f64;
+    // the PWS over every moment of the FPR's grid up to W = 2^20, over
+    // every fourth above (a PWS costs O(kW); on the smooth periodic curve
+    // the coarser grid moved the mean by 2-4e-4 relative at W = 10^3-6.5·10^4)
+    let stride = if th.w <= 1 << 20 { 1 } else { 4 };
+    let moments: Vec<u64> = th.moments().into_iter().step_by(stride).collect();
+    let n = moments.len() as f64;
+    let fpr = th.presence_at(t_worst, None);
+    let npws_avg = moments.iter().map(|&t| th.pws_at(t)).sum::<f64>() / n / w;
+    Theory {
+        scalars: vec![
+            ("fpr", fpr),
+            ("fpr_avg", th.fpr_avg()),
+            ("fpr_expired", fpr),
+            ("fnr", 0.0),
+            ("npws_peak", th.pws_at(t_worst) / w),
+            ("npws_avg", npws_avg),
+            ("probes_negative", th.probes_negative_at(t_worst)),
+            ("memory_bits", memory as f64),
+            ("bits_per_element", th.payload_bits() as f64 / w),
+        ],
+        profile: Some(Box::new(Profile {
+            th: *th,
+            t_worst,
+            curves: OnceLock::new(),
+        })),
+        ..Theory::default()
+    }
+}
+
+/// P(yes | age) at the worst moment and averaged over the period's
+/// moments, computed on first use (two curves of 2W + 1 ages).
+struct Profile {
+    th: SlidingBloomTheory,
+    t_worst: u64,
+    curves: OnceLock<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Profile {
+    fn curves(&self) -> &(Vec<f64>, Vec<f64>) {
+        self.curves.get_or_init(|| {
+            let max_age = 2 * self.th.w;
+            let worst = self.th.presence_curve(self.t_worst, max_age);
+            let moments = self.th.moments();
+            let mut avg = vec![0.0; worst.len()];
+            for &t in &moments {
+                for (a, p) in avg.iter_mut().zip(self.th.presence_curve(t, max_age)) {
+                    *a += p;
+                }
+            }
+            avg.iter_mut().for_each(|a| *a /= moments.len() as f64);
+            (worst, avg)
+        })
+    }
+}
+
+/// From age 2W on no cell holds the key: the curve's last value.
+fn at(curve: &[f64], age: u64) -> f64 {
+    curve[(age as usize).min(curve.len() - 1)]
+}
+
+impl ProfileTheory for Profile {
+    fn worst(&self, age: u64) -> f64 {
+        at(&self.curves().0, age)
+    }
+    fn avg(&self, age: u64) -> f64 {
+        at(&self.curves().1, age)
+    }
+}
