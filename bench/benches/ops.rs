@@ -32,6 +32,7 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
     Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, PartitionedBloomFilter, SlidingHll,
@@ -378,6 +379,12 @@ fn designs(c: &mut Criterion) {
                 log_w,
                 sliding,
                 Ours(ForgetfulBloom::with_fpr(w, FPR, 4).unwrap()),
+            ),
+            prepare(
+                "sliding_bloom",
+                log_w,
+                sliding,
+                Ours(SlidingBloom::with_fpr(w, FPR).unwrap()),
             ),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare(

@@ -29,9 +29,18 @@ pub struct Rejected {
 /// The plan: feasible designs (cheapest configuration each, sorted by memory)
 /// and the reasons for the others.
 pub fn plan(c: &Constraints) -> (Vec<Candidate>, Vec<Rejected>) {
+    plan_only(c, &[])
+}
+
+/// The plan of the designs named in `only` (canonical names; empty: every
+/// design).
+pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejected>) {
     let mut ok = Vec::new();
     let mut rejected = Vec::new();
-    for d in REGISTRY {
+    for d in REGISTRY
+        .iter()
+        .filter(|d| only.is_empty() || only.contains(&d.name()))
+    {
         let design = d.name();
         let configs = match d.plan(c) {
             // a configuration whose theory gave a non-finite figure is

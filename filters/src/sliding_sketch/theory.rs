@@ -255,11 +255,13 @@ impl SlidingBloomTheory {
             .collect()
     }
 
-    /// PWS after insertion t: the expected number of keys of ages
-    /// W+1 ..= 2W (the slack) reported.
+    /// PWS after insertion t: the expected number of keys reported among
+    /// those of the last 2W insertions that are not among the last W (the
+    /// slack; ages W+1 ..= 2W counting the latest insertion as 1, as the
+    /// rest of the crate does, that is `age` W ..= 2W - 1 here).
     pub fn pws_at(&self, t: u64) -> f64 {
-        let curve = self.presence_curve(t, 2 * self.w);
-        curve[self.w as usize + 1..].iter().sum()
+        let curve = self.presence_curve(t, 2 * self.w - 1);
+        curve[self.w as usize..].iter().sum()
     }
 
     /// Expected cells read by a never-inserted key's query that answers no,

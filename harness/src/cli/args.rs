@@ -264,6 +264,9 @@ pub struct PlanArgs {
     /// Largest acceptable bits per window element
     #[arg(long)]
     pub max_bits_per_element: Option<f64>,
+    /// Plan only these designs (comma-separated or repeated; default: all)
+    #[arg(long = "design", value_delimiter = ',')]
+    pub designs: Vec<String>,
     /// Print one JSON object
     #[arg(long)]
     pub json: bool,

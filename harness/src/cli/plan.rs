@@ -59,7 +59,12 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
         max_bits_per_element: a.max_bits_per_element,
         time,
     };
-    let (ok, rejected) = crate::plan::plan(&c);
+    let only = a
+        .designs
+        .iter()
+        .map(|n| crate::designs::lookup(n).map(|d| d.name()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (ok, rejected) = crate::plan::plan_only(&c, &only);
     if a.json {
         print_json(&a, c.window, &ok, &rejected);
     } else {

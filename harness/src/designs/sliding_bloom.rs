@@ -36,7 +36,9 @@ impl DesignDef for SlidingBloom {
     type Params = SlidingBloomParams;
     const NAME: &'static str = "sliding_bloom";
     const ALIASES: &'static [&'static str] = &["sl_bf", "sliding-bloom"];
-    const OP_NS: (f64, f64) = (70.0, 90.0);
+    // from `measure sliding_bloom --window 65536 --fpr 1e-3` (37 and 35 ns; this
+    // session's compare run shared the machine with others, its timings are not)
+    const OP_NS: (f64, f64) = (40.0, 40.0);
     const ABOUT: &'static str =
         "Sliding Sketches' Sl-BF: k arrays of two-bit cells swept once per window (slack W)";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
@@ -160,9 +162,11 @@ impl Profile {
     }
 }
 
-/// From age 2W on no cell holds the key: the curve's last value.
+/// P(yes) at harness age `age` (1: the latest insertion), which is the
+/// theory's age - 1 (0: the latest); from 2W on no cell holds the key: the
+/// curve's last value.
 fn at(curve: &[f64], age: u64) -> f64 {
-    curve[(age as usize).min(curve.len() - 1)]
+    curve[(age.saturating_sub(1) as usize).min(curve.len() - 1)]
 }
 
 impl ProfileTheory for Profile {

@@ -7,6 +7,7 @@
 //! | summary | [`summary`] | `count`, `distinct`, `entropy` |
 //! | adversary | [`adversary`] | `adversary` |
 //! | time | [`time`] | `timeline` |
+//! | seen | [`seen`] | `seen` (the Sliding Sketches' error definition) |
 //!
 //! A pass says which metrics it serves, which designs take it, what it
 //! refuses before a run starts ([`Pass::check`]), what it will do at a point
@@ -21,6 +22,7 @@ pub mod adversary;
 #[cfg(test)]
 mod example;
 pub mod membership;
+pub mod seen;
 pub mod summary;
 pub mod time;
 
@@ -45,6 +47,8 @@ pub enum PassKind {
     Adversary,
     /// Time windows ([`time`]).
     Time,
+    /// The Sliding Sketches' error rate ([`seen`]).
+    Seen,
     /// The worked example of `docs/extending.md` ("adding a metric"),
     /// compiled only in the crate's tests.
     #[cfg(test)]
@@ -59,6 +63,7 @@ impl PassKind {
         PassKind::Summary,
         PassKind::Adversary,
         PassKind::Time,
+        PassKind::Seen,
     ];
     /// Every pass, in run order, and the example.
     #[cfg(test)]
@@ -67,6 +72,7 @@ impl PassKind {
         PassKind::Summary,
         PassKind::Adversary,
         PassKind::Time,
+        PassKind::Seen,
         PassKind::Example,
     ];
 
@@ -77,6 +83,7 @@ impl PassKind {
             PassKind::Summary => &summary::SummaryPass,
             PassKind::Adversary => &adversary::AdversaryPass,
             PassKind::Time => &time::TimePass,
+            PassKind::Seen => &seen::SeenPass,
             #[cfg(test)]
             PassKind::Example => &example::ExamplePass,
         }

@@ -151,6 +151,9 @@ pub enum Metric {
     /// arrivals (see `[time]` and `timed/`; written to
     /// `<name>_timeline.csv` and `<name>_age_time.csv`).
     Timeline,
+    /// The Sliding Sketches' error rate over every key seen so far (see
+    /// `passes::seen`): `seen_fpr`, `seen_fnr`.
+    Seen,
     /// The worked example of `docs/extending.md` ("adding a metric"): each
     /// of `rounds` fresh keys inserted into a fresh copy of the design and
     /// queried at once. Compiled only in the crate's tests.

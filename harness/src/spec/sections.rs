@@ -159,6 +159,13 @@ pub struct MeasureSpec {
     /// Arrivals per round of the summary metrics, each queried on arrival
     /// for `count` (0 = the window W).
     pub arrivals: u64,
+    /// The `seen` metric: insertions of its stream.
+    pub seen_length: u64,
+    /// The `seen` metric: insertions between samples.
+    pub seen_every: u64,
+    /// The `seen` metric: samples only after this insertion (0 = the
+    /// window).
+    pub seen_start: u64,
 }
 
 impl Default for MeasureSpec {
@@ -177,6 +184,9 @@ impl Default for MeasureSpec {
             convergence_points: 30,
             convergence_queries: 2000,
             arrivals: 0,
+            seen_length: 1_000_000,
+            seen_every: 7331,
+            seen_start: 0,
         }
     }
 }
@@ -198,6 +208,7 @@ impl MeasureSpec {
             fpr_positives: self.fpr_positives / 10.0,
             min_fpr_queries: self.min_fpr_queries / 10,
             max_fpr_queries: self.max_fpr_queries / 10,
+            seen_length: (self.seen_length / 5).max(1),
             // speed keeps its full count: short timings are too noisy to
             // compare as ratios in `check --quick`
             ..self.clone()

@@ -93,7 +93,13 @@ fn fpr_columns(row: &mut Row, theory: &Theory, worst: &PhaseStats, avg: &PhaseSt
     // Over rounds, not queries: the FPR moves with the phase, and each
     // round sees one random phase, so the phase sampling is part of the
     // error (a binomial interval missed it for double buffering).
-    let ci = avg.fpr_rounds.ci_within(level, 0.0, 1.0);
+    // When every round measured the same rate (no false positive in any,
+    // say) that interval has zero width and would decide a verdict from
+    // nothing: it is then Clopper-Pearson's over the pooled queries.
+    let mut ci = avg.fpr_rounds.ci_within(level, 0.0, 1.0);
+    if ci.0 == ci.1 && avg.fpr.n > 0 {
+        ci = binomial_ci(avg.fpr.x, avg.fpr.n, level);
+    }
     with_theory(row, theory, "fpr_avg", avg.fpr.rate(), ci);
     let expired = worst.expired;
     if expired.n > 0 {
@@ -277,4 +283,32 @@ pub(super) fn profile_rows(
         }
     }
     profile
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::Spec;
+    use crate::sweep::{self, Budget, RunOptions};
+
+    /// A design whose FPR is far below what the rounds can see: no round
+    /// has a false positive, and the phase-averaged interval is then the
+    /// pooled Clopper-Pearson one, not [0, 0], so the theory (about 1e-10)
+    /// is inside it rather than refused for want of an observation.
+    #[test]
+    fn an_all_zero_fpr_avg_keeps_a_finite_interval() {
+        let text = "name = \"z\"\nseed = 2\nmetrics = [\"fpr\"]\n[measure]\nrounds = 4\n\
+                    [[sweep]]\ndesign = \"apbf\"\npoints = [{ window = 512, fpr = 1e-10 }]\n";
+        let spec = Spec::parse(text).unwrap();
+        let prepared = sweep::prepare(&spec, false, &Budget::unchecked()).unwrap();
+        let out = sweep::run(&spec, text, &prepared, &RunOptions::one_thread()).unwrap();
+        let r = &out.rows[0];
+        assert_eq!(r.get_num("fpr_avg"), Some(0.0));
+        assert_eq!(r.get_num("fpr_avg_ci_low"), Some(0.0));
+        assert!(r.get_num("fpr_avg_ci_high").unwrap() > 0.0);
+        assert!(r.get_num("fpr_avg_theory").unwrap() > 0.0);
+        assert_eq!(
+            r.get("fpr_avg_theory_in_ci"),
+            Some(&crate::metrics::Value::Bool(true))
+        );
+    }
 }

@@ -18,7 +18,9 @@
 //! * `fpr` — share of yes answers to never-inserted keys, worst phase, with a
 //!   Clopper-Pearson interval at `ci_level`; `fpr_avg` the same at random
 //!   phases, with a Student-t interval over the per-round rates (the phase
-//!   sampling is part of its error); `fpr_expired` on inserted keys of age in (w + s, w + s + margin],
+//!   sampling is part of its error), or Clopper-Pearson's over the pooled
+//!   queries when every round measured the same rate (that interval would
+//!   have zero width); `fpr_expired` on inserted keys of age in (w + s, w + s + margin],
 //!   worst phase.
 //!   Queries are spread evenly over rounds (filter states) so that the
 //!   state-to-state variation of the fill averages out; the binomial interval
