@@ -37,7 +37,7 @@ fn run(text: &str, threads: usize) -> sweep::Outcome {
         threads: Some(threads),
         quick: false,
         checkpoint_dir: None,
-        progress: false,
+        progress: bloomlab_harness::sweep::Progress::Off,
         shard: None,
     };
     sweep::run(

@@ -10,7 +10,6 @@ use crate::report;
 use crate::spec::{Spec, WorkloadSpec};
 use crate::sweep::{self, Budget, RunOptions};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// A trace that replaces a spec's workload (`run --trace`).
@@ -156,7 +155,7 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
         threads: Some(threads),
         quick: x.quick,
         checkpoint_dir: Some(x.results_dir.to_path_buf()),
-        progress: std::io::stderr().is_terminal(),
+        progress: sweep::Progress::for_stderr(),
         shard: None,
     };
     let started = std::time::Instant::now();

@@ -5,7 +5,6 @@
 use super::{default_parts_dir, load, run_command, write_outputs, Experiment};
 use crate::report;
 use crate::sweep::{self, part, RunOptions, Shard};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// One shard's run.
@@ -75,7 +74,7 @@ pub fn run_shard(a: &ShardJob) -> anyhow::Result<()> {
         threads: Some(threads),
         quick: a.quick,
         checkpoint_dir: Some(out.clone()),
-        progress: std::io::stderr().is_terminal(),
+        progress: sweep::Progress::for_stderr(),
         shard: Some(shard),
     };
     let done = sweep::run_points(&spec, &text, &prepared, &opts)?;

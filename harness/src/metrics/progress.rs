@@ -36,6 +36,19 @@ impl Steps {
         }
     }
 
+    /// `done` of the `total` warm-up insertions made: a line if reports
+    /// are on and ten seconds have passed since the last (a warm-up of a
+    /// large window takes minutes before the first step).
+    pub fn warming(&mut self, done: u64, total: u64) {
+        if !ON.load(Ordering::Relaxed) || self.last.elapsed() < Duration::from_secs(10) {
+            return;
+        }
+        self.last = Instant::now();
+        let secs = self.started.elapsed().as_secs_f64();
+        let left = secs / done.max(1) as f64 * total.saturating_sub(done) as f64;
+        eprintln!("  warm-up: {done} of {total} insertions ({secs:.0} s; about {left:.0} s left)");
+    }
+
     /// Step `done` finished: a line if reports are on and ten seconds
     /// have passed since the last.
     pub fn done(&mut self, done: u64) {

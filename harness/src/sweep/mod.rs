@@ -40,11 +40,34 @@ pub struct RunOptions {
     pub quick: bool,
     /// Where the checkpoint lives (the results directory).
     pub checkpoint_dir: Option<PathBuf>,
-    /// Show a progress bar on stderr (if it is a terminal).
-    pub progress: bool,
+    /// How a run reports its points on stderr.
+    pub progress: Progress,
     /// Run only this shard's points (see [`shard`]); its checkpoint is the
     /// shard's own.
     pub shard: Option<Shard>,
+}
+
+/// How a run reports its points on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing (a run inside another command, a test).
+    Off,
+    /// A bar (stderr is a terminal).
+    Bar,
+    /// A line at most every 30 seconds (stderr is a log).
+    Lines,
+}
+
+impl Progress {
+    /// A bar on a terminal, lines in a log.
+    pub fn for_stderr() -> Progress {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines
+        }
+    }
 }
 
 impl RunOptions {
@@ -55,7 +78,7 @@ impl RunOptions {
             threads: Some(1),
             quick: false,
             checkpoint_dir: None,
-            progress: false,
+            progress: Progress::Off,
             shard: None,
         }
     }
@@ -170,7 +193,11 @@ pub fn run_points(
         .filter_map(|(i, _)| by_index.get(&i).copied())
         .collect();
     let total = selected.as_ref().map_or(prepared.plans.len(), |s| s.len());
-    let bar = progress_bar(spec, total, done.len(), opts.progress);
+    let bar = progress_bar(spec, total, done.len(), opts.progress == Progress::Bar);
+    let lines = (opts.progress == Progress::Lines).then(|| {
+        let todo_cost: f64 = todo.iter().map(|p| p.cost).sum();
+        std::sync::Mutex::new(LogLines::new(&spec.name, total, done.len(), todo_cost))
+    });
     let work = || -> anyhow::Result<Vec<(usize, Finished)>> {
         schedule::in_order(&todo, |&p| {
             let started = std::time::Instant::now();
@@ -180,6 +207,9 @@ pub fn run_points(
                 c.append(p.point.index, &rows, seconds)?;
             }
             bar.inc(1);
+            if let Some(l) = &lines {
+                l.lock().unwrap_or_else(|e| e.into_inner()).point(p.cost);
+            }
             Ok((p.point.index, Finished { rows, seconds }))
         })
     };
@@ -200,6 +230,50 @@ pub fn run_points(
 /// text and the precision.
 pub fn spec_key(spec_text: &str, quick: bool) -> u64 {
     xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{quick}").as_bytes())
+}
+
+/// A run's progress as lines in a log: points done, time, and the time
+/// left by the points' estimated costs, at most every 30 seconds.
+struct LogLines {
+    name: String,
+    total: usize,
+    done: usize,
+    cost_left: f64,
+    cost_done: f64,
+    started: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl LogLines {
+    fn new(name: &str, total: usize, done: usize, cost: f64) -> LogLines {
+        let now = std::time::Instant::now();
+        LogLines {
+            name: name.to_string(),
+            total,
+            done,
+            cost_left: cost,
+            cost_done: 0.0,
+            started: now,
+            last: now,
+        }
+    }
+
+    /// A point of estimated cost `cost` finished.
+    fn point(&mut self, cost: f64) {
+        self.done += 1;
+        self.cost_done += cost;
+        self.cost_left -= cost;
+        if self.last.elapsed().as_secs() < 30 || self.done == self.total {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        let secs = self.started.elapsed().as_secs_f64();
+        let left = secs / self.cost_done.max(1.0) * self.cost_left.max(0.0);
+        eprintln!(
+            "{}: {} of {} points ({:.0} s; about {:.0} s left)",
+            self.name, self.done, self.total, secs, left
+        );
+    }
 }
 
 /// The progress bar of a run (hidden unless asked for).

@@ -48,7 +48,7 @@ fn opts(threads: usize, dir: Option<std::path::PathBuf>) -> RunOptions {
         threads: Some(threads),
         quick: false,
         checkpoint_dir: dir,
-        progress: false,
+        progress: bloomlab_harness::sweep::Progress::Off,
         shard: None,
     }
 }

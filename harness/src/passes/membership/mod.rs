@@ -318,8 +318,17 @@ fn run_rounds(
     spec: &MeasureSpec,
 ) -> (PhaseStats, PhaseStats, Binomial, Welford) {
     let mut steps = crate::metrics::progress::Steps::new("rounds", spec.rounds);
-    // Warm-up to steady state, aligned to the worst phase.
-    r.advance(plan.warm_to_worst());
+    // Warm-up to steady state, aligned to the worst phase, in chunks so
+    // that a long one reports its progress (the same insertions as one
+    // call: advance is a loop)
+    let warm = plan.warm_to_worst();
+    let mut done = 0;
+    while done < warm {
+        let chunk = (warm - done).min(1 << 20);
+        r.advance(chunk);
+        done += chunk;
+        steps.warming(done, warm);
+    }
     let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());
     // the zero fraction: one observation per round, the mean of its two
     // states (the two states of a round are of one filter a phase apart,
