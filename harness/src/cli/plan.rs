@@ -76,12 +76,16 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What a time request means for each kind of design.
+/// What a time request means for each kind of design: every design the
+/// plan can rank for it falls in one of the three.
 const TIME_NOTE: &str = "A time request is planned as a window of T·R keys (R the peak rate). \
-The designs that count insertions keep T only while the rate stays at or below R, and remember \
-longer than T when it is lower; apbf_time keeps T whatever the rate, with the FPR shown holding \
-only up to R; apbf_hybrid keeps the FPR shown whatever the rate, with T shrinking in bursts above R. \
-docs/time.md has the measurements.";
+The designs that count insertions (apbf, blocked_apbf, naor_yogev, ny_pocket, jumping, \
+double_buffer, a2, forgetful, sliding_bloom, swamp, swbf, tbf, broom) keep T only while the rate \
+stays at or below R, and remember longer than T when it is lower. The designs that switch by \
+time alone (apbf_time, jumping_time, double_buffer_time, tbf_time) keep T whatever the rate, with \
+the FPR shown holding only up to R. The hybrids (apbf_hybrid, naor_yogev_hybrid, swbf_hybrid) \
+switch after a time or a count of keys, whichever comes first: they keep the FPR shown whatever \
+the rate, with T shrinking in bursts above R. docs/time.md has the measurements.";
 
 /// The plan as one JSON object.
 fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]) {
@@ -173,4 +177,28 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
          Sl-BF, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    /// The time request's note names every design the plan ranks for it,
+    /// whatever the registry holds.
+    #[test]
+    fn the_time_note_covers_every_ranked_design() {
+        let c = crate::plan::Constraints {
+            window: 3000,
+            fpr: 1e-2,
+            max_npws: None,
+            max_bits_per_element: None,
+            time: Some((0.6, 5000.0)),
+        };
+        let (ok, _) = crate::plan::plan(&c);
+        assert!(ok.len() > 10);
+        for x in ok {
+            let named = super::TIME_NOTE
+                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                .any(|w| w == x.design);
+            assert!(named, "{} is ranked but not in the note", x.design);
+        }
+    }
 }
