@@ -30,6 +30,9 @@ use std::collections::HashMap;
 /// The pass.
 pub struct SeenPass;
 
+/// The longest stream: its keys (or last-seen map) are held in memory.
+const MAX_LENGTH: u64 = 1 << 32;
+
 /// The salt of its generator.
 const SALT: u64 = 0x5EE4_0000_0000_0001;
 
@@ -52,10 +55,37 @@ impl Pass for SeenPass {
         built.filter.is_some()
     }
 
+    fn check(&self, _built: &Built, s: &Settings) -> anyhow::Result<()> {
+        let m = &s.measure;
+        if m.seen_length == 0 || m.seen_length > MAX_LENGTH {
+            return Err(anyhow::anyhow!(
+                "seen_length = {} must be in 1..=2^32 (its keys are kept in memory)",
+                m.seen_length
+            ));
+        }
+        if m.seen_every == 0 {
+            return Err(anyhow::anyhow!("seen_every = 0 must be at least 1"));
+        }
+        Ok(())
+    }
+
     fn plan(&self, built: &Built, s: &Settings) -> Work {
         let w = built.geometry.window;
-        // every key seen so far at each sample: at most i + 1 of them
-        let queries: f64 = samples(s, w).map(|i| (i + 1) as f64).sum();
+        // every key seen so far at each sample: at most i + 1 of them,
+        // summed in closed form over the samples j·every, j0 ..= j1
+        let queries = {
+            let m = &s.measure;
+            let every = m.seen_every.max(1) as f64;
+            let start = if m.seen_start == 0 { w } else { m.seen_start };
+            let j0 = (start / m.seen_every.max(1) + 1) as f64;
+            let j1 = (m.seen_length.saturating_sub(1) / m.seen_every.max(1)) as f64;
+            if j1 < j0 {
+                0.0
+            } else {
+                let n = j1 - j0 + 1.0;
+                every * (j0 + j1) * n / 2.0 + n
+            }
+        };
         // distinct keys: the keys, and the theory's prefix sums over ages
         let per_key = if s.distinct() { 16 } else { MAP_ENTRY };
         Work {
@@ -203,6 +233,36 @@ mod tests {
             theory > 0.01 && (got / theory - 1.0).abs() < 0.03,
             "{got} vs {theory}"
         );
+    }
+
+    /// A stream too long to hold, or samples never spaced, are refused
+    /// before the run with one line (a length of 10^15 hung the planning,
+    /// which counted the samples one by one); a long stream's work is
+    /// planned in closed form and refused by the work limit.
+    #[test]
+    fn hostile_lengths_are_refused_before_the_run() {
+        for (knobs, says) in [
+            ("seen_length = 1_000_000_000_000_000", "seen_length"),
+            ("seen_length = 0", "seen_length"),
+            ("seen_every = 0", "seen_every"),
+            (
+                "seen_length = 100_000_000\nseen_every = 1",
+                "limit of a day",
+            ),
+        ] {
+            let text = format!(
+                "name = \"h\"\nmetrics = [\"seen\"]\n[measure]\n{knobs}\n[[sweep]]\n\
+                 design = \"apbf\"\npoints = [{{ k = 4, l = 3, g = 50 }}]\n"
+            );
+            let spec = Spec::parse(&text).unwrap();
+            let budget = Budget {
+                memory: Some(1 << 34),
+                threads: 1,
+            };
+            let e = sweep::prepare(&spec, false, &budget).err().expect(knobs);
+            let e = format!("{e:#}");
+            assert!(e.contains(says) && !e.contains('\n'), "{knobs}: {e}");
+        }
     }
 
     /// On a stream that repeats keys, a key counts by its last insertion:
