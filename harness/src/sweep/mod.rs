@@ -258,21 +258,30 @@ impl LogLines {
         }
     }
 
-    /// A point of estimated cost `cost` finished.
+    /// A point of estimated cost `cost` finished: a line on stderr if 30
+    /// seconds have passed since the last.
     fn point(&mut self, cost: f64) {
+        if let Some(line) = self.line(cost, std::time::Instant::now()) {
+            eprintln!("{line}");
+        }
+    }
+
+    /// The line for a point of cost `cost` finished at `now`, if one is due
+    /// (none for the last point: the run's own line follows).
+    fn line(&mut self, cost: f64, now: std::time::Instant) -> Option<String> {
         self.done += 1;
         self.cost_done += cost;
         self.cost_left -= cost;
-        if self.last.elapsed().as_secs() < 30 || self.done == self.total {
-            return;
+        if now.duration_since(self.last).as_secs() < 30 || self.done == self.total {
+            return None;
         }
-        self.last = std::time::Instant::now();
-        let secs = self.started.elapsed().as_secs_f64();
+        self.last = now;
+        let secs = now.duration_since(self.started).as_secs_f64();
         let left = secs / self.cost_done.max(1.0) * self.cost_left.max(0.0);
-        eprintln!(
+        Some(format!(
             "{}: {} of {} points ({:.0} s; about {:.0} s left)",
             self.name, self.done, self.total, secs, left
-        );
+        ))
     }
 }
 
@@ -320,4 +329,26 @@ pub fn outcome(done: BTreeMap<usize, PointRows>) -> anyhow::Result<Outcome> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod log_lines_tests {
+    use super::LogLines;
+    use std::time::Duration;
+
+    /// A line at most every 30 s, none for the last point; the time left
+    /// scales the time so far by the estimated cost still to run.
+    #[test]
+    fn lines_every_thirty_seconds_with_the_time_left_by_cost() {
+        let mut l = LogLines::new("x", 4, 0, 40.0);
+        let t0 = l.started;
+        assert_eq!(l.line(10.0, t0 + Duration::from_secs(10)), None);
+        // 20 of 40 cost units in 40 s: 20 units left, about 40 s
+        assert_eq!(
+            l.line(10.0, t0 + Duration::from_secs(40)).as_deref(),
+            Some("x: 2 of 4 points (40 s; about 40 s left)")
+        );
+        assert_eq!(l.line(10.0, t0 + Duration::from_secs(60)), None);
+        assert_eq!(l.line(10.0, t0 + Duration::from_secs(200)), None);
+    }
 }
