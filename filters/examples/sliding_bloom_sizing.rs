@@ -3,7 +3,7 @@
 //! FPR: bits per window element, slack, and the Sl-BF's average FPR.
 //!
 //! `cargo run --release -p bloomlab-filters --example sliding_bloom_sizing`
-//! (about 20 s: the sizing evaluates the exact theory).
+//! (about 6 s: the sizing evaluates the exact theory).
 
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::{Apbf, BlockedApbf, Filter, SlidingFilter};

@@ -118,24 +118,32 @@ impl SlidingBloomTheory {
         }
     }
 
+    /// Calls `f(N, cells, q^N)` for the distinct N over array i's cells
+    /// after insertion t, q = 1 - 1/m: q^N by one multiplication from the
+    /// last where N moves by one (the spans come in order of N, one apart,
+    /// within each of two runs).
+    fn spans_q(&self, t: u64, i: u64, mut f: impl FnMut(u64, u64, f64)) {
+        let ln_q = (-1.0 / self.m as f64).ln_1p();
+        let (q, inv_q) = (ln_q.exp(), (-ln_q).exp());
+        let mut last: Option<(u64, f64)> = None;
+        self.spans(t, i, |n, c| {
+            let qn = match last {
+                Some((m, qm)) if n + 1 == m => qm * inv_q,
+                Some((m, qm)) if n == m + 1 => qm * q,
+                _ => (n as f64 * ln_q).exp(),
+            };
+            last = Some((n, qn));
+            f(n, c, qn);
+        });
+    }
+
     /// P(yes) after insertion t for a key of age `age` (0: the latest
     /// insertion), or for a never-inserted key (`age` None).
     pub fn presence_at(&self, t: u64, age: Option<u64>) -> f64 {
-        let ln_q = (-1.0 / self.m as f64).ln_1p();
-        let (q, inv_q) = (ln_q.exp(), (-ln_q).exp());
         let mut p = 1.0;
         for i in 0..self.k as u64 {
             let mut sum = 0.0;
-            // q^N for consecutive N by one multiplication each (the spans
-            // come in order of N, one apart, within each of two runs)
-            let mut last: Option<(u64, f64)> = None;
-            self.spans(t, i, |n, c| {
-                let qn = match last {
-                    Some((m, qm)) if n + 1 == m => qm * inv_q,
-                    Some((m, qm)) if n == m + 1 => qm * q,
-                    _ => (n as f64 * ln_q).exp(),
-                };
-                last = Some((n, qn));
+            self.spans_q(t, i, |n, c, qn| {
                 let set = match age {
                     Some(a) if n > a => 1.0,
                     _ => 1.0 - qn,
@@ -155,18 +163,23 @@ impl SlidingBloomTheory {
         (0..n).map(|i| 2 * self.w + i * period / n).collect()
     }
 
-    /// Worst-phase FPR of a never-inserted key.
-    pub fn fpr(&self) -> f64 {
+    /// The FPR of a never-inserted key at each of the
+    /// [`moments`](Self::moments), (moment, FPR).
+    pub fn phase_fprs(&self) -> Vec<(u64, f64)> {
         self.moments()
             .into_iter()
-            .map(|t| self.presence_at(t, None))
-            .fold(0.0, f64::max)
+            .map(|t| (t, self.presence_at(t, None)))
+            .collect()
+    }
+
+    /// Worst-phase FPR of a never-inserted key.
+    pub fn fpr(&self) -> f64 {
+        self.worst_moment().1
     }
 
     /// FPR of a never-inserted key averaged over the phases.
     pub fn fpr_avg(&self) -> f64 {
-        let ts = self.moments();
-        ts.iter().map(|&t| self.presence_at(t, None)).sum::<f64>() / ts.len() as f64
+        mean_fpr(&self.phase_fprs())
     }
 
     /// P(yes | age) averaged over the phases, for ages 0..=`max_age`.
@@ -188,67 +201,31 @@ impl SlidingBloomTheory {
     /// of age a is 1 - (1/m) Σ_{N ≤ a} c·q^N over its spans (N, c), so
     /// walking the ages in order adds each span once.
     pub fn presence_curve(&self, t: u64, max_age: u64) -> Vec<f64> {
-        let ln_q = (-1.0 / self.m as f64).ln_1p();
-        let (q, inv_q) = (ln_q.exp(), (-ln_q).exp());
         let k = self.k as usize;
-        // (N, array, c·q^N); spans come in a few monotone runs of N per
-        // array, which the stable sort merges in O(W log k)
+        // (N, array, c·q^N), in order of N (the spans come in a few
+        // monotone runs of N per array, which the stable sort merges)
         let mut events: Vec<(u64, usize, f64)> = Vec::new();
         for i in 0..k {
-            let mut last: Option<(u64, f64)> = None;
-            self.spans(t, i as u64, |n, c| {
-                let qn = match last {
-                    Some((m, qm)) if n + 1 == m => qm * inv_q,
-                    Some((m, qm)) if n == m + 1 => qm * q,
-                    _ => (n as f64 * ln_q).exp(),
-                };
-                last = Some((n, qn));
-                events.push((n, i, c as f64 * qn))
-            });
+            self.spans_q(t, i as u64, |n, c, qn| events.push((n, i, c as f64 * qn)));
         }
-        // a counting sort by N (N spans at most t values)
-        let lo = events.iter().map(|e| e.0).min().unwrap_or(0);
-        let hi = events.iter().map(|e| e.0).max().unwrap_or(0);
-        let mut at = vec![0usize; (hi - lo + 2) as usize];
-        for e in &events {
-            at[(e.0 - lo + 1) as usize] += 1;
-        }
-        for j in 1..at.len() {
-            at[j] += at[j - 1];
-        }
-        let mut sorted = vec![(0u64, 0usize, 0.0f64); events.len()];
-        for e in events {
-            let slot = &mut at[(e.0 - lo) as usize];
-            sorted[*slot] = e;
-            *slot += 1;
-        }
-        let events = sorted;
+        events.sort_by_key(|e| e.0);
         let mf = self.m as f64;
         let mut gone = vec![0.0f64; k];
-        let mut share = vec![1.0f64; k];
         let mut next = events.iter().peekable();
         let mut product = 1.0;
-        let mut updates = 0u32;
         (0..=max_age)
             .map(|a| {
+                let mut moved = false;
                 while let Some(&&(n, i, v)) = next.peek() {
                     if n > a {
                         break;
                     }
                     gone[i] += v;
-                    let s = 1.0 - gone[i] / mf;
-                    // one factor changed: update the product by it, and
-                    // recompute it whole now and then (or if a factor was
-                    // near 0) so rounding cannot accumulate
-                    updates += 1;
-                    if updates.is_multiple_of(1024) || share[i] < 1e-150 {
-                        share[i] = s;
-                        product = share.iter().product();
-                    } else {
-                        product *= s / share[i];
-                        share[i] = s;
-                    }
+                    moved = true;
                     next.next();
+                }
+                if moved {
+                    product = gone.iter().map(|g| 1.0 - g / mf).product();
                 }
                 product
             })
@@ -284,22 +261,27 @@ impl SlidingBloomTheory {
     /// The steady-state moment of the worst phase among
     /// [`moments`](Self::moments), and its FPR.
     pub fn worst_moment(&self) -> (u64, f64) {
-        self.moments()
-            .into_iter()
-            .map(|t| (t, self.presence_at(t, None)))
-            .fold((2 * self.w, f64::NEG_INFINITY), |a, b| {
-                if b.1 > a.1 {
-                    b
-                } else {
-                    a
-                }
-            })
+        worst_fpr(&self.phase_fprs())
     }
 
     /// Payload bits: two per cell.
     pub fn payload_bits(&self) -> u64 {
         2 * self.cells()
     }
+}
+
+/// The worst of [`SlidingBloomTheory::phase_fprs`] (the first moment of
+/// the highest FPR).
+pub fn worst_fpr(phases: &[(u64, f64)]) -> (u64, f64) {
+    phases
+        .iter()
+        .copied()
+        .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a })
+}
+
+/// The mean FPR of [`SlidingBloomTheory::phase_fprs`].
+pub fn mean_fpr(phases: &[(u64, f64)]) -> f64 {
+    phases.iter().map(|p| p.1).sum::<f64>() / phases.len() as f64
 }
 
 /// The continuous approximation of the worst-phase FPR (N spread evenly

@@ -70,22 +70,37 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
     } else {
         print_table(&ok, &rejected);
         if time.is_some() {
-            println!("\n{TIME_NOTE}");
+            println!("\n{}", time_note());
         }
     }
     Ok(())
 }
 
 /// What a time request means for each kind of design: every design the
-/// plan can rank for it falls in one of the three.
-const TIME_NOTE: &str = "A time request is planned as a window of T·R keys (R the peak rate). \
-The designs that count insertions (apbf, blocked_apbf, naor_yogev, ny_pocket, jumping, \
-double_buffer, a2, forgetful, sliding_bloom, swamp, swbf, tbf, broom) keep T only while the rate \
-stays at or below R, and remember longer than T when it is lower. The designs that switch by \
-time alone (apbf_time, jumping_time, double_buffer_time, tbf_time) keep T whatever the rate, with \
-the FPR shown holding only up to R. The hybrids (apbf_hybrid, naor_yogev_hybrid, swbf_hybrid) \
-switch after a time or a count of keys, whichever comes first: they keep the FPR shown whatever \
-the rate, with T shrinking in bursts above R. docs/time.md has the measurements.";
+/// plan can rank for it falls in one of the three. The count designs are
+/// read off the registry (a sliding or exact window, not one of time); the
+/// time designs are named, since whether one switches by time alone or
+/// also by a count of keys is not a capability.
+fn time_note() -> String {
+    let count: Vec<&str> = crate::designs::REGISTRY
+        .iter()
+        .filter(|d| {
+            let c = d.capabilities();
+            c.membership && c.guaranteed_window && !c.time_window
+        })
+        .map(|d| d.name())
+        .collect();
+    format!(
+        "A time request is planned as a window of T·R keys (R the peak rate). \
+The designs that count insertions ({}) keep T only while the rate stays at or below R, and \
+remember longer than T when it is lower. The designs that switch by time alone (apbf_time, \
+jumping_time, double_buffer_time, tbf_time) keep T whatever the rate, with the FPR shown \
+holding only up to R. The hybrids (apbf_hybrid, naor_yogev_hybrid, swbf_hybrid) switch after \
+a time or a count of keys, whichever comes first: they keep the FPR shown whatever the rate, \
+with T shrinking in bursts above R. docs/time.md has the measurements.",
+        count.join(", ")
+    )
+}
 
 /// The plan as one JSON object.
 fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]) {
@@ -195,7 +210,7 @@ mod tests {
         let (ok, _) = crate::plan::plan(&c);
         assert!(ok.len() > 10);
         for x in ok {
-            let named = super::TIME_NOTE
+            let named = super::time_note()
                 .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
                 .any(|w| w == x.design);
             assert!(named, "{} is ranked but not in the note", x.design);

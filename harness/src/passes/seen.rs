@@ -36,14 +36,40 @@ const MAX_LENGTH: u64 = 1 << 32;
 /// The salt of its generator.
 const SALT: u64 = 0x5EE4_0000_0000_0001;
 
-/// The stream's sample moments (insertion indices from 0).
-fn samples(s: &Settings, w: u64) -> impl Iterator<Item = u64> {
-    let m = &s.measure;
-    let start = if m.seen_start == 0 { w } else { m.seen_start };
-    let (every, length) = (m.seen_every.max(1), m.seen_length);
-    (start / every + 1..)
-        .map(move |j| j * every)
-        .take_while(move |&i| i < length)
+/// The stream's samples: insertion indices (from 0) j·every for j in
+/// j0..=j1, past `seen_start` (0: the window) and before `seen_length`.
+struct Samples {
+    every: u64,
+    j0: u64,
+    j1: u64,
+}
+
+impl Samples {
+    fn of(s: &Settings, w: u64) -> Samples {
+        let m = &s.measure;
+        let start = if m.seen_start == 0 { w } else { m.seen_start };
+        let every = m.seen_every.max(1);
+        Samples {
+            every,
+            j0: start / every + 1,
+            j1: m.seen_length.saturating_sub(1) / every,
+        }
+    }
+
+    fn count(&self) -> u64 {
+        self.j1.saturating_add(1).saturating_sub(self.j0)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> {
+        let every = self.every;
+        (self.j0..=self.j1).map(move |j| j * every)
+    }
+
+    /// Σ (i + 1) over the samples: the queries when every key is distinct.
+    fn queries(&self) -> f64 {
+        let (n, e) = (self.count() as f64, self.every as f64);
+        e * (self.j0 + self.j1) as f64 * n / 2.0 + n
+    }
 }
 
 impl Pass for SeenPass {
@@ -71,21 +97,8 @@ impl Pass for SeenPass {
 
     fn plan(&self, built: &Built, s: &Settings) -> Work {
         let w = built.geometry.window;
-        // every key seen so far at each sample: at most i + 1 of them,
-        // summed in closed form over the samples j·every, j0 ..= j1
-        let queries = {
-            let m = &s.measure;
-            let every = m.seen_every.max(1) as f64;
-            let start = if m.seen_start == 0 { w } else { m.seen_start };
-            let j0 = (start / m.seen_every.max(1) + 1) as f64;
-            let j1 = (m.seen_length.saturating_sub(1) / m.seen_every.max(1)) as f64;
-            if j1 < j0 {
-                0.0
-            } else {
-                let n = j1 - j0 + 1.0;
-                every * (j0 + j1) * n / 2.0 + n
-            }
-        };
+        // every key seen so far at each sample: at most i + 1 of them
+        let queries = Samples::of(s, w).queries();
         // distinct keys: the keys, and the theory's prefix sums over ages
         let per_key = if s.distinct() { 16 } else { MAP_ENTRY };
         Work {
@@ -110,7 +123,8 @@ impl Pass for SeenPass {
         let mut order: Vec<u64> = Vec::new();
         let mut last: HashMap<u64, u64> = HashMap::new();
         let (mut fp, mut expired, mut fn_, mut inside) = (0u64, 0u64, 0u64, 0u64);
-        let mut moments = samples(&s, w).peekable();
+        let samples = Samples::of(&s, w);
+        let mut moments = samples.iter().peekable();
         let mut steps = crate::metrics::progress::Steps::new("seen", s.measure.seen_length);
         for i in 0..s.measure.seen_length {
             if i % 65_536 == 0 {
@@ -149,18 +163,11 @@ impl Pass for SeenPass {
         }
         let mut out = PassOutput::default();
         let row = &mut out.row;
-        row.push("seen_samples", Value::Int(samples(&s, w).count() as u64));
+        row.push("seen_samples", Value::Int(samples.count()));
         row.push("seen_expired_queries", Value::Int(expired));
         row.push("seen_false_positives", Value::Int(fp));
-        let rate = |x: u64, n: u64| {
-            if n == 0 {
-                f64::NAN
-            } else {
-                x as f64 / n as f64
-            }
-        };
         if expired > 0 {
-            row.num("seen_fpr", rate(fp, expired));
+            row.num("seen_fpr", fp as f64 / expired as f64);
         }
         if let Some(t) = distinct.then(|| theory(&fresh, &s, w)).flatten() {
             row.num("seen_fpr_theory", t);
@@ -168,7 +175,7 @@ impl Pass for SeenPass {
         row.push("seen_window_queries", Value::Int(inside));
         row.push("seen_false_negatives", Value::Int(fn_));
         if inside > 0 {
-            row.num("seen_fnr", rate(fn_, inside));
+            row.num("seen_fnr", fn_ as f64 / inside as f64);
         }
         Ok(out)
     }
@@ -186,7 +193,7 @@ fn theory(built: &Built, s: &Settings, w: u64) -> Option<f64> {
         prefix[a as usize] = prefix[a as usize - 1] + profile.avg(a);
     }
     let (mut sum, mut count) = (0.0, 0.0);
-    for i in samples(s, w) {
+    for i in Samples::of(s, w).iter() {
         if i + 1 > w {
             sum += prefix[i as usize + 1];
             count += (i + 1 - w) as f64;

@@ -196,7 +196,12 @@ pub fn run_points(
     let bar = progress_bar(spec, total, done.len(), opts.progress == Progress::Bar);
     let lines = (opts.progress == Progress::Lines).then(|| {
         let todo_cost: f64 = todo.iter().map(|p| p.cost).sum();
-        std::sync::Mutex::new(LogLines::new(&spec.name, total, done.len(), todo_cost))
+        std::sync::Mutex::new(crate::metrics::progress::Points::new(
+            &spec.name,
+            total,
+            done.len(),
+            todo_cost,
+        ))
     });
     let work = || -> anyhow::Result<Vec<(usize, Finished)>> {
         schedule::in_order(&todo, |&p| {
@@ -230,59 +235,6 @@ pub fn run_points(
 /// text and the precision.
 pub fn spec_key(spec_text: &str, quick: bool) -> u64 {
     xxhash_rust::xxh3::xxh3_64(format!("{spec_text}\0{quick}").as_bytes())
-}
-
-/// A run's progress as lines in a log: points done, time, and the time
-/// left by the points' estimated costs, at most every 30 seconds.
-struct LogLines {
-    name: String,
-    total: usize,
-    done: usize,
-    cost_left: f64,
-    cost_done: f64,
-    started: std::time::Instant,
-    last: std::time::Instant,
-}
-
-impl LogLines {
-    fn new(name: &str, total: usize, done: usize, cost: f64) -> LogLines {
-        let now = std::time::Instant::now();
-        LogLines {
-            name: name.to_string(),
-            total,
-            done,
-            cost_left: cost,
-            cost_done: 0.0,
-            started: now,
-            last: now,
-        }
-    }
-
-    /// A point of estimated cost `cost` finished: a line on stderr if 30
-    /// seconds have passed since the last.
-    fn point(&mut self, cost: f64) {
-        if let Some(line) = self.line(cost, std::time::Instant::now()) {
-            eprintln!("{line}");
-        }
-    }
-
-    /// The line for a point of cost `cost` finished at `now`, if one is due
-    /// (none for the last point: the run's own line follows).
-    fn line(&mut self, cost: f64, now: std::time::Instant) -> Option<String> {
-        self.done += 1;
-        self.cost_done += cost;
-        self.cost_left -= cost;
-        if now.duration_since(self.last).as_secs() < 30 || self.done == self.total {
-            return None;
-        }
-        self.last = now;
-        let secs = now.duration_since(self.started).as_secs_f64();
-        let left = secs / self.cost_done.max(1.0) * self.cost_left.max(0.0);
-        Some(format!(
-            "{}: {} of {} points ({:.0} s; about {:.0} s left)",
-            self.name, self.done, self.total, secs, left
-        ))
-    }
 }
 
 /// The progress bar of a run (hidden unless asked for).
@@ -329,26 +281,4 @@ pub fn outcome(done: BTreeMap<usize, PointRows>) -> anyhow::Result<Outcome> {
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod log_lines_tests {
-    use super::LogLines;
-    use std::time::Duration;
-
-    /// A line at most every 30 s, none for the last point; the time left
-    /// scales the time so far by the estimated cost still to run.
-    #[test]
-    fn lines_every_thirty_seconds_with_the_time_left_by_cost() {
-        let mut l = LogLines::new("x", 4, 0, 40.0);
-        let t0 = l.started;
-        assert_eq!(l.line(10.0, t0 + Duration::from_secs(10)), None);
-        // 20 of 40 cost units in 40 s: 20 units left, about 40 s
-        assert_eq!(
-            l.line(10.0, t0 + Duration::from_secs(40)).as_deref(),
-            Some("x: 2 of 4 points (40 s; about 40 s left)")
-        );
-        assert_eq!(l.line(10.0, t0 + Duration::from_secs(60)), None);
-        assert_eq!(l.line(10.0, t0 + Duration::from_secs(200)), None);
-    }
 }
