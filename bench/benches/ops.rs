@@ -30,6 +30,7 @@
 //! the machine is shared and noisy; `docs/speed.md` gives the protocol for
 //! two pinned runs and their spread.
 
+use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::sliding_sketch::SlidingBloom;
@@ -385,6 +386,12 @@ fn designs(c: &mut Criterion) {
                 log_w,
                 sliding,
                 Ours(SlidingBloom::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "half_sliding",
+                log_w,
+                sliding,
+                Ours(HalfSliding::with_fpr(w, FPR).unwrap()),
             ),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare(

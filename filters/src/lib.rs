@@ -55,6 +55,7 @@ pub mod build;
 pub(crate) mod clock;
 pub(crate) mod cpu;
 mod error;
+pub mod half_sliding;
 pub mod hash;
 mod keyed;
 pub mod naor_yogev;

@@ -153,6 +153,18 @@ impl Build for crate::sliding_sketch::SlidingBloom {
     }
 }
 
+impl Build for crate::half_sliding::HalfSliding {
+    /// The (k, lo, m) of [`HalfSliding::with_fpr`](crate::half_sliding::HalfSliding::with_fpr)
+    /// (a guaranteed window, its exact theory); the slack is what that
+    /// sizing gives, several windows.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let w = t.count("half_sliding")?;
+        let f = crate::half_sliding::HalfSliding::with_fpr(w, t.the_fpr()?)?;
+        t.within_slack("half_sliding", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
 impl Build for StableBloomFilter {
     const MEMORY_IS_A_LIMIT: bool = false;
     /// No window: the memory (required) and the FPR pick d, K and P.

@@ -30,6 +30,7 @@ fn count_designs_meet_their_window() {
     check::<A2Buffer>(&t);
     check::<ForgetfulBloom>(&t);
     check::<crate::sliding_sketch::SlidingBloom>(&t);
+    check::<crate::half_sliding::HalfSliding>(&t);
     let b: Broom = t.build().unwrap();
     assert!(b.name() == "broom");
     // a largest slack: the APBF and Naor-Yogev are sized within it

@@ -88,6 +88,7 @@ via_bytes!(
     SlidingHll,
     Swlc,
     crate::sliding_sketch::SlidingBloom,
+    crate::half_sliding::HalfSliding,
 );
 
 impl<F: Generational + Persist> Serialize for OnTime<F> {

@@ -352,7 +352,7 @@ pub fn sizing(w: u64, fpr: f64) -> Option<(u32, u64)> {
 
 /// The least m meeting `meets` (monotone), searched from `start`: a
 /// bracket widened geometrically from a 1/512 step, then bisection.
-fn least_from(start: u64, meets: &dyn Fn(u64) -> bool) -> Option<u64> {
+pub(crate) fn least_from(start: u64, meets: &dyn Fn(u64) -> bool) -> Option<u64> {
     let start = start.max(1);
     let mut step = (start / 512).max(1);
     let (mut lo, mut hi);

@@ -12,6 +12,8 @@
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! | `sliding` (the Sliding Sketches' sliding Bloom filter, Sl-BF) | as for APBF, with its exact worst-phase theory as the bound: window W, slack W, memory 2 bits per cell and three words; at the sizing of `with_fpr` and with fewer cells than the window (k = 1, m = 20,000 over W = 40,000: the clock sweeps half a cell per insertion) |
+//! | `sliding` (the Half Sliding Sketch's HSS-BF, sized by `with_fpr`) | as for APBF, with its exact worst-phase theory as the bound: the guaranteed window ⌊(k - lo - 1)·C/(k - lo)⌋ >= w, slack up to ⌈k·C/(k - lo)⌉, memory one bit per cell and three words |
+//! | `clock` (the HSS-BF at settings that guarantee less than its cycle C: the paper's lo = k - 1, and a clock clearing two cells per insertion) | at 300 moments of random phase, the share of 50 keys of ages in 1..=C answered no, less the exact FNR of that moment, has mean 0; every key of the guaranteed window reported; worst-phase FPR on never-inserted and expired keys not significantly above its theory; memory exact; bad parameters rejected |
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
 //! | `timed` (APBF with time or hybrid generations; jumping window and double buffering with time generations; timing Bloom filter with a clock of time quanta) | over 200 000 insertions at random times (bursts, steady traffic, lulls of several generations), every key inside the design's guarantee reported (time: age < T; hybrid: ⌊age/τ⌋ + ⌊later insertions/g⌋ < l); nothing left after a lull of T plus the slack; at a steady g keys per τ the FPR not significantly above the count-based worst-phase F (for the TBF, its FPR at the most keys a window holds at that rate); memory exact; bad parameters rejected |
@@ -26,6 +28,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
@@ -36,7 +39,7 @@ use bloomlab_filters::{
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
     SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
 };
-use common::{assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
+use common::{assert_mean, assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
 
 /// Inserts `inserts` distinct keys; after each, checks the keys of age 1 and
@@ -138,6 +141,39 @@ fn every_key_bit_matters<F: Filter>(mut f: F, fill: u64, bound: f64) {
         n,
         bound,
     );
+}
+
+/// An HSS-BF that guarantees no window (the paper's lo = k - 1): at 300
+/// moments of random phase, the share of 50 keys of distinct ages in
+/// 1..=C (the cycle) answered no, less the exact FNR of that moment, has
+/// mean 0; every key younger than its guaranteed window is reported.
+fn clock_loss_promise(mut f: HalfSliding) {
+    let keys = Keys::new(0x1055);
+    let th = f.theory();
+    let (c, g) = (th.cycle, f.window());
+    let mut rng = Rng(3);
+    let mut t = 0u64;
+    let step = |f: &mut HalfSliding, n: u64, t: &mut u64| {
+        for _ in 0..n {
+            *t += 1;
+            f.insert(keys.stream(*t));
+        }
+    };
+    step(&mut f, 2 * th.longest(), &mut t);
+    let mut diffs = Vec::new();
+    for _ in 0..300 {
+        step(&mut f, rng.range(1, th.period()), &mut t);
+        let offset = rng.range(0, c - 1);
+        let lost = (0..50)
+            .map(|i| 1 + (offset + i * c / 50) % c)
+            .filter(|&age| !f.contains(keys.stream(t + 1 - age)))
+            .count();
+        diffs.push(lost as f64 / 50.0 - th.fnr_at(t, c));
+        for age in 1..=g {
+            assert!(f.contains(keys.stream(t + 1 - age)), "age {age} <= {g}");
+        }
+    }
+    assert_mean("HSS-BF FNR inside the cycle, less its theory", &diffs, 0.0);
 }
 
 /// Inserts `capacity` keys, checks each is reported, then measures the FPR.
@@ -297,6 +333,36 @@ macro_rules! conformance {
                 let f = $build;
                 let expected: u64 = ($mem)(&f);
                 assert_eq!(f.memory_bits(), expected);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
+    (clock $name:ident: $build:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                within(DEADLINE_SECS, || batched_queries_agree($build));
+            }
+            #[test]
+            fn keys_lost_at_the_theory_rate() {
+                within(DEADLINE_SECS, || clock_loss_promise($build));
+            }
+            #[test]
+            fn fpr_within_its_bound() {
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound = f.theory().fpr();
+                    fpr_within_bound(f, bound);
+                });
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                assert_eq!(f.memory_bits(), f.k() as u64 * f.m() + 3 * 64);
             }
             #[test]
             fn bad_parameters_rejected() {
@@ -507,6 +573,16 @@ conformance!(sliding sliding_bloom: SlidingBloom::with_fpr(3000, 0.01).unwrap(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
     bad = [SlidingBloom::new(0, 3, 10), SlidingBloom::new(10, 0, 10), SlidingBloom::new(10, 3, 0),
            SlidingBloom::with_fpr(10, 0.0), SlidingBloom::new(10, 3, 1 << 40)]);
+conformance!(sliding half_sliding: HalfSliding::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &HalfSliding| f.theory().fpr(),
+    memory = |f: &HalfSliding| f.k() as u64 * f.m() + 3 * 64,
+    bad = [HalfSliding::new(0, 3, 1, 10), HalfSliding::new(10, 0, 1, 10), HalfSliding::new(10, 3, 3, 10),
+           HalfSliding::new(10, 3, 0, 10), HalfSliding::new(10, 3, 1, 0), HalfSliding::with_fpr(10, 0.0),
+           HalfSliding::new(1 << 40, 3, 1, 1 << 30)]);
+conformance!(clock half_sliding_paper: HalfSliding::new(3000, 7, 6, 2000).unwrap(),
+    bad = [HalfSliding::with_fpr(0, 0.01), HalfSliding::with_fpr(10, 1.0)]);
+conformance!(clock half_sliding_fast_clock: HalfSliding::new(500, 5, 2, 1000).unwrap(),
+    bad = [HalfSliding::with_fpr(1 << 30, 0.01)]);
 conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(40_000, 1, 20_000).unwrap(),
     bound = |f: &SlidingBloom| f.theory().fpr(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
