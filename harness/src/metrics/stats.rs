@@ -101,6 +101,15 @@ impl Welford {
             self.mean
         }
     }
+    /// The squared standard error of the mean, s²/n (NaN below two
+    /// observations).
+    pub fn var_of_mean(&self) -> f64 {
+        if self.n < 2 {
+            f64::NAN
+        } else {
+            self.m2 / (self.n - 1) as f64 / self.n as f64
+        }
+    }
     /// Student-t interval of the mean (n - 1 degrees of freedom: with the 3
     /// rounds of a large window, a normal quantile made intervals far too
     /// narrow).
@@ -137,6 +146,14 @@ pub(crate) struct Binomial {
 }
 
 impl Binomial {
+    /// The rate of the trials added since `before` (NaN if none).
+    pub(crate) fn since(&self, before: &Binomial) -> f64 {
+        Binomial {
+            x: self.x - before.x,
+            n: self.n - before.n,
+        }
+        .rate()
+    }
     pub(crate) fn add(&mut self, yes: bool) {
         self.x += yes as u64;
         self.n += 1;

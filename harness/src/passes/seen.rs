@@ -20,6 +20,12 @@
 //!   assumes the samples' phases spread evenly over the design's period; a
 //!   fixed stride can cluster them (7331 against generations of 345: 15%
 //!   more slack than the average, docs/sliding_sketch.md).
+//!   With `seen_negatives` > 0, each sample also queries that many
+//!   never-inserted keys, as the Half Sliding Sketch's code
+//!   (`NLear/HalfSlidingSketch`, `src/Membership/HSS-BF/demo/main.cpp`)
+//!   measures its false positives: `seen_negative_fpr`, the share that
+//!   answers yes over all samples, and `seen_negative_fpr_theory`, the
+//!   design's phase-averaged FPR of a never-inserted key (`fpr_avg`).
 
 use crate::designs::Built;
 use crate::metrics::{Value, MAP_ENTRY};
@@ -92,13 +98,20 @@ impl Pass for SeenPass {
         if m.seen_every == 0 {
             return Err(anyhow::anyhow!("seen_every = 0 must be at least 1"));
         }
+        if m.seen_negatives > MAX_LENGTH {
+            return Err(anyhow::anyhow!(
+                "seen_negatives = {} must be at most 2^32",
+                m.seen_negatives
+            ));
+        }
         Ok(())
     }
 
     fn plan(&self, built: &Built, s: &Settings) -> Work {
         let w = built.geometry.window;
         // every key seen so far at each sample: at most i + 1 of them
-        let queries = Samples::of(s, w).queries();
+        let samples = Samples::of(s, w);
+        let queries = samples.queries() + (samples.count() * s.measure.seen_negatives) as f64;
         // distinct keys: the keys, and the theory's prefix sums over ages
         let per_key = if s.distinct() { 16 } else { MAP_ENTRY };
         Work {
@@ -123,6 +136,7 @@ impl Pass for SeenPass {
         let mut order: Vec<u64> = Vec::new();
         let mut last: HashMap<u64, u64> = HashMap::new();
         let (mut fp, mut expired, mut fn_, mut inside) = (0u64, 0u64, 0u64, 0u64);
+        let (mut neg_fp, mut neg) = (0u64, 0u64);
         let samples = Samples::of(&s, w);
         let mut moments = samples.iter().peekable();
         let mut steps = crate::metrics::progress::Steps::new("seen", s.measure.seen_length);
@@ -141,6 +155,10 @@ impl Pass for SeenPass {
                 continue;
             }
             moments.next();
+            for _ in 0..s.measure.seen_negatives {
+                neg_fp += u64::from(f.contains(stream.negative(&mut rng)));
+                neg += 1;
+            }
             let mut query = |key: u64, at: u64| {
                 let yes = f.contains(key);
                 if i - at < w {
@@ -176,6 +194,13 @@ impl Pass for SeenPass {
         row.push("seen_false_negatives", Value::Int(fn_));
         if inside > 0 {
             row.num("seen_fnr", fn_ as f64 / inside as f64);
+        }
+        if neg > 0 {
+            row.push("seen_negative_queries", Value::Int(neg));
+            row.num("seen_negative_fpr", neg_fp as f64 / neg as f64);
+            if let Some(t) = fresh.theory.get("fpr_avg") {
+                row.num("seen_negative_fpr_theory", t);
+            }
         }
         Ok(out)
     }

@@ -166,6 +166,9 @@ pub struct MeasureSpec {
     /// The `seen` metric: samples only after this insertion (0 = the
     /// window).
     pub seen_start: u64,
+    /// The `seen` metric: never-inserted keys queried at each sample (the
+    /// Half Sliding Sketch's false positives; 0: none).
+    pub seen_negatives: u64,
 }
 
 impl Default for MeasureSpec {
@@ -187,6 +190,7 @@ impl Default for MeasureSpec {
             seen_length: 1_000_000,
             seen_every: 7331,
             seen_start: 0,
+            seen_negatives: 0,
         }
     }
 }
@@ -208,7 +212,11 @@ impl MeasureSpec {
             fpr_positives: self.fpr_positives / 10.0,
             min_fpr_queries: self.min_fpr_queries / 10,
             max_fpr_queries: self.max_fpr_queries / 10,
-            seen_length: (self.seen_length / 5).max(1),
+            // a fifth of the stream, but at least one sample past seen_start
+            seen_length: (self.seen_length / 5).max(1).max(
+                self.seen_length
+                    .min(self.seen_start.saturating_add(self.seen_every)),
+            ),
             // speed keeps its full count: short timings are too noisy to
             // compare as ratios in `check --quick`
             ..self.clone()

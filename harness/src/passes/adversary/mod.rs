@@ -4,8 +4,8 @@
 //! positive it finds and replays them.
 //!
 //! One point: a fresh copy of the design is warmed to its steady state
-//! (w + s + a margin of insertions, in whole periods, so segmented designs sit
-//! at their worst phase), then `queries` queries run, all on keys never
+//! (w + s + a margin of insertions, in whole periods plus the design's
+//! worst phase, so that every design sits at its worst phase), then `queries` queries run, all on keys never
 //! inserted. Query q replays a found false positive (round robin) when
 //! `replay_every` > 0, q is a multiple of it (counting from 1) and one is
 //! known; a replay that answers no is dropped (the window moved on), so the
@@ -143,7 +143,10 @@ impl<'a> Attack<'a> {
             .unwrap_or(w + s + margin)
             .max(w + s + margin)
             .div_ceil(period)
-            * period;
+            * period
+            // at the worst phase, which the Sl-BF and the HSS-BF have
+            // inside their period (0 for the switching designs)
+            + geometry.worst_phase % period;
         let recent = match query_trace {
             Some(_) => Some(ExactWindow::new(w + s).map_err(|e| anyhow::anyhow!("{e}"))?),
             None => None,

@@ -312,11 +312,20 @@ pub fn measure(
 /// worst phase, advances a random 1..=period, measures that phase, and
 /// advances to the next round's worst phase. Returns the worst and random
 /// phases' tallies, the FNR's and the zero fraction's.
+/// The FNR's queries pooled, and its rate per round at the worst and at
+/// the random phase (for designs whose FNR varies with the phase).
+#[derive(Default)]
+pub(super) struct FnrTally {
+    pub(super) all: Binomial,
+    pub(super) worst: Welford,
+    pub(super) random: Welford,
+}
+
 fn run_rounds(
     plan: &MembershipPlan,
     r: &mut Runner,
     spec: &MeasureSpec,
-) -> (PhaseStats, PhaseStats, Binomial, Welford) {
+) -> (PhaseStats, PhaseStats, FnrTally, Welford) {
     let mut steps = crate::metrics::progress::Steps::new("rounds", spec.rounds);
     // Warm-up to steady state, aligned to the worst phase, in chunks so
     // that a long one reports its progress (the same insertions as one
@@ -329,7 +338,7 @@ fn run_rounds(
         done += chunk;
         steps.warming(done, warm);
     }
-    let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), Binomial::default());
+    let (mut worst, mut avg, mut fnr) = (plan.stats(), plan.stats(), FnrTally::default());
     // the zero fraction: one observation per round, the mean of its two
     // states (the two states of a round are of one filter a phase apart,
     // not independent: counted as two, they made the interval too narrow)
@@ -341,11 +350,19 @@ fn run_rounds(
     };
     for round in 0..spec.rounds {
         steps.done(round);
-        plan.phase(r, &mut worst, &mut fnr);
+        let before = fnr.all;
+        plan.phase(r, &mut worst, &mut fnr.all);
+        if fnr.all.n > before.n {
+            fnr.worst.add(fnr.all.since(&before));
+        }
         let z = zero(r);
         let u = r.rng.random_range(1..=plan.period);
         r.advance(u);
-        plan.phase(r, &mut avg, &mut fnr);
+        let before = fnr.all;
+        plan.phase(r, &mut avg, &mut fnr.all);
+        if fnr.all.n > before.n {
+            fnr.random.add(fnr.all.since(&before));
+        }
         if let (Some(a), Some(b)) = (z, zero(r)) {
             zeros.add((a + b) / 2.0);
         }
