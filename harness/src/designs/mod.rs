@@ -22,6 +22,7 @@ mod built;
 mod candidate;
 mod double_buffer;
 mod forgetful;
+mod half_sliding;
 mod jumping;
 mod naor_yogev;
 mod ny_pocket;
@@ -311,6 +312,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &a2::A2,
     &forgetful::Forgetful,
     &sliding_bloom::SlidingBloom,
+    &half_sliding::HalfSliding,
 ];
 
 /// The design called `name` (or one of its aliases).

@@ -334,3 +334,24 @@ impl MeasureSpec {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MeasureSpec;
+
+    /// `--quick` takes a fifth of the seen stream, but keeps one sample
+    /// past `seen_start` (the HSS claim samples from insertion 500,000 of
+    /// 2.5 million: a fifth had none).
+    #[test]
+    fn quick_keeps_a_seen_sample() {
+        let m = |length, start, every| MeasureSpec {
+            seen_length: length,
+            seen_start: start,
+            seen_every: every,
+            ..MeasureSpec::default()
+        };
+        assert_eq!(m(1_000_000, 0, 7331).quick().seen_length, 200_000);
+        assert_eq!(m(2_500_000, 499_999, 100_000).quick().seen_length, 599_999);
+        assert_eq!(m(300, 10_000, 7331).quick().seen_length, 300);
+    }
+}

@@ -339,4 +339,30 @@ mod tests {
             Some(&crate::metrics::Value::Bool(true))
         );
     }
+
+    /// The stratified interval: the mean of two strata of equal weight,
+    /// its standard error from both spreads; none below two rounds or at
+    /// zero width.
+    #[test]
+    fn a_stratified_interval_pools_both_spreads() {
+        use crate::metrics::Welford;
+        let (mut a, mut b) = (Welford::default(), Welford::default());
+        for x in [0.0, 0.0, 0.0, 0.0] {
+            a.add(x);
+        }
+        for x in [0.1, 0.3, 0.2, 0.2] {
+            b.add(x);
+        }
+        let (lo, hi) = super::stratified_ci(&a, &b, 0.99).unwrap();
+        // mean 0.1; se = sqrt(0 + var(b)/4)/2 = sqrt(0.02/3/4)/2
+        let se = (0.02f64 / 3.0 / 4.0).sqrt() / 2.0;
+        let t = crate::metrics::stats::t_value(0.99, 3);
+        assert!((lo - (0.1 - t * se).max(0.0)).abs() < 1e-12);
+        assert!((hi - (0.1 + t * se)).abs() < 1e-12);
+        let mut c = Welford::default();
+        c.add(0.0);
+        c.add(0.0);
+        assert_eq!(super::stratified_ci(&a, &c, 0.99), None);
+        assert_eq!(super::stratified_ci(&Welford::default(), &b, 0.99), None);
+    }
 }

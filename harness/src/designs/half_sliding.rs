@@ -1,0 +1,220 @@
+//! The Half Sliding Sketch's Bloom filter (HSS-BF): k one-bit arrays, a
+//! clock clearing (k - lo)·m cells per cycle, queries reading the lo
+//! arrays it cleared longest ago.
+
+use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::{at_least_one, probability, DesignDef};
+use super::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence, MAX_EXACT_WINDOW};
+use bloomlab_filters::half_sliding::HalfSliding as Filter;
+use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// HSS-BF parameters: window and fpr (sized for a guaranteed window), or
+/// cycle, k, lo and m (the paper's; window then names the window the FNR
+/// is measured over, the cycle by default).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HalfSlidingParams {
+    /// Window W (insertions): guaranteed with fpr; with cycle, k, lo and m
+    /// the window the FNR is measured over (default: the cycle)
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1): picks k, lo, m and the cycle
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Insertions per (k - lo)·m cells cleared (the paper's CYCLE)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    cycle: Option<u64>,
+    /// Arrays (cells set per insertion)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Arrays read per query (below k; the paper's code uses k - 1)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    lo: Option<u32>,
+    /// Cells per array (one bit each)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+}
+
+/// The HSS-BF.
+pub struct HalfSliding;
+
+/// Moments the profile, the FNR and the mean PWS average over (each costs
+/// a sort of lo·m cells): a quarter of the FPR's grid, tested in the crate
+/// against the full grid.
+const PROFILE_MOMENTS: u64 = 16;
+
+impl DesignDef for HalfSliding {
+    type Params = HalfSlidingParams;
+    const NAME: &'static str = "half_sliding";
+    const ALIASES: &'static [&'static str] = &["hss_bf", "hss-bf", "half-sliding"];
+    // a first estimate, by analogy with the Sl-BF (one bit per array read)
+    const OP_NS: (f64, f64) = (40.0, 40.0);
+    const ABOUT: &'static str =
+        "Half Sliding Sketch's HSS-BF: k one-bit arrays, a clock, queries read the lo oldest";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
+
+    fn build(p: HalfSlidingParams, _seed: u64) -> anyhow::Result<Built> {
+        let fpr = probability("fpr", p.fpr)?;
+        let window = at_least_one("window", p.window)?;
+        let e = |r: ParamError| anyhow::anyhow!("half_sliding: {r}");
+        let explicit = (
+            at_least_one("cycle", p.cycle)?,
+            at_least_one("k", p.k)?,
+            at_least_one("lo", p.lo)?,
+            at_least_one("m", p.m)?,
+        );
+        let (f, w) = match (window, fpr, explicit) {
+            (Some(w), Some(p), (None, None, None, None)) => (Filter::with_fpr(w, p).map_err(e)?, w),
+            (w, None, (Some(c), Some(k), Some(lo), Some(m))) => {
+                (Filter::new(c, k, lo, m).map_err(e)?, w.unwrap_or(c))
+            }
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "half_sliding needs window and fpr, or cycle, k, lo and m (and a window to measure the FNR over)"
+                ))
+            }
+        };
+        let th = f.theory();
+        if th.longest() > 2 * MAX_EXACT_WINDOW {
+            return Err(anyhow::anyhow!(
+                "half_sliding: keys are kept up to {} insertions, above 2^25, the longest the harness profiles",
+                th.longest()
+            ));
+        }
+        let (t_worst, _) = th.worst_moment();
+        let period = th.period();
+        let geometry = Geometry {
+            window: w,
+            slack: th.longest().saturating_sub(w),
+            period,
+            worst_phase: t_worst % period,
+            guaranteed: f.window() >= w,
+            horizon: None,
+            // every cell cleared at least once before the first round
+            warmup: Some(2 * th.longest()),
+            spacing: None,
+            time: None,
+        };
+        let resolved = vec![
+            int("window", w),
+            int("cycle", th.cycle),
+            int("k", th.k),
+            int("lo", th.lo),
+            int("m", th.m),
+        ];
+        let theory = theory(&th, t_worst, w, geometry.guaranteed, f.memory_bits());
+        Ok(Built {
+            filter: Some(Box::new(f)),
+            summary: None,
+            geometry,
+            resolved,
+            theory,
+        })
+    }
+
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let w = c.window;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let th = f.theory();
+        let (t, fpr) = th.worst_moment();
+        let memory = f.memory_bits();
+        let slack = th.longest() - w;
+        let pws = th.presence(t).sum(w, w + slack);
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: Candidate::ints(&[
+                ("window", w),
+                ("cycle", th.cycle),
+                ("k", th.k as u64),
+                ("lo", th.lo as u64),
+                ("m", th.m),
+            ]),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / w as f64,
+            fpr,
+            window: w,
+            slack,
+            npws_peak: pws / w as f64,
+            insert_bits: th.k as u64,
+            query_probes: Some(th.probes_negative_at(t)),
+        }])
+    }
+}
+
+/// The theory the harness compares with over a window of interest `w`:
+/// FPR at the worst moment and averaged over the period; FNR over ages
+/// 1..=w (0 when guaranteed), which the pass measures half at the worst
+/// phase and half at random ones, so the theory is the mean of the two;
+/// PWS over the ages past w likewise; probes at the worst moment.
+fn theory(th: &HalfSlidingTheory, t_worst: u64, w: u64, guaranteed: bool, memory: u64) -> Theory {
+    let worst = th.presence(t_worst);
+    let slack = th.longest().saturating_sub(w);
+    let moments: Vec<u64> = th.moments_n(PROFILE_MOMENTS);
+    let n = moments.len() as f64;
+    let (mut fnr_avg, mut pws_avg) = (0.0, 0.0);
+    for &t in &moments {
+        let p = th.presence(t);
+        fnr_avg += (1.0 - p.sum(0, w) / w as f64) / n;
+        pws_avg += p.sum(w, w + slack) / n;
+    }
+    let fnr_worst = 1.0 - worst.sum(0, w) / w as f64;
+    let fnr = if guaranteed {
+        0.0
+    } else {
+        (fnr_worst + fnr_avg) / 2.0
+    };
+    let wf = w as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", worst.fpr()),
+            ("fpr_avg", th.fpr_avg()),
+            ("fpr_expired", worst.fpr()),
+            ("fnr", fnr),
+            ("npws_peak", worst.sum(w, w + slack) / wf),
+            ("npws_avg", pws_avg / wf),
+            ("probes_negative", th.probes_negative_at(t_worst)),
+            ("memory_bits", memory as f64),
+            ("bits_per_element", th.payload_bits() as f64 / wf),
+        ],
+        profile: Some(Box::new(Profile {
+            th: *th,
+            worst,
+            avg: OnceLock::new(),
+        })),
+        ..Theory::default()
+    }
+}
+
+/// P(yes | age) at the worst moment, and averaged over the period's
+/// moments (computed on first use, over ages up to the longest a cell goes
+/// uncleared; past it every age has the limit, the FPR).
+struct Profile {
+    th: HalfSlidingTheory,
+    worst: Presence,
+    avg: OnceLock<Vec<f64>>,
+}
+
+impl ProfileTheory for Profile {
+    fn worst(&self, age: u64) -> f64 {
+        self.worst.at(age.saturating_sub(1))
+    }
+    fn avg(&self, age: u64) -> f64 {
+        let curve = self.avg.get_or_init(|| {
+            let max_age = self.th.longest() + 1;
+            let moments: Vec<u64> = self.th.moments_n(PROFILE_MOMENTS);
+            let mut avg = vec![0.0; max_age as usize + 1];
+            for &t in &moments {
+                for (a, p) in avg.iter_mut().zip(self.th.presence(t).curve(max_age)) {
+                    *a += p / moments.len() as f64;
+                }
+            }
+            avg
+        });
+        curve[(age.saturating_sub(1) as usize).min(curve.len() - 1)]
+    }
+}
