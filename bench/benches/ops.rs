@@ -150,6 +150,103 @@ impl Target for Rotating {
     }
 }
 
+/// `cuckoo-clock` 0.2 (a cuckoo filter with TTL bits beside each
+/// fingerprint, the crate Vector uses): 12-bit fingerprints in buckets of 4,
+/// a TTL of 4 scans, and the scan that ages every TTL counter run every
+/// w/3 insertions, so that a key is reported for at least w and at most
+/// 4w/3 insertions; its capacity 4w/3. The scans' cost is in the insertion
+/// row (amortised: a scan of every bucket per w/3 insertions). It hashes
+/// keys with std's SipHash-1-3 (its `BuildHasher`), a few ns in every row.
+struct CuckooClock {
+    f: cuckoo_clock::CuckooFilter<std::hash::RandomState>,
+    every: u64,
+    n: u64,
+}
+
+impl CuckooClock {
+    fn new(w: u64) -> CuckooClock {
+        use cuckoo_clock::config::{CuckooConfiguration, TtlConfig};
+        let every = w.div_ceil(3).max(1);
+        let config = CuckooConfiguration::builder((4 * every) as usize)
+            .fingerprint_bits(12.try_into().unwrap())
+            .bucket_size(4.try_into().unwrap())
+            .with_ttl(TtlConfig {
+                ttl: 4.try_into().unwrap(),
+                ttl_bits: 3.try_into().unwrap(),
+            })
+            .build()
+            .unwrap();
+        CuckooClock {
+            f: cuckoo_clock::CuckooFilter::new(config, std::hash::RandomState::new()),
+            every,
+            n: 0,
+        }
+    }
+}
+
+impl Target for CuckooClock {
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.n += 1;
+        if self.n.is_multiple_of(self.every) {
+            self.f.scan_and_update_ttl();
+        }
+        self.f.insert(&key);
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.f.contains(&key)
+    }
+    fn memory_bits(&self) -> Option<u64> {
+        Some(8 * self.f.get_memory_usage() as u64)
+    }
+}
+
+/// `expiring-atomic-filter` 0.1 (a ring of lock-free cuckoo filters, one
+/// written at a time, expired by the wall clock): 16-bit fingerprints in
+/// buckets of 4, a TTL of two expiration periods (four slots; a query
+/// reads every slot), capacity 2w per slot (a cuckoo table loaded to half
+/// at most). Its slot is chosen by the
+/// system time, which a benchmark cannot drive, so its expiry is stood in
+/// for by clearing it when the slot written holds w keys (amortised O(1)
+/// per insertion); without that its insertions fail once the slot is full.
+/// It hashes with std's `DefaultHasher` (SipHash-1-3) and reads the system
+/// time on every insertion: both are its own cost, in its rows.
+struct ExpiringAtomic {
+    f: expiring_atomic_filter::ExpiringAtomicFilter,
+    w: usize,
+}
+
+impl ExpiringAtomic {
+    fn new(w: u64) -> ExpiringAtomic {
+        let f = expiring_atomic_filter::ExpiringAtomicFilter::builder()
+            .capacity(4 * w as usize)
+            .fingerprint_size(16)
+            .bucket_size(4)
+            .ttl(7200)
+            .expiration_period(3600)
+            .build()
+            .unwrap();
+        ExpiringAtomic { f, w: w as usize }
+    }
+}
+
+impl Target for ExpiringAtomic {
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        if self.f.len() >= self.w {
+            self.f.clear();
+        }
+        // a full slot cannot happen below w keys at twice that capacity;
+        // an error would be a broken comparison, so it stops the benchmark
+        self.f.insert(&key).unwrap();
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.f.contains(&key)
+    }
+}
+
 fn sizes() -> Vec<u32> {
     match std::env::var("BLOOMLAB_BENCH_SIZES") {
         Ok(s) => s
@@ -394,6 +491,8 @@ fn designs(c: &mut Criterion) {
                 Ours(HalfSliding::with_fpr(w, FPR).unwrap()),
             ),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
+            prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),
+            prepare("expiring-atomic-filter", log_w, w, ExpiringAtomic::new(w)),
             prepare(
                 "swamp",
                 log_w,
