@@ -30,6 +30,7 @@
 //! the machine is shared and noisy; `docs/speed.md` gives the protocol for
 //! two pinned runs and their spread.
 
+use bloomlab_filters::clock_sketch::ClockBloom;
 use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
@@ -489,6 +490,12 @@ fn designs(c: &mut Criterion) {
                 log_w,
                 sliding,
                 Ours(HalfSliding::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "clock_bloom",
+                log_w,
+                sliding,
+                Ours(ClockBloom::with_fpr(w, FPR).unwrap()),
             ),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),

@@ -336,6 +336,48 @@ impl PackedInts {
         shift_bits_down(&mut self.words, from * w, to * w, w);
     }
 
+    /// Decrements every non-zero field of `from..to` by one (fields at 0
+    /// stay 0). Widths dividing 64 go a word at a time: a field's bits are
+    /// OR-folded onto its lowest bit, which is then subtracted (a non-zero
+    /// field never borrows from its neighbour); other widths field by field.
+    pub fn saturating_decrement(&mut self, from: u64, to: u64) {
+        debug_assert!(from <= to && to <= self.len);
+        let w = self.width as u64;
+        if 64 % w != 0 {
+            for i in from..to {
+                let v = self.get(i);
+                if v != 0 {
+                    self.set(i, v - 1);
+                }
+            }
+            return;
+        }
+        let per = 64 / w;
+        let lowest = u64::MAX / self.mask;
+        let mut i = from;
+        while i < to {
+            let word = i / per;
+            let (first, last) = (i % per, (to - word * per).min(per));
+            let above = |f: u64| {
+                if f * w >= 64 {
+                    !0
+                } else {
+                    (1u64 << (f * w)) - 1
+                }
+            };
+            let sel = above(last) & !above(first);
+            let x = self.words[word as usize];
+            let mut fold = x;
+            let mut b = 1;
+            while b < w {
+                fold |= fold >> b;
+                b *= 2;
+            }
+            self.words[word as usize] = x - (fold & lowest & sel);
+            i = word * per + last;
+        }
+    }
+
     /// Writes field `i` (`v` must fit in `width` bits).
     #[inline]
     pub fn set(&mut self, i: u64, v: u64) {
@@ -414,6 +456,24 @@ mod tests {
             for (i, v) in vals.iter().enumerate() {
                 let want = if i % 2 == 0 { !v & mask } else { v & mask };
                 prop_assert_eq!(p.get(i as u64), want);
+            }
+        }
+
+        #[test]
+        fn saturating_decrement_matches_field_by_field(width in 1u32..=64, vals in proptest::collection::vec(any::<u64>(), 1..200), a in 0u64..200, b in 0u64..200, zeros in any::<u64>()) {
+            let mask = if width == 64 { !0 } else { (1u64 << width) - 1 };
+            let n = vals.len() as u64;
+            let (a, b) = (a.min(n), b.min(n));
+            let (from, to) = (a.min(b), a.max(b));
+            let mut p = PackedInts::new(n, width);
+            // a share of the fields 0, and some 1 (about to become 0)
+            let val = |i: usize| match (zeros >> (i % 64)) & 3 { 0 => 0, 1 => 1 & mask, _ => vals[i] & mask };
+            for i in 0..vals.len() { p.set(i as u64, val(i)); }
+            p.saturating_decrement(from, to);
+            for i in 0..vals.len() {
+                let v = val(i);
+                let want = if (from..to).contains(&(i as u64)) { v.saturating_sub(1) } else { v };
+                prop_assert_eq!(p.get(i as u64), want, "field {}", i);
             }
         }
 

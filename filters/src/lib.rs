@@ -53,6 +53,7 @@ pub mod bloom;
 pub mod broom;
 pub mod build;
 pub(crate) mod clock;
+pub mod clock_sketch;
 pub(crate) mod cpu;
 mod error;
 pub mod half_sliding;

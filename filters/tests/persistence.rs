@@ -9,6 +9,7 @@
 //! persistence` rewrites the fixtures; it is for a new design or a new
 //! format version, never to make a failing fixture pass.
 
+use bloomlab_filters::clock_sketch::ClockBloom;
 use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
@@ -135,6 +136,7 @@ steps! {
     TimedTbf => timed_step;
     SlidingBloom => filter_step;
     HalfSliding => filter_step;
+    ClockBloom => filter_step;
     TimedSwbf => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
@@ -161,6 +163,7 @@ subjects! {
     swbf: Swbf = Swbf::with_fpr(256, 1e-2).unwrap();
     sliding_bloom: SlidingBloom = SlidingBloom::new(256, 3, 300).unwrap();
     half_sliding: HalfSliding = HalfSliding::new(256, 5, 3, 300).unwrap();
+    clock_bloom: ClockBloom = ClockBloom::new(256, 3, 2, 300).unwrap();
     jumping: JumpingWindow = JumpingWindow::with_fpr(256, 1e-2, 4).unwrap();
     double_buffer: DoubleBuffer = DoubleBuffer::with_fpr(256, 1e-2).unwrap();
     a2: A2Buffer = A2Buffer::with_fpr(256, 1e-2).unwrap();
@@ -376,6 +379,7 @@ fn every_design_is_send_and_sync() {
     both::<Swbf>();
     both::<SlidingBloom>();
     both::<HalfSliding>();
+    both::<ClockBloom>();
     both::<JumpingWindow>();
     both::<DoubleBuffer>();
     both::<A2Buffer>();

@@ -165,6 +165,17 @@ impl Build for crate::half_sliding::HalfSliding {
     }
 }
 
+impl Build for crate::clock_sketch::ClockBloom {
+    /// The (k, s, m) of [`ClockBloom::with_fpr`](crate::clock_sketch::ClockBloom::with_fpr)
+    /// (its exact worst-phase theory); the slack is ⌈W/(2^s - 2)⌉.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let w = t.count("clock_bloom")?;
+        let f = crate::clock_sketch::ClockBloom::with_fpr(w, t.the_fpr()?)?;
+        t.within_slack("clock_bloom", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
 impl Build for StableBloomFilter {
     const MEMORY_IS_A_LIMIT: bool = false;
     /// No window: the memory (required) and the FPR pick d, K and P.

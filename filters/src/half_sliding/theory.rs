@@ -57,6 +57,13 @@ pub struct Presence {
 }
 
 impl Presence {
+    /// From steps (age from which the value holds, value), the first at age
+    /// 0, ages rising.
+    pub(crate) fn from_steps(steps: Vec<(u64, f64)>) -> Self {
+        debug_assert!(steps.first().is_some_and(|s| s.0 == 0));
+        Presence { steps }
+    }
+
     /// P(yes) for a key of age `a` (0: the latest insertion).
     pub fn at(&self, a: u64) -> f64 {
         let i = self.steps.partition_point(|s| s.0 <= a);
@@ -332,7 +339,7 @@ impl HalfSlidingTheory {
     }
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
     } else {

@@ -89,6 +89,7 @@ via_bytes!(
     Swlc,
     crate::sliding_sketch::SlidingBloom,
     crate::half_sliding::HalfSliding,
+    crate::clock_sketch::ClockBloom,
 );
 
 impl<F: Generational + Persist> Serialize for OnTime<F> {

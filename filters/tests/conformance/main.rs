@@ -13,6 +13,7 @@
 //!
 //! | `sliding` (the Sliding Sketches' sliding Bloom filter, Sl-BF) | as for APBF, with its exact worst-phase theory as the bound: window W, slack W, memory 2 bits per cell and three words; at the sizing of `with_fpr` and with fewer cells than the window (k = 1, m = 20,000 over W = 40,000: the clock sweeps half a cell per insertion) |
 //! | `sliding` (the Half Sliding Sketch's HSS-BF, sized by `with_fpr`) | as for APBF, with its exact worst-phase theory as the bound: the guaranteed window ⌊(k - lo - 1)·C/(k - lo)⌋ >= w, slack up to ⌈k·C/(k - lo)⌉, memory one bit per cell and three words |
+//! | `sliding` (Clock-sketch's Bloom filter, sized by `with_fpr`, and at the reference code's s = 2 with fewer decrements than insertions) | as for APBF, with its worst-phase theory as the bound (exact in the pointer's schedule, the FPR under the Bloom filter's independence approximation): window W, slack ⌈W/(2^s - 2)⌉, memory s bits per cell and three words |
 //! | `clock` (the HSS-BF at settings that guarantee less than its cycle C: the paper's lo = k - 1, and a clock clearing two cells per insertion) | at 300 moments of random phase, the share of 50 keys of ages in 1..=C answered no, less the exact FNR of that moment, has mean 0; every key of the guaranteed window reported; worst-phase FPR on never-inserted and expired keys not significantly above its theory; memory exact; bad parameters rejected |
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
@@ -28,6 +29,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use bloomlab_filters::clock_sketch::ClockBloom;
 use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
@@ -583,6 +585,16 @@ conformance!(clock half_sliding_paper: HalfSliding::new(3000, 7, 6, 2000).unwrap
     bad = [HalfSliding::with_fpr(0, 0.01), HalfSliding::with_fpr(10, 1.0)]);
 conformance!(clock half_sliding_fast_clock: HalfSliding::new(500, 5, 2, 1000).unwrap(),
     bad = [HalfSliding::with_fpr(1 << 30, 0.01)]);
+conformance!(sliding clock_bloom: ClockBloom::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &ClockBloom| f.theory().fpr(),
+    memory = |f: &ClockBloom| f.clock_bits() as u64 * f.m() + 3 * 64,
+    bad = [ClockBloom::new(0, 3, 2, 10), ClockBloom::new(10, 0, 2, 10), ClockBloom::new(10, 3, 1, 10),
+           ClockBloom::new(10, 3, 17, 10), ClockBloom::new(10, 3, 2, 0), ClockBloom::with_fpr(10, 0.0),
+           ClockBloom::with_fpr(1 << 30, 0.01), ClockBloom::new(1 << 63, 3, 16, 1 << 40)]);
+conformance!(sliding clock_bloom_slow_pointer: ClockBloom::new(40_000, 4, 2, 16_000).unwrap(),
+    bound = |f: &ClockBloom| f.theory().fpr(),
+    memory = |f: &ClockBloom| f.clock_bits() as u64 * f.m() + 3 * 64,
+    bad = [ClockBloom::with_fpr(0, 0.01), ClockBloom::with_fpr(10, 1.0)]);
 conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(40_000, 1, 20_000).unwrap(),
     bound = |f: &SlidingBloom| f.theory().fpr(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
