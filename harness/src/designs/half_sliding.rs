@@ -2,15 +2,15 @@
 //! clock clearing (k - lo)·m cells per cycle, queries reading the lo
 //! arrays it cleared longest ago.
 
-use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::built::{int, Built, Geometry, Theory};
+use super::presence::PresenceProfile;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence, MAX_EXACT_WINDOW};
+use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
 
 /// HSS-BF parameters: window and fpr (sized for a guaranteed window), or
 /// cycle, k, lo and m (the paper's; window then names the window the FNR
@@ -181,40 +181,7 @@ fn theory(th: &HalfSlidingTheory, t_worst: u64, w: u64, guaranteed: bool, memory
             ("memory_bits", memory as f64),
             ("bits_per_element", th.payload_bits() as f64 / wf),
         ],
-        profile: Some(Box::new(Profile {
-            th: *th,
-            worst,
-            avg: OnceLock::new(),
-        })),
+        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
         ..Theory::default()
-    }
-}
-
-/// P(yes | age) at the worst moment, and averaged over the period's
-/// moments (computed on first use, over ages up to the longest a cell goes
-/// uncleared; past it every age has the limit, the FPR).
-struct Profile {
-    th: HalfSlidingTheory,
-    worst: Presence,
-    avg: OnceLock<Vec<f64>>,
-}
-
-impl ProfileTheory for Profile {
-    fn worst(&self, age: u64) -> f64 {
-        self.worst.at(age.saturating_sub(1))
-    }
-    fn avg(&self, age: u64) -> f64 {
-        let curve = self.avg.get_or_init(|| {
-            let max_age = self.th.longest() + 1;
-            let moments: Vec<u64> = self.th.moments_n(PROFILE_MOMENTS);
-            let mut avg = vec![0.0; max_age as usize + 1];
-            for &t in &moments {
-                for (a, p) in avg.iter_mut().zip(self.th.presence(t).curve(max_age)) {
-                    *a += p / moments.len() as f64;
-                }
-            }
-            avg
-        });
-        curve[(age.saturating_sub(1) as usize).min(curve.len() - 1)]
     }
 }

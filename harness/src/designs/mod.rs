@@ -20,6 +20,7 @@ mod blocked_apbf;
 mod broom;
 mod built;
 mod candidate;
+mod clock_bloom;
 mod double_buffer;
 mod forgetful;
 mod half_sliding;
@@ -27,6 +28,7 @@ mod jumping;
 mod naor_yogev;
 mod ny_pocket;
 mod ny_time;
+mod presence;
 mod segmented;
 mod segmented_time;
 mod shared;
@@ -313,6 +315,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &forgetful::Forgetful,
     &sliding_bloom::SlidingBloom,
     &half_sliding::HalfSliding,
+    &clock_bloom::ClockBloom,
 ];
 
 /// The design called `name` (or one of its aliases).

@@ -1,0 +1,168 @@
+//! Clock-sketch's Bloom filter: one array of s-bit clocks, set to full by
+//! an insertion and decremented by a pointer 2^s - 2 times per window;
+//! window W, slack ⌈W/(2^s - 2)⌉.
+
+use super::built::{int, Built, Geometry, Theory};
+use super::presence::PresenceProfile;
+use super::{at_least_one, probability, DesignDef};
+use super::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::clock_sketch::ClockBloom as Filter;
+use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
+use serde::{Deserialize, Serialize};
+
+/// Clock-sketch Bloom filter parameters: window and fpr, or window, k,
+/// clock_bits and m (the reference code's).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ClockBloomParams {
+    /// Window W (insertions); keys are reported for at least W and at most
+    /// W + ⌈W/(2^s - 2)⌉
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1): picks k, the clock bits and m
+    /// (fewest bits)
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Cells set and read per key (with clock_bits and m, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Bits per clock, s in 2..=16 (the reference code's clocksize)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=16))]
+    clock_bits: Option<u32>,
+    /// Cells (s bits each)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+}
+
+/// Clock-sketch's Bloom filter.
+pub struct ClockBloom;
+
+/// Moments the average profile and PWS are taken over (each costs a sort
+/// of the cells' spans).
+const PROFILE_MOMENTS: u64 = 16;
+
+impl DesignDef for ClockBloom {
+    type Params = ClockBloomParams;
+    const NAME: &'static str = "clock_bloom";
+    const ALIASES: &'static [&'static str] = &["clock_sketch", "clock-sketch", "bf_clock"];
+    // a first estimate: k cells read, a few dozen clocks decremented per insertion
+    const OP_NS: (f64, f64) = (80.0, 40.0);
+    const ABOUT: &'static str =
+        "Clock-sketch's Bloom filter: s-bit clocks set full, decremented by a sweeping pointer";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
+
+    fn build(p: ClockBloomParams, _seed: u64) -> anyhow::Result<Built> {
+        let fpr = probability("fpr", p.fpr)?;
+        let w = at_least_one("window", p.window)?
+            .ok_or_else(|| anyhow::anyhow!("clock_bloom needs window"))?;
+        let e = |r: ParamError| anyhow::anyhow!("clock_bloom: {r}");
+        let explicit = (
+            at_least_one("k", p.k)?,
+            p.clock_bits,
+            at_least_one("m", p.m)?,
+        );
+        let f = match (fpr, explicit) {
+            (Some(p), (None, None, None)) => Filter::with_fpr(w, p).map_err(e)?,
+            (None, (Some(k), Some(s), Some(m))) => Filter::new(w, k, s, m).map_err(e)?,
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "clock_bloom needs window and fpr, or window, k, clock_bits and m"
+                ))
+            }
+        };
+        if w > MAX_EXACT_WINDOW {
+            return Err(anyhow::anyhow!(
+                "clock_bloom: window {w} is above 2^24, the largest the exact theory evaluates"
+            ));
+        }
+        let th = f.theory();
+        let (t_worst, _) = th.worst_moment();
+        let period = th.period();
+        let geometry = Geometry {
+            window: w,
+            slack: f.slack(),
+            period,
+            worst_phase: t_worst % period,
+            guaranteed: true,
+            horizon: None,
+            // every clock decremented 2^s - 1 times before the first round
+            warmup: Some(2 * th.longest()),
+            spacing: None,
+            time: None,
+        };
+        let resolved = vec![
+            int("window", w),
+            int("k", th.k),
+            int("clock_bits", th.s),
+            int("m", th.m),
+        ];
+        let theory = theory(&th, t_worst, f.memory_bits());
+        Ok(Built {
+            filter: Some(Box::new(f)),
+            summary: None,
+            geometry,
+            resolved,
+            theory,
+        })
+    }
+
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let w = c.window;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let th = f.theory();
+        let (t, fpr) = th.worst_moment();
+        let memory = f.memory_bits();
+        let slack = th.longest() - w;
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: Candidate::ints(&[
+                ("window", w),
+                ("k", th.k as u64),
+                ("clock_bits", th.s as u64),
+                ("m", th.m),
+            ]),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / w as f64,
+            fpr,
+            window: w,
+            slack,
+            npws_peak: th.presence(t).sum(w, w + slack) / w as f64,
+            insert_bits: th.k as u64 * th.s as u64,
+            query_probes: Some(th.probes_negative_at(t)),
+        }])
+    }
+}
+
+/// The theory the harness compares with: the FPR at the worst moment (where
+/// the pass measures its worst phase) and averaged over the period, PWS
+/// over the slack's ages at the worst moment and averaged, probes of a no
+/// at the worst moment, and the age profile. No key of the window is lost.
+fn theory(th: &ClockBloomTheory, t_worst: u64, memory: u64) -> Theory {
+    let worst = th.presence(t_worst);
+    let (w, slack) = (th.w, th.longest() - th.w);
+    let moments = th.moments_n(PROFILE_MOMENTS);
+    let pws_avg = moments
+        .iter()
+        .map(|&t| th.presence(t).sum(w, w + slack))
+        .sum::<f64>()
+        / moments.len() as f64;
+    let wf = w as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", worst.fpr()),
+            ("fpr_avg", th.fpr_avg()),
+            ("fpr_expired", worst.fpr()),
+            ("fnr", 0.0),
+            ("npws_peak", worst.sum(w, w + slack) / wf),
+            ("npws_avg", pws_avg / wf),
+            ("probes_negative", th.probes_negative_at(t_worst)),
+            ("memory_bits", memory as f64),
+            ("bits_per_element", th.payload_bits() as f64 / wf),
+        ],
+        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
+        ..Theory::default()
+    }
+}
