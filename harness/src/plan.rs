@@ -35,6 +35,45 @@ pub fn plan(c: &Constraints) -> (Vec<Candidate>, Vec<Rejected>) {
 /// The plan of the designs named in `only` (canonical names; empty: every
 /// design).
 pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejected>) {
+    let (ok, _, rejected) = plan_with_fast(c, only);
+    (ok, rejected)
+}
+
+/// Most memory a fast sizing may take, as a multiple of the least.
+pub const FAST_MEMORY: f64 = 1.25;
+
+/// Fewest probes a fast sizing must save: at most this share of the
+/// least-memory sizing's.
+pub const FAST_PROBES: f64 = 0.8;
+
+/// The fast sizing among a design's fitting configurations, if it has one
+/// that differs from the least-memory `best`: the fewest expected probes of
+/// a negative query (the design's theory, in its own unit) within
+/// [`FAST_MEMORY`] times its memory, saving at least 1 - [`FAST_PROBES`] of
+/// its probes. Designs without a probe theory, or with one configuration,
+/// have none.
+fn fast_sizing<'a>(fitting: &[&'a Candidate], best: &Candidate) -> Option<&'a Candidate> {
+    let base = best.query_probes?;
+    fitting
+        .iter()
+        .copied()
+        .filter(|x| x.memory_bits as f64 <= FAST_MEMORY * best.memory_bits as f64)
+        .filter(|x| x.query_probes.is_some_and(|p| p <= FAST_PROBES * base))
+        .min_by(|a, b| {
+            let (pa, pb) = (a.query_probes.unwrap_or(0.0), b.query_probes.unwrap_or(0.0));
+            pa.total_cmp(&pb).then(a.memory_bits.cmp(&b.memory_bits))
+        })
+}
+
+/// The plan with each design's fast sizing beside its least-memory one
+/// (the fewest negative-query reads within [`FAST_MEMORY`] times the memory,
+/// saving at least 1 - [`FAST_PROBES`] of them): (least memory, fast,
+/// rejected), each sorted by memory.
+pub fn plan_with_fast(
+    c: &Constraints,
+    only: &[&str],
+) -> (Vec<Candidate>, Vec<Candidate>, Vec<Rejected>) {
+    let mut fast = Vec::new();
     let mut ok = Vec::new();
     let mut rejected = Vec::new();
     for d in REGISTRY
@@ -68,12 +107,12 @@ pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejecte
                 && c.max_bits_per_element
                     .is_none_or(|b| x.bits_per_element <= b)
         };
-        match configs
-            .iter()
-            .filter(|x| fits(x))
-            .min_by_key(|x| x.memory_bits)
-        {
-            Some(best) => ok.push(best.clone()),
+        let fitting: Vec<&Candidate> = configs.iter().filter(|x| fits(x)).collect();
+        match fitting.iter().min_by_key(|x| x.memory_bits) {
+            Some(best) => {
+                fast.extend(fast_sizing(&fitting, best).cloned());
+                ok.push((*best).clone())
+            }
             None => {
                 let min_npws = configs
                     .iter()
@@ -97,7 +136,8 @@ pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejecte
         }
     }
     ok.sort_by_key(|x| x.memory_bits);
-    (ok, rejected)
+    fast.sort_by_key(|x| x.memory_bits);
+    (ok, fast, rejected)
 }
 
 #[cfg(test)]
@@ -126,14 +166,11 @@ mod tests {
         for x in &ok {
             assert!(x.fpr <= 1e-3 && x.npws_peak <= 0.3 && x.window >= 10_000);
             // the predicted memory is what the filter reports
-            let mut params: std::collections::BTreeMap<String, f64> = x
+            let params: std::collections::BTreeMap<String, f64> = x
                 .params
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.num().unwrap()))
                 .collect();
-            if x.design == "naor_yogev" || x.design == "ny_pocket" {
-                params.insert("fpr".into(), c.fpr);
-            }
             let built = crate::designs::build(x.design, &params, 0).unwrap();
             let f = built.filter.as_ref().unwrap();
             assert_eq!(f.memory_bits(), x.memory_bits, "{}", x.design);
@@ -144,5 +181,35 @@ mod tests {
             }
         }
         assert!(ok.windows(2).all(|p| p[0].memory_bits <= p[1].memory_bits));
+    }
+
+    /// Each fast sizing takes at most 1.25x its design's least memory,
+    /// reads at most 0.8x its probes, meets the same limits, and is the
+    /// fewest probes among the design's fitting configurations in that
+    /// memory; the APBF has one at W = 10^6, FPR 1e-3.
+    #[test]
+    fn fast_sizings_trade_bounded_memory_for_probes() {
+        let c = Constraints {
+            window: 1_000_000,
+            fpr: 1e-3,
+            max_npws: None,
+            max_bits_per_element: None,
+            time: None,
+        };
+        let (ok, fast, _) = plan_with_fast(&c, &[]);
+        assert!(fast.iter().any(|x| x.design == "apbf"));
+        for f in &fast {
+            let least = ok.iter().find(|x| x.design == f.design).unwrap();
+            assert!(f.memory_bits as f64 <= FAST_MEMORY * least.memory_bits as f64);
+            assert!(f.query_probes.unwrap() <= FAST_PROBES * least.query_probes.unwrap());
+            assert!(f.fpr <= c.fpr * (1.0 + 1e-9) && f.window >= c.window);
+            let d = crate::designs::lookup(f.design).unwrap();
+            let fewer = d.plan(&c).unwrap().into_iter().any(|x| {
+                x.fpr <= c.fpr * (1.0 + 1e-9)
+                    && x.memory_bits as f64 <= FAST_MEMORY * least.memory_bits as f64
+                    && x.query_probes.unwrap() < f.query_probes.unwrap() - 1e-12
+            });
+            assert!(!fewer, "{}", f.design);
+        }
     }
 }

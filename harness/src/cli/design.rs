@@ -94,6 +94,15 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         },
         (None, None) => WorkloadSpec::Distinct,
     };
+    // a time design's ns: its insertions timed with the clock advancing
+    let time = crate::spec::TimeSpec {
+        speed_ops: if metrics.contains(&Metric::Timeline) {
+            measure.speed_ops
+        } else {
+            0
+        },
+        ..Default::default()
+    };
     Ok(Spec {
         name: format!("measure_{}", d.name()),
         description: format!("bloomlab measure {}", d.name()),
@@ -116,7 +125,7 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         adoption: None,
         compare_at: None,
         adversary,
-        time: Default::default(),
+        time,
     })
 }
 

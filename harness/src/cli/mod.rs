@@ -12,6 +12,7 @@ mod design;
 mod experiment;
 mod peers;
 mod plan;
+mod plan_measure;
 mod shard;
 mod slurm;
 

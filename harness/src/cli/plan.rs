@@ -64,11 +64,17 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
         .iter()
         .map(|n| crate::designs::lookup(n).map(|d| d.name()))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (ok, rejected) = crate::plan::plan_only(&c, &only);
+    let (ok, fast, rejected) = crate::plan::plan_with_fast(&c, &only);
+    if a.measured.measure {
+        return super::plan_measure::measure(&a, c.window, &ok, &fast);
+    }
+    if a.measured.trace.trace.is_some() {
+        return Err(anyhow::anyhow!("--trace needs --measure"));
+    }
     if a.json {
-        print_json(&a, c.window, &ok, &rejected);
+        print_json(&a, c.window, &ok, &fast, &rejected);
     } else {
-        print_table(&ok, &rejected);
+        print_table(&ok, &fast, &rejected);
         if time.is_some() {
             println!("\n{}", time_note());
         }
@@ -103,8 +109,15 @@ with T shrinking in bursts above R. docs/time.md has the measurements.",
 }
 
 /// The plan as one JSON object.
-fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]) {
-    let cands: Vec<serde_json::Value> = ok
+fn print_json(
+    a: &PlanArgs,
+    window: u64,
+    ok: &[Candidate],
+    fast: &[Candidate],
+    rejected: &[Rejected],
+) {
+    let cands = |ok: &[Candidate]| -> Vec<serde_json::Value> {
+        ok
             .iter()
             .map(|x| {
                 serde_json::json!({
@@ -120,22 +133,24 @@ fn print_json(a: &PlanArgs, window: u64, ok: &[Candidate], rejected: &[Rejected]
                     "query_probes": x.query_probes,
                 })
             })
-            .collect();
+            .collect()
+    };
     let rej: Vec<serde_json::Value> = rejected
         .iter()
         .map(|r| serde_json::json!({"design": r.design, "reason": r.reason}))
         .collect();
     println!(
         "{}",
-        serde_json::json!({"window": window, "window_time": a.window_time, "peak_rate": a.peak_rate, "fpr": a.fpr, "candidates": cands, "rejected": rej})
+        serde_json::json!({"window": window, "window_time": a.window_time, "peak_rate": a.peak_rate, "fpr": a.fpr, "candidates": cands(ok), "fast": cands(fast), "rejected": rej})
     );
 }
 
 /// The plan as a table, one line per design, its columns as wide as the
 /// longest name and parameter list in it.
-fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
+fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     let params: Vec<String> = ok
         .iter()
+        .chain(fast)
         .map(|x| {
             x.params
                 .iter()
@@ -146,6 +161,7 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
         .collect();
     let names = ok
         .iter()
+        .chain(fast)
         .map(|x| x.design)
         .chain(rejected.iter().map(|r| r.design));
     let dw = names.map(str::len).max().unwrap_or(0).max("design".len());
@@ -168,7 +184,7 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
         "write bits",
         "neg reads"
     );
-    for (x, params) in ok.iter().zip(&params) {
+    let row = |x: &Candidate, params: &str| {
         println!(
             "{:<dw$} {:<pw$} {:>12} {:>8.2} {:>10} {:>10} {:>10} {:>7.4} {:>10} {:>9}",
             x.design,
@@ -182,14 +198,27 @@ fn print_table(ok: &[Candidate], rejected: &[Rejected]) {
             x.insert_bits,
             x.query_probes.map_or("-".into(), |p| format!("{p:.2}"))
         );
+    };
+    for (x, params) in ok.iter().zip(&params) {
+        row(x, params);
     }
     for r in rejected {
         println!("{:<dw$} cannot: {}", r.design, r.reason);
     }
+    if !fast.is_empty() {
+        println!(
+            "fast sizings (fewest negative-query reads within {}x the memory, saving at least {:.0}% of them):",
+            crate::plan::FAST_MEMORY,
+            100.0 * (1.0 - crate::plan::FAST_PROBES)
+        );
+        for (x, params) in fast.iter().zip(&params[ok.len()..]) {
+            row(x, params);
+        }
+    }
     println!(
         "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
          in the design's own unit (slices for the APBF and the segmented filters, cells for the \
-         Sl-BF and the HSS-BF, timestamp \
+         Sl-BF, the HSS-BF and Clock-sketch's Bloom filter, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );
 }

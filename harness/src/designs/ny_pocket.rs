@@ -4,6 +4,7 @@
 use super::built::{int, real, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::Value;
 use crate::spec::Metric;
 use bloomlab_filters::{naor_yogev, ny_pocket, window, ParamError};
 use serde::{Deserialize, Serialize};
@@ -138,7 +139,10 @@ impl DesignDef for NyPocket {
                 let s = ny_pocket::Sizing::new(w, m, e, None, ny_pocket::DEFAULT_MAX_LOAD).ok()?;
                 Some(Candidate {
                     design: Self::NAME,
-                    params: Candidate::ints(&[("window", w), ("slack", m), ("c", s.c)]),
+                    params: Candidate::ints(&[("window", w), ("slack", m), ("c", s.c)])
+                        .into_iter()
+                        .chain([("fpr", Value::Num(e))])
+                        .collect(),
                     memory_bits: s.memory_bits(),
                     bits_per_element: s.memory_bits() as f64 / w as f64,
                     fpr: s.fpr(),

@@ -252,7 +252,7 @@ impl TableKind {
 
 /// Timing columns: excluded from determinism comparisons.
 pub fn is_timing_column(name: &str) -> bool {
-    name.ends_with("_ns")
+    name.ends_with("_ns") || name.ends_with("_vs_bloom")
 }
 
 #[cfg(test)]

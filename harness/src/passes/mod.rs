@@ -23,6 +23,7 @@ pub mod adversary;
 mod example;
 pub mod membership;
 pub mod seen;
+pub mod speed;
 pub mod summary;
 pub mod time;
 

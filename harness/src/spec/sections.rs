@@ -150,6 +150,11 @@ pub struct MeasureSpec {
     pub margin: f64,
     /// Operations timed per speed figure.
     pub speed_ops: u64,
+    /// The `speed` metric also times a plain Bloom filter of the same
+    /// memory (its best k for the window), interleaved with the design in
+    /// eight chunks per operation kind, and reports the ratios
+    /// (`*_vs_bloom`): speed comparable across runs on a noisy machine.
+    pub speed_reference: bool,
     /// Insertions measured one by one for the `tail` metric.
     pub tail_ops: u64,
     /// Checkpoints of the convergence curve.
@@ -183,6 +188,7 @@ impl Default for MeasureSpec {
             bucket: 0,
             margin: 0.25,
             speed_ops: 200_000,
+            speed_reference: false,
             tail_ops: 1_000_000,
             convergence_points: 30,
             convergence_queries: 2000,

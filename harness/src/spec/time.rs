@@ -46,6 +46,11 @@ pub struct TimeSpec {
     pub horizon: f64,
     /// Buckets of the age profile.
     pub buckets: u64,
+    /// After the moments, this many arrivals (clock advanced to each, then
+    /// inserted), positive and negative queries timed beside a plain Bloom
+    /// filter of the same memory (`insert_ns`, ..., `*_vs_bloom`; 0: not
+    /// timed).
+    pub speed_ops: u64,
 }
 
 impl Default for TimeSpec {
@@ -60,6 +65,7 @@ impl Default for TimeSpec {
             probes: 200,
             horizon: 2.0,
             buckets: 40,
+            speed_ops: 0,
         }
     }
 }

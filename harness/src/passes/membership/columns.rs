@@ -3,6 +3,8 @@
 //! profile's buckets.
 
 use super::*;
+use crate::passes::speed;
+use bloomlab_filters::Filter as _;
 
 /// The point's row from the rounds' tallies, then the timed metrics.
 pub(super) fn columns(
@@ -54,7 +56,11 @@ pub(super) fn columns(
         memory_columns(&mut row, theory, r.f.memory_bits(), plan.w);
     }
     if plan.has(Metric::Speed) {
-        speed(r, spec.speed_ops.max(1), plan.w, &mut row);
+        if spec.speed_reference {
+            speed_against_bloom(r, spec.speed_ops.max(8), plan.w, &mut row);
+        } else {
+            speed(r, spec.speed_ops.max(1), plan.w, &mut row);
+        }
     }
     if plan.has(Metric::Batched) {
         batched(r, spec.speed_ops.max(1), &mut row);
@@ -219,6 +225,43 @@ fn speed(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
     row.num("query_pos_ns", pos_ns);
     row.num("query_neg_ns", neg_ns);
     row.num("query_ns", (pos_ns + neg_ns) / 2.0);
+}
+
+/// The `speed` metric beside a plain Bloom filter of the same memory
+/// ([`speed::reference`]), the two taking turns chunk by chunk on the same
+/// keys ([`speed::interleaved`]): the design's ns and the ratios.
+fn speed_against_bloom(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
+    let mut reference = speed::reference(r.f.memory_bits(), w);
+    // the reference holds the window's keys too, as the design does
+    for age in (1..=w.min(1 << 24)).rev() {
+        if let Some(key) = r.hist.at_age(age) {
+            reference.insert(key);
+        }
+    }
+    let keys: Vec<u64> = (0..n).map(|_| r.stream.next_key(&mut r.rng)).collect();
+    let f = &mut r.f;
+    let insert = speed::interleaved(
+        &keys,
+        |k| {
+            f.insert(k);
+            false
+        },
+        |k| {
+            reference.insert(k);
+            false
+        },
+    );
+    for &k in &keys {
+        r.hist.push(k);
+    }
+    let pos: Vec<u64> = (0..n)
+        .filter_map(|_| r.hist.at_age(r.rng.random_range(1..=w)))
+        .collect();
+    let neg: Vec<u64> = (0..n).map(|_| r.stream.negative(&mut r.rng)).collect();
+    let f = &r.f;
+    let pos_t = speed::interleaved(&pos, |k| f.contains(k), |k| reference.contains(k));
+    let neg_t = speed::interleaved(&neg, |k| f.contains(k), |k| reference.contains(k));
+    speed::columns(row, insert, pos_t, neg_t, &reference);
 }
 
 /// The `batched` metric: `n` negative queries through `contains_many`.

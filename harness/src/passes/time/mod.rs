@@ -217,6 +217,65 @@ impl Run<'_> {
         }
     }
 
+    /// The time pass's speed columns ([`crate::passes::speed`]): the next
+    /// `n` arrivals, the clock advanced to each before its insertion; then
+    /// `n` queries of keys inserted within the window before the last
+    /// arrival, and `n` of never-inserted keys.
+    fn speed(&mut self, n: u64, sc: &Scales, next_arrival: &mut dyn FnMut() -> u64, row: &mut Row) {
+        use crate::passes::speed;
+        use bloomlab_filters::Filter as _;
+        let per_window = (sc.arrivals.max_rate() * sc.window / NS).ceil() as u64;
+        let mut reference = speed::reference(self.f.memory_bits(), per_window);
+        let now = self.next;
+        for p in self
+            .history
+            .iter()
+            .filter(|p| (now - p.at) as f64 <= sc.window)
+        {
+            reference.insert(p.key);
+        }
+        let mut at = Vec::with_capacity(n as usize);
+        let mut keys = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            at.push(self.next);
+            keys.push(self.stream.next_key(&mut self.rng));
+            self.next = next_arrival();
+        }
+        let index: Vec<u64> = (0..n).collect();
+        let f = &mut *self.f;
+        let insert = speed::interleaved(
+            &index,
+            |i| {
+                if let Some(t) = f.as_timed() {
+                    t.advance(at[i as usize]);
+                }
+                f.insert(keys[i as usize]);
+                false
+            },
+            |i| {
+                reference.insert(keys[i as usize]);
+                false
+            },
+        );
+        let last = at.last().copied().unwrap_or(now);
+        let recent: Vec<u64> = keys
+            .iter()
+            .zip(&at)
+            .filter(|(_, &t)| ((last - t) as f64) < sc.window)
+            .map(|(&k, _)| k)
+            .collect();
+        let pos: Vec<u64> = (0..n)
+            .map(|_| recent[self.rng.random_range(0..recent.len())])
+            .collect();
+        let neg: Vec<u64> = (0..n)
+            .map(|_| self.stream.negative(&mut self.rng))
+            .collect();
+        let f = &*self.f;
+        let pos = speed::interleaved(&pos, |k| f.contains(k), |k| reference.contains(k));
+        let neg = speed::interleaved(&neg, |k| f.contains(k), |k| reference.contains(k));
+        speed::columns(row, insert, pos, neg, &reference);
+    }
+
     /// Never-inserted keys answered yes, of `queries`.
     fn false_positives(&mut self, queries: u64) -> u64 {
         (0..queries)
@@ -346,8 +405,11 @@ pub fn measure(
         timeline.push(timeline_row(t_s, rate, fp, spec.queries, fpr_theory, level));
         run.probe(moment, th.as_deref(), &sc, spec, &mut tally);
     }
-    let f = &run.f;
     let mut row = summary(&tally, &sc, level);
+    if spec.speed_ops > 0 {
+        run.speed(spec.speed_ops, &sc, &mut next_arrival, &mut row);
+    }
+    let f = &run.f;
     let bits = f.memory_bits();
     if memory {
         row.push("memory_bits", Value::Int(bits));

@@ -1,0 +1,203 @@
+//! `bloomlab plan --measure`: every candidate measured on the workload, the
+//! table, CSV, JSON and Pareto chart written, and bad flags refused with one
+//! line.
+
+use assert_cmd::Command;
+
+fn bloomlab() -> Command {
+    Command::cargo_bin("bloomlab").unwrap()
+}
+
+fn read_csv(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let head = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            head.iter()
+                .zip(rec.unwrap().iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// A window of insertions: each planned candidate has a row with its FPR
+/// and interval (the interval holding the planned FPR's neighbourhood: the
+/// measured rate is a real one), its FNR, memory equal to the plan's, and
+/// its speed beside the reference; the Pareto front is non-empty; the
+/// chart and tables exist.
+#[test]
+fn measures_every_candidate_of_a_count_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bloomlab()
+        .args([
+            "plan",
+            "--window",
+            "4096",
+            "--fpr",
+            "0.01",
+            "--design",
+            "apbf,blocked_apbf,clock_bloom",
+            "--measure",
+            "--budget",
+            "6s",
+            "--name",
+            "pm",
+        ])
+        .arg("--results-dir")
+        .arg(dir.path())
+        .arg("--plots-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Pareto"), "{stdout}");
+    let rows = read_csv(&dir.path().join("pm.csv"));
+    // the three least-memory sizings and the APBF's fast one
+    let names: Vec<&str> = rows.iter().map(|r| r["candidate"].as_str()).collect();
+    assert_eq!(rows.len(), 4, "{names:?}");
+    assert!(names
+        .iter()
+        .any(|n| n.starts_with("apbf ") && n.ends_with("(fast)")));
+    let num = |r: &std::collections::BTreeMap<String, String>, c: &str| -> f64 {
+        r.get(c)
+            .unwrap_or_else(|| panic!("no column {c}"))
+            .parse()
+            .unwrap()
+    };
+    for r in &rows {
+        let (fpr, lo, hi) = (num(r, "fpr"), num(r, "fpr_ci_low"), num(r, "fpr_ci_high"));
+        assert!(lo <= fpr && fpr <= hi && hi < 0.05, "{r:?}");
+        assert!(num(r, "fpr_theory") <= 0.01);
+        assert_eq!(num(r, "fnr"), 0.0);
+        for c in [
+            "insert_ns",
+            "query_pos_ns",
+            "query_neg_ns",
+            "bloom_query_neg_ns",
+            "query_neg_vs_bloom",
+        ] {
+            assert!(num(r, c) > 0.0 && num(r, c).is_finite(), "{c}");
+        }
+        assert!(num(r, "memory_bits") > 4096.0);
+    }
+    assert!(rows.iter().any(|r| num(r, "pareto") == 1.0));
+    // sorted by memory
+    assert!(rows
+        .windows(2)
+        .all(|w| num(&w[0], "memory_bits") <= num(&w[1], "memory_bits")));
+    for f in ["pm.md", "pm.json", "pm_pareto.svg", "pm_pareto.png"] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("pm.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+    assert!(json["command"].as_str().unwrap().contains("--measure"));
+}
+
+/// A window of time: count and time designs under Poisson arrivals at the
+/// peak rate, through the time pass, with the clock advancing in the timed
+/// insertions.
+#[test]
+fn measures_a_time_plan_under_its_arrivals() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bloomlab()
+        .args([
+            "plan",
+            "--window-time",
+            "2",
+            "--peak-rate",
+            "1000",
+            "--fpr",
+            "0.01",
+            "--design",
+            "apbf,apbf_time",
+            "--measure",
+            "--budget",
+            "4s",
+            "--arrivals",
+            "on_off",
+            "--name",
+            "pt",
+        ])
+        .arg("--results-dir")
+        .arg(dir.path())
+        .arg("--plots-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_csv(&dir.path().join("pt.csv"));
+    for d in ["apbf", "apbf_time"] {
+        assert!(rows.iter().any(|r| r["design"] == d), "{d}");
+    }
+    for r in &rows {
+        let fpr: f64 = r["fpr_time_avg"].parse().unwrap();
+        assert!(fpr < 0.05, "{r:?}");
+        assert!(r["insert_ns"].parse::<f64>().unwrap() > 0.0);
+        assert!(r["query_neg_vs_bloom"].parse::<f64>().unwrap() > 0.0);
+    }
+}
+
+/// Bad flags: one line, exit 2 (clap) or 1, no output written.
+#[test]
+fn bad_measure_flags_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, needle) in [
+        (vec!["--budget", "0s"], "above 0"),
+        (vec!["--budget", "ten"], "not a duration"),
+        (vec!["--name", "../x"], "letters, digits"),
+        (vec!["--zipf", "nan"], "zipf"),
+    ] {
+        let out = bloomlab()
+            .args([
+                "plan",
+                "--window",
+                "1000",
+                "--fpr",
+                "0.01",
+                "--design",
+                "apbf",
+                "--measure",
+            ])
+            .args(&args)
+            .arg("--results-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.to_lowercase().contains(needle), "{args:?}: {err}");
+    }
+    let out = bloomlab()
+        .args([
+            "plan", "--window", "1000", "--fpr", "0.01", "--trace", "x.txt",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--measure"));
+    assert_eq!(
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "csv")
+            })
+            .count(),
+        0
+    );
+}
