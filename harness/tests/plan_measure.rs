@@ -158,6 +158,7 @@ fn bad_measure_flags_are_refused() {
         (vec!["--budget", "ten"], "not a duration"),
         (vec!["--name", "../x"], "letters, digits"),
         (vec!["--zipf", "nan"], "zipf"),
+        (vec!["--trace", "/nonexistent/keys.txt"], "trace file"),
     ] {
         let out = bloomlab()
             .args([
@@ -179,6 +180,25 @@ fn bad_measure_flags_are_refused() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.to_lowercase().contains(needle), "{args:?}: {err}");
     }
+    let out = bloomlab()
+        .args([
+            "plan",
+            "--window-time",
+            "2",
+            "--peak-rate",
+            "1000",
+            "--fpr",
+            "0.01",
+            "--measure",
+            "--arrivals",
+            "trace",
+        ])
+        .arg("--results-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs --trace"));
     let out = bloomlab()
         .args([
             "plan", "--window", "1000", "--fpr", "0.01", "--trace", "x.txt",

@@ -43,6 +43,15 @@ pub(super) fn measure(
     fast: &[Candidate],
 ) -> anyhow::Result<()> {
     let m = &a.measured;
+    // what would fail every candidate is said once, before any is built
+    if a.window_time.is_some() && m.arrivals == "trace" && m.trace.trace.is_none() {
+        return Err(anyhow::anyhow!(
+            "--arrivals trace needs --trace FILE (the trace's own times)"
+        ));
+    }
+    if let Some(p) = &m.trace.trace {
+        std::fs::metadata(p).map_err(|e| anyhow::anyhow!("trace file {}: {e}", p.display()))?;
+    }
     let ok: Vec<(&Candidate, &str)> = least
         .iter()
         .map(|c| (c, ""))
@@ -104,7 +113,11 @@ pub(super) fn measure(
     }
     mark_pareto(&mut rows, fpr_column(time.is_some()).0);
     let text = table(&rows, time.is_some());
-    print!("{text}");
+    if a.json {
+        println!("{}", serde_json::to_string(&rows)?);
+    } else {
+        print!("{text}");
+    }
     write(a, m, window, &rows, &text)
 }
 
