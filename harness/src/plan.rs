@@ -166,11 +166,7 @@ mod tests {
         for x in &ok {
             assert!(x.fpr <= 1e-3 && x.npws_peak <= 0.3 && x.window >= 10_000);
             // the predicted memory is what the filter reports
-            let params: std::collections::BTreeMap<String, f64> = x
-                .params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.num().unwrap()))
-                .collect();
+            let params = x.point().unwrap();
             let built = crate::designs::build(x.design, &params, 0).unwrap();
             let f = built.filter.as_ref().unwrap();
             assert_eq!(f.memory_bits(), x.memory_bits, "{}", x.design);

@@ -148,17 +148,7 @@ fn print_json(
 /// The plan as a table, one line per design, its columns as wide as the
 /// longest name and parameter list in it.
 fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
-    let params: Vec<String> = ok
-        .iter()
-        .chain(fast)
-        .map(|x| {
-            x.params
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let params: Vec<String> = ok.iter().chain(fast).map(Candidate::params_text).collect();
     let names = ok
         .iter()
         .chain(fast)

@@ -87,6 +87,28 @@ impl Candidate {
             && self.query_probes.is_none_or(|q| q.is_finite() && q >= 0.0)
     }
 
+    /// The parameters as `k=v` words, as `plan` prints them.
+    pub fn params_text(&self) -> String {
+        self.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The parameters as the point a spec or `measure` builds the candidate
+    /// from.
+    pub fn point(&self) -> anyhow::Result<super::Params> {
+        self.params
+            .iter()
+            .map(|(k, v)| {
+                v.num()
+                    .map(|x| (k.to_string(), x))
+                    .ok_or_else(|| anyhow::anyhow!("parameter {k} is not a number"))
+            })
+            .collect()
+    }
+
     /// Integer parameters (name, value).
     pub fn ints(params: &[(&'static str, u64)]) -> Vec<(&'static str, Value)> {
         params.iter().map(|&(k, v)| (k, Value::Int(v))).collect()

@@ -1,0 +1,310 @@
+//! The measured candidates as a ranked table on stdout, and as
+//! results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}.
+
+use super::super::args::{PlanArgs, PlanMeasureArgs};
+use crate::metrics::{Row, Value};
+use crate::report::{self, Staged};
+use crate::spec::{PlotKind, PlotSpec, Spec};
+use crate::sweep::Outcome;
+
+/// The columns the table and the chart read: FPR, FNR and past-window
+/// names differ between the count and the time passes.
+pub(super) fn fpr_column(time: bool) -> (&'static str, &'static str) {
+    if time {
+        ("fpr_time_avg", "fnr_time")
+    } else {
+        ("fpr", "fnr")
+    }
+}
+
+/// Marks the rows on the Pareto front of memory and mean query time
+/// (`pareto` = 1): no other row is at most as large in both and smaller
+/// in one.
+pub(super) fn mark_pareto(rows: &mut [Row], fpr: &str) {
+    let key = |r: &Row| {
+        (
+            r.get_num("memory_bits").unwrap_or(f64::INFINITY),
+            r.get_num("query_ns").unwrap_or(f64::INFINITY),
+        )
+    };
+    let keys: Vec<(f64, f64)> = rows.iter().map(key).collect();
+    for (i, r) in rows.iter_mut().enumerate() {
+        let (m, q) = keys[i];
+        let dominated = keys
+            .iter()
+            .any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
+        r.num("pareto", if dominated { 0.0 } else { 1.0 });
+        let mark = if dominated { "" } else { " *" };
+        let design = match r.get("candidate") {
+            Some(Value::Text(t)) => {
+                let fast = if t.ends_with("(fast)") { ", fast" } else { "" };
+                format!("{}{fast}", t.split(' ').next().unwrap_or("?"))
+            }
+            _ => "?".into(),
+        };
+        let shown = r.get_num(fpr).map_or("-".into(), report::fmt_num);
+        let label = format!("{design} (FPR {shown}){mark}");
+        r.push("series", Value::Text(label));
+    }
+    rows.sort_by(|a, b| key(a).0.total_cmp(&key(b).0));
+}
+
+/// A figure and its interval, or "-".
+fn with_ci(r: &Row, name: &str) -> String {
+    match (
+        r.get_num(name),
+        r.get_num(&format!("{name}_ci_low")),
+        r.get_num(&format!("{name}_ci_high")),
+    ) {
+        (Some(x), Some(lo), Some(hi)) => format!(
+            "{} [{}, {}]",
+            report::fmt_num(x),
+            report::fmt_num(lo),
+            report::fmt_num(hi)
+        ),
+        (Some(x), _, _) => report::fmt_num(x),
+        _ => "-".into(),
+    }
+}
+
+/// The ranked table (by memory; `*` on the Pareto front of memory and
+/// query time) and its notes.
+pub(super) fn table(rows: &[Row], time: bool) -> String {
+    let (fpr, fnr) = fpr_column(time);
+    let num = |r: &Row, c: &str, p: usize| r.get_num(c).map_or("-".into(), |x| format!("{x:.p$}"));
+    let lines: Vec<[String; 10]> = rows
+        .iter()
+        .map(|r| {
+            let name = match r.get("candidate") {
+                Some(Value::Text(t)) => t.clone(),
+                _ => "?".into(),
+            };
+            let star = if r.get_num("pareto") == Some(1.0) {
+                "*"
+            } else {
+                ""
+            };
+            [
+                format!("{star}{name}"),
+                r.get_num("memory_bits")
+                    .map_or("-".into(), |x| format!("{x:.0}")),
+                with_ci(r, fpr),
+                with_ci(r, fnr),
+                num(r, "insert_ns", 1),
+                num(r, "query_pos_ns", 1),
+                num(r, "query_neg_ns", 1),
+                num(r, "query_neg_vs_bloom", 2),
+                precision(r, fpr),
+                num(r, "seconds", 1),
+            ]
+        })
+        .collect();
+    let head = [
+        "candidate",
+        "memory bits",
+        if time {
+            "FPR (over moments)"
+        } else {
+            "FPR (worst phase)"
+        },
+        if time {
+            "FNR (age < T)"
+        } else {
+            "FNR (in window)"
+        },
+        "insert ns",
+        "pos ns",
+        "neg ns",
+        "neg/bloom",
+        "FPR ±",
+        "s",
+    ];
+    let width: Vec<usize> = (0..head.len())
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let fmt = |cells: &[String]| -> String {
+        let mut s = format!("{:<w$}", cells[0], w = width[0]);
+        for (c, w) in cells.iter().zip(&width).skip(1) {
+            s += &format!("  {c:>w$}");
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = fmt(&head.map(String::from));
+    for l in &lines {
+        out += &fmt(l);
+    }
+    out += "\n* on the Pareto front of memory and mean query time. Intervals are 99%. \
+ns per operation timed on this machine, each candidate on one thread beside a plain Bloom \
+filter of its memory (neg/bloom: its negative query's time over the Bloom filter's, timed \
+in turns in the same run). FPR ±: the interval's half-width relative to the FPR, what the \
+budget bought.\n";
+    out
+}
+
+/// The FPR interval's half-width relative to the FPR, or "-".
+fn precision(r: &Row, fpr: &str) -> String {
+    match (
+        r.get_num(fpr),
+        r.get_num(&format!("{fpr}_ci_low")),
+        r.get_num(&format!("{fpr}_ci_high")),
+    ) {
+        (Some(x), Some(lo), Some(hi)) if x > 0.0 => format!("{:.0}%", 50.0 * (hi - lo) / x),
+        _ => "-".into(),
+    }
+}
+
+/// Writes results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}
+/// together (nothing is replaced unless all are ready).
+pub(super) fn write(
+    a: &PlanArgs,
+    m: &PlanMeasureArgs,
+    window: u64,
+    rows: &[Row],
+    text: &str,
+) -> anyhow::Result<()> {
+    let time = a.window_time.is_some();
+    let (fpr, _) = fpr_column(time);
+    let request = match (a.window_time, a.peak_rate) {
+        (Some(t), Some(r)) => format!(
+            "--window-time {t} --peak-rate {r} --arrivals {}",
+            m.arrivals
+        ),
+        _ => format!("--window {window}"),
+    };
+    let workload = match (&m.trace.trace, m.zipf) {
+        (Some(p), _) => format!("trace {}", p.display()),
+        (None, Some(z)) => format!("Zipf({z}) over {}", m.universe),
+        (None, None) => "distinct keys".into(),
+    };
+    let title = format!(
+        "memory vs mean query ns, FPR {} target (* Pareto-optimal)",
+        a.fpr
+    );
+    let spec = Spec {
+        name: m.name.clone(),
+        plot: vec![PlotSpec {
+            kind: PlotKind::Xy,
+            file: Some(format!("{}_pareto", m.name)),
+            log_y: Some(false),
+            x: Some("memory_bits".into()),
+            y: Some("query_ns".into()),
+            series: Some("series".into()),
+            filter: Default::default(),
+            log_x: true,
+            bound: None,
+            reference: None,
+            x_range: None,
+            title: Some(title),
+        }],
+        description: String::new(),
+        seed: m.seed,
+        repeats: 1,
+        metrics: Vec::new(),
+        workload: crate::spec::WorkloadSpec::Distinct,
+        measure: Default::default(),
+        sweep: Vec::new(),
+        table_columns: None,
+        theory_columns: Vec::new(),
+        threads: Some(1),
+        adoption: None,
+        compare_at: None,
+        adversary: Default::default(),
+        time: Default::default(),
+    };
+    let _lock = report::OutputLock::take(&m.results_dir, &m.plots_dir, &m.name)?;
+    let mut staged = Staged::new();
+    let outcome = Outcome {
+        rows: rows.to_vec(),
+        profile: Vec::new(),
+        convergence: Vec::new(),
+        timeline: Vec::new(),
+        age_time: Vec::new(),
+    };
+    report::render_plots(&spec, &outcome, &m.plots_dir, "", &mut staged)?;
+    let command = format!(
+        "bloomlab plan {request} --fpr {} --measure --budget {}s --seed {}{}",
+        a.fpr,
+        m.budget,
+        m.seed,
+        match (&m.trace.trace, m.zipf) {
+            (Some(p), _) => format!(" --trace {}", p.display()),
+            (None, Some(z)) => format!(" --zipf {z} --universe {}", m.universe),
+            _ => String::new(),
+        }
+    );
+    let md = format!(
+        "# {}\n\nProduced by `{command}` ({workload}; FPR column: `{fpr}`). Timing columns depend \
+         on the machine.\n\n```\n{text}```\n",
+        m.name
+    );
+    let json = serde_json::json!({
+        "command": command,
+        "workload": workload,
+        "fpr_target": a.fpr,
+        "rows": rows,
+    });
+    staged.write(
+        &m.results_dir.join(format!("{}.csv", m.name)),
+        report::csv_string(rows)?.as_bytes(),
+    )?;
+    staged.write(&m.results_dir.join(format!("{}.md", m.name)), md.as_bytes())?;
+    staged.write(
+        &m.results_dir.join(format!("{}.json", m.name)),
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+    )?;
+    for p in staged.commit()? {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The front: no marked row is dominated, every unmarked one is; ties
+    /// in both are both on it; rows come back sorted by memory.
+    #[test]
+    fn the_pareto_front_is_the_undominated_rows() {
+        let row = |name: &str, mem: f64, q: f64| {
+            let mut r = Row::default();
+            r.push("candidate", Value::Text(format!("{name} k=1")));
+            r.num("memory_bits", mem);
+            r.num("query_ns", q);
+            r.num("fpr", 1e-3);
+            r
+        };
+        let mut rows = vec![
+            row("c", 300.0, 10.0),
+            row("a", 100.0, 50.0),
+            row("b", 200.0, 60.0),
+            row("d", 300.0, 10.0),
+            row("e", 400.0, 5.0),
+        ];
+        mark_pareto(&mut rows, "fpr");
+        let front: Vec<(String, f64)> = rows
+            .iter()
+            .map(|r| match r.get("series") {
+                Some(Value::Text(t)) => (t.clone(), r.get_num("pareto").unwrap()),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            front,
+            vec![
+                ("a (FPR 1.000e-3) *".to_string(), 1.0),
+                ("b (FPR 1.000e-3)".to_string(), 0.0),
+                ("c (FPR 1.000e-3) *".to_string(), 1.0),
+                ("d (FPR 1.000e-3) *".to_string(), 1.0),
+                ("e (FPR 1.000e-3) *".to_string(), 1.0),
+            ]
+        );
+    }
+}
