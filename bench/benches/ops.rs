@@ -34,6 +34,7 @@ use bloomlab_filters::clock_sketch::ClockBloom;
 use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
@@ -496,6 +497,12 @@ fn designs(c: &mut Criterion) {
                 log_w,
                 sliding,
                 Ours(ClockBloom::with_fpr(w, FPR).unwrap()),
+            ),
+            prepare(
+                "she_bloom",
+                log_w,
+                sliding,
+                Ours(SheBloom::with_fpr(w, FPR).unwrap()),
             ),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),

@@ -63,6 +63,7 @@ pub mod naor_yogev;
 pub mod ny_pocket;
 pub mod persist;
 pub mod segmented;
+pub mod she;
 pub mod sketches;
 pub mod sliding_sketch;
 pub mod stable;

@@ -14,6 +14,7 @@ use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Generational;
@@ -137,6 +138,7 @@ steps! {
     SlidingBloom => filter_step;
     HalfSliding => filter_step;
     ClockBloom => filter_step;
+    SheBloom => filter_step;
     TimedSwbf => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
@@ -164,6 +166,7 @@ subjects! {
     sliding_bloom: SlidingBloom = SlidingBloom::new(256, 3, 300).unwrap();
     half_sliding: HalfSliding = HalfSliding::new(256, 5, 3, 300).unwrap();
     clock_bloom: ClockBloom = ClockBloom::new(256, 3, 2, 300).unwrap();
+    she_bloom: SheBloom = SheBloom::new(256, 3, 320, 8, 400).unwrap();
     jumping: JumpingWindow = JumpingWindow::with_fpr(256, 1e-2, 4).unwrap();
     double_buffer: DoubleBuffer = DoubleBuffer::with_fpr(256, 1e-2).unwrap();
     a2: A2Buffer = A2Buffer::with_fpr(256, 1e-2).unwrap();
@@ -380,6 +383,7 @@ fn every_design_is_send_and_sync() {
     both::<SlidingBloom>();
     both::<HalfSliding>();
     both::<ClockBloom>();
+    both::<SheBloom>();
     both::<JumpingWindow>();
     both::<DoubleBuffer>();
     both::<A2Buffer>();

@@ -176,6 +176,17 @@ impl Build for crate::clock_sketch::ClockBloom {
     }
 }
 
+impl Build for crate::she::SheBloom {
+    /// The (k, P, m) of [`SheBloom::with_fpr`](crate::she::SheBloom::with_fpr)
+    /// (its exact worst-phase theory, groups of 64); the slack is P - W.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let w = t.count("she_bloom")?;
+        let f = crate::she::SheBloom::with_fpr(w, t.the_fpr()?)?;
+        t.within_slack("she_bloom", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
 impl Build for StableBloomFilter {
     const MEMORY_IS_A_LIMIT: bool = false;
     /// No window: the memory (required) and the FPR pick d, K and P.

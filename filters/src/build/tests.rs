@@ -32,6 +32,7 @@ fn count_designs_meet_their_window() {
     check::<crate::sliding_sketch::SlidingBloom>(&t);
     check::<crate::half_sliding::HalfSliding>(&t);
     check::<crate::clock_sketch::ClockBloom>(&t);
+    check::<crate::she::SheBloom>(&t);
     let b: Broom = t.build().unwrap();
     assert!(b.name() == "broom");
     // a largest slack: the APBF and Naor-Yogev are sized within it

@@ -90,6 +90,7 @@ via_bytes!(
     crate::sliding_sketch::SlidingBloom,
     crate::half_sliding::HalfSliding,
     crate::clock_sketch::ClockBloom,
+    crate::she::SheBloom,
 );
 
 impl<F: Generational + Persist> Serialize for OnTime<F> {

@@ -14,6 +14,7 @@
 //! | `sliding` (the Sliding Sketches' sliding Bloom filter, Sl-BF) | as for APBF, with its exact worst-phase theory as the bound: window W, slack W, memory 2 bits per cell and three words; at the sizing of `with_fpr` and with fewer cells than the window (k = 1, m = 20,000 over W = 40,000: the clock sweeps half a cell per insertion) |
 //! | `sliding` (the Half Sliding Sketch's HSS-BF, sized by `with_fpr`) | as for APBF, with its exact worst-phase theory as the bound: the guaranteed window ⌊(k - lo - 1)·C/(k - lo)⌋ >= w, slack up to ⌈k·C/(k - lo)⌉, memory one bit per cell and three words |
 //! | `sliding` (Clock-sketch's Bloom filter, sized by `with_fpr`, and at the reference code's s = 2 with fewer decrements than insertions) | as for APBF, with its worst-phase theory as the bound (exact in the pointer's schedule, the FPR under the Bloom filter's independence approximation): window W, slack ⌈W/(2^s - 2)⌉, memory s bits per cell and three words |
+//! | `sliding` (SHE's Bloom filter, SHE-BF, sized by `with_fpr`, and at the reference code's groups of 64 and α) | as for APBF, with its worst-phase theory as the bound (exact in the groups' schedule, the FPR under the Bloom filter's independence approximation): window W, slack P - W, memory a bit per cell and per group and one word |
 //! | `clock` (the HSS-BF at settings that guarantee less than its cycle C: the paper's lo = k - 1, and a clock clearing two cells per insertion) | at 300 moments of random phase, the share of 50 keys of ages in 1..=C answered no, less the exact FNR of that moment, has mean 0; every key of the guaranteed window reported; worst-phase FPR on never-inserted and expired keys not significantly above its theory; memory exact; bad parameters rejected |
 //! | `sliding` (SWAMP, timing Bloom filter, SWBF) | as for APBF, with the exact FPR 1 - (1 - 2^-L)^w, (1 - (1 - 1/s)^w)^k and the SWBF orbit formula as bounds; plus, by property test, no false negative on streams with repeats (the refresh and counting paths) for windows 1..64 over 40 windows, so the b-bit timestamps wrap around about 20 times |
 //! | `sliding` + `adaptive` (broom filter over a window: insert, delete the key leaving the window) | as for APBF, with the exact FPR n/(S·2^r) as the bound and memory S(r + 5) + 64⌈S/64⌉ + 2A; plus, under an attack that reports every false positive and replays the last 300 found: a fixed false positive answers no at once, no key of the window is lost, fresh and replayed queries answer yes no more often than the bound, memory stays exact and Invariant 7 holds; and by property test no false negative on streams with repeats |
@@ -34,6 +35,7 @@ use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
@@ -595,6 +597,16 @@ conformance!(sliding clock_bloom_slow_pointer: ClockBloom::new(40_000, 4, 2, 16_
     bound = |f: &ClockBloom| f.theory().fpr(),
     memory = |f: &ClockBloom| f.clock_bits() as u64 * f.m() + 3 * 64,
     bad = [ClockBloom::with_fpr(0, 0.01), ClockBloom::with_fpr(10, 1.0)]);
+conformance!(sliding she_bloom: SheBloom::with_fpr(3000, 0.01).unwrap(),
+    bound = |f: &SheBloom| f.theory().fpr(),
+    memory = |f: &SheBloom| f.m() + f.m() / f.group() + 64,
+    bad = [SheBloom::new(0, 3, 64, 8, 10), SheBloom::new(10, 0, 64, 8, 10), SheBloom::new(10, 3, 64, 7, 10),
+           SheBloom::new(10, 3, 64, 8, 9), SheBloom::new(10, 3, 0, 8, 10), SheBloom::with_fpr(10, 0.0),
+           SheBloom::with_fpr(1 << 30, 0.01), SheBloom::new(1 << 62, 3, 1 << 20, 1, 1 << 62)]);
+conformance!(sliding she_bloom_code: SheBloom::code(4000, 8, 80_000).unwrap(),
+    bound = |f: &SheBloom| f.theory().fpr(),
+    memory = |f: &SheBloom| f.m() + f.m() / f.group() + 64,
+    bad = [SheBloom::with_fpr(0, 0.01), SheBloom::with_fpr(10, 1.0), SheBloom::code(0, 8, 100)]);
 conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(40_000, 1, 20_000).unwrap(),
     bound = |f: &SlidingBloom| f.theory().fpr(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,

@@ -1,0 +1,311 @@
+//! SHE's Bloom filter, SHE-BF (Sliding Hardware Estimator, ICPP 2022; code
+//! `Sliding-Hardware-Estimator/SlidingHardwareEstimator`,
+//! `she_bloomfilter/`).
+//!
+//! One array of m bits in G = m/g groups of g bits, each group with a
+//! 1-bit timestamp. Group j's phase after t insertions is
+//! ⌊(t + o_j)/P⌋ mod 2, its offset o_j = ⌊(W + P)·j/G⌋ (the reference
+//! code's staggering, over W + P = (1 + α)·W) and P = α·W the phase length
+//! (α >= 1; the reference code's α·W is real, here P is a whole number of
+//! insertions). A group whose timestamp differs from its current phase
+//! has been cleared since it was last written: an insertion finding it so
+//! zeroes its bits and updates the timestamp (lazily: the group is cleared
+//! when next touched), then sets its k bits.
+//!
+//! **Queries.** A key's bit counts as zero only if its group's phase at
+//! the window's first insertion, t + 1 - W, equals its phase now (no
+//! flip within the window) and the bit is zero (or the group is logically
+//! cleared). A group that flipped within the window has lost part of the
+//! window's keys, so its bits count as one. With P >= W a group flips at
+//! most once in any W insertions, so every key of the last W is reported
+//! (window W, no false negatives).
+//!
+//! **What it remembers.** A group that flipped f insertions ago (f >= W)
+//! holds exactly the f most recent insertions; every group flips at least
+//! once per P insertions, so no key of age P or more is reported but by a
+//! false positive (slack P - W).
+//!
+//! **Queries read, never write.** The reference code's query also clears
+//! a group it finds in a new phase; here a query treats such a group as
+//! cleared without touching it, which answers the same. The 1-bit
+//! timestamp aliases when a group receives no insertion for a whole phase
+//! (its stale bits then survive a second flip): an extra false positive,
+//! never a false negative, with probability about exp(-k·g·P/m) per group
+//! and phase ([`theory::SheTheory::untouched_phase`]), which the theory
+//! leaves out.
+
+pub mod theory;
+
+use crate::bits::BitArray;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::index;
+use crate::{Filter, ParamError, SlidingFilter};
+
+/// The reference code's group size.
+pub const CODE_GROUP: u64 = 64;
+
+/// SHE's Bloom filter over the last W insertions: m bits in groups of g
+/// under 1-bit timestamps, each group cleared once per phase of P
+/// insertions.
+#[derive(Debug, Clone)]
+pub struct SheBloom {
+    w: u64,
+    k: u32,
+    m: u64,
+    g: u64,
+    phase: u64,
+    bits: BitArray,
+    stamps: BitArray,
+    inserted: u64,
+}
+
+impl SheBloom {
+    /// m bits in groups of `g` (g divides m), k bits per key, a window of W
+    /// insertions and a phase of `phase` >= W insertions (the reference
+    /// code's α·W).
+    pub fn new(w: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
+        check_nonzero("window", w)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("m", m)?;
+        check_nonzero("g", g)?;
+        check_bits(Some(m))?;
+        if !m.is_multiple_of(g) {
+            return Err(ParamError::OutOfRange {
+                name: "g",
+                value: g.to_string(),
+                expected: "a divisor of m (whole groups)",
+            });
+        }
+        if phase < w {
+            return Err(ParamError::OutOfRange {
+                name: "phase",
+                value: phase.to_string(),
+                expected: "at least the window (alpha >= 1), or a group flips twice in a window",
+            });
+        }
+        if phase
+            .checked_add(w)
+            .and_then(|s| s.checked_mul(m / g))
+            .is_none()
+        {
+            return Err(ParamError::TooLarge {
+                what: "phase + window times groups",
+                limit: "2^64".into(),
+            });
+        }
+        let th = theory::SheTheory { w, k, m, g, phase };
+        let mut stamps = BitArray::new(m / g);
+        for j in 0..m / g {
+            stamps.assign(j, th.phase_bit(j, 0));
+        }
+        Ok(SheBloom {
+            w,
+            k,
+            m,
+            g,
+            phase,
+            bits: BitArray::new(m),
+            stamps,
+            inserted: 0,
+        })
+    }
+
+    /// The reference code's configuration: groups of 64 and α from its
+    /// equation ([`theory::code_alpha`]), for W distinct keys per window;
+    /// m rounded up to whole groups.
+    pub fn code(w: u64, k: u32, m: u64) -> Result<Self, ParamError> {
+        check_nonzero("window", w)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("m", m)?;
+        let m = m.div_ceil(CODE_GROUP) * CODE_GROUP;
+        let alpha = theory::code_alpha(w, k, m, CODE_GROUP);
+        Self::new(w, k, m, CODE_GROUP, theory::phase_of(w, alpha))
+    }
+
+    /// Sized for a window of `w` insertions at worst-phase FPR <= `fpr`,
+    /// groups of 64: the (k, P, m) of fewest bits ([`theory::sizing`]).
+    /// Windows above [`theory::MAX_EXACT_WINDOW`] are refused (the exact
+    /// theory costs O(P) per evaluation).
+    ///
+    /// ```
+    /// use bloomlab_filters::she::SheBloom;
+    /// use bloomlab_filters::{Filter, SlidingFilter};
+    /// let mut f = SheBloom::with_fpr(1000, 1e-2).unwrap();
+    /// f.insert(3);
+    /// assert!(f.contains(3) && f.window() == 1000);
+    /// assert!(f.theory().fpr() <= 1e-2);
+    /// ```
+    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+        check_nonzero("window", w)?;
+        if w > theory::MAX_EXACT_WINDOW {
+            return Err(ParamError::TooLarge {
+                what: "window for the exact sizing",
+                limit: "2^24 insertions; give k, m, g and the phase to new".into(),
+            });
+        }
+        let s = theory::sizing(w, check_probability("fpr", fpr)?).ok_or_else(|| {
+            ParamError::Unreachable {
+                target: format!("SHE-BF fpr {fpr} at window {w}"),
+            }
+        })?;
+        Self::new(w, s.k, s.m, CODE_GROUP, s.phase)
+    }
+
+    /// k: bits set and read per key.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// m: bits.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// g: bits per group (per timestamp).
+    pub fn group(&self) -> u64 {
+        self.g
+    }
+
+    /// P: insertions per phase (a group is cleared once per phase).
+    pub fn phase(&self) -> u64 {
+        self.phase
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> theory::SheTheory {
+        theory::SheTheory {
+            w: self.w,
+            k: self.k,
+            m: self.m,
+            g: self.g,
+            phase: self.phase,
+        }
+    }
+
+    #[inline]
+    fn cell(&self, key: u64, i: u32) -> u64 {
+        index(key, i as u64, self.m)
+    }
+}
+
+impl Filter for SheBloom {
+    fn insert(&mut self, key: u64) {
+        self.inserted += 1;
+        let (t, th) = (self.inserted, self.theory());
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            let j = c / self.g;
+            let now = th.phase_bit(j, t as i128);
+            if self.stamps.get(j) != now {
+                self.bits.clear_range(j * self.g, (j + 1) * self.g);
+                self.stamps.assign(j, now);
+            }
+            self.bits.set(c);
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        crate::Instrumented::contains_probes(self, key).0
+    }
+
+    /// One bit per cell and per group, plus 64 bits for the insertion
+    /// count (the clock every phase is read from).
+    fn memory_bits(&self) -> u64 {
+        self.m + self.m / self.g + 64
+    }
+
+    fn name(&self) -> &'static str {
+        "she_bloom"
+    }
+}
+
+impl crate::Instrumented for SheBloom {
+    /// The answer and the cells read (stopping at the first that counts
+    /// as zero).
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let (t, th) = (self.inserted as i128, self.theory());
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            let j = c / self.g;
+            let now = th.phase_bit(j, t);
+            if th.phase_bit(j, t + 1 - self.w as i128) != now {
+                continue; // flipped within the window: counts as one
+            }
+            if self.stamps.get(j) != now || !self.bits.get(c) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
+    }
+}
+
+impl SlidingFilter for SheBloom {
+    /// W: every key among the last W insertions is reported.
+    fn window(&self) -> u64 {
+        self.w
+    }
+
+    /// P - W: a group holds at most the last P insertions.
+    fn slack(&self) -> u64 {
+        self.phase - self.w
+    }
+
+    /// P: the groups' schedule repeats (phases aside).
+    fn period(&self) -> u64 {
+        self.phase
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+crate::persist::codec_struct!(SheBloom {
+    w,
+    k,
+    m,
+    g,
+    phase,
+    bits,
+    stamps,
+    inserted
+});
+
+impl crate::persist::sealed::Design for SheBloom {
+    fn tag() -> String {
+        "she_bloom".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        crate::persist::ensure(
+            self.w >= 1
+                && self.k >= 1
+                && self.g >= 1
+                && self.m >= self.g
+                && self.m.is_multiple_of(self.g)
+                && self.phase >= self.w
+                && self
+                    .phase
+                    .checked_add(self.w)
+                    .and_then(|s| s.checked_mul(self.m / self.g))
+                    .is_some()
+                && self.bits.len() == self.m
+                && self.stamps.len() == self.m / self.g,
+            || {
+                format!(
+                    "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",
+                    self.bits.len(),
+                    self.stamps.len(),
+                    self.m,
+                    self.g,
+                    self.phase,
+                    self.w
+                )
+            },
+        )
+    }
+}
+
+impl crate::persist::Persist for SheBloom {}
+
+#[cfg(test)]
+mod tests;
