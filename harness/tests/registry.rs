@@ -15,7 +15,7 @@ fn bloomlab() -> Command {
 fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
     match design {
         "apbf" | "blocked_apbf" | "double_buffer" | "a2" | "tbf" | "swbf" | "broom" | "swamp"
-        | "sliding_bloom" | "half_sliding" | "clock_bloom" => {
+        | "sliding_bloom" | "half_sliding" | "clock_bloom" | "she_bloom" => {
             vec![("window", "2048"), ("fpr", "0.01")]
         }
         "naor_yogev" | "ny_pocket" => vec![("window", "2048"), ("slack", "1024"), ("fpr", "0.01")],

@@ -195,7 +195,7 @@ impl Filter for SheBloom {
         for i in 0..self.k {
             let c = self.cell(key, i);
             let j = c / self.g;
-            let now = th.phase_bit(j, t as i128);
+            let now = th.position(j, t).0;
             if self.stamps.get(j) != now {
                 self.bits.clear_range(j * self.g, (j + 1) * self.g);
                 self.stamps.assign(j, now);
@@ -223,12 +223,12 @@ impl crate::Instrumented for SheBloom {
     /// The answer and the cells read (stopping at the first that counts
     /// as zero).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let (t, th) = (self.inserted as i128, self.theory());
+        let (t, th) = (self.inserted, self.theory());
         for i in 0..self.k {
             let c = self.cell(key, i);
             let j = c / self.g;
-            let now = th.phase_bit(j, t);
-            if th.phase_bit(j, t + 1 - self.w as i128) != now {
+            let (now, since_flip) = th.position(j, t);
+            if since_flip + 1 < self.w {
                 continue; // flipped within the window: counts as one
             }
             if self.stamps.get(j) != now || !self.bits.get(c) {

@@ -279,3 +279,33 @@ fn sizing_meets_the_target() {
     assert!(SheBloom::new(10, 3, 64, 7, 10).is_err());
     assert!(SheBloom::new(10, 3, 64, 8, 9).is_err());
 }
+
+/// The fast position (one division) agrees with the definition: the phase
+/// bit, and "flipped within the window" as the phase at the window's
+/// first insertion differing from now, from the first insertion on.
+#[test]
+fn position_agrees_with_the_phases() {
+    for (w, m, g, p) in [
+        (50u64, 640u64, 8u64, 70u64),
+        (7, 96, 4, 7),
+        (1, 64, 8, 3),
+        (30, 512, 64, 95),
+    ] {
+        let th = SheTheory {
+            w,
+            k: 3,
+            m,
+            g,
+            phase: p,
+        };
+        for t in 0..4 * (p + w) {
+            for j in 0..th.groups() {
+                let (bit, r) = th.position(j, t);
+                assert_eq!(bit, th.phase_bit(j, t as i128));
+                let differs = th.phase_bit(j, t as i128 + 1 - w as i128) != bit;
+                assert_eq!(r + 1 < w, differs, "W {w} P {p} t {t} j {j}");
+                assert_eq!(r + 1 < w, th.flipped_in_window(j, t));
+            }
+        }
+    }
+}

@@ -69,9 +69,19 @@ impl SheTheory {
         self.m / self.g
     }
 
-    /// o_j: group j's offset.
+    /// o_j: group j's offset ((W + P)·G fits in 64 bits, checked by the
+    /// filter's constructor).
     pub fn offset(&self, j: u64) -> u64 {
-        ((self.w + self.phase) as u128 * j as u128 / self.groups() as u128) as u64
+        (self.w + self.phase) * j / self.groups()
+    }
+
+    /// Group j's phase bit after insertion t, and r_j, the insertions
+    /// since its last flip: the group flipped within the window exactly
+    /// when r_j < W - 1 (P >= W), at any t.
+    #[inline]
+    pub fn position(&self, j: u64, t: u64) -> (bool, u64) {
+        let x = t + self.offset(j);
+        ((x / self.phase) & 1 == 1, x % self.phase)
     }
 
     /// Group j's phase bit at insertion t (t may be at or below 0: the

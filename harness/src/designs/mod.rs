@@ -32,6 +32,7 @@ mod presence;
 mod segmented;
 mod segmented_time;
 mod shared;
+mod she_bloom;
 mod sketches;
 mod sliding_bloom;
 mod stable;
@@ -316,6 +317,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &sliding_bloom::SlidingBloom,
     &half_sliding::HalfSliding,
     &clock_bloom::ClockBloom,
+    &she_bloom::SheBloom,
 ];
 
 /// The design called `name` (or one of its aliases).

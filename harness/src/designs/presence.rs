@@ -1,10 +1,11 @@
 //! The age profile of a design whose theory gives P(yes | age) as steps at
-//! any moment ([`Presence`]): the HSS-BF's and Clock-sketch's Bloom
-//! filter's.
+//! any moment ([`Presence`]): the HSS-BF's, Clock-sketch's Bloom
+//! filter's and SHE-BF's.
 
 use super::built::ProfileTheory;
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence};
+use bloomlab_filters::she::theory::SheTheory;
 use std::sync::OnceLock;
 
 /// A theory of P(yes | age) at each moment of a period.
@@ -38,6 +39,18 @@ impl PresenceTheory for ClockBloomTheory {
     }
     fn longest(&self) -> u64 {
         ClockBloomTheory::longest(self)
+    }
+}
+
+impl PresenceTheory for SheTheory {
+    fn presence(&self, t: u64) -> Presence {
+        SheTheory::presence(self, t)
+    }
+    fn moments(&self, n: u64) -> Vec<u64> {
+        self.moments_n(n)
+    }
+    fn longest(&self) -> u64 {
+        SheTheory::longest(self)
     }
 }
 

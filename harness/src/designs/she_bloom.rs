@@ -1,0 +1,200 @@
+//! SHE's Bloom filter: bits in groups under 1-bit timestamps, each group
+//! cleared once per phase of P = α·W insertions; a group that flipped
+//! within the window counts as all ones. Window W, slack P - W.
+
+use super::built::{int, Built, Geometry, Theory};
+use super::presence::PresenceProfile;
+use super::{at_least_one, probability, DesignDef};
+use super::{Candidate, Constraints};
+use crate::spec::Metric;
+use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
+use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
+use serde::{Deserialize, Serialize};
+
+/// SHE-BF parameters: window and fpr, or window, k and m (with the
+/// reference code's groups of 64 and α unless group and alpha or phase are
+/// given).
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SheBloomParams {
+    /// Window W (insertions); keys are reported for at least W and at most
+    /// the phase P
+    #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Target worst-phase FPR, in (0, 1): picks k, the phase and m (fewest
+    /// bits, groups of 64)
+    #[arg(long, alias = "eps")]
+    fpr: Option<f64>,
+    /// Bits set and read per key (with m, instead of fpr)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<u32>,
+    /// Bits (a multiple of the group)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: Option<u64>,
+    /// Bits per timestamp (default 64, the reference code's)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    group: Option<u64>,
+    /// Phase length over the window, α >= 1 (default: the reference code's
+    /// equation)
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Phase length P in insertions, >= W (instead of alpha)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    phase: Option<u64>,
+}
+
+/// SHE's Bloom filter.
+pub struct SheBloom;
+
+/// Moments the average profile and PWS are taken over (each costs a sort
+/// of the groups' spans).
+const PROFILE_MOMENTS: u64 = 16;
+
+impl DesignDef for SheBloom {
+    type Params = SheBloomParams;
+    const NAME: &'static str = "she_bloom";
+    const ALIASES: &'static [&'static str] = &["she", "she_bf", "she-bf"];
+    // a first estimate: k bits and their groups' timestamps read
+    const OP_NS: (f64, f64) = (60.0, 40.0);
+    const ABOUT: &'static str =
+        "SHE's Bloom filter: bits in groups under 1-bit timestamps, cleared lazily once per phase";
+    const CAPS: super::Capabilities = super::Capabilities::SLIDING;
+    const METRICS: &'static [Metric] = super::SLIDING_METRICS;
+
+    fn build(p: SheBloomParams, _seed: u64) -> anyhow::Result<Built> {
+        let f = filter(&p)?;
+        let th = f.theory();
+        let w = th.w;
+        if w > MAX_EXACT_WINDOW {
+            return Err(anyhow::anyhow!(
+                "she_bloom: window {w} is above 2^24, the largest the exact theory evaluates"
+            ));
+        }
+        let sweep = th.sweep(true);
+        let geometry = Geometry {
+            window: w,
+            slack: f.slack(),
+            period: th.period(),
+            worst_phase: sweep.worst_t % th.period(),
+            guaranteed: true,
+            horizon: None,
+            // every group flipped at least once before the first round
+            warmup: Some(th.steady()),
+            spacing: None,
+            time: None,
+        };
+        let resolved = vec![
+            int("window", w),
+            int("k", th.k),
+            int("m", th.m),
+            int("group", th.g),
+            int("phase", th.phase),
+        ];
+        let theory = theory(&th, sweep.worst_t, sweep.mean, f.memory_bits());
+        Ok(Built {
+            filter: Some(Box::new(f)),
+            summary: None,
+            geometry,
+            resolved,
+            theory,
+        })
+    }
+
+    fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        let w = c.window;
+        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let th = f.theory();
+        let (t, fpr) = th.worst_moment();
+        let memory = f.memory_bits();
+        let slack = th.longest() - w;
+        Ok(vec![Candidate {
+            design: Self::NAME,
+            params: Candidate::ints(&[
+                ("window", w),
+                ("k", th.k as u64),
+                ("m", th.m),
+                ("group", th.g),
+                ("phase", th.phase),
+            ]),
+            memory_bits: memory,
+            bits_per_element: memory as f64 / w as f64,
+            fpr,
+            window: w,
+            slack,
+            npws_peak: th.presence(t).sum(w, w + slack) / w as f64,
+            insert_bits: th.k as u64,
+            query_probes: Some(th.probes_negative_at(t)),
+        }])
+    }
+}
+
+/// The filter the parameters name.
+fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
+    let fpr = probability("fpr", p.fpr)?;
+    let w = at_least_one("window", p.window)?
+        .ok_or_else(|| anyhow::anyhow!("she_bloom needs window"))?;
+    let e = |r: ParamError| anyhow::anyhow!("she_bloom: {r}");
+    let (k, m) = (at_least_one("k", p.k)?, at_least_one("m", p.m)?);
+    let group = at_least_one("group", p.group)?;
+    let explicit = k.is_some() || m.is_some() || group.is_some();
+    let alpha = match p.alpha {
+        Some(a) if !(a.is_finite() && a >= 1.0) => {
+            return Err(anyhow::anyhow!(
+                "she_bloom: alpha must be a finite number >= 1, got {a}"
+            ))
+        }
+        a => a,
+    };
+    match (fpr, k, m) {
+        (Some(fpr), None, None) if !explicit && alpha.is_none() && p.phase.is_none() => {
+            Filter::with_fpr(w, fpr).map_err(e)
+        }
+        (None, Some(k), Some(m)) => {
+            let g = group.unwrap_or(CODE_GROUP);
+            let phase = match (alpha, p.phase) {
+                (Some(_), Some(_)) => {
+                    return Err(anyhow::anyhow!("she_bloom: give alpha or phase, not both"))
+                }
+                (_, Some(ph)) => ph,
+                (Some(a), None) => phase_of(w, a),
+                (None, None) => phase_of(w, code_alpha(w, k, m, g)),
+            };
+            Filter::new(w, k, m, g, phase).map_err(e)
+        }
+        _ => Err(anyhow::anyhow!(
+            "she_bloom needs window and fpr, or window, k and m (and optionally group, alpha or phase)"
+        )),
+    }
+}
+
+/// The theory the harness compares with: the FPR at the worst moment and
+/// averaged over every moment of the period, PWS over the slack's ages at
+/// the worst moment and averaged, probes of a no at the worst moment, and
+/// the age profile. No key of the window is lost.
+fn theory(th: &SheTheory, t_worst: u64, fpr_avg: f64, memory: u64) -> Theory {
+    let worst = th.presence(t_worst);
+    let (w, slack) = (th.w, th.longest() - th.w);
+    let moments = th.moments_n(PROFILE_MOMENTS);
+    let pws_avg = moments
+        .iter()
+        .map(|&t| th.presence(t).sum(w, w + slack))
+        .sum::<f64>()
+        / moments.len() as f64;
+    let wf = w as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", worst.fpr()),
+            ("fpr_avg", fpr_avg),
+            ("fpr_expired", worst.fpr()),
+            ("fnr", 0.0),
+            ("npws_peak", worst.sum(w, w + slack) / wf),
+            ("npws_avg", pws_avg / wf),
+            ("probes_negative", th.probes_negative_at(t_worst)),
+            ("memory_bits", memory as f64),
+            ("bits_per_element", th.payload_bits() as f64 / wf),
+        ],
+        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
+        ..Theory::default()
+    }
+}
