@@ -208,4 +208,39 @@ mod tests {
             assert!(!fewer, "{}", f.design);
         }
     }
+
+    /// The criterion benchmark's two APBF sizings at FPR 1.5e-3
+    /// (`bench/benches/ops.rs`, `apbf_least` and `apbf_fast`) are the plan's
+    /// at every window it times: least memory (13, 30), fast (11, 10).
+    #[test]
+    fn the_benchmark_s_apbf_sizings_are_the_plan_s() {
+        for log_w in [12u32, 16, 20, 24] {
+            let c = Constraints {
+                window: 1 << log_w,
+                fpr: 1.5e-3,
+                max_npws: None,
+                max_bits_per_element: None,
+                time: None,
+            };
+            let (ok, fast, _) = plan_with_fast(&c, &["apbf"]);
+            let kl = |x: &Candidate| {
+                (
+                    x.params_text().contains("k=13 l=30"),
+                    x.params_text().contains("k=11 l=10"),
+                )
+            };
+            assert_eq!(
+                kl(&ok[0]),
+                (true, false),
+                "2^{log_w}: {}",
+                ok[0].params_text()
+            );
+            assert_eq!(
+                kl(&fast[0]),
+                (false, true),
+                "2^{log_w}: {}",
+                fast[0].params_text()
+            );
+        }
+    }
 }

@@ -374,6 +374,26 @@ pub struct BenchReportArgs {
     pub first_run: Option<PathBuf>,
 }
 
+/// `bloomlab report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The experiment specs
+    #[arg(long, default_value = "experiments")]
+    pub experiments_dir: PathBuf,
+    /// Their results (CSV; markdown of the benchmarks and measured plans)
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Their charts (SVG)
+    #[arg(long, default_value = "plots")]
+    pub plots_dir: PathBuf,
+    /// The docs pages to link (those naming an experiment's spec)
+    #[arg(long, default_value = "docs")]
+    pub docs_dir: PathBuf,
+    /// The site's directory (index.html and a page per experiment)
+    #[arg(long, default_value = "target/report")]
+    pub out: PathBuf,
+}
+
 /// `bloomlab designs`.
 #[derive(Args, Debug)]
 pub struct DesignsArgs {

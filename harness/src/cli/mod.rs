@@ -21,7 +21,7 @@ pub use crate::engine::{run_experiment, Experiment};
 use crate::designs::REGISTRY;
 use args::{
     BenchReportArgs, CheckArgs, DesignsArgs, MeasureFlags, MergeArgs, PeersApbfArgs,
-    PeersStableArgs, PlanArgs, ReproduceArgs, RunArgs, SlurmArgs, TheoryFlags,
+    PeersStableArgs, PlanArgs, ReportArgs, ReproduceArgs, RunArgs, SlurmArgs, TheoryFlags,
 };
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use std::ffi::OsString;
@@ -89,6 +89,9 @@ pub fn command() -> Command {
         )))
         .subcommand(CheckArgs::augment_args(Command::new("check").about(
             "Rerun the experiments and compare with the committed baselines in results/",
+        )))
+        .subcommand(ReportArgs::augment_args(Command::new("report").about(
+            "Write a static HTML site over results/ and plots/: an index of experiments and a page each (opens from disk)",
         )))
         .subcommand(BenchReportArgs::augment_args(Command::new("bench-report").about(
             "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-bench` first)",
@@ -209,6 +212,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         "plan" => plan::plan(typed::<PlanArgs>(m)?),
         "reproduce" => experiment::reproduce(typed::<ReproduceArgs>(m)?),
         "check" => check::check(typed::<CheckArgs>(m)?),
+        "report" => report_site(typed(m)?),
         "bench-report" => {
             let a: BenchReportArgs = typed(m)?;
             crate::bench::run(&crate::bench::Paths {
@@ -225,6 +229,33 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         }
         other => Err(anyhow::anyhow!("unknown command {other}")),
     }
+}
+
+/// `bloomlab report`: the site, and what it could not find on stderr.
+fn report_site(a: ReportArgs) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let files = crate::engine::experiment_files(&a.experiments_dir)?;
+    let dirs = crate::report::site::SiteDirs {
+        results: &a.results_dir,
+        plots: &a.plots_dir,
+        docs: &a.docs_dir,
+        out: &a.out,
+    };
+    let w = crate::report::site::write_site(&dirs, &files)?;
+    for p in &w.missing_charts {
+        eprintln!("warning: chart {} not found", p.display());
+    }
+    if !w.not_run.is_empty() {
+        eprintln!("warning: not run yet: {}", w.not_run.join(", "));
+    }
+    println!(
+        "wrote {} ({} experiment pages, {} charts) in {:.1} s",
+        a.out.join("index.html").display(),
+        w.pages,
+        w.charts,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod markdown;
 mod plots;
+pub mod site;
 mod staged;
 
 pub use markdown::markdown;
