@@ -22,6 +22,7 @@
 //!   per design (geometric mean over its rows): a regression when a design's
 //!   ratio grows by more than `speed_tolerance` against the baseline's.
 
+pub mod html;
 mod pooled;
 mod power;
 

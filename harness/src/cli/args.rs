@@ -241,6 +241,11 @@ pub struct CheckArgs {
     /// 3 by default because timings on a shared 2-core machine move by up to 1.5x
     #[arg(long, default_value_t = 3.0)]
     pub speed_tolerance: f64,
+    /// Also write the check as an HTML page, DIR/index.html: what moved,
+    /// baseline beside the new figure, a chart per moved column, the power
+    /// (written whether the check passes or fails)
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
 }
 
 /// `bloomlab plan`.

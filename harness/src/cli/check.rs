@@ -79,6 +79,10 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     }
     print_power(&power);
     let regressions = findings.iter().filter(|f| f.regression).count();
+    if let Some(dir) = &a.report {
+        let page = write_report(dir, &runs, (tests, pooled_tests), &a, &findings, &power)?;
+        println!("check: report in {}", page.display());
+    }
     if findings.is_empty() {
         println!(
             "check: {} experiments, {tests} row comparisons and {pooled_tests} pooled column tests: nothing moved",
@@ -101,6 +105,42 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// `check --report DIR`.
+fn write_report(
+    dir: &Path,
+    runs: &[Run],
+    tests: (usize, usize),
+    a: &CheckArgs,
+    findings: &[Finding],
+    power: &[(String, check::Power)],
+) -> anyhow::Result<PathBuf> {
+    let mut tables = std::collections::BTreeMap::new();
+    for (spec, pairs) in runs {
+        for (table, _, base, new) in pairs {
+            if let (Some(b), Some(n)) = (base, new) {
+                let name = if table.is_empty() {
+                    spec.name.clone()
+                } else {
+                    format!("{}_{table}", spec.name)
+                };
+                tables.insert(name, (b, n));
+            }
+        }
+    }
+    check::html::write(
+        dir,
+        &check::html::CheckReport {
+            experiments: runs.len(),
+            tests,
+            alpha: a.alpha,
+            baselines: &baseline_dir(&a.suite),
+            findings,
+            power,
+            tables,
+        },
+    )
 }
 
 /// One table's findings: compared, or a finding that it exists on one side

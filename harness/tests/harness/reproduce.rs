@@ -67,6 +67,22 @@ fn reproduce_then_check_catches_an_altered_baseline() {
         stdout.contains("memory_bits") && stdout.contains("REGRESSION"),
         "{stdout}"
     );
+    // --report writes the failing check as a page: the regression, the
+    // baseline beside the new figure, and a chart of the moved column
+    let site = dir.path().join("check-report");
+    let out = bloomlab()
+        .args(["check", "--quick", "--report"])
+        .arg(&site)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let page = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(page.contains("regression(s)</span>"), "{page}");
+    assert!(page.contains("<td>memory_bits</td>") && page.contains("<td class=\"num\">1</td>"));
+    assert!(page.contains("<figcaption>tiny: memory_bits"));
+    assert!(page.contains("<svg") && page.contains("baseline 1</title>"));
+    assert!(site.join("style.css").exists() && site.join("sort.js").exists());
     // a non-numeric FPR (with memory restored) fails too, naming the column
     let fpr = csv
         .lines()

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The stylesheet.
-pub(super) const STYLE: &str = "\
+pub const STYLE: &str = "\
 body { font-family: system-ui, sans-serif; margin: 0; color: #222; }
 nav { background: #23395d; padding: 0.6em 1.5em; }
 nav a { color: #fff; text-decoration: none; font-weight: 600; }
@@ -29,7 +29,7 @@ figure.chart svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
 
 /// Sorting: a click on a header sorts its table's rows by that column,
 /// numerically where the cells read as numbers; a second click reverses.
-pub(super) const SORT: &str = r#""use strict";
+pub const SORT: &str = r#""use strict";
 document.querySelectorAll("table.sortable").forEach(function (table) {
   var heads = table.querySelectorAll("th");
   heads.forEach(function (th, col) {
@@ -56,7 +56,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 "#;
 
 /// HTML-escaped text.
-pub(super) fn esc(s: &str) -> String {
+pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

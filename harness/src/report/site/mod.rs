@@ -14,6 +14,8 @@
 
 mod html;
 
+pub use html::{esc, SORT, STYLE};
+
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 
