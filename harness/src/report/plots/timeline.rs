@@ -30,9 +30,16 @@ fn series_label(r: &Row) -> String {
     s
 }
 
-fn groups(p: &PlotSpec, rows: &[Row], cols: [&str; 4]) -> BTreeMap<u64, Series> {
+/// The kept rows as series by point, and the labels of the points whose
+/// rows have no finite point to draw (named in the legend, never dropped
+/// silently).
+fn groups(p: &PlotSpec, rows: &[Row], cols: [&str; 4]) -> (BTreeMap<u64, Series>, Vec<String>) {
     let mut out: BTreeMap<u64, Series> = BTreeMap::new();
+    let mut seen: BTreeMap<u64, String> = BTreeMap::new();
     for r in kept(p, rows) {
+        if let Some(point) = finite(r, "point") {
+            seen.entry(point as u64).or_insert_with(|| series_label(r));
+        }
         let (Some(point), Some(x), Some(y)) =
             (finite(r, "point"), finite(r, cols[0]), finite(r, cols[1]))
         else {
@@ -45,7 +52,36 @@ fn groups(p: &PlotSpec, rows: &[Row], cols: [&str; 4]) -> BTreeMap<u64, Series> 
             .1
             .push([x, y, t, e]);
     }
-    out
+    let absent = seen
+        .into_iter()
+        .filter(|(k, _)| !out.contains_key(k))
+        .map(|(_, v)| v)
+        .collect();
+    (out, absent)
+}
+
+/// Names `absent` series in the legend (and warns of them).
+fn name_absent<'a, DB: DrawingBackend + 'a>(
+    chart: &mut LogChart<'a, DB>,
+    absent: &[String],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    if !absent.is_empty() {
+        eprintln!(
+            "warning: plot: no point to draw for {}: named in the legend only",
+            absent.join(", ")
+        );
+    }
+    for name in absent {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
+            .map_err(err)?
+            .label(format!("{name}: no point on these axes"))
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.3)));
+    }
+    Ok(())
 }
 
 /// The smallest value drawn on a log axis: half the smallest positive
@@ -119,11 +155,12 @@ pub(super) fn timeline<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let mut g = groups(p, rows, ["t", "fpr", "fpr_theory", "rate"]);
+    let (mut g, mut absent) = groups(p, rows, ["t", "fpr", "fpr_theory", "rate"]);
     if let Some([lo, hi]) = p.x_range {
         for s in g.values_mut() {
             s.1.retain(|p| p[0] >= lo && p[0] <= hi);
         }
+        absent.extend(g.values().filter(|s| s.1.is_empty()).map(|s| s.0.clone()));
         g.retain(|_, s| !s.1.is_empty());
     }
     if g.is_empty() {
@@ -183,6 +220,7 @@ where
         .draw()
         .map_err(err)?;
     draw_series(&mut chart, &g, floor, 2)?;
+    name_absent(&mut chart, &absent)?;
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(err)
 }
@@ -198,7 +236,7 @@ pub(super) fn age_time<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let g = groups(
+    let (g, absent) = groups(
         p,
         rows,
         ["age_mid_over_t", "p_yes", "p_yes_theory", "queries"],
@@ -233,6 +271,51 @@ where
         .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.5)], BLACK.mix(0.5)))
         .map_err(err)?;
     draw_series(&mut chart, &g, floor, 3)?;
+    name_absent(&mut chart, &absent)?;
     legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Value;
+
+    fn row(point: u64, design: &str, t: f64, fpr: f64) -> Row {
+        let mut r = Row::default();
+        r.push("point", Value::Int(point));
+        r.push("design", Value::Text(design.into()));
+        for (c, v) in [("t", t), ("fpr", fpr), ("fpr_theory", 0.01), ("rate", 100.0)] {
+            r.num(c, v);
+        }
+        r
+    }
+
+    /// A design whose moments all fall outside the chart's time range, or
+    /// whose FPR is not a number, is named in the legend, not dropped.
+    #[test]
+    fn no_design_of_the_data_goes_missing() {
+        let p: PlotSpec =
+            toml::from_str("kind = \"timeline\"\nx_range = [0.0, 10.0]").unwrap();
+        let rows = vec![
+            row(0, "first_design", 1.0, 0.01),
+            row(0, "first_design", 2.0, 0.02),
+            row(1, "late_design", 50.0, 0.01),
+            row(2, "nan_design", 3.0, f64::NAN),
+            row(3, "fourth_design", 4.0, 0.03),
+        ];
+        super::super::register_font().unwrap();
+        let mut svg = String::new();
+        timeline(
+            SVGBackend::with_string(&mut svg, (900, 650)).into_drawing_area(),
+            &p,
+            "t",
+            &rows,
+        )
+        .unwrap();
+        for name in ["first_design", "late_design", "nan_design", "fourth_design"] {
+            assert!(svg.contains(name), "{name} is missing from the chart");
+        }
+        assert!(svg.contains("late_design: no point on these axes"));
+    }
 }

@@ -13,6 +13,8 @@ struct XyData<'a> {
     yc: &'a str,
     title: String,
     groups: BTreeMap<String, Vec<(f64, f64)>>,
+    /// Series in the data with no point on these axes (named in the legend).
+    absent: Vec<String>,
     /// The information-theoretic bound, if asked for.
     bound: Vec<(f64, f64)>,
     /// The reference column's mean at each x, if asked for.
@@ -25,7 +27,7 @@ impl<'a> XyData<'a> {
     fn collect(p: &'a PlotSpec, rows: &[Row]) -> anyhow::Result<XyData<'a>> {
         let (xc, yc) = (p.x.as_deref().unwrap_or(""), p.y.as_deref().unwrap_or(""));
         let log_y = p.log_y.unwrap_or(false);
-        let (groups, reference) = Self::series(p, rows, xc, yc);
+        let (groups, reference, absent) = Self::series(p, rows, xc, yc);
         if groups.is_empty() {
             return Err(anyhow::anyhow!(
                 "plot xy: {NO_ROWS} with {xc} and {yc} (after the filter)"
@@ -69,6 +71,7 @@ impl<'a> XyData<'a> {
             yc,
             title: p.title.clone().unwrap_or_else(|| format!("{yc} vs {xc}")),
             groups,
+            absent,
             bound,
             reference,
             x: pad(x, p.log_x, 0.05, false),
@@ -76,8 +79,10 @@ impl<'a> XyData<'a> {
         })
     }
 
-    /// The rows kept by the filter, as points per series, and the reference
-    /// column's sum and count per x.
+    /// The rows kept by the filter, as points per series, the reference
+    /// column's sum and count per x, and the series of the kept rows that
+    /// have no point on these axes (never dropped silently: warned of, and
+    /// named in the legend).
     #[allow(clippy::type_complexity)]
     fn series(
         p: &PlotSpec,
@@ -87,6 +92,7 @@ impl<'a> XyData<'a> {
     ) -> (
         BTreeMap<String, Vec<(f64, f64)>>,
         BTreeMap<u64, (f64, f64, usize)>,
+        Vec<String>,
     ) {
         let series_col = p.series.as_deref().unwrap_or("design");
         let keep = |r: &Row| {
@@ -97,7 +103,9 @@ impl<'a> XyData<'a> {
         let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
         let mut reference: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
         let mut dropped = 0usize;
+        let mut seen = std::collections::BTreeSet::new();
         for r in rows.iter().filter(|r| keep(r)) {
+            seen.insert(r.get(series_col).map(|v| v.to_string()).unwrap_or_default());
             if let (Some(rc), Some(x)) = (p.reference.as_deref(), finite(r, xc)) {
                 if let Some(y) = finite(r, rc).filter(|y| y.is_finite()) {
                     let e = reference.entry(x.to_bits()).or_insert((x, 0.0, 0));
@@ -126,7 +134,22 @@ impl<'a> XyData<'a> {
         for pts in groups.values_mut() {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
-        (groups, reference)
+        let absent: Vec<String> = seen
+            .into_iter()
+            .filter(|s| !groups.contains_key(s))
+            .collect();
+        if !absent.is_empty() {
+            eprintln!(
+                "warning: plot xy: no finite {xc}, {yc} point{} for {}: named in the legend only",
+                if p.log_x || p.log_y.unwrap_or(false) {
+                    " (positive on the log axes)"
+                } else {
+                    ""
+                },
+                absent.join(", ")
+            );
+        }
+        (groups, reference, absent)
     }
 }
 
@@ -234,6 +257,13 @@ macro_rules! draw_xy {
                     .map_err(err)?;
             }
         }
+        for name in &d.absent {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
+                .map_err(err)?
+                .label(format!("{name}: no point on these axes"))
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.3)));
+        }
         legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     }};
 }
@@ -257,4 +287,51 @@ where
         (false, false) => draw_xy!(&root, &d, x0..x1, y0..y1),
     }
     root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Value;
+
+    fn row(design: &str, x: f64, y: f64) -> Row {
+        let mut r = Row::default();
+        r.push("design", Value::Text(design.into()));
+        r.num("x", x);
+        r.num("y", y);
+        r
+    }
+
+    /// Every series in the data is in the chart: drawn, or named in the
+    /// legend when it has no point on the axes (a zero on a log axis, a
+    /// NaN), never dropped silently.
+    #[test]
+    fn no_series_of_the_data_goes_missing() {
+        let p: PlotSpec =
+            toml::from_str("kind = \"xy\"\nx = \"x\"\ny = \"y\"\nlog_y = true").unwrap();
+        let rows = vec![
+            row("alpha_design", 1.0, 0.5),
+            row("alpha_design", 2.0, 0.25),
+            row("beta_design", 1.0, 0.0),
+            row("gamma_design", 1.0, f64::NAN),
+            row("delta_design", 3.0, 0.125),
+        ];
+        super::super::register_font().unwrap();
+        let mut svg = String::new();
+        xy(
+            SVGBackend::with_string(&mut svg, (900, 650)).into_drawing_area(),
+            &p,
+            &rows,
+        )
+        .unwrap();
+        for name in [
+            "alpha_design",
+            "beta_design",
+            "gamma_design",
+            "delta_design",
+        ] {
+            assert!(svg.contains(name), "{name} is missing from the chart");
+        }
+        assert!(svg.contains("beta_design: no point on these axes"));
+    }
 }
