@@ -216,8 +216,40 @@ impl BlockedApbf {
             target: format!("fpr {fpr} with k <= {MAX_EXACT_K}"),
         };
         let (k, l) = super::theory::choose_kl(fpr, super::DEFAULT_MAX_L).ok_or_else(unreachable)?;
+        Self::sizing_kl(window, fpr, k, l)
+    }
+
+    /// A filter of the given (k, l) over `window`, with the fewest blocks
+    /// whose exact theory meets `fpr` (the fast sizing `bloomlab plan`
+    /// prints for the APBF, say, instead of the least-memory one).
+    ///
+    /// ```
+    /// use bloomlab_filters::BlockedApbf;
+    /// let f = BlockedApbf::with_fpr_kl(10_000, 1.5e-3, 11, 10).unwrap();
+    /// assert!(f.theory().fpr().unwrap() <= 1.5e-3);
+    /// ```
+    pub fn with_fpr_kl(window: u64, fpr: f64, k: u32, l: u32) -> Result<Self, ParamError> {
+        let t = Self::sizing_kl(window, fpr, k, l)?;
+        Self::new(t.k, t.l, t.g, t.blocks)
+    }
+
+    /// The configuration [`with_fpr_kl`](Self::with_fpr_kl) builds, without
+    /// allocating it.
+    pub fn sizing_kl(window: u64, fpr: f64, k: u32, l: u32) -> Result<BlockedTheory, ParamError> {
+        check_nonzero("window", window)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("l", l as u64)?;
+        crate::error::check_probability("fpr", fpr)?;
         if k > MAX_EXACT_K {
-            return Err(unreachable());
+            return Err(ParamError::Unreachable {
+                target: format!("fpr {fpr} with k = {k} > {MAX_EXACT_K}"),
+            });
+        }
+        if k as u64 + l as u64 > MAX_SLICES as u64 {
+            return Err(ParamError::TooLarge {
+                what: "slices k + l",
+                limit: MAX_SLICES.to_string(),
+            });
         }
         let g = window.div_ceil(l as u64);
         let too_large = ParamError::TooLarge {

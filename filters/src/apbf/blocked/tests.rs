@@ -242,3 +242,26 @@ fn a_negative_query_reads_about_one_and_a_half_lines() {
     // 3 for a whole block
     assert!((1.38..1.48).contains(&lines), "{lines}");
 }
+
+/// The sizing at a given (k, l) meets its target with the fewest blocks,
+/// equals the default sizing at the APBF's own choice, and refuses what it
+/// cannot build.
+#[test]
+fn sizing_at_a_given_kl() {
+    let (w, e) = (20_000u64, 1.5e-3);
+    let t = BlockedApbf::sizing_kl(w, e, 11, 10).unwrap();
+    assert_eq!((t.k, t.l, t.g), (11, 10, w.div_ceil(10)));
+    assert!(t.fpr().unwrap() <= e);
+    let fewer = BlockedTheory {
+        blocks: t.blocks - 1,
+        ..t
+    };
+    assert!(fewer.fpr().unwrap() > e || t.blocks == default_blocks(11, t.g).unwrap());
+    let d = BlockedApbf::sizing(w, e).unwrap();
+    assert_eq!(BlockedApbf::sizing_kl(w, e, d.k, d.l).unwrap(), d);
+    assert!(BlockedApbf::sizing_kl(w, e, 40, 30).is_err());
+    assert!(BlockedApbf::sizing_kl(w, e, 0, 30).is_err());
+    assert!(BlockedApbf::sizing_kl(w, 0.0, 10, 7).is_err());
+    let f = BlockedApbf::with_fpr_kl(w, e, 11, 10).unwrap();
+    assert_eq!((f.k(), f.l(), f.blocks()), (11, 10, t.blocks));
+}
