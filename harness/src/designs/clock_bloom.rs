@@ -2,12 +2,12 @@
 //! an insertion and decremented by a pointer 2^s - 2 times per window;
 //! window W, slack ⌈W/(2^s - 2)⌉.
 
-use super::built::{int, Built, Geometry, Theory};
-use super::presence::PresenceProfile;
+use super::built::{int, Built, Geometry};
+use super::presence::{guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::clock_sketch::theory::MAX_EXACT_WINDOW;
 use bloomlab_filters::clock_sketch::ClockBloom as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -38,10 +38,6 @@ pub struct ClockBloomParams {
 
 /// Clock-sketch's Bloom filter.
 pub struct ClockBloom;
-
-/// Moments the average profile and PWS are taken over (each costs a sort
-/// of the cells' spans).
-const PROFILE_MOMENTS: u64 = 16;
 
 impl DesignDef for ClockBloom {
     type Params = ClockBloomParams;
@@ -99,7 +95,17 @@ impl DesignDef for ClockBloom {
             int("clock_bits", th.s),
             int("m", th.m),
         ];
-        let theory = theory(&th, t_worst, f.memory_bits());
+        let theory = guaranteed_theory(
+            th,
+            w,
+            t_worst,
+            Figures {
+                fpr_avg: th.fpr_avg(),
+                probes: th.probes_negative_at(t_worst),
+                memory: f.memory_bits(),
+                payload: th.payload_bits(),
+            },
+        );
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,
@@ -133,36 +139,5 @@ impl DesignDef for ClockBloom {
             insert_bits: th.k as u64 * th.s as u64,
             query_probes: Some(th.probes_negative_at(t)),
         }])
-    }
-}
-
-/// The theory the harness compares with: the FPR at the worst moment (where
-/// the pass measures its worst phase) and averaged over the period, PWS
-/// over the slack's ages at the worst moment and averaged, probes of a no
-/// at the worst moment, and the age profile. No key of the window is lost.
-fn theory(th: &ClockBloomTheory, t_worst: u64, memory: u64) -> Theory {
-    let worst = th.presence(t_worst);
-    let (w, slack) = (th.w, th.longest() - th.w);
-    let moments = th.moments_n(PROFILE_MOMENTS);
-    let pws_avg = moments
-        .iter()
-        .map(|&t| th.presence(t).sum(w, w + slack))
-        .sum::<f64>()
-        / moments.len() as f64;
-    let wf = w as f64;
-    Theory {
-        scalars: vec![
-            ("fpr", worst.fpr()),
-            ("fpr_avg", th.fpr_avg()),
-            ("fpr_expired", worst.fpr()),
-            ("fnr", 0.0),
-            ("npws_peak", worst.sum(w, w + slack) / wf),
-            ("npws_avg", pws_avg / wf),
-            ("probes_negative", th.probes_negative_at(t_worst)),
-            ("memory_bits", memory as f64),
-            ("bits_per_element", th.payload_bits() as f64 / wf),
-        ],
-        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
-        ..Theory::default()
     }
 }

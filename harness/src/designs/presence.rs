@@ -2,7 +2,7 @@
 //! any moment ([`Presence`]): the HSS-BF's, Clock-sketch's Bloom
 //! filter's and SHE-BF's.
 
-use super::built::ProfileTheory;
+use super::built::{ProfileTheory, Theory};
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence};
 use bloomlab_filters::she::theory::SheTheory;
@@ -92,5 +92,58 @@ impl<T: PresenceTheory> ProfileTheory for PresenceProfile<T> {
             avg
         });
         curve[(age.saturating_sub(1) as usize).min(curve.len() - 1)]
+    }
+}
+
+/// Moments the average profile and PWS are taken over (each costs a sort
+/// of the cells' spans).
+pub(super) const PROFILE_MOMENTS: u64 = 16;
+
+/// A guaranteed-window design's figures beside its presence theory.
+pub(super) struct Figures {
+    /// The FPR averaged over the period.
+    pub fpr_avg: f64,
+    /// Probes of a negative query at the worst moment.
+    pub probes: f64,
+    /// `memory_bits`.
+    pub memory: u64,
+    /// Payload bits (bits per element's numerator).
+    pub payload: u64,
+}
+
+/// The theory the harness compares with, for a design that loses no key of
+/// its window W and whose theory gives P(yes | age) at any moment: the FPR
+/// at the worst moment `t_worst` (where the pass measures its worst phase)
+/// and averaged, PWS over the slack's ages at the worst moment and averaged
+/// over [`PROFILE_MOMENTS`] moments, the probes, memory and the age profile.
+pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
+    th: T,
+    w: u64,
+    t_worst: u64,
+    f: Figures,
+) -> Theory {
+    let worst = th.presence(t_worst);
+    let slack = th.longest() - w;
+    let moments = th.moments(PROFILE_MOMENTS);
+    let pws_avg = moments
+        .iter()
+        .map(|&t| th.presence(t).sum(w, w + slack))
+        .sum::<f64>()
+        / moments.len() as f64;
+    let wf = w as f64;
+    Theory {
+        scalars: vec![
+            ("fpr", worst.fpr()),
+            ("fpr_avg", f.fpr_avg),
+            ("fpr_expired", worst.fpr()),
+            ("fnr", 0.0),
+            ("npws_peak", worst.sum(w, w + slack) / wf),
+            ("npws_avg", pws_avg / wf),
+            ("probes_negative", f.probes),
+            ("memory_bits", f.memory as f64),
+            ("bits_per_element", f.payload as f64 / wf),
+        ],
+        profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
+        ..Theory::default()
     }
 }

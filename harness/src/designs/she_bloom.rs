@@ -2,12 +2,12 @@
 //! cleared once per phase of P = α·W insertions; a group that flipped
 //! within the window counts as all ones. Window W, slack P - W.
 
-use super::built::{int, Built, Geometry, Theory};
-use super::presence::PresenceProfile;
+use super::built::{int, Built, Geometry};
+use super::presence::{guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::she::theory::{code_alpha, phase_of, MAX_EXACT_WINDOW};
 use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -46,10 +46,6 @@ pub struct SheBloomParams {
 
 /// SHE's Bloom filter.
 pub struct SheBloom;
-
-/// Moments the average profile and PWS are taken over (each costs a sort
-/// of the groups' spans).
-const PROFILE_MOMENTS: u64 = 16;
 
 impl DesignDef for SheBloom {
     type Params = SheBloomParams;
@@ -91,7 +87,17 @@ impl DesignDef for SheBloom {
             int("group", th.g),
             int("phase", th.phase),
         ];
-        let theory = theory(&th, sweep.worst_t, sweep.mean, f.memory_bits());
+        let theory = guaranteed_theory(
+            th,
+            w,
+            sweep.worst_t,
+            Figures {
+                fpr_avg: sweep.mean,
+                probes: th.probes_negative_at(sweep.worst_t),
+                memory: f.memory_bits(),
+                payload: th.payload_bits(),
+            },
+        );
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,
@@ -165,36 +171,5 @@ fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
         _ => Err(anyhow::anyhow!(
             "she_bloom needs window and fpr, or window, k and m (and optionally group, alpha or phase)"
         )),
-    }
-}
-
-/// The theory the harness compares with: the FPR at the worst moment and
-/// averaged over every moment of the period, PWS over the slack's ages at
-/// the worst moment and averaged, probes of a no at the worst moment, and
-/// the age profile. No key of the window is lost.
-fn theory(th: &SheTheory, t_worst: u64, fpr_avg: f64, memory: u64) -> Theory {
-    let worst = th.presence(t_worst);
-    let (w, slack) = (th.w, th.longest() - th.w);
-    let moments = th.moments_n(PROFILE_MOMENTS);
-    let pws_avg = moments
-        .iter()
-        .map(|&t| th.presence(t).sum(w, w + slack))
-        .sum::<f64>()
-        / moments.len() as f64;
-    let wf = w as f64;
-    Theory {
-        scalars: vec![
-            ("fpr", worst.fpr()),
-            ("fpr_avg", fpr_avg),
-            ("fpr_expired", worst.fpr()),
-            ("fnr", 0.0),
-            ("npws_peak", worst.sum(w, w + slack) / wf),
-            ("npws_avg", pws_avg / wf),
-            ("probes_negative", th.probes_negative_at(t_worst)),
-            ("memory_bits", memory as f64),
-            ("bits_per_element", th.payload_bits() as f64 / wf),
-        ],
-        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
-        ..Theory::default()
     }
 }

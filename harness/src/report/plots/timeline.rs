@@ -285,7 +285,12 @@ mod tests {
         let mut r = Row::default();
         r.push("point", Value::Int(point));
         r.push("design", Value::Text(design.into()));
-        for (c, v) in [("t", t), ("fpr", fpr), ("fpr_theory", 0.01), ("rate", 100.0)] {
+        for (c, v) in [
+            ("t", t),
+            ("fpr", fpr),
+            ("fpr_theory", 0.01),
+            ("rate", 100.0),
+        ] {
             r.num(c, v);
         }
         r
@@ -295,8 +300,7 @@ mod tests {
     /// whose FPR is not a number, is named in the legend, not dropped.
     #[test]
     fn no_design_of_the_data_goes_missing() {
-        let p: PlotSpec =
-            toml::from_str("kind = \"timeline\"\nx_range = [0.0, 10.0]").unwrap();
+        let p: PlotSpec = toml::from_str("kind = \"timeline\"\nx_range = [0.0, 10.0]").unwrap();
         let rows = vec![
             row(0, "first_design", 1.0, 0.01),
             row(0, "first_design", 2.0, 0.02),
