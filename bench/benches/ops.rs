@@ -14,7 +14,12 @@
 //! hold the last `w` keys' worth of bits); Naor-Yogev and the segmented
 //! baselines by `with_fpr(w, 1.5e-3)`; the Stable Bloom filter at the blocked
 //! APBF's bits; the `rotating-bloom-filter` crate (double buffering) at
-//! minimum retention `w` and FPR 1.5e-3. Our designs and fastbloom take the
+//! minimum retention `w` and FPR 1.5e-3. The designs over a window of time
+//! (`apbf_time`, `apbf_hybrid`, `naor_yogev_hybrid`, `jumping_time`,
+//! `double_buffer_time`, `tbf_time`, `swbf_hybrid`) are sized by the crate's
+//! builder for T·R = w keys at R = 10^6 keys a second, and every timed
+//! insertion first advances their clock by 1 us (so the insertion rows
+//! include the expiry the clock triggers). Our designs and fastbloom take the
 //! 64-bit key hash as it is (`insert_hash`/`contains_hash`); `bloomfilter`
 //! and `rotating-bloom-filter` only take items, so their rows include hashing
 //! a u64 (SipHash-1-3 twice; foldhash), a few ns.
@@ -36,10 +41,11 @@ use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
+use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
-    Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, PartitionedBloomFilter, SlidingHll,
-    StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Wcss, WindowSummary,
+    Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, OnTime, PartitionedBloomFilter,
+    SlidingHll, StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Trigger, Wcss, WindowSummary,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::collections::BTreeMap;
@@ -100,6 +106,47 @@ impl<F: Instrumented> Target for Ours<F> {
     }
     fn lines(&self, key: u64) -> Option<u32> {
         Some(self.0.contains_probes(key).1)
+    }
+}
+
+/// A design over a window of time, driven by a clock that advances
+/// `DT` ticks (ns) before each insertion: a constant rate of 10^6 keys a
+/// second, so that T·R keys fill its window of time T.
+struct Timed<F>(F, u64);
+
+/// Ticks between insertions of a [`Timed`] design: 1 us.
+const DT: u64 = 1_000;
+
+impl<F: bloomlab_filters::TimedFilter> Timed<F> {
+    /// Sized by the crate's builder for a window of `w` keys at 10^6 keys a
+    /// second (T = w us) and FPR 1.5e-3.
+    fn sized(w: u64, trigger: Option<bloomlab_filters::Trigger>) -> Self
+    where
+        F: bloomlab_filters::build::Build,
+    {
+        let mut t = bloomlab_filters::build::Target::time(w as f64 * 1e-6, 1e6)
+            .ticks_per_unit(1e9)
+            .fpr(FPR);
+        if let Some(tr) = trigger {
+            t = t.trigger(tr);
+        }
+        Timed(t.build().unwrap(), 0)
+    }
+}
+
+impl<F: bloomlab_filters::TimedFilter> Target for Timed<F> {
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.1 += DT;
+        self.0.advance(self.1);
+        self.0.insert(key)
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(key)
+    }
+    fn memory_bits(&self) -> Option<u64> {
+        Some(self.0.memory_bits())
     }
 }
 
@@ -532,6 +579,29 @@ fn designs(c: &mut Criterion) {
             }),
             prepare_with("she_bloom", log_w, sliding, || {
                 Ours(SheBloom::with_fpr(w, FPR).unwrap())
+            }),
+            // the designs over a window of time, at 10^6 keys a second
+            // (T = w us), sized by the crate's builder
+            prepare_with("apbf_time", log_w, sliding, || {
+                Timed::<OnTime<Apbf>>::sized(w, Some(Trigger::Time))
+            }),
+            prepare_with("apbf_hybrid", log_w, sliding, || {
+                Timed::<OnTime<Apbf>>::sized(w, Some(Trigger::Hybrid))
+            }),
+            prepare_with("naor_yogev_hybrid", log_w, sliding, || {
+                Timed::<OnTime<NaorYogev>>::sized(w, None)
+            }),
+            prepare_with("jumping_time", log_w, sliding, || {
+                Timed::<OnTime<JumpingWindow>>::sized(w, None)
+            }),
+            prepare_with("double_buffer_time", log_w, sliding, || {
+                Timed::<OnTime<DoubleBuffer>>::sized(w, None)
+            }),
+            prepare_with("tbf_time", log_w, sliding, || {
+                Timed::<TimedTbf>::sized(w, None)
+            }),
+            prepare_with("swbf_hybrid", log_w, sliding, || {
+                Timed::<TimedSwbf>::sized(w, None)
             }),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),
