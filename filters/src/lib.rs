@@ -30,7 +30,7 @@
 //!
 //! `docs/adopting.md` in the repository walks through choosing a design
 //! with `bloomlab plan`, building it, string keys, time, threads, saving
-//! and upgrading; `examples/dedup.rs` is the whole of it in one program.
+//! and upgrading; `examples/dedup.rs` (in this crate, `filters/examples/` in the repository) is the whole of it in one program.
 //!
 //! ## What the harness measures
 //!

@@ -21,6 +21,26 @@ fn read_csv(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, St
         .collect()
 }
 
+/// Runs `bloomlab plan ARGS --results-dir DIR --plots-dir DIR`, which must
+/// succeed; returns its stdout.
+fn plan_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = bloomlab()
+        .arg("plan")
+        .args(args)
+        .arg("--results-dir")
+        .arg(dir)
+        .arg("--plots-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A window of insertions: each planned candidate has a row with its FPR
 /// and interval (the interval holding the planned FPR's neighbourhood: the
 /// measured rate is a real one), its FNR, memory equal to the plan's, and
@@ -29,9 +49,9 @@ fn read_csv(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, St
 #[test]
 fn measures_every_candidate_of_a_count_plan() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bloomlab()
-        .args([
-            "plan",
+    let stdout = plan_in(
+        dir.path(),
+        &[
             "--window",
             "4096",
             "--fpr",
@@ -43,19 +63,8 @@ fn measures_every_candidate_of_a_count_plan() {
             "6s",
             "--name",
             "pm",
-        ])
-        .arg("--results-dir")
-        .arg(dir.path())
-        .arg("--plots-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Pareto"), "{stdout}");
     let rows = read_csv(&dir.path().join("pm.csv"));
     // the three least-memory sizings and the APBF's fast one
@@ -107,9 +116,9 @@ fn measures_every_candidate_of_a_count_plan() {
 #[test]
 fn measures_a_time_plan_under_its_arrivals() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bloomlab()
-        .args([
-            "plan",
+    plan_in(
+        dir.path(),
+        &[
             "--window-time",
             "2",
             "--peak-rate",
@@ -125,17 +134,7 @@ fn measures_a_time_plan_under_its_arrivals() {
             "on_off",
             "--name",
             "pt",
-        ])
-        .arg("--results-dir")
-        .arg(dir.path())
-        .arg("--plots-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     let rows = read_csv(&dir.path().join("pt.csv"));
     for d in ["apbf", "apbf_time"] {

@@ -3,6 +3,8 @@
 //! filter's and SHE-BF's.
 
 use super::built::{ProfileTheory, Theory};
+use super::Candidate;
+use crate::metrics::Value;
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence};
 use bloomlab_filters::she::theory::SheTheory;
@@ -145,5 +147,33 @@ pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
         ],
         profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
         ..Theory::default()
+    }
+}
+
+/// The plan's candidate of a design whose theory gives P(yes | age) at any
+/// moment, sized for window `w`: slack to its longest span, peak NPWS at
+/// its worst moment `t_worst` (whose FPR is `fpr`), `cost` the bits
+/// written per insertion and the probes of a negative query there.
+pub(super) fn candidate<T: PresenceTheory>(
+    design: &'static str,
+    params: Vec<(&'static str, Value)>,
+    th: &T,
+    w: u64,
+    (t_worst, fpr): (u64, f64),
+    memory: u64,
+    (insert_bits, probes): (u64, f64),
+) -> Candidate {
+    let slack = th.longest() - w;
+    Candidate {
+        design,
+        params,
+        memory_bits: memory,
+        bits_per_element: memory as f64 / w as f64,
+        fpr,
+        window: w,
+        slack,
+        npws_peak: th.presence(t_worst).sum(w, w + slack) / w as f64,
+        insert_bits,
+        query_probes: Some(probes),
     }
 }

@@ -3,7 +3,7 @@
 //! within the window counts as all ones. Window W, slack P - W.
 
 use super::built::{int, Built, Geometry};
-use super::presence::{guaranteed_theory, Figures};
+use super::presence::{candidate, guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -111,27 +111,25 @@ impl DesignDef for SheBloom {
         let w = c.window;
         let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
-        let (t, fpr) = th.worst_moment();
+        let worst = th.worst_moment();
+        let params = Candidate::ints(&[
+            ("window", w),
+            ("k", th.k as u64),
+            ("m", th.m),
+            ("group", th.g),
+            ("phase", th.phase),
+        ]);
+        let cost = (th.k as u64, th.probes_negative_at(worst.0));
         let memory = f.memory_bits();
-        let slack = th.longest() - w;
-        Ok(vec![Candidate {
-            design: Self::NAME,
-            params: Candidate::ints(&[
-                ("window", w),
-                ("k", th.k as u64),
-                ("m", th.m),
-                ("group", th.g),
-                ("phase", th.phase),
-            ]),
-            memory_bits: memory,
-            bits_per_element: memory as f64 / w as f64,
-            fpr,
-            window: w,
-            slack,
-            npws_peak: th.presence(t).sum(w, w + slack) / w as f64,
-            insert_bits: th.k as u64,
-            query_probes: Some(th.probes_negative_at(t)),
-        }])
+        Ok(vec![candidate(
+            Self::NAME,
+            params,
+            &th,
+            w,
+            worst,
+            memory,
+            cost,
+        )])
     }
 }
 

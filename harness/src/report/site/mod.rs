@@ -238,18 +238,25 @@ pub fn write_site(d: &SiteDirs, files: &[PathBuf]) -> anyhow::Result<Written> {
 /// The markdown results no spec writes (benchmarks, measured plans), by
 /// file name.
 fn other_results(results: &Path, exps: &[Experiment]) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(results)
-        .map(|r| r.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    v.retain(|p| {
+    let list = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|r| r.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let mut v = Vec::new();
+    for p in list(results) {
         let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-        p.extension().is_some_and(|x| x == "md")
+        if p.is_dir() {
+            // a benchmark run's report of its own (bench-report --results-dir)
+            v.extend(
+                list(&p)
+                    .into_iter()
+                    .filter(|q| q.extension().is_some_and(|x| x == "md")),
+            );
+        } else if p.extension().is_some_and(|x| x == "md")
             && !stem.ends_with("_quick")
             && !exps.iter().any(|x| x.spec.name == stem)
-    });
-    for sub in ["bench_peers", "bench_repeat"] {
-        let p = results.join(sub).join("bench_ops.md");
-        if p.exists() {
+        {
             v.push(p);
         }
     }
