@@ -372,18 +372,7 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
             &p.results.join("bench_concurrent.md"),
             concurrent::markdown(&threaded).as_bytes(),
         )?;
-        for group in concurrent::GROUPS {
-            let title = format!("{group}: throughput vs threads (criterion)");
-            chart(
-                &threaded,
-                "operation",
-                group,
-                ("threads", "mops_per_s", false),
-                &title,
-                p.plots,
-                &mut staged,
-            )?;
-        }
+        concurrent_charts(&threaded, p.plots, &mut staged)?;
     }
     if rows.is_empty() {
         return staged.commit();
@@ -411,17 +400,60 @@ pub fn run(p: &Paths) -> anyhow::Result<Vec<PathBuf>> {
         &p.results.join("bench_ops.md"),
         markdown(&benches, &rows, first).as_bytes(),
     )?;
+    ops_charts(&rows, p.plots, &mut staged)?;
+    staged.commit()
+}
+
+/// The charts of the single-thread benchmarks, one per operation.
+fn ops_charts(rows: &[Row], plots: &Path, staged: &mut report::Staged) -> anyhow::Result<()> {
     for op in OPS {
-        let title = format!("{op}: ns per operation vs window (criterion)");
+        let title = format!("{op}: time per operation against window (criterion)");
         chart(
-            &rows,
+            rows,
             "operation",
             op,
             ("window", "ns_per_op", true),
             &title,
-            p.plots,
-            &mut staged,
+            plots,
+            staged,
         )?;
+    }
+    Ok(())
+}
+
+/// The charts of the concurrent benchmarks, one per group.
+fn concurrent_charts(
+    rows: &[Row],
+    plots: &Path,
+    staged: &mut report::Staged,
+) -> anyhow::Result<()> {
+    for group in concurrent::GROUPS {
+        let title = format!("{group}: throughput against threads (criterion)");
+        chart(
+            rows,
+            "operation",
+            group,
+            ("threads", "mops_per_s", false),
+            &title,
+            plots,
+            staged,
+        )?;
+    }
+    Ok(())
+}
+
+/// Draws the benchmark charts again from the `bench_ops.csv` and
+/// `bench_concurrent.csv` that `bench-report` wrote in `results`, into
+/// `plots`, without criterion's files; returns the charts written.
+pub fn replot(results: &Path, plots: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut staged = report::Staged::new();
+    let ops = results.join("bench_ops.csv");
+    if ops.exists() {
+        ops_charts(&report::read_rows(&ops)?, plots, &mut staged)?;
+    }
+    let threaded = results.join("bench_concurrent.csv");
+    if threaded.exists() {
+        concurrent_charts(&report::read_rows(&threaded)?, plots, &mut staged)?;
     }
     staged.commit()
 }
@@ -445,7 +477,7 @@ fn chart(
     let (x, y, log) = axes;
     let file = value;
     let spec = Spec::parse(&format!(
-        "name = \"bench\"\nmetrics = [\"speed\"]\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
+        "name = \"bench\"\nmetrics = [\"speed\"]\n[measure]\nci_level = 0.95\n[[sweep]]\ndesign = \"apbf\"\ngrid = {{ k = [1], l = [1], g = [1] }}\n\
          [[plot]]\nkind = \"xy\"\nfile = \"bench_{file}\"\nx = \"{x}\"\ny = \"{y}\"\nlog_x = {log}\nlog_y = {log}\n\
          title = \"{title}\"\n"
     ))?;

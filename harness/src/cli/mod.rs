@@ -13,6 +13,7 @@ mod experiment;
 mod peers;
 mod plan;
 mod plan_measure;
+mod replot;
 mod shard;
 mod slurm;
 
@@ -92,6 +93,9 @@ pub fn command() -> Command {
         )))
         .subcommand(ReportArgs::augment_args(Command::new("report").about(
             "Write a static HTML site over results/ and plots/: an index of experiments and a page each (opens from disk)",
+        )))
+        .subcommand(replot::ReplotArgs::augment_args(Command::new("replot").about(
+            "Draw every chart again from the results already in results/ (nothing is rerun)",
         )))
         .subcommand(BenchReportArgs::augment_args(Command::new("bench-report").about(
             "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-bench` first)",
@@ -213,6 +217,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         "reproduce" => experiment::reproduce(typed::<ReproduceArgs>(m)?),
         "check" => check::check(typed::<CheckArgs>(m)?),
         "report" => report_site(typed(m)?),
+        "replot" => replot::replot(typed(m)?),
         "bench-report" => {
             let a: BenchReportArgs = typed(m)?;
             crate::bench::run(&crate::bench::Paths {

@@ -4,6 +4,7 @@
 //! and where a spec's shards keep their parts. `cli` parses flags and
 //! calls this; nothing here reads a flag.
 
+pub mod replot;
 pub mod shards;
 
 use crate::report;

@@ -4,6 +4,7 @@
 //! progress lines of long passes) and the memory constants the passes'
 //! plans count with. What each metric means and how it is measured is in
 //! the module of the pass that measures it (the table in `crate::passes`).
+pub mod columns;
 pub mod progress;
 pub mod row;
 

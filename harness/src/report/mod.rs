@@ -13,7 +13,7 @@ pub use staged::{
     owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged,
 };
 
-use crate::metrics::Row;
+use crate::metrics::{Row, Value};
 
 /// Column names in order of first appearance.
 fn columns(rows: &[Row]) -> Vec<String> {
@@ -42,6 +42,39 @@ pub fn csv_string(rows: &[Row]) -> anyhow::Result<String> {
     }
     String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)
         .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Reads rows back from a CSV that [`csv_string`] wrote: a blank cell is
+/// absent, `true`/`false` a flag, a whole number a count, another number a
+/// number (Rust prints a float as the shortest text that reads back to
+/// it, so the values are the ones written), anything else text.
+pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
+    let mut r = csv::Reader::from_path(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let headers = r
+        .headers()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        .clone();
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let mut row = Row::default();
+        for (h, v) in headers.iter().zip(rec.iter()) {
+            let cell = match v {
+                "" => continue,
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => match (v.parse::<u64>(), v.parse::<f64>()) {
+                    (Ok(n), _) => Value::Int(n),
+                    (_, Ok(x)) => Value::Num(x),
+                    _ => Value::Text(v.to_string()),
+                },
+            };
+            row.push(h, cell);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// Four significant digits; scientific notation for small or large values.

@@ -28,6 +28,11 @@ pub struct PlotSpec {
     /// xy, timeline, age_time: only rows whose columns equal these values.
     #[serde(default)]
     pub filter: BTreeMap<String, f64>,
+    /// xy, timeline, age_time: only rows without these columns (the rows
+    /// of the sweeps that do not set them, e.g. `target_queries` to leave
+    /// out a block that sweeps the query count).
+    #[serde(default)]
+    pub without: Vec<String>,
     /// xy: logarithmic x axis.
     #[serde(default)]
     pub log_x: bool,

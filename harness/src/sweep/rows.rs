@@ -74,7 +74,8 @@ impl super::Outcome {
         }
     }
 
-    pub(super) fn side_mut(&mut self, table: crate::metrics::TableKind) -> &mut Vec<Row> {
+    /// The rows of `table`, to fill.
+    pub fn side_mut(&mut self, table: crate::metrics::TableKind) -> &mut Vec<Row> {
         use crate::metrics::TableKind as T;
         match table {
             T::Results => &mut self.rows,

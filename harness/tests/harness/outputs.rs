@@ -114,3 +114,44 @@ fn a_killed_runs_temporary_files_are_removed_by_the_next() {
     // a live process's file is not touched
     assert!(mine.exists());
 }
+
+/// `replot` draws from the CSVs the charts the run drew, byte for byte,
+/// for every chart kind of an apbf run (the numbers read back are the
+/// numbers written), and says which precision was never run.
+#[test]
+fn replot_draws_the_charts_the_run_drew() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let spec = "name = \"charts\"\nseed = 3\nmetrics = [\"fpr\", \"memory\", \"profile\"]\n\
+                [measure]\nrounds = 3\nmax_fpr_queries = 4000\nmin_fpr_queries = 1000\n\
+                [[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3 }, { fpr = 0.01, l = 3 }]\ngrid = { g = [40, 64] }\n\
+                [[plot]]\nkind = \"fpr_vs_theory\"\n\
+                [[plot]]\nkind = \"xy\"\nx = \"g\"\ny = \"fpr\"\nseries = \"k\"\nlog_y = true\n\
+                [[plot]]\nkind = \"age_profile\"\n";
+    std::fs::write(dir.join("s.toml"), spec).unwrap();
+    let dirs = ["--results-dir", "r", "--plots-dir", "p"];
+    run_ok(dir, &[&["run", "s.toml"][..], &dirs].concat());
+    let svgs = files(&dir.join("p"));
+    let svgs: Vec<&String> = svgs.iter().filter(|f| f.ends_with(".svg")).collect();
+    assert_eq!(svgs.len(), 3, "{svgs:?}");
+    let drawn: Vec<Vec<u8>> = svgs
+        .iter()
+        .map(|f| std::fs::read(dir.join("p").join(f)).unwrap())
+        .collect();
+    for f in &svgs {
+        std::fs::remove_file(dir.join("p").join(f)).unwrap();
+    }
+    let err = run_ok(dir, &[&["replot", "s.toml"][..], &dirs].concat());
+    assert!(
+        err.contains("not run, so not drawn: r/charts_quick.csv"),
+        "{err}"
+    );
+    for (f, before) in svgs.iter().zip(&drawn) {
+        let after = std::fs::read(dir.join("p").join(f)).unwrap();
+        assert!(after == *before, "{f} differs from the run's chart");
+    }
+    // a spec that is not there is an error, not a silent nothing
+    let (code, err) = run(bloomlab().args(["replot", "missing.toml"]).current_dir(dir));
+    assert_ne!(code, 0);
+    assert!(err.contains("missing.toml"), "{err}");
+}

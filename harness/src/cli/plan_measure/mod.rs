@@ -27,6 +27,7 @@ use crate::metrics::{Row, Value};
 use crate::plan::Candidate;
 use crate::spec::{ArrivalSpec, Metric, Spec};
 use crate::sweep::{self, RunOptions};
+pub(super) use output::replot;
 use output::{fpr_column, mark_pareto, table, write};
 
 /// Operations timed per candidate and kind.

@@ -6,6 +6,7 @@ use crate::metrics::{Row, Value};
 use crate::report::{self, Staged};
 use crate::spec::{PlotKind, PlotSpec, Spec};
 use crate::sweep::Outcome;
+use std::path::{Path, PathBuf};
 
 /// The columns the table and the chart read: FPR, FNR and past-window
 /// names differ between the count and the time passes.
@@ -160,6 +161,83 @@ fn precision(r: &Row, fpr: &str) -> String {
     }
 }
 
+/// The spec of a measured plan's chart: memory against mean query time,
+/// one series per kind of candidate.
+fn pareto_spec(name: &str, fpr: f64, seed: u64) -> Spec {
+    let title = format!("memory vs mean query ns, FPR {fpr} target (* Pareto-optimal)");
+    Spec {
+        name: name.to_string(),
+        plot: vec![PlotSpec {
+            kind: PlotKind::Xy,
+            file: Some(format!("{name}_pareto")),
+            log_y: Some(false),
+            x: Some("memory_bits".into()),
+            y: Some("query_ns".into()),
+            series: Some("series".into()),
+            filter: Default::default(),
+            without: Vec::new(),
+            log_x: true,
+            bound: None,
+            reference: None,
+            x_range: None,
+            title: Some(title),
+        }],
+        description: String::new(),
+        seed,
+        repeats: 1,
+        metrics: Vec::new(),
+        workload: crate::spec::WorkloadSpec::Distinct,
+        measure: Default::default(),
+        sweep: Vec::new(),
+        table_columns: None,
+        theory_columns: Vec::new(),
+        threads: Some(1),
+        adoption: None,
+        compare_at: None,
+        adversary: Default::default(),
+        time: Default::default(),
+    }
+}
+
+/// Draws the charts of the measured plans in `results` (each
+/// `NAME.json` that `plan --measure` wrote, with its `NAME.csv`) again,
+/// into `plots`; returns the files written.
+pub(in crate::cli) fn replot(results: &Path, plots: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let mut jsons: Vec<PathBuf> = std::fs::read_dir(results)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", results.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    jsons.sort();
+    for json in jsons {
+        let text = std::fs::read_to_string(&json)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", json.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", json.display()))?;
+        let (Some(fpr), Some(name)) = (
+            v.get("fpr_target").and_then(|f| f.as_f64()),
+            json.file_stem().and_then(|s| s.to_str()),
+        ) else {
+            continue; // not a measured plan's
+        };
+        let csv = json.with_extension("csv");
+        let spec = pareto_spec(name, fpr, 0);
+        let _lock = report::OutputLock::take(results, plots, name)?;
+        let outcome = Outcome {
+            rows: report::read_rows(&csv)?,
+            profile: Vec::new(),
+            convergence: Vec::new(),
+            timeline: Vec::new(),
+            age_time: Vec::new(),
+        };
+        let mut staged = Staged::new();
+        report::render_plots(&spec, &outcome, plots, "", &mut staged)?;
+        written.extend(staged.commit()?);
+    }
+    Ok(written)
+}
+
 /// Writes results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}
 /// together (nothing is replaced unless all are ready).
 pub(super) fn write(
@@ -183,41 +261,7 @@ pub(super) fn write(
         (None, Some(z)) => format!("Zipf({z}) over {}", m.universe),
         (None, None) => "distinct keys".into(),
     };
-    let title = format!(
-        "memory vs mean query ns, FPR {} target (* Pareto-optimal)",
-        a.fpr
-    );
-    let spec = Spec {
-        name: m.name.clone(),
-        plot: vec![PlotSpec {
-            kind: PlotKind::Xy,
-            file: Some(format!("{}_pareto", m.name)),
-            log_y: Some(false),
-            x: Some("memory_bits".into()),
-            y: Some("query_ns".into()),
-            series: Some("series".into()),
-            filter: Default::default(),
-            log_x: true,
-            bound: None,
-            reference: None,
-            x_range: None,
-            title: Some(title),
-        }],
-        description: String::new(),
-        seed: m.seed,
-        repeats: 1,
-        metrics: Vec::new(),
-        workload: crate::spec::WorkloadSpec::Distinct,
-        measure: Default::default(),
-        sweep: Vec::new(),
-        table_columns: None,
-        theory_columns: Vec::new(),
-        threads: Some(1),
-        adoption: None,
-        compare_at: None,
-        adversary: Default::default(),
-        time: Default::default(),
-    };
+    let spec = pareto_spec(&m.name, a.fpr, m.seed);
     let _lock = report::OutputLock::take(&m.results_dir, &m.plots_dir, &m.name)?;
     let mut staged = Staged::new();
     let outcome = Outcome {

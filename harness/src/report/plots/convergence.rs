@@ -1,108 +1,62 @@
-//! Zero fraction and FPR against insertions from empty.
+//! Zero fraction and FPR against insertions from empty, each with its
+//! ratio to theory.
 
-use super::{err, finite, label, legend, PALETTE};
+use super::figure::{Draw, Figure, Panel, Point, Series};
+use super::{ci, finite, label, title};
 use crate::metrics::Row;
-use crate::spec::Spec;
-use plotters::prelude::*;
+use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
 
-/// Zero fraction (top) and FPR (bottom) against insertions from empty.
-pub(super) fn convergence<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    spec: &Spec,
-    rows: &[Row],
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let groups = series(rows);
-    if groups.is_empty() {
+const X: &str = "insertions since the filter was empty";
+
+/// Zero fraction (top) and FPR (below), theory lines and measured points,
+/// each followed by its measured / theory panel.
+pub(super) fn convergence(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
+    let mut panels = Vec::new();
+    for (col, what) in [
+        ("zero_fraction", "share of zero cells"),
+        ("fpr", "false-positive rate"),
+    ] {
+        let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
+        for r in rows {
+            let (Some(point), Some(t), Some(y)) =
+                (finite(r, "point"), finite(r, "t"), finite(r, col))
+            else {
+                continue;
+            };
+            groups
+                .entry(point as u64)
+                .or_insert_with(|| Series {
+                    name: label(r),
+                    points: Vec::new(),
+                    draw: Draw::Marks,
+                })
+                .points
+                .push(Point {
+                    y_ci: ci(r, col),
+                    theory: finite(r, &format!("{col}_theory")),
+                    ..Point::at(t.max(1.0), y)
+                });
+        }
+        let mut panel = Panel::new(X, what, true, false);
+        panel.y_from_zero = true;
+        panel.series = groups.into_values().collect();
+        panels.push(panel);
+    }
+    if panels[0].series.is_empty() {
         return Err(anyhow::anyhow!(
             "plot convergence: no convergence rows (add \"convergence\" to metrics)"
         ));
     }
-    let tmax = groups
-        .values()
-        .flat_map(|g| g.1.iter().map(|p| p[0]))
-        .fold(1.0, f64::max)
-        * 1.1;
-    root.fill(&WHITE).map_err(err)?;
-    let root = root
-        .titled(
-            &format!("{}: convergence from an empty filter", spec.name),
-            ("sans-serif", 22),
-        )
-        .map_err(err)?;
-    let panels = root.split_evenly((2, 1));
-    for (panel, (zi, ti, what)) in panels
-        .iter()
-        .zip([(1, 2, "fraction of zero cells"), (3, 4, "FPR")])
-    {
-        let ymax = groups
-            .values()
-            .flat_map(|g| g.1.iter().map(|p| p[zi].max(p[ti])))
-            .fold(0.0, f64::max)
-            * 1.15;
-        let mut chart = ChartBuilder::on(panel)
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d((1.0..tmax).log_scale(), 0.0..ymax)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("insertions since empty")
-            .y_desc(what)
-            .x_label_formatter(&|x| format!("{x:.0e}"))
-            .draw()
-            .map_err(err)?;
-        for (i, (_, (name, pts))) in groups.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p[0], p[ti])),
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?
-                .label(name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|p| Circle::new((p[0], p[zi]), 3, color.filled())),
-                )
-                .map_err(err)?;
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
+    let mut fig = Figure::new(
+        title(p, "Convergence from an empty filter"),
+        panels.remove(0),
+    )
+    .with_ratio(0, "share of zero cells");
+    fig.panels.push(panels.remove(0));
+    let last = fig.panels.len() - 1;
+    for panel in fig.panels.iter_mut() {
+        panel.weight *= 0.8;
     }
-    root.present().map_err(err)
-}
-
-/// A point's label and its rows: [t, zero, zero theory, fpr, fpr theory].
-type Series = (String, Vec<[f64; 5]>);
-
-/// The convergence rows by point.
-fn series(rows: &[Row]) -> BTreeMap<u64, Series> {
-    let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
-    for r in rows {
-        let get = |c: &str| finite(r, c);
-        let (Some(point), Some(t), Some(z), Some(zt), Some(f), Some(ft)) = (
-            get("point"),
-            get("t"),
-            get("zero_fraction"),
-            get("zero_fraction_theory"),
-            get("fpr"),
-            get("fpr_theory"),
-        ) else {
-            continue;
-        };
-        groups
-            .entry(point as u64)
-            .or_insert_with(|| (label(r), Vec::new()))
-            .1
-            .push([t.max(1.0), z, zt, f, ft]);
-    }
-    groups
+    Ok(fig.with_ratio(last, "FPR"))
 }

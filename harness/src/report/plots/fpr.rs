@@ -1,97 +1,113 @@
-//! Measured worst-phase FPR against theory.
+//! Measured worst-phase FPR against theory, and the ratio of the two.
 
-use super::{err, finite, legend};
+use super::figure::{Draw, Figure, Panel, Point, Reference, Series};
+use super::{ci, finite, title, NO_ROWS};
 use crate::metrics::Row;
-use crate::spec::Spec;
-use plotters::prelude::*;
+use crate::spec::PlotSpec;
 
-/// Measured worst-phase FPR against theory (and against the paper's formula).
-pub(super) fn fpr_vs_theory<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    spec: &Spec,
-    rows: &[Row],
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let pts: Vec<(f64, f64, f64, f64, Option<f64>)> = rows
-        .iter()
-        .filter_map(|r| {
-            Some((
-                finite(r, "fpr_theory")?,
-                finite(r, "fpr")?,
-                finite(r, "fpr_ci_low")?,
-                finite(r, "fpr_ci_high")?,
-                finite(r, "fpr_paper_formula"),
-            ))
-        })
-        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
-        .collect();
-    if pts.is_empty() {
+const X: &str = "predicted false-positive rate (worst phase)";
+
+/// Measured worst-phase FPR against this repository's theory and against
+/// the paper's formula, log-log, with y = x; below, measured / predicted,
+/// where a few per cent are visible that the log-log panel hides.
+pub(super) fn fpr_vs_theory(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
+    let mut theory = Vec::new();
+    let mut paper = Vec::new();
+    for r in rows {
+        let (Some(t), Some(y)) = (finite(r, "fpr_theory"), finite(r, "fpr")) else {
+            continue;
+        };
+        let y_ci = ci(r, "fpr");
+        theory.push(Point {
+            y_ci,
+            ..Point::at(t, y)
+        });
+        if let Some(f) = finite(r, "fpr_paper_formula") {
+            paper.push(Point::at(f, y));
+        }
+    }
+    if theory.is_empty() {
         return Err(anyhow::anyhow!(
-            "plot fpr_vs_theory: no row has fpr and fpr_theory (add \"fpr\" to metrics)"
+            "plot fpr_vs_theory: {NO_ROWS} with fpr and fpr_theory (add \"fpr\" to metrics)"
         ));
     }
-    let lo = pts
-        .iter()
-        .map(|p| p.0.min(p.2.max(p.1 / 10.0)))
-        .fold(f64::INFINITY, f64::min)
-        / 2.0;
-    let hi = pts.iter().map(|p| p.0.max(p.3)).fold(0.0, f64::max) * 2.0;
-    {
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{}: measured vs theoretical FPR", spec.name),
-                ("sans-serif", 22),
-            )
-            .margin(15)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("predicted FPR (worst phase)")
-            .y_desc("measured FPR (worst phase)")
-            .x_label_formatter(&|x| format!("{x:.0e}"))
-            .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()
-            .map_err(err)?;
-        chart
-            .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.mix(0.5)))
-            .map_err(err)?
-            .label("measured = predicted")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.5)));
-        chart
-            .draw_series(
-                pts.iter().map(|p| {
-                    PathElement::new([(p.0, p.2.max(lo)), (p.0, p.3)], BLUE.stroke_width(2))
-                }),
-            )
-            .map_err(err)?;
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p.0, p.1), 4, BLUE.filled())),
-            )
-            .map_err(err)?
-            .label("vs this repo's theory (99% CI bars)")
-            .legend(|(x, y)| Circle::new((x + 10, y), 4, BLUE.filled()));
-        let paper: Vec<_> = pts.iter().filter_map(|p| Some((p.4?, p.1))).collect();
-        if !paper.is_empty() {
-            chart
-                .draw_series(
-                    paper
-                        .iter()
-                        .map(|&(x, y)| Cross::new((x, y), 5, RED.stroke_width(2))),
-                )
-                .map_err(err)?
-                .label("vs the paper's formula (linear fill)")
-                .legend(|(x, y)| Cross::new((x + 10, y), 5, RED.stroke_width(2)));
-        }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        root.present().map_err(err)?;
+    let mut main = Panel::new(X, "measured false-positive rate (worst phase)", true, true);
+    main.series.push(Series {
+        name: "against bloomlab's theory".into(),
+        points: theory,
+        draw: Draw::Marks,
+    });
+    if !paper.is_empty() {
+        main.series.push(Series {
+            name: "against the paper's formula".into(),
+            points: paper,
+            draw: Draw::Marks,
+        });
     }
-    Ok(())
+    let (lo, hi) = (main.x_span(), main.y_span());
+    let (lo, hi) = (lo.0.min(hi.0), lo.1.max(hi.1));
+    main.references.push(Reference {
+        name: "measured = predicted".into(),
+        points: vec![(lo, lo), (hi, hi)],
+        dashed: false,
+    });
+    // the ratio to the prediction, each point's own x
+    let mut predicted = main.clone();
+    for q in predicted
+        .series
+        .iter_mut()
+        .flat_map(|s| s.points.iter_mut())
+    {
+        q.theory = Some(q.x);
+    }
+    let (mut ratio, skipped) = predicted.ratio("measured");
+    ratio.y_label = "measured / predicted".into();
+    let mut fig = Figure::new(
+        title(p, "Measured against predicted false-positive rate"),
+        main,
+    );
+    fig.panels.push(ratio);
+    if skipped > 0 {
+        fig.notes
+            .push(format!("{skipped} point(s) predicted at 0 have no ratio"));
+    }
+    Ok(fig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Value;
+
+    /// A paper-formula point far below every measurement stays on the
+    /// chart (it was clipped onto the edge), and the ratio panel holds
+    /// measured / predicted for both predictions.
+    #[test]
+    fn no_point_is_clipped_and_ratios_are_drawn() {
+        let mut r = Row::default();
+        r.push("design", Value::Text("apbf".into()));
+        for (c, v) in [
+            ("fpr", 1e-3),
+            ("fpr_ci_low", 0.9e-3),
+            ("fpr_ci_high", 1.1e-3),
+            ("fpr_theory", 1.02e-3),
+            ("fpr_paper_formula", 1e-8),
+        ] {
+            r.num(c, v);
+        }
+        let p: PlotSpec = toml::from_str("kind = \"fpr_vs_theory\"").unwrap();
+        let fig = fpr_vs_theory(&p, &[r]).unwrap();
+        assert!(fig.panels[0].x_span().0 <= 1e-8);
+        let ratio = &fig.panels[1];
+        let r: Vec<f64> = ratio.series.iter().map(|s| s.points[0].y).collect();
+        assert!((r[0] - 1e-3 / 1.02e-3).abs() < 1e-12);
+        assert!((r[1] - 1e5).abs() < 1e-6);
+        assert!(ratio.log_y, "a spread of 10^5 is drawn on a log axis");
+        let svg = super::super::svg_of(&fig);
+        assert!(svg.contains("against the paper"));
+        assert!(
+            svg.contains("10⁻⁸") || svg.contains("10⁻⁹"),
+            "log ticks 10ⁿ"
+        );
+    }
 }

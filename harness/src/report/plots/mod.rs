@@ -1,8 +1,10 @@
 //! Charts, as SVG and PNG: one module per chart kind.
 
 mod convergence;
+mod figure;
 mod fpr;
 mod profile;
+mod render;
 mod timeline;
 mod xy;
 
@@ -10,6 +12,7 @@ use super::Staged;
 use crate::metrics::Row;
 use crate::spec::{PlotKind, PlotSpec, Spec};
 use crate::sweep::Outcome;
+use figure::Figure;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -48,16 +51,9 @@ pub fn render_plots(
     if !spec.plot.is_empty() {
         register_font()?;
     }
-    let size = (900, 650);
     for (i, p) in spec.plot.iter().enumerate() {
         let path = plot_path(spec, plots_dir, i, suffix);
-        let mut svg = String::new();
-        match draw_plot(
-            SVGBackend::with_string(&mut svg, size).into_drawing_area(),
-            p,
-            spec,
-            out,
-        ) {
+        let fig = match figure_of(p, spec, out) {
             // e.g. a chart of the 2^20 windows in a --quick run that skips
             // them: expected there, so said only of a full run
             Err(e) if e.to_string().contains(NO_ROWS) => {
@@ -67,86 +63,51 @@ pub fn render_plots(
                 continue;
             }
             r => r?,
-        }
+        };
+        let size = (render::WIDTH, render::height(&fig));
+        let mut svg = String::new();
+        render::render(
+            SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+            &fig,
+        )?;
         staged.write(&path, svg.as_bytes())?;
         // PNG beside it, for viewers without SVG
         staged.write_with(&path.with_extension("png"), |tmp| {
-            draw_plot(
-                BitMapBackend::new(tmp, size).into_drawing_area(),
-                p,
-                spec,
-                out,
-            )
+            render::render(BitMapBackend::new(tmp, size).into_drawing_area(), &fig)
         })?;
     }
     Ok(())
 }
 
-fn draw_plot<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    p: &PlotSpec,
-    spec: &Spec,
-    out: &Outcome,
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    match p.kind {
-        PlotKind::FprVsTheory => fpr::fpr_vs_theory(root, spec, &out.rows),
-        PlotKind::AgeProfile => {
-            profile::age_profile(root, spec, &out.profile, p.log_y.unwrap_or(true))
-        }
-        PlotKind::Convergence => convergence::convergence(root, spec, &out.convergence),
-        PlotKind::Xy => xy::xy(root, p, &out.rows),
-        PlotKind::Timeline => {
-            let title = p
-                .title
-                .clone()
-                .unwrap_or_else(|| format!("{}: FPR over time", spec.name));
-            timeline::timeline(root, p, &title, &out.timeline)
-        }
-        PlotKind::AgeTime => {
-            let title = p
-                .title
-                .clone()
-                .unwrap_or_else(|| format!("{}: P(yes) by age in time", spec.name));
-            timeline::age_time(root, p, &title, &out.age_time)
-        }
-    }
+/// What plot `p` of `spec` shows of `out`.
+fn figure_of(p: &PlotSpec, spec: &Spec, out: &Outcome) -> anyhow::Result<Figure> {
+    let mut fig = match p.kind {
+        PlotKind::FprVsTheory => fpr::fpr_vs_theory(p, &out.rows)?,
+        PlotKind::AgeProfile => profile::age_profile(p, &out.profile)?,
+        PlotKind::Convergence => convergence::convergence(p, &out.convergence)?,
+        PlotKind::Xy => xy::xy(p, &out.rows)?,
+        PlotKind::Timeline => timeline::timeline(p, &out.timeline)?,
+        PlotKind::AgeTime => timeline::age_time(p, &out.age_time)?,
+    };
+    fig.ci_level = spec.measure.ci_level;
+    Ok(fig)
 }
 
-/// Draws the series legend of `chart` in a framed box at `pos`.
-fn legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    pos: SeriesLabelPosition,
-) -> anyhow::Result<()>
-where
-    DB: DrawingBackend + 'a,
-    DB::ErrorType: 'static,
-    CT: plotters::coord::CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(pos)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)
+/// Renders `fig` as an SVG string (tests).
+#[cfg(test)]
+fn svg_of(fig: &Figure) -> String {
+    register_font().unwrap();
+    let mut svg = String::new();
+    render::render(
+        SVGBackend::with_string(&mut svg, (render::WIDTH, render::height(fig))).into_drawing_area(),
+        fig,
+    )
+    .unwrap();
+    svg
 }
 
 /// Marks a chart that has nothing to draw: skipped with a warning.
 const NO_ROWS: &str = "no rows";
-
-/// Distinguishable line colours (Okabe-Ito).
-const PALETTE: [RGBColor; 7] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 0, 0),
-];
 
 fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("plot: {e}")
@@ -169,4 +130,57 @@ fn label(r: &Row) -> String {
         s += " adjacent";
     }
     s
+}
+
+/// The interval of `column` in a row (`<column>_ci_low`, `<column>_ci_high`),
+/// if both ends are finite.
+fn ci(r: &Row, column: &str) -> Option<(f64, f64)> {
+    Some((
+        finite(r, &format!("{column}_ci_low"))?,
+        finite(r, &format!("{column}_ci_high"))?,
+    ))
+}
+
+/// The rows a plot's filter keeps.
+fn kept<'a>(p: &'a PlotSpec, rows: &'a [Row]) -> impl Iterator<Item = &'a Row> + 'a {
+    rows.iter().filter(move |r| {
+        p.filter
+            .iter()
+            .all(|(c, v)| finite(r, c).is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0)))
+            && p.without.iter().all(|c| r.get(c).is_none())
+    })
+}
+
+/// The plot's own title, or `default`.
+fn title(p: &PlotSpec, default: &str) -> String {
+    p.title.clone().unwrap_or_else(|| default.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every axis of every committed chart has words and a unit here, not
+    /// its column's name.
+    #[test]
+    fn every_committed_chart_axis_is_defined() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+        let mut checked = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let spec = crate::spec::Spec::load(&path).unwrap();
+            for p in &spec.plot {
+                for c in [&p.x, &p.y, &p.reference].into_iter().flatten() {
+                    assert!(
+                        crate::metrics::columns::describe(c).is_some(),
+                        "{}: column {c} has no description in metrics/columns.rs",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
 }

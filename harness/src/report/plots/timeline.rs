@@ -1,23 +1,11 @@
 //! Time windows: the FPR over time under the run's traffic, and P(yes) by
-//! age in seconds; theory lines and measured points.
+//! age in seconds; theory lines, measured points and their ratio.
 
-use super::{err, finite, legend, NO_ROWS, PALETTE};
+use super::figure::{Draw, Figure, Panel, Point, Series};
+use super::{ci, finite, kept, title, NO_ROWS};
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
-use plotters::prelude::*;
 use std::collections::BTreeMap;
-
-/// A point's rows, in order: (legend label, [(x, measured, theory, extra)]).
-type Series = (String, Vec<[f64; 4]>);
-
-/// The rows a plot's filter keeps.
-fn kept<'a>(p: &'a PlotSpec, rows: &'a [Row]) -> impl Iterator<Item = &'a Row> + 'a {
-    rows.iter().filter(move |r| {
-        p.filter
-            .iter()
-            .all(|(c, v)| finite(r, c).is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0)))
-    })
-}
 
 /// The design and the point's own arrival parameters, for the legend.
 fn series_label(r: &Row) -> String {
@@ -30,250 +18,109 @@ fn series_label(r: &Row) -> String {
     s
 }
 
-/// The kept rows as series by point, and the labels of the points whose
-/// rows have no finite point to draw (named in the legend, never dropped
-/// silently).
-fn groups(p: &PlotSpec, rows: &[Row], cols: [&str; 4]) -> (BTreeMap<u64, Series>, Vec<String>) {
+/// The kept rows as one series per point: `x` against `y` (its interval
+/// and `y_theory`), and the labels of the points with no finite point to
+/// draw (named in the legend, never dropped silently).
+fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series>, Vec<String>) {
     let mut out: BTreeMap<u64, Series> = BTreeMap::new();
     let mut seen: BTreeMap<u64, String> = BTreeMap::new();
     for r in kept(p, rows) {
-        if let Some(point) = finite(r, "point") {
-            seen.entry(point as u64).or_insert_with(|| series_label(r));
-        }
-        let (Some(point), Some(x), Some(y)) =
-            (finite(r, "point"), finite(r, cols[0]), finite(r, cols[1]))
-        else {
+        let Some(point) = finite(r, "point") else {
             continue;
         };
-        let t = finite(r, cols[2]).unwrap_or(f64::NAN);
-        let e = finite(r, cols[3]).unwrap_or(f64::NAN);
+        seen.entry(point as u64).or_insert_with(|| series_label(r));
+        let (Some(xv), Some(yv)) = (finite(r, x), finite(r, y)) else {
+            continue;
+        };
+        if p.x_range.is_some_and(|[lo, hi]| xv < lo || xv > hi) {
+            continue;
+        }
         out.entry(point as u64)
-            .or_insert_with(|| (series_label(r), Vec::new()))
-            .1
-            .push([x, y, t, e]);
+            .or_insert_with(|| Series {
+                name: series_label(r),
+                points: Vec::new(),
+                draw: Draw::Marks,
+            })
+            .points
+            .push(Point {
+                y_ci: ci(r, y),
+                theory: finite(r, &format!("{y}_theory")),
+                ..Point::at(xv, yv)
+            });
     }
     let absent = seen
         .into_iter()
         .filter(|(k, _)| !out.contains_key(k))
         .map(|(_, v)| v)
         .collect();
+    if let Some(a) = Some(&absent).filter(|a: &&Vec<String>| !a.is_empty()) {
+        eprintln!(
+            "warning: plot: no point to draw for {}: named in the legend only",
+            a.join(", ")
+        );
+    }
     (out, absent)
 }
 
-/// Names `absent` series in the legend (and warns of them).
-fn name_absent<'a, DB: DrawingBackend + 'a>(
-    chart: &mut LogChart<'a, DB>,
-    absent: &[String],
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    if !absent.is_empty() {
-        eprintln!(
-            "warning: plot: no point to draw for {}: named in the legend only",
-            absent.join(", ")
-        );
-    }
-    for name in absent {
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
-            .map_err(err)?
-            .label(format!("{name}: no point on these axes"))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.3)));
-    }
-    Ok(())
-}
-
-/// The smallest value drawn on a log axis: half the smallest positive
-/// measurement (a measured 0, and a theory below what the queries can
-/// resolve, sit on it); the smallest theory where nothing was measured
-/// positive.
-fn floor_of(g: &BTreeMap<u64, Series>) -> f64 {
-    let smallest = |i: usize| {
-        g.values()
-            .flat_map(|s| s.1.iter().map(move |p| p[i]))
-            .filter(|&v| v > 0.0)
-            .fold(f64::INFINITY, f64::min)
-    };
-    let min = match smallest(1) {
-        m if m.is_finite() => m,
-        _ => smallest(2),
-    };
-    if min.is_finite() {
-        (min / 2.0).max(1e-9)
-    } else {
-        1e-9
-    }
-}
-
-/// A chart with a linear x axis and a logarithmic y axis.
-type LogChart<'a, DB> =
-    ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>>;
-
-/// Each series' theory (a line, in x order) and measurements (dots of
-/// `radius`), values below `floor` drawn on it.
-fn draw_series<'a, DB: DrawingBackend + 'a>(
-    chart: &mut LogChart<'a, DB>,
-    g: &BTreeMap<u64, Series>,
-    floor: f64,
-    radius: u32,
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    for (i, (_, (name, pts))) in g.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let mut pts = pts.clone();
-        pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter()
-                    .filter(|p| p[2].is_finite())
-                    .map(|p| (p[0], p[2].max(floor))),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p[0], p[1].max(floor)), radius, color.filled())),
-            )
-            .map_err(err)?;
-    }
-    Ok(())
-}
-
-/// The arrival rate (top) and the FPR against time (bottom).
-pub(super) fn timeline<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    p: &PlotSpec,
-    title: &str,
-    rows: &[Row],
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let (mut g, mut absent) = groups(p, rows, ["t", "fpr", "fpr_theory", "rate"]);
-    if let Some([lo, hi]) = p.x_range {
-        for s in g.values_mut() {
-            s.1.retain(|p| p[0] >= lo && p[0] <= hi);
-        }
-        absent.extend(g.values().filter(|s| s.1.is_empty()).map(|s| s.0.clone()));
-        g.retain(|_, s| !s.1.is_empty());
-    }
+/// The arrival rate (top), the FPR against time, and its ratio to theory.
+pub(super) fn timeline(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
+    let (g, absent) = groups(p, rows, "t", "fpr");
     if g.is_empty() {
         return Err(anyhow::anyhow!(
             "plot timeline: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"
         ));
     }
-    let (t0, t1) = g
-        .values()
-        .flat_map(|s| s.1.iter().map(|p| p[0]))
-        .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
-    let rmax = g
-        .values()
-        .flat_map(|s| s.1.iter().map(|p| p[3]))
-        .fold(0.0, f64::max)
-        * 1.15;
-    let floor = floor_of(&g);
-    let ymax = g
-        .values()
-        .flat_map(|s| s.1.iter().flat_map(|p| [p[1], p[2]]))
-        .filter(|v| v.is_finite())
-        .fold(floor * 10.0, f64::max)
-        * 2.0;
-    root.fill(&WHITE).map_err(err)?;
-    let root = root.titled(title, ("sans-serif", 20)).map_err(err)?;
-    let (top, bottom) = root.split_vertically(180);
-    let mut chart = ChartBuilder::on(&top)
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(70)
-        .build_cartesian_2d(t0..t1, 0.0..rmax.max(1.0))
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .y_desc("keys per second")
-        .draw()
-        .map_err(err)?;
-    for (i, (_, (_, pts))) in g.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let mut pts = pts.clone();
-        pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
-        chart
-            .draw_series(LineSeries::new(pts.iter().map(|p| (p[0], p[3])), color))
-            .map_err(err)?;
+    let mut rate = Panel::new("time (s)", "arrivals (keys/s)", false, false);
+    rate.y_from_zero = true;
+    rate.weight = 0.45;
+    let mut fpr = Panel::new("time (s)", "false-positive rate", false, true);
+    for (point, s) in g {
+        let rates: Vec<Point> = rates_of(p, rows, point);
+        rate.series.push(Series {
+            name: s.name.clone(),
+            points: rates,
+            draw: Draw::Line,
+        });
+        fpr.series.push(s);
     }
-    let mut chart = ChartBuilder::on(&bottom)
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(t0..t1, (floor..ymax).log_scale())
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s): lines theory, dots measured at each moment")
-        .y_desc("FPR")
-        .y_label_formatter(&|y| format!("{y:.0e}"))
-        .draw()
-        .map_err(err)?;
-    draw_series(&mut chart, &g, floor, 2)?;
-    name_absent(&mut chart, &absent)?;
-    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-    root.present().map_err(err)
+    let mut fig = Figure::new(title(p, "False-positive rate over time"), rate);
+    fig.panels.push(fpr);
+    fig.absent = absent;
+    Ok(fig.with_ratio(1, "FPR"))
 }
 
-/// P(yes) against age / T: theory lines, measured points, the window's end
-/// marked.
-pub(super) fn age_time<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    p: &PlotSpec,
-    title: &str,
-    rows: &[Row],
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let (g, absent) = groups(
-        p,
-        rows,
-        ["age_mid_over_t", "p_yes", "p_yes_theory", "queries"],
-    );
+/// The arrival rate at each moment of point `point`.
+fn rates_of(p: &PlotSpec, rows: &[Row], point: u64) -> Vec<Point> {
+    kept(p, rows)
+        .filter(|r| finite(r, "point") == Some(point as f64))
+        .filter_map(|r| Some(Point::at(finite(r, "t")?, finite(r, "rate")?)))
+        .filter(|q| !p.x_range.is_some_and(|[lo, hi]| q.x < lo || q.x > hi))
+        .collect()
+}
+
+/// P(yes) against age / T, the window's end marked, and the ratio to
+/// theory.
+pub(super) fn age_time(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
+    let (g, absent) = groups(p, rows, "age_mid_over_t", "p_yes");
     if g.is_empty() {
         return Err(anyhow::anyhow!(
             "plot age_time: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"
         ));
     }
-    let xmax = g
-        .values()
-        .flat_map(|s| s.1.iter().map(|p| p[0]))
-        .fold(1.0, f64::max)
-        * 1.05;
-    let floor = floor_of(&g);
-    root.fill(&WHITE).map_err(err)?;
-    let root = root.titled(title, ("sans-serif", 20)).map_err(err)?;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..xmax, (floor..1.5).log_scale())
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("age / T (the window ends at 1): lines theory, dots measured")
-        .y_desc("P(reported present)")
-        .y_label_formatter(&|y| format!("{y:.0e}"))
-        .draw()
-        .map_err(err)?;
-    chart
-        .draw_series(LineSeries::new([(1.0, floor), (1.0, 1.5)], BLACK.mix(0.5)))
-        .map_err(err)?;
-    draw_series(&mut chart, &g, floor, 3)?;
-    name_absent(&mut chart, &absent)?;
-    legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
-    root.present().map_err(err)
+    let mut main = Panel::new(
+        "age / T (the window ends at 1)",
+        "P(reported present)",
+        false,
+        true,
+    );
+    main.series = g.into_values().collect();
+    main.vlines.push(1.0);
+    let mut fig = Figure::new(
+        title(p, "Probability a key is reported present, by age in time"),
+        main,
+    );
+    fig.absent = absent;
+    Ok(fig.with_ratio(0, "P(yes)"))
 }
 
 #[cfg(test)]
@@ -308,15 +155,7 @@ mod tests {
             row(2, "nan_design", 3.0, f64::NAN),
             row(3, "fourth_design", 4.0, 0.03),
         ];
-        super::super::register_font().unwrap();
-        let mut svg = String::new();
-        timeline(
-            SVGBackend::with_string(&mut svg, (900, 650)).into_drawing_area(),
-            &p,
-            "t",
-            &rows,
-        )
-        .unwrap();
+        let svg = super::super::svg_of(&timeline(&p, &rows).unwrap());
         for name in ["first_design", "late_design", "nan_design", "fourth_design"] {
             assert!(svg.contains(name), "{name} is missing from the chart");
         }
