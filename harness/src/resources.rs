@@ -114,8 +114,68 @@ pub fn check_threads(threads: usize) -> anyhow::Result<usize> {
     Ok(threads)
 }
 
+/// This machine in a line, for the record of a run: the CPU model, its
+/// logical CPUs, its memory and the OS (what /proc says; "unknown CPU"
+/// elsewhere).
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map(|m| m.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kib| format!(", {}", gib(kib * 1024)))
+        .unwrap_or_default();
+    format!(
+        "{model}, {cpus} logical CPUs{total}, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+/// The current time in UTC as `YYYY-MM-DD HH:MM`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+/// `secs` since 1970 in UTC as `YYYY-MM-DD HH:MM` (the civil calendar
+/// from days, after Howard Hinnant's `civil_from_days`).
+pub fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let (hh, mm) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn utc_dates_follow_the_calendar() {
+        assert_eq!(super::utc(0), "1970-01-01 00:00");
+        assert_eq!(super::utc(951_782_400), "2000-02-29 00:00");
+        assert_eq!(super::utc(1_700_000_000), "2023-11-14 22:13");
+        assert!(super::machine().contains("logical CPUs"));
+    }
+
     use super::slurm_memory;
 
     #[test]

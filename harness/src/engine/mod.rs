@@ -184,7 +184,12 @@ pub fn run_experiment(x: &Experiment) -> anyhow::Result<(Spec, Vec<PathBuf>)> {
             }
         }
     }
-    let written = write_outputs(&spec, &out, x, &command)?;
+    let provenance = format!(
+        "Ran on {}, finished {} UTC.",
+        crate::resources::machine(),
+        crate::resources::utc_now()
+    );
+    let written = write_outputs(&spec, &out, x, &command, &provenance)?;
     sweep::clear_checkpoint(x.results_dir, &spec, x.quick, None);
     eprintln!(
         "{}: done in {:.1} s; wrote {}",
@@ -216,6 +221,7 @@ pub fn write_outputs(
     out: &sweep::Outcome,
     x: &Experiment,
     command: &str,
+    provenance: &str,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let suffix = if x.quick { "_quick" } else { "" };
     let base = x.results_dir.join(format!("{}{suffix}", spec.name));
@@ -226,7 +232,7 @@ pub fn write_outputs(
     )?;
     staged.write(
         &base.with_extension("md"),
-        report::markdown(spec, &out.rows, command, spec.measure.ci_level).as_bytes(),
+        report::markdown(spec, &out.rows, command, spec.measure.ci_level, provenance).as_bytes(),
     )?;
     for table in crate::metrics::TableKind::ALL.into_iter().skip(1) {
         let rows = out.side(table);

@@ -103,7 +103,13 @@ pub fn merge(x: &Experiment, dir: Option<PathBuf>) -> anyhow::Result<()> {
     crate::report::check_columns(&spec, &out.rows)
         .map_err(|e| anyhow::anyhow!("spec {}: {e}", x.spec.display()))?;
     let _lock = x.lock(&spec)?;
-    let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick))?;
+    // the parts name no machine: only the merge's is known here
+    let provenance = format!(
+        "Merged on {}, {} UTC, from shard parts that ran on the cluster's nodes.",
+        crate::resources::machine(),
+        crate::resources::utc_now()
+    );
+    let written = write_outputs(&spec, &out, x, &run_command(x.spec, x.quick), &provenance)?;
     let secs: Vec<f64> = merged.shards.iter().map(|s| s.1).collect();
     let (lo, hi) = secs
         .iter()

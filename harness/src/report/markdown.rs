@@ -54,8 +54,9 @@ fn cell(row: &Row, col: &str) -> String {
     }
 }
 
-/// The markdown report of a run.
-pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String {
+/// The markdown report of a run; `provenance` (where and when it ran) is a
+/// paragraph of its own after the command.
+pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64, provenance: &str) -> String {
     let present = columns(rows);
     let wanted: Vec<String> = match &spec.table_columns {
         Some(c) => c.clone(),
@@ -74,6 +75,9 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64) -> String 
         spec.seed,
         level * 100.0
     );
+    if !provenance.is_empty() {
+        md += &format!("{provenance}\n\n");
+    }
     for flag in [
         "fpr_theory_in_ci",
         "fpr_paper_formula_in_ci",

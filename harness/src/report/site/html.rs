@@ -124,6 +124,15 @@ fn inside_text(t: &Table) -> String {
     }
 }
 
+/// When the results were committed and where they ran, as far as known.
+fn when_and_where(x: &Experiment) -> String {
+    let committed = x.committed.as_deref().unwrap_or("not committed");
+    match &x.ran {
+        Some(r) => format!("{committed}; {r}"),
+        None => format!("{committed}; machine not recorded"),
+    }
+}
+
 /// The index page.
 pub(super) fn index(exps: &[Experiment], others: &[PathBuf], out: &Path, d: &SiteDirs) -> String {
     let mut s = head("bloomlab results");
@@ -135,7 +144,7 @@ pub(super) fn index(exps: &[Experiment], others: &[PathBuf], out: &Path, d: &Sit
     );
     s.push_str(
         "<table class=\"sortable\" id=\"experiments\">\n<thead><tr><th>experiment</th>\
-         <th>what it reproduces</th><th>rows</th><th>theory inside</th><th>committed</th>\
+         <th>what it reproduces</th><th>rows</th><th>theory inside</th><th>committed; ran on</th>\
          <th>command</th></tr></thead>\n<tbody>\n",
     );
     for x in exps {
@@ -148,7 +157,7 @@ pub(super) fn index(exps: &[Experiment], others: &[PathBuf], out: &Path, d: &Sit
             "<tr><td><a href=\"{n}.html\">{n}</a></td><td>{}</td><td class=\"num\">{rows}</td>\
              <td>{inside}</td><td>{}</td><td><code>{}</code></td></tr>",
             esc(&first_sentence(&x.spec.description)),
-            esc(x.committed.as_deref().unwrap_or("")),
+            esc(&when_and_where(x)),
             esc(&command(x)),
             n = esc(&x.spec.name),
         );
@@ -280,11 +289,7 @@ pub(super) fn page(x: &Experiment, out: &Path, d: &SiteDirs) -> String {
                     }
                 }
             }
-            let when = x
-                .committed
-                .as_deref()
-                .map(|c| format!(", committed {c}"))
-                .unwrap_or_default();
+            let when = format!(", committed {}", when_and_where(x));
             let _ = writeln!(
                 s,
                 "<h2>Results</h2>\n<p>{} rows, theory inside its interval: {}{}. Every column is in \

@@ -111,6 +111,18 @@ struct Experiment {
     docs: Vec<PathBuf>,
     /// The date the results were last committed, where git knows it.
     committed: Option<String>,
+    /// Where and when they ran: the markdown's "Ran on ..." (or "Merged
+    /// on ...") line; `None` for results from before it was written.
+    ran: Option<String>,
+}
+
+/// The "Ran on ..." or "Merged on ..." line of a run's markdown, if any.
+fn ran_on(md: &Path) -> Option<String> {
+    std::fs::read_to_string(md)
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("Ran on ") || l.starts_with("Merged on "))
+        .map(str::to_string)
 }
 
 /// The date of the last commit touching `path`, if it is in a git
@@ -171,6 +183,9 @@ fn read_experiment(
     let file_name = path.file_name().unwrap_or_default().to_string_lossy();
     let docs = docs_naming(docs, &format!("experiments/{file_name}"));
     let committed = table.as_ref().and_then(|_| committed(&csv));
+    let ran = table
+        .as_ref()
+        .and_then(|_| ran_on(&csv.with_extension("md")));
     Ok(Experiment {
         spec,
         spec_path: path.to_path_buf(),
@@ -179,6 +194,7 @@ fn read_experiment(
         charts,
         docs,
         committed,
+        ran,
     })
 }
 

@@ -41,6 +41,11 @@ fn the_site_holds_every_experiment() {
     );
     write(&root.join("results"), "bench_ops.md", "# bench\n");
     write(
+        &root.join("results"),
+        "tiny.md",
+        "# tiny\n\nProduced by `x`.\n\nRan on Some CPU, 2 logical CPUs, 24 GiB, linux x86_64, finished 2026-12-04 16:40 UTC.\n",
+    );
+    write(
         &root.join("plots"),
         "tiny.svg",
         "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/></svg>",
@@ -71,6 +76,7 @@ fn the_site_holds_every_experiment() {
     assert!(index.contains("<span class=\"miss\">1 of 2</span>"));
     assert!(index.contains("../results/bench_ops.md"));
     assert!(index.contains("not run"));
+    assert!(index.contains("Ran on Some CPU, 2 logical CPUs"), "where it ran");
     let page = std::fs::read_to_string(root.join("site/tiny.html")).unwrap();
     assert!(page.contains("&lt;thing&gt; &amp; more"));
     assert!(page.contains("<svg xmlns") && !page.contains("<?xml"));
