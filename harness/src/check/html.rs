@@ -145,11 +145,13 @@ fn value(row: &BTreeMap<String, String>, col: &str) -> Option<(f64, Option<(f64,
     Some((v, ci))
 }
 
-/// An inline SVG of `col` in every row (matched by `point`): the baseline
-/// as circles, the new value as squares, intervals as bars; a log axis
-/// when every value is positive and they span over 100x. `None` when the
+/// An inline SVG of `col` in every row (matched by `point`), drawn under
+/// the rules of every chart: the baseline as circles, this run as squares,
+/// intervals as bars, a log axis when every value is positive and they span
+/// over 100x, and below, this run / baseline row by row. `None` when the
 /// column has no number on either side.
 pub fn chart(base: &Table, new: &Table, col: &str) -> Option<String> {
+    use crate::report::figure::{Draw, Figure, Panel, Point, Series};
     let by_point = |t: &Table| -> BTreeMap<String, (f64, Option<(f64, f64)>)> {
         t.iter()
             .filter_map(|r| Some((r.get("point")?.clone(), value(r, col)?)))
@@ -159,79 +161,99 @@ pub fn chart(base: &Table, new: &Table, col: &str) -> Option<String> {
     let mut points: Vec<&String> = b.keys().chain(n.keys()).collect();
     points.sort_by_key(|p| (p.parse::<u64>().unwrap_or(u64::MAX), p.to_string()));
     points.dedup();
-    let all: Vec<f64> = b
-        .values()
-        .chain(n.values())
-        .flat_map(|(v, ci)| [Some(*v), ci.map(|c| c.0), ci.map(|c| c.1)])
-        .flatten()
-        .collect();
-    if all.is_empty() {
+    if points.is_empty() {
         return None;
     }
-    let (lo, hi) = all
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, z), &v| (a.min(v), z.max(v)));
+    let (lo, hi) = b
+        .values()
+        .chain(n.values())
+        .map(|v| v.0)
+        .fold((f64::MAX, f64::MIN), |(a, z), v| (a.min(v), z.max(v)));
     let log = lo > 0.0 && hi / lo > 100.0;
-    let tr = |v: f64| if log { v.log10() } else { v };
-    let (ylo, yhi) = if tr(hi) > tr(lo) {
-        (tr(lo), tr(hi))
-    } else {
-        (tr(lo) - 1.0, tr(hi) + 1.0)
-    };
-    let (w, h, left, top, bottom) = (760.0, 280.0, 80.0, 16.0, 36.0);
-    let x = |i: usize| left + (w - left - 16.0) * (i as f64 + 0.5) / points.len() as f64;
-    let y = |v: f64| top + (h - top - bottom) * (1.0 - (tr(v) - ylo) / (yhi - ylo));
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
-         font-family=\"sans-serif\" font-size=\"11\">\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n\
-         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"#444\"/>\n\
-         <line x1=\"{left}\" y1=\"{0}\" x2=\"{}\" y2=\"{0}\" stroke=\"#444\"/>\n",
-        h - bottom,
-        w - 8.0
+    let mut panel = Panel::new(
+        "row (point number)",
+        crate::metrics::columns::axis_label(col),
+        false,
+        log,
     );
-    let label = |v: f64| crate::report::fmt_num(v);
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n\
-         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">row (point){}</text>",
-        left - 4.0,
-        top + 8.0,
-        label(hi),
-        left - 4.0,
-        h - bottom,
-        label(lo),
-        (left + w) / 2.0,
-        h - 8.0,
-        if log { ", log scale" } else { "" }
-    );
-    for (i, p) in points.iter().enumerate() {
-        for (side, (dx, color)) in [(&b, (-3.0, "#0072b2")), (&n, (3.0, "#d55e00"))] {
-            let Some(&(v, ci)) = side.get(*p) else {
-                continue;
-            };
-            let cx = x(i) + dx;
-            if let Some((l, u)) = ci {
-                let _ = writeln!(
-                    s,
-                    "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"{color}\"/>",
-                    y(l),
-                    y(u)
-                );
-            }
-            let cy = y(v);
-            if dx < 0.0 {
-                let _ = writeln!(s, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3.5\" fill=\"{color}\"><title>point {p}: baseline {}</title></circle>", label(v));
-            } else {
-                let _ = writeln!(
-                    s,
-                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"7\" height=\"7\" fill=\"{color}\"><title>point {p}: now {}</title></rect>",
-                    cx - 3.5,
-                    cy - 3.5,
-                    label(v)
-                );
-            }
-        }
+    panel.y_from_zero = !log;
+    for (name, side, dx) in [("baseline", &b, -0.12), ("this run", &n, 0.12)] {
+        let pts: Vec<Point> = points
+            .iter()
+            .filter_map(|p| {
+                let &(v, ci) = side.get(*p)?;
+                let x = p.parse::<f64>().ok()? + dx;
+                Some(Point {
+                    y_ci: ci,
+                    ..Point::at(x, v)
+                })
+            })
+            .collect();
+        panel.series.push(Series {
+            name: name.into(),
+            points: pts,
+            draw: Draw::Marks,
+        });
     }
-    s.push_str("</svg>");
-    Some(s)
+    // this run over the baseline, row by row
+    let mut over = panel.clone();
+    over.series.remove(0);
+    for q in over.series[0].points.iter_mut() {
+        let p = format!("{}", (q.x - 0.12).round());
+        q.theory = b.get(&p).map(|v| v.0);
+    }
+    let (mut ratio, _) = over.ratio("this run");
+    ratio.y_label = "this run / baseline".into();
+    let mut fig = Figure::new(
+        format!("{col}: the baseline and this run, row by row"),
+        panel,
+    );
+    if !ratio.series.is_empty() {
+        fig.panels.push(ratio);
+    }
+    let svg = crate::report::svg_string(&fig).ok()?;
+    Some(match svg.find("<svg") {
+        Some(at) => svg[at..].to_string(),
+        None => svg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: &[(u32, f64)]) -> Table {
+        rows.iter()
+            .map(|&(p, v)| {
+                [
+                    ("point".to_string(), p.to_string()),
+                    ("fpr".to_string(), v.to_string()),
+                    ("fpr_ci_low".to_string(), (v * 0.9).to_string()),
+                    ("fpr_ci_high".to_string(), (v * 1.1).to_string()),
+                ]
+                .into_iter()
+                .collect()
+            })
+            .collect()
+    }
+
+    /// The moved column's chart names its axis in words, both sides and
+    /// the ratio of this run to the baseline.
+    #[test]
+    fn a_moved_columns_chart_shows_both_sides_and_their_ratio() {
+        let base = table(&[(0, 1e-3), (1, 1e-2), (2, 1e-1)]);
+        let new = table(&[(0, 1.5e-3), (1, 1e-2), (2, 1e-1)]);
+        let svg = chart(&base, &new, "fpr").unwrap();
+        assert!(svg.starts_with("<svg"));
+        for words in [
+            "false-positive rate (worst phase)",
+            "baseline",
+            "this run",
+            "this run / baseline",
+            "row (point number)",
+        ] {
+            assert!(svg.contains(words), "{words}");
+        }
+        assert!(chart(&base, &new, "missing_column").is_none());
+    }
 }

@@ -7,7 +7,9 @@
 /// One measured point, with its interval and the theory at its x.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
+    /// Where it sits on the x axis.
     pub x: f64,
+    /// The measured value.
     pub y: f64,
     /// The interval of y, if the figure has one.
     pub y_ci: Option<(f64, f64)>,
@@ -47,7 +49,9 @@ pub struct Series {
     /// The name in the legend; series of one name share a style across
     /// panels.
     pub name: String,
+    /// Its points, in any order (drawn in x order).
     pub points: Vec<Point>,
+    /// How it is drawn.
     pub draw: Draw,
 }
 
@@ -56,18 +60,26 @@ pub struct Series {
 pub struct Reference {
     /// The legend's words for it ("" for no legend entry).
     pub name: String,
+    /// The line's points, in x order.
     pub points: Vec<(f64, f64)>,
+    /// Dashed rather than solid.
     pub dashed: bool,
 }
 
 /// One x-y panel.
 #[derive(Debug, Clone)]
 pub struct Panel {
+    /// The x axis's words and unit.
     pub x_label: String,
+    /// The y axis's words and unit.
     pub y_label: String,
+    /// A logarithmic x axis.
     pub log_x: bool,
+    /// A logarithmic y axis.
     pub log_y: bool,
+    /// The measured series.
     pub series: Vec<Series>,
+    /// Bounds and other reference lines.
     pub references: Vec<Reference>,
     /// Vertical marks (the end of a window).
     pub vlines: Vec<f64>,
@@ -258,7 +270,9 @@ pub fn padded((lo, hi): (f64, f64), log: bool) -> (f64, f64) {
 /// where they show the same x), and notes under the legend.
 #[derive(Debug, Clone, Default)]
 pub struct Figure {
+    /// The title, above the panels.
     pub title: String,
+    /// The panels, top to bottom.
     pub panels: Vec<Panel>,
     /// Names with no point on any panel: listed in the legend as such,
     /// never dropped silently.

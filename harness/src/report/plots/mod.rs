@@ -1,7 +1,7 @@
 //! Charts, as SVG and PNG: one module per chart kind.
 
 mod convergence;
-mod figure;
+pub mod figure;
 mod fpr;
 mod profile;
 mod render;
@@ -93,17 +93,21 @@ fn figure_of(p: &PlotSpec, spec: &Spec, out: &Outcome) -> anyhow::Result<Figure>
     Ok(fig)
 }
 
-/// Renders `fig` as an SVG string (tests).
-#[cfg(test)]
-fn svg_of(fig: &Figure) -> String {
-    register_font().unwrap();
+/// `fig` drawn as an SVG document, under the rules every chart follows.
+pub fn svg_string(fig: &Figure) -> anyhow::Result<String> {
+    register_font()?;
     let mut svg = String::new();
     render::render(
         SVGBackend::with_string(&mut svg, (render::WIDTH, render::height(fig))).into_drawing_area(),
         fig,
-    )
-    .unwrap();
-    svg
+    )?;
+    Ok(svg)
+}
+
+/// `fig` as SVG (tests).
+#[cfg(test)]
+fn svg_of(fig: &Figure) -> String {
+    svg_string(fig).unwrap()
 }
 
 /// Marks a chart that has nothing to draw: skipped with a warning.

@@ -76,7 +76,10 @@ fn the_site_holds_every_experiment() {
     assert!(index.contains("<span class=\"miss\">1 of 2</span>"));
     assert!(index.contains("../results/bench_ops.md"));
     assert!(index.contains("not run"));
-    assert!(index.contains("Ran on Some CPU, 2 logical CPUs"), "where it ran");
+    assert!(
+        index.contains("Ran on Some CPU, 2 logical CPUs"),
+        "where it ran"
+    );
     let page = std::fs::read_to_string(root.join("site/tiny.html")).unwrap();
     assert!(page.contains("&lt;thing&gt; &amp; more"));
     assert!(page.contains("<svg xmlns") && !page.contains("<?xml"));

@@ -167,7 +167,16 @@ where
     let mut area = rest;
     for p in &f.panels {
         let (panel, below) = area.split_vertically((PANEL_H * p.weight).round() as u32);
-        draw_panel(&root, &panel, p, &names)?;
+        // panels over the same x share its range, so that they line up
+        let x = f
+            .panels
+            .iter()
+            .filter(|q| q.x_label == p.x_label && q.log_x == p.log_x)
+            .map(Panel::x_span)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |a, b| {
+                (a.0.min(b.0), a.1.max(b.1))
+            });
+        draw_panel(&root, &panel, p, padded(x, p.log_x), &names)?;
         area = below;
     }
     draw_legend(&area, f)?;
@@ -180,12 +189,12 @@ fn draw_panel<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     area: &DrawingArea<DB, Shift>,
     p: &Panel,
+    (x0, x1): (f64, f64),
     names: &[String],
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
-    let (x0, x1) = padded(p.x_span(), p.log_x);
     let (y0, y1) = padded(p.y_span(), p.log_y);
     match (p.log_x, p.log_y) {
         (true, true) => axes(
@@ -229,7 +238,8 @@ where
         .y_label_area_size(100)
         .build_cartesian_2d(xr, yr)
         .map_err(err)?;
-    let fx = ticker(padded(p.x_span(), p.log_x), p.log_x);
+    let xr = chart.x_range();
+    let fx = ticker((xr.start, xr.end), p.log_x);
     let fy = ticker(padded(p.y_span(), p.log_y), p.log_y);
     chart
         .configure_mesh()
@@ -237,6 +247,7 @@ where
         .y_desc(p.y_label.as_str())
         .x_label_formatter(&fx)
         .y_label_formatter(&fy)
+        .y_labels(((PANEL_H * p.weight) / 40.0).max(3.0) as usize)
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .light_line_style(TRANSPARENT)
