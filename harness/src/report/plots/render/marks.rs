@@ -5,8 +5,11 @@ use super::super::err;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-const PALETTE: [RGBColor; 7] = [
+/// Okabe-Ito's seven (without its yellow, too pale on white), then three
+/// darker colours of Paul Tol's muted scheme (indigo, wine, olive): ten
+/// colours apart for the common colour-vision deficiencies, so that a chart
+/// of up to ten series never repeats one.
+const PALETTE: [RGBColor; 10] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -14,9 +17,13 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(230, 159, 0),
     RGBColor(0, 0, 0),
+    RGBColor(51, 34, 136),
+    RGBColor(136, 34, 85),
+    RGBColor(153, 153, 51),
 ];
 
-/// Marker shapes, cycled with a period prime to the palette's.
+/// Marker shapes, cycled with a period prime to the palette's (70 series
+/// before a colour and a shape meet again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Shape {
     Circle,
@@ -25,17 +32,19 @@ pub(super) enum Shape {
     Diamond,
     TriangleDown,
     Cross,
+    Plus,
 }
-const SHAPES: [Shape; 6] = [
+const SHAPES: [Shape; 7] = [
     Shape::Circle,
     Shape::Square,
     Shape::Triangle,
     Shape::Diamond,
     Shape::TriangleDown,
     Shape::Cross,
+    Shape::Plus,
 ];
 
-/// Line patterns (on, off pixels): solid for the first seven series.
+/// Line patterns (on, off pixels): solid for the first ten series.
 const DASHES: [Option<(f64, f64)>; 3] = [None, Some((10.0, 6.0)), Some((3.0, 4.0))];
 
 /// How series number `i` looks.
@@ -127,8 +136,13 @@ where
         Shape::Circle => {
             return root.draw(&Circle::new(c, r, fill)).map_err(err);
         }
-        Shape::Cross => {
-            for seg in [[(-r, -r), (r, r)], [(-r, r), (r, -r)]] {
+        Shape::Cross | Shape::Plus => {
+            let segs = if st.shape == Shape::Cross {
+                [[(-r, -r), (r, r)], [(-r, r), (r, -r)]]
+            } else {
+                [[(-r - 1, 0), (r + 1, 0)], [(0, -r - 1), (0, r + 1)]]
+            };
+            for seg in segs {
                 root.draw(&PathElement::new(poly(&seg), st.color.stroke_width(2)))
                     .map_err(err)?;
             }
@@ -153,18 +167,21 @@ where
 mod tests {
     use super::*;
 
-    /// No two of the first 42 series look the same, and the first seven
-    /// differ in shape as well as in colour (apart in greyscale).
+    /// No two of the first 70 series look the same, and the first ten
+    /// differ in colour; the first seven in shape too (apart in greyscale).
     #[test]
     fn styles_are_distinct() {
-        for i in 0..42 {
+        for i in 0..70 {
             for j in 0..i {
                 assert_ne!(style(i), style(j), "{i} {j}");
             }
         }
-        for i in 0..6 {
+        for i in 0..10 {
             for j in 0..i {
-                assert_ne!(style(i).shape, style(j).shape);
+                assert_ne!(style(i).color, style(j).color);
+                if i < 7 {
+                    assert_ne!(style(i).shape, style(j).shape);
+                }
             }
         }
     }

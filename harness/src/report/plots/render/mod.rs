@@ -3,8 +3,8 @@
 //!   no point is clipped; a measured 0 on a log axis sits hollow on the
 //!   bottom edge and a note says so;
 //! - log axes ticked 10ⁿ;
-//! - every series its own colour (Okabe-Ito, colour-blind safe), marker
-//!   shape and, past seven series, line pattern, so that series stay apart
+//! - every series its own colour (ten, colour-blind safe), marker
+//!   shape and, past ten series, line pattern, so that series stay apart
 //!   in greyscale too;
 //! - interval bars wherever a figure has an interval;
 //! - the legend and the notes below the panels, never over the data.
