@@ -27,7 +27,8 @@ fn axis_tick(v: f64, log: bool, decades: f64, plain_log: bool) -> String {
 }
 
 /// A tick label: 10ⁿ (or m×10ⁿ) on a log axis and for very large or small
-/// values, else a plain decimal of at most six places.
+/// values, else a plain decimal of at most six places (one axis never mixes
+/// 10⁻³ with 0.002).
 pub fn tick(v: f64, log: bool) -> String {
     if v == 0.0 {
         return "0".into();
@@ -43,9 +44,6 @@ pub fn tick(v: f64, log: bool) -> String {
         };
         if (m - 1.0).abs() < 1e-9 {
             return format!("10{}", superscript(e as i64));
-        }
-        if log && v.abs() >= 1e-3 && v.abs() < 1e5 {
-            return plain(v);
         }
         return format!("{}×10{}", plain(m), superscript(e as i64));
     }
@@ -118,7 +116,9 @@ mod tests {
         assert_eq!(tick(1e6, true), "10⁶");
         assert_eq!(tick(1.0, true), "10⁰");
         assert_eq!(tick(2e-5, true), "2×10⁻⁵");
-        assert_eq!(tick(0.5, true), "0.5");
+        assert_eq!(tick(0.5, true), "5×10⁻¹");
+        assert_eq!(axis_tick(0.5, true, 0.8, true), "0.5");
+        assert_eq!(axis_tick(2e-3, true, 1.5, false), "2×10⁻³");
         assert_eq!(tick(1.5, false), "1.5");
         assert_eq!(tick(250000.0, false), "2.5×10⁵");
         assert_eq!(tick(0.0, false), "0");
