@@ -483,10 +483,7 @@ fn chart(
     ))?;
     let out = Outcome {
         rows,
-        profile: Vec::new(),
-        convergence: Vec::new(),
-        timeline: Vec::new(),
-        age_time: Vec::new(),
+        ..Outcome::default()
     };
     report::render_plots(&spec, &out, plots, "", staged)
 }

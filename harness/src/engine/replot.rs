@@ -27,13 +27,7 @@ pub fn read_outcome(
     quick: bool,
 ) -> anyhow::Result<Option<Outcome>> {
     let suffix = if quick { "_quick" } else { "" };
-    let mut out = Outcome {
-        rows: Vec::new(),
-        profile: Vec::new(),
-        convergence: Vec::new(),
-        timeline: Vec::new(),
-        age_time: Vec::new(),
-    };
+    let mut out = Outcome::default();
     for table in TableKind::ALL {
         let file = match table {
             TableKind::Results => format!("{}{suffix}.csv", spec.name),

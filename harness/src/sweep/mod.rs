@@ -85,7 +85,7 @@ impl RunOptions {
 }
 
 /// The measured rows of a run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outcome {
     /// One row per point (x repeat), in expansion order.
     pub rows: Vec<Row>,
@@ -267,13 +267,7 @@ pub fn outcome(done: BTreeMap<usize, PointRows>) -> anyhow::Result<Outcome> {
         rows.check()
             .map_err(|e| anyhow::anyhow!("point {i}: {e}"))?;
     }
-    let mut out = Outcome {
-        rows: Vec::new(),
-        profile: Vec::new(),
-        convergence: Vec::new(),
-        timeline: Vec::new(),
-        age_time: Vec::new(),
-    };
+    let mut out = Outcome::default();
     for (_, rows) in done {
         out.rows.push(rows.row);
         for (table, r) in rows.tables {

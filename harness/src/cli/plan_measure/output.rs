@@ -226,10 +226,7 @@ pub(in crate::cli) fn replot(results: &Path, plots: &Path) -> anyhow::Result<Vec
         let _lock = report::OutputLock::take(results, plots, name)?;
         let outcome = Outcome {
             rows: report::read_rows(&csv)?,
-            profile: Vec::new(),
-            convergence: Vec::new(),
-            timeline: Vec::new(),
-            age_time: Vec::new(),
+            ..Outcome::default()
         };
         let mut staged = Staged::new();
         report::render_plots(&spec, &outcome, plots, "", &mut staged)?;
@@ -266,10 +263,7 @@ pub(super) fn write(
     let mut staged = Staged::new();
     let outcome = Outcome {
         rows: rows.to_vec(),
-        profile: Vec::new(),
-        convergence: Vec::new(),
-        timeline: Vec::new(),
-        age_time: Vec::new(),
+        ..Outcome::default()
     };
     report::render_plots(&spec, &outcome, &m.plots_dir, "", &mut staged)?;
     let command = format!(
