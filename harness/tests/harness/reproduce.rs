@@ -81,7 +81,8 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     assert!(page.contains("regression(s)</span>"), "{page}");
     assert!(page.contains("<td>memory_bits</td>") && page.contains("<td class=\"num\">1</td>"));
     assert!(page.contains("<figcaption>tiny: memory_bits"));
-    assert!(page.contains("<svg") && page.contains("baseline 1</title>"));
+    assert!(page.contains("<svg") && page.contains("this run / baseline"));
+    assert!(page.contains("memory (bits)"), "the chart's axis in words");
     assert!(site.join("style.css").exists() && site.join("sort.js").exists());
     // a non-numeric FPR (with memory restored) fails too, naming the column
     let fpr = csv
