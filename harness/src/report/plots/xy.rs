@@ -97,7 +97,12 @@ fn series(
     let mut dropped = 0usize;
     let mut seen = std::collections::BTreeSet::new();
     for r in kept(p, rows) {
-        let name = r.get(series_col).map(|v| v.to_string()).unwrap_or_default();
+        let value = r.get(series_col).map(|v| v.to_string()).unwrap_or_default();
+        // a number says nothing alone: "fpr = 0.01", not "0.01"
+        let name = match series_col {
+            "design" | "series" => value,
+            c => format!("{} = {value}", c.strip_prefix("target_").unwrap_or(c)),
+        };
         seen.insert(name.clone());
         if let (Some(rc), Some(x)) = (p.reference.as_deref(), finite(r, xc)) {
             if let Some(y) = finite(r, rc) {
