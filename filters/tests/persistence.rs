@@ -15,7 +15,7 @@ use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::she::SheBloom;
-use bloomlab_filters::sliding_sketch::SlidingBloom;
+use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Generational;
 use bloomlab_filters::{
@@ -140,6 +140,7 @@ steps! {
     ClockBloom => filter_step;
     SheBloom => filter_step;
     TimedSwbf => timed_step;
+    TimedSlidingBloom => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
     Swlc => summary_step;
@@ -181,6 +182,7 @@ subjects! {
         OnTime::wrap(DoubleBuffer::with_fpr(256, 1e-2).unwrap(), 50, Trigger::Time).unwrap();
     tbf_time: TimedTbf = TimedTbf::new(4, 50, 3, 256).unwrap();
     swbf_hybrid: TimedSwbf = TimedSwbf::new(4, 50, 64, 12).unwrap();
+    sliding_bloom_time: TimedSlidingBloom = TimedSlidingBloom::new(200, 3, 300).unwrap();
     wcss: Wcss = Wcss::new(256, 32).unwrap();
     swhll: SlidingHll = SlidingHll::new(256, 64).unwrap();
     swlc: Swlc = Swlc::new(256, 64).unwrap();
@@ -394,6 +396,7 @@ fn every_design_is_send_and_sync() {
     both::<OnTime<DoubleBuffer>>();
     both::<TimedTbf>();
     both::<TimedSwbf>();
+    both::<TimedSlidingBloom>();
     both::<Wcss>();
     both::<SlidingHll>();
     both::<Swlc>();

@@ -93,6 +93,7 @@ fn time_designs_meet_their_window_of_time() {
     check::<OnTime<DoubleBuffer>>(&t);
     check::<TimedTbf>(&t);
     check::<TimedSwbf>(&t);
+    check::<crate::sliding_sketch::TimedSlidingBloom>(&t);
     let c: ConcurrentApbf = t.build().unwrap();
     assert!(c.window() >= 60_000);
     assert!(matches!(

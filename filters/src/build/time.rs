@@ -132,6 +132,21 @@ impl Build for TimedTbf {
     }
 }
 
+impl Build for crate::sliding_sketch::TimedSlidingBloom {
+    /// The (k, m) of the count Sl-BF of W = ⌈T·R⌉ keys (its worst phase
+    /// bounds the FPR at any rate up to R), swept once per T.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("sliding_bloom_time")?;
+        let tw = (window * ticks).round();
+        if !(tw >= 1.0 && tw < u64::MAX as f64) {
+            return Err(ParamError::Unreachable {
+                target: format!("sliding_bloom_time window {window}"),
+            });
+        }
+        Self::with_fpr(tw as u64, rate / ticks, t.the_fpr()?)
+    }
+}
+
 /// The keys the timing Bloom filter over time is sized for: a window at
 /// the peak rate plus the quantum that may still hold keys,
 /// ⌈T·R·(r + 1)/r⌉.

@@ -88,6 +88,7 @@ via_bytes!(
     SlidingHll,
     Swlc,
     crate::sliding_sketch::SlidingBloom,
+    crate::sliding_sketch::TimedSlidingBloom,
     crate::half_sliding::HalfSliding,
     crate::clock_sketch::ClockBloom,
     crate::she::SheBloom,

@@ -29,6 +29,9 @@
 //! exactly.
 
 pub mod theory;
+pub mod timed;
+
+pub use timed::TimedSlidingBloom;
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};

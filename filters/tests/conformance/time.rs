@@ -2,6 +2,8 @@
 //! promise of the suite's table in `main.rs`).
 
 use super::*;
+use bloomlab_filters::sliding_sketch::theory::SlidingBloomTheory;
+use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
 
@@ -127,3 +129,13 @@ conformance!(timed swbf_hybrid: TimedSwbf::new(16, 625, 250, 14).unwrap(),
     memory = |f: &TimedSwbf| f.inner().buckets() * 4 * (14 + f.inner().stamp_bits() as u64) + 3 * 64 + 3 * 64,
     bad = [TimedSwbf::new(0, 625, 250, 14), TimedSwbf::new(16, 0, 250, 14), TimedSwbf::new(16, 625, 0, 14),
            TimedSwbf::new(16, 625, 250, 49)]);
+
+// T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
+// most T old, whatever the rate; nothing is left 2T after the last
+conformance!(timed sliding_bloom_time: TimedSlidingBloom::with_fpr(10_000, 0.05, 0.01).unwrap(),
+    guarantee = |f: &TimedSlidingBloom| { let t = f.window_time(); move |age: u64, _| age <= t },
+    scales = |f: &TimedSlidingBloom| (f.window_time() + f.slack_time(), 500, 10_000),
+    bound = |f: &TimedSlidingBloom| SlidingBloomTheory { k: f.k(), m: f.m(), w: 500 }.fpr(),
+    memory = |f: &TimedSlidingBloom| 2 * f.k() as u64 * f.m() + 128,
+    bad = [TimedSlidingBloom::new(0, 3, 100), TimedSlidingBloom::new(100, 0, 100),
+           TimedSlidingBloom::new(100, 3, 0), TimedSlidingBloom::with_fpr(100, 1.0, 0.0)]);
