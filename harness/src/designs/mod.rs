@@ -35,6 +35,7 @@ mod shared;
 mod she_bloom;
 mod sketches;
 mod sliding_bloom;
+mod sliding_bloom_time;
 mod stable;
 mod swamp;
 mod swbf;
@@ -318,6 +319,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &half_sliding::HalfSliding,
     &clock_bloom::ClockBloom,
     &she_bloom::SheBloom,
+    &sliding_bloom_time::SlidingBloomTime,
 ];
 
 /// The design called `name` (or one of its aliases).

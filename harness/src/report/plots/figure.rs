@@ -1,5 +1,5 @@
 //! What a chart shows, apart from how it is drawn: every chart kind builds a
-//! [`Figure`] of stacked [`Panel`]s, and [`super::render`] draws it under one
+//! [`Figure`] of stacked [`Panel`]s, and `plots::render` draws it under one
 //! set of rules (labels with units, interval bars, ranges from the data, a
 //! style per series, the legend outside the data, notes for what cannot be
 //! drawn).
