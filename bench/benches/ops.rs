@@ -16,7 +16,7 @@
 //! APBF's bits; the `rotating-bloom-filter` crate (double buffering) at
 //! minimum retention `w` and FPR 1.5e-3. The designs over a window of time
 //! (`apbf_time`, `apbf_hybrid`, `naor_yogev_hybrid`, `jumping_time`,
-//! `double_buffer_time`, `tbf_time`, `swbf_hybrid`) are sized by the crate's
+//! `double_buffer_time`, `tbf_time`, `swbf_hybrid`, `sliding_bloom_time`) are sized by the crate's
 //! builder for T·R = w keys at R = 10^6 keys a second, and every timed
 //! insertion first advances their clock by 1 us (so the insertion rows
 //! include the expiry the clock triggers). Our designs and fastbloom take the
@@ -40,7 +40,7 @@ use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::she::SheBloom;
-use bloomlab_filters::sliding_sketch::SlidingBloom;
+use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
@@ -602,6 +602,9 @@ fn designs(c: &mut Criterion) {
             }),
             prepare_with("swbf_hybrid", log_w, sliding, || {
                 Timed::<TimedSwbf>::sized(w, None)
+            }),
+            prepare_with("sliding_bloom_time", log_w, sliding, || {
+                Timed::<TimedSlidingBloom>::sized(w, None)
             }),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),
