@@ -35,8 +35,50 @@ pub use timed::TimedSlidingBloom;
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
-use crate::hash::index;
 use crate::{Filter, ParamError, SlidingFilter};
+
+/// The two-bit cells both Sl-BFs share (over insertions and over time):
+/// k arrays of m cells, each a *future* and a *now* bit, the key's cell of
+/// array i at its i-th index.
+pub(crate) mod cells {
+    use crate::bits::BitArray;
+    use crate::hash::index;
+
+    /// The key's cell in array `i`.
+    #[inline]
+    pub fn cell(m: u64, key: u64, i: u32) -> u64 {
+        i as u64 * m + index(key, i as u64, m)
+    }
+
+    /// Sets the key's future bit in every array.
+    pub fn insert(future: &mut BitArray, k: u32, m: u64, key: u64) {
+        for i in 0..k {
+            future.set(cell(m, key, i));
+        }
+    }
+
+    /// The answer and the cells read: stop at the first array whose cell
+    /// has neither bit.
+    pub fn probe(future: &BitArray, now: &BitArray, k: u32, m: u64, key: u64) -> (bool, u32) {
+        for i in 0..k {
+            let c = cell(m, key, i);
+            if !(future.get(c) || now.get(c)) {
+                return (false, i + 1);
+            }
+        }
+        (true, k)
+    }
+
+    /// One sweep of cell `p`: its future bit moves to now, future cleared.
+    pub fn sweep(future: &mut BitArray, now: &mut BitArray, p: u64) {
+        let f = future.get(p);
+        future.clear_range(p, p + 1);
+        now.clear_range(p, p + 1);
+        if f {
+            now.set(p);
+        }
+    }
+}
 
 /// The Sliding Sketches' sliding Bloom filter over the last W insertions.
 #[derive(Debug, Clone)]
@@ -137,19 +179,9 @@ impl SlidingBloom {
         while self.acc >= self.w {
             self.acc -= self.w;
             let p = self.hand;
-            let f = self.future.get(p);
-            self.future.clear_range(p, p + 1);
-            self.now.clear_range(p, p + 1);
-            if f {
-                self.now.set(p);
-            }
+            cells::sweep(&mut self.future, &mut self.now, p);
             self.hand = if p + 1 == self.cells() { 0 } else { p + 1 };
         }
-    }
-
-    #[inline]
-    fn cell(&self, key: u64, i: u32) -> u64 {
-        i as u64 * self.m + index(key, i as u64, self.m)
     }
 }
 
@@ -157,17 +189,11 @@ impl Filter for SlidingBloom {
     fn insert(&mut self, key: u64) {
         self.inserted += 1;
         self.tick();
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            self.future.set(c);
-        }
+        cells::insert(&mut self.future, self.k, self.m, key);
     }
 
     fn contains(&self, key: u64) -> bool {
-        (0..self.k).all(|i| {
-            let c = self.cell(key, i);
-            self.future.get(c) || self.now.get(c)
-        })
+        cells::probe(&self.future, &self.now, self.k, self.m, key).0
     }
 
     /// Two bits per cell, plus 64 bits each for the hand, the sweep
@@ -185,13 +211,7 @@ impl crate::Instrumented for SlidingBloom {
     /// The answer and the cells read (Algorithm: stop at the first array
     /// whose cell has neither bit).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            if !(self.future.get(c) || self.now.get(c)) {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
+        cells::probe(&self.future, &self.now, self.k, self.m, key)
     }
 }
 

@@ -18,7 +18,7 @@ fn cells_hold_the_last_n_insertions() {
         for t in 1..=(6 * w) {
             let key = mix64(t);
             f.insert(key);
-            written[f.cell(key, 0) as usize].push(t);
+            written[super::cells::cell(f.m, key, 0) as usize].push(t);
             for p in 0..m {
                 let n = th.held(p, t);
                 let expect = written[p as usize].iter().any(|&s| s + n > t);

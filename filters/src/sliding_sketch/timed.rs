@@ -32,7 +32,6 @@
 use super::theory;
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
-use crate::hash::index;
 use crate::{Filter, ParamError, TimedFilter};
 
 /// Cells a run of the theory sums one by one; longer runs are summed over
@@ -127,19 +126,9 @@ impl TimedSlidingBloom {
         ((now as u128 * self.cells() as u128) / self.t as u128).min(u64::MAX as u128) as u64
     }
 
-    /// One sweep of cell `p`: future to now, future cleared.
-    fn sweep(&mut self, p: u64) {
-        let f = self.future.get(p);
-        self.future.clear_range(p, p + 1);
-        self.now.clear_range(p, p + 1);
-        if f {
-            self.now.set(p);
-        }
-    }
-
-    #[inline]
+    #[cfg(test)]
     fn cell(&self, key: u64, i: u32) -> u64 {
-        i as u64 * self.m + index(key, i as u64, self.m)
+        super::cells::cell(self.m, key, i)
     }
 
     /// The theory at time `now` for arrivals of cumulative mean `cum` (keys
@@ -285,17 +274,11 @@ impl TimedMoment {
 
 impl Filter for TimedSlidingBloom {
     fn insert(&mut self, key: u64) {
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            self.future.set(c);
-        }
+        super::cells::insert(&mut self.future, self.k, self.m, key);
     }
 
     fn contains(&self, key: u64) -> bool {
-        (0..self.k).all(|i| {
-            let c = self.cell(key, i);
-            self.future.get(c) || self.now.get(c)
-        })
+        super::cells::probe(&self.future, &self.now, self.k, self.m, key).0
     }
 
     /// Two bits per cell, plus 64 bits each for the sweep count and the
@@ -313,13 +296,7 @@ impl crate::Instrumented for TimedSlidingBloom {
     /// The answer and the cells read (stop at the first array whose cell
     /// has neither bit).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            if !(self.future.get(c) || self.now.get(c)) {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
+        super::cells::probe(&self.future, &self.now, self.k, self.m, key)
     }
 
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
@@ -344,7 +321,7 @@ impl TimedFilter for TimedSlidingBloom {
             self.now.clear_range(0, n);
         } else {
             for n in self.swept..target {
-                self.sweep(n % cells);
+                super::cells::sweep(&mut self.future, &mut self.now, n % cells);
             }
         }
         self.swept = target;
