@@ -14,6 +14,7 @@
 
 use super::err;
 use super::figure::{padded, Draw, Figure, Panel, Point};
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -22,7 +23,7 @@ mod marks;
 mod ticks;
 
 use marks::{marker, polyline, style, Style};
-use ticks::{powers, ticker};
+use ticks::{log_ticks, powers, ticker};
 
 /// Width of every chart, in pixels.
 pub const WIDTH: u32 = 1000;
@@ -222,12 +223,18 @@ where
             area,
             p,
             names,
-            (x0..x1).log_scale(),
-            (y0..y1).log_scale(),
+            (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
             y0,
         ),
-        (true, false) => axes(root, area, p, names, (x0..x1).log_scale(), y0..y1, y0),
-        (false, true) => axes(root, area, p, names, x0..x1, (y0..y1).log_scale(), y0),
+        (true, false) => {
+            let xr = (x0..x1).log_scale().with_key_points(log_ticks(x0, x1));
+            axes(root, area, p, names, xr, y0..y1, y0)
+        }
+        (false, true) => {
+            let yr = (y0..y1).log_scale().with_key_points(log_ticks(y0, y1));
+            axes(root, area, p, names, x0..x1, yr, y0)
+        }
         (false, false) => axes(root, area, p, names, x0..x1, y0..y1, y0),
     }
 }
