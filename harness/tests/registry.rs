@@ -1,5 +1,5 @@
 //! The registry reaches every design from every command: `theory` and
-//! `measure` for all sixteen, `measure` equal to `run` of the one-point
+//! `measure` for every design, `measure` equal to `run` of the one-point
 //! spec, `plan` listing every design, and one-line errors for each.
 
 use assert_cmd::Command;
