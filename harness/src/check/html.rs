@@ -177,6 +177,8 @@ pub fn chart(base: &Table, new: &Table, col: &str) -> Option<String> {
         log,
     );
     panel.y_from_zero = !log;
+    // this run's points carry the baseline of their row, for the ratio
+    let mut over = panel.clone();
     for (name, side, dx) in [("baseline", &b, -0.12), ("this run", &n, 0.12)] {
         let pts: Vec<Point> = points
             .iter()
@@ -185,23 +187,27 @@ pub fn chart(base: &Table, new: &Table, col: &str) -> Option<String> {
                 let x = p.parse::<f64>().ok()? + dx;
                 Some(Point {
                     y_ci: ci,
+                    theory: b.get(*p).map(|v| v.0),
                     ..Point::at(x, v)
                 })
             })
             .collect();
-        panel.series.push(Series {
+        let series = |points| Series {
             name: name.into(),
-            points: pts,
+            points,
             draw: Draw::Marks,
-        });
+        };
+        if name == "this run" {
+            over.series.push(series(pts.clone()));
+        }
+        // drawn without it: the baseline is the other series
+        let plain = pts
+            .into_iter()
+            .map(|q| Point { theory: None, ..q })
+            .collect();
+        panel.series.push(series(plain));
     }
     // this run over the baseline, row by row
-    let mut over = panel.clone();
-    over.series.remove(0);
-    for q in over.series[0].points.iter_mut() {
-        let p = format!("{}", (q.x - 0.12).round());
-        q.theory = b.get(&p).map(|v| v.0);
-    }
     let (mut ratio, _) = over.ratio("this run");
     ratio.y_label = "this run / baseline".into();
     let mut fig = Figure::new(

@@ -85,33 +85,26 @@ impl DesignDef for SlidingBloomTime {
     }
 
     /// For a time request: the count Sl-BF's cells for the keys of a
-    /// window at the peak rate, swept once per T (slack T).
+    /// window at the peak rate, swept once per T (slack T): the count
+    /// design's plan for those keys, under this design's name, parameters
+    /// and memory.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let Planned {
             built,
             memory,
             params,
         } = planned(&SlidingBloomTime, c)?;
-        let w = c.window;
-        let count = bloomlab_filters::sliding_sketch::SlidingBloom::new(
-            built.geometry.window,
-            built.resolved[0].1.num().unwrap_or(1.0) as u32,
-            built.resolved[1].1.num().unwrap_or(1.0) as u64,
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .theory();
-        let (t, fpr) = count.worst_moment();
-        Ok(vec![Candidate {
-            design: Self::NAME,
-            params,
-            memory_bits: memory,
-            bits_per_element: memory as f64 / w as f64,
-            fpr,
-            window: w,
-            slack: w,
-            npws_peak: count.pws_at(t) / count.w as f64,
-            insert_bits: count.k as u64,
-            query_probes: Some(count.probes_negative_at(t)),
-        }])
+        let count = Constraints {
+            window: built.geometry.window,
+            ..*c
+        };
+        let mut x = <super::sliding_bloom::SlidingBloom as DesignDef>::plan(&count)?.remove(0);
+        x.design = Self::NAME;
+        x.params = params;
+        x.memory_bits = memory;
+        x.bits_per_element = memory as f64 / c.window as f64;
+        x.window = c.window;
+        x.slack = c.window;
+        Ok(vec![x])
     }
 }

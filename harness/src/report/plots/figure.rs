@@ -166,7 +166,7 @@ impl Panel {
         p.vlines = self.vlines.clone();
         p.weight = 0.45;
         p.y_from_points = true;
-        // a ratio spread over more than a decade reads better on a log axis
+        // a ratio spread over more than a factor 20 reads better on a log axis
         let (lo, hi) = p
             .series
             .iter()

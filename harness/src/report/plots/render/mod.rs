@@ -41,9 +41,11 @@ pub fn height(f: &Figure) -> u32 {
     TITLE_H + panels as u32 + legend_rows(f) * ROW_H + 12 + notes(f).len() as u32 * NOTE_H + 10
 }
 
-/// `f` with a log axis made linear where its data span less than a decade:
-/// plotters ticks a log axis at powers of ten only, so such an axis had no
-/// tick at all (swamp_distinct_lb's memory, 1.2-4.1 Mbit).
+/// `f` with a log axis made linear where its data span less than a decade
+/// (swamp_distinct_lb's memory, 1.2-4.1 Mbit): over so short a span the two
+/// scales differ little and the linear one reads more easily. (It was added
+/// when plotters gave such an axis no tick at all; [`log_ticks`] ticks it
+/// now.)
 fn resolved(f: &Figure) -> Figure {
     let mut f = f.clone();
     for p in &mut f.panels {
@@ -225,20 +227,22 @@ where
             names,
             (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
             (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
-            y0,
+            (y0, y1),
         ),
         (true, false) => {
             let xr = (x0..x1).log_scale().with_key_points(log_ticks(x0, x1));
-            axes(root, area, p, names, xr, y0..y1, y0)
+            axes(root, area, p, names, xr, y0..y1, (y0, y1))
         }
         (false, true) => {
             let yr = (y0..y1).log_scale().with_key_points(log_ticks(y0, y1));
-            axes(root, area, p, names, x0..x1, yr, y0)
+            axes(root, area, p, names, x0..x1, yr, (y0, y1))
         }
-        (false, false) => axes(root, area, p, names, x0..x1, y0..y1, y0),
+        (false, false) => axes(root, area, p, names, x0..x1, y0..y1, (y0, y1)),
     }
 }
 
+/// The axes of panel `p` over the ranges `xr` and `yr` (whose values are
+/// `y`), then its data.
 #[allow(clippy::too_many_arguments)]
 fn axes<DB, X, Y>(
     root: &DrawingArea<DB, Shift>,
@@ -247,7 +251,7 @@ fn axes<DB, X, Y>(
     names: &[String],
     xr: X,
     yr: Y,
-    y_bottom: f64,
+    y: (f64, f64),
 ) -> anyhow::Result<()>
 where
     DB: DrawingBackend,
@@ -267,7 +271,7 @@ where
         .map_err(err)?;
     let xr = chart.x_range();
     let fx = ticker((xr.start, xr.end), p.log_x);
-    let fy = ticker(padded(p.y_span(), p.log_y), p.log_y);
+    let fy = ticker(y, p.log_y);
     chart
         .configure_mesh()
         .x_desc(p.x_label.as_str())
@@ -283,7 +287,7 @@ where
         .draw()
         .map_err(err)?;
     let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
-    draw_data(root, p, names, &px, y_bottom)
+    draw_data(root, p, names, &px, y)
 }
 
 /// The panel's data, in pixels: reference lines, window marks, then each
@@ -293,12 +297,11 @@ fn draw_data<DB: DrawingBackend>(
     p: &Panel,
     names: &[String],
     px: &dyn Fn(f64, f64) -> (i32, i32),
-    y_bottom: f64,
+    (ylo, yhi): (f64, f64),
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
-    let (ylo, yhi) = padded(p.y_span(), p.log_y);
     for r in &p.references {
         let pts: Vec<(i32, i32)> = r
             .points
@@ -322,7 +325,7 @@ where
         let st = style(i);
         let mut pts = s.points.clone();
         pts.sort_by(|a, b| a.x.total_cmp(&b.x));
-        let y_of = |y: f64| if p.log_y && y <= 0.0 { y_bottom } else { y };
+        let y_of = |y: f64| if p.log_y && y <= 0.0 { ylo } else { y };
         let theory: Vec<(i32, i32)> = pts
             .iter()
             .filter_map(|q| Some((q.x, q.theory?)))
