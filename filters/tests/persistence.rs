@@ -9,8 +9,8 @@
 //! persistence` rewrites the fixtures; it is for a new design or a new
 //! format version, never to make a failing fixture pass.
 
-use bloomlab_filters::clock_sketch::ClockBloom;
-use bloomlab_filters::half_sliding::HalfSliding;
+use bloomlab_filters::clock_sketch::{ClockBloom, TimedClockBloom};
+use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
@@ -141,6 +141,8 @@ steps! {
     SheBloom => filter_step;
     TimedSwbf => timed_step;
     TimedSlidingBloom => timed_step;
+    TimedHalfSliding => timed_step;
+    TimedClockBloom => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
     Swlc => summary_step;
@@ -183,6 +185,8 @@ subjects! {
     tbf_time: TimedTbf = TimedTbf::new(4, 50, 3, 256).unwrap();
     swbf_hybrid: TimedSwbf = TimedSwbf::new(4, 50, 64, 12).unwrap();
     sliding_bloom_time: TimedSlidingBloom = TimedSlidingBloom::new(200, 3, 300).unwrap();
+    half_sliding_time: TimedHalfSliding = TimedHalfSliding::new(200, 5, 2, 300).unwrap();
+    clock_bloom_time: TimedClockBloom = TimedClockBloom::new(200, 3, 2, 300).unwrap();
     wcss: Wcss = Wcss::new(256, 32).unwrap();
     swhll: SlidingHll = SlidingHll::new(256, 64).unwrap();
     swlc: Swlc = Swlc::new(256, 64).unwrap();
@@ -397,6 +401,8 @@ fn every_design_is_send_and_sync() {
     both::<TimedTbf>();
     both::<TimedSwbf>();
     both::<TimedSlidingBloom>();
+    both::<TimedHalfSliding>();
+    both::<TimedClockBloom>();
     both::<Wcss>();
     both::<SlidingHll>();
     both::<Swlc>();

@@ -94,6 +94,8 @@ fn time_designs_meet_their_window_of_time() {
     check::<TimedTbf>(&t);
     check::<TimedSwbf>(&t);
     check::<crate::sliding_sketch::TimedSlidingBloom>(&t);
+    check::<crate::half_sliding::TimedHalfSliding>(&t);
+    check::<crate::clock_sketch::TimedClockBloom>(&t);
     let c: ConcurrentApbf = t.build().unwrap();
     assert!(c.window() >= 60_000);
     assert!(matches!(

@@ -136,15 +136,39 @@ impl Build for crate::sliding_sketch::TimedSlidingBloom {
     /// The (k, m) of the count Sl-BF of W = ⌈T·R⌉ keys (its worst phase
     /// bounds the FPR at any rate up to R), swept once per T.
     fn build(t: &Target) -> Result<Self, ParamError> {
-        let (window, rate, ticks) = t.time_window("sliding_bloom_time")?;
-        let tw = (window * ticks).round();
-        if !(tw >= 1.0 && tw < u64::MAX as f64) {
-            return Err(ParamError::Unreachable {
-                target: format!("sliding_bloom_time window {window}"),
-            });
-        }
-        Self::with_fpr(tw as u64, rate / ticks, t.the_fpr()?)
+        let (tw, rate, fpr) = swept_window(t, "sliding_bloom_time")?;
+        Self::with_fpr(tw, rate, fpr)
     }
+}
+
+impl Build for crate::half_sliding::TimedHalfSliding {
+    /// The (k, lo, m) of the count HSS-BF guaranteeing W = ⌈T·R⌉ keys, its
+    /// clock clearing (k - lo - 1)·m cells per T.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (tw, rate, fpr) = swept_window(t, "half_sliding_time")?;
+        Self::with_fpr(tw, rate, fpr)
+    }
+}
+
+impl Build for crate::clock_sketch::TimedClockBloom {
+    /// The (k, s, m) of the count Clock-sketch filter of W = ⌈T·R⌉ keys, its
+    /// pointer making (2^s - 2)·m decrements per T.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (tw, rate, fpr) = swept_window(t, "clock_bloom_time")?;
+        Self::with_fpr(tw, rate, fpr)
+    }
+}
+
+/// A swept filter's window in ticks, its peak rate per tick and its FPR.
+fn swept_window(t: &Target, name: &str) -> Result<(u64, f64, f64), ParamError> {
+    let (window, rate, ticks) = t.time_window(name)?;
+    let tw = (window * ticks).round();
+    if !(tw >= 1.0 && tw < u64::MAX as f64) {
+        return Err(ParamError::Unreachable {
+            target: format!("{name} window {window}"),
+        });
+    }
+    Ok((tw as u64, rate / ticks, t.the_fpr()?))
 }
 
 /// The keys the timing Bloom filter over time is sized for: a window at

@@ -31,6 +31,9 @@
 //! order k/m).
 
 pub mod theory;
+pub mod timed;
+
+pub use timed::TimedClockBloom;
 
 use crate::bits::PackedInts;
 use crate::error::{check_bits, check_nonzero, check_probability};

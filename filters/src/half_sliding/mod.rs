@@ -32,6 +32,9 @@
 //! schedule.
 
 pub mod theory;
+pub mod timed;
+
+pub use timed::TimedHalfSliding;
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};

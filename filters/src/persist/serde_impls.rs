@@ -89,6 +89,8 @@ via_bytes!(
     Swlc,
     crate::sliding_sketch::SlidingBloom,
     crate::sliding_sketch::TimedSlidingBloom,
+    crate::half_sliding::TimedHalfSliding,
+    crate::clock_sketch::TimedClockBloom,
     crate::half_sliding::HalfSliding,
     crate::clock_sketch::ClockBloom,
     crate::she::SheBloom,

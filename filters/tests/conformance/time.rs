@@ -2,6 +2,10 @@
 //! promise of the suite's table in `main.rs`).
 
 use super::*;
+use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
+use bloomlab_filters::clock_sketch::TimedClockBloom;
+use bloomlab_filters::half_sliding::theory::HalfSlidingTheory;
+use bloomlab_filters::half_sliding::TimedHalfSliding;
 use bloomlab_filters::sliding_sketch::theory::SlidingBloomTheory;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
@@ -139,3 +143,29 @@ conformance!(timed sliding_bloom_time: TimedSlidingBloom::with_fpr(10_000, 0.05,
     memory = |f: &TimedSlidingBloom| 2 * f.k() as u64 * f.m() + 128,
     bad = [TimedSlidingBloom::new(0, 3, 100), TimedSlidingBloom::new(100, 0, 100),
            TimedSlidingBloom::new(100, 3, 0), TimedSlidingBloom::with_fpr(100, 1.0, 0.0)]);
+
+// T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
+// most T old, whatever the rate; nothing is left k·T/(k - lo - 1) after
+// the last (the bound: the count filter guaranteeing 500 insertions)
+conformance!(timed half_sliding_time: TimedHalfSliding::with_fpr(10_000, 0.05, 0.01).unwrap(),
+    guarantee = |f: &TimedHalfSliding| { let t = f.window_time(); move |age: u64, _| age <= t },
+    scales = |f: &TimedHalfSliding| (f.window_time() + f.slack_time(), 500, 10_000),
+    bound = |f: &TimedHalfSliding| {
+        let d = (f.k() - f.lo()) as u64;
+        HalfSlidingTheory { k: f.k(), lo: f.lo(), m: f.m(), cycle: (500 * d).div_ceil(d - 1) }.fpr()
+    },
+    memory = |f: &TimedHalfSliding| f.k() as u64 * f.m() + 128,
+    bad = [TimedHalfSliding::new(0, 5, 2, 100), TimedHalfSliding::new(100, 5, 4, 100),
+           TimedHalfSliding::new(100, 5, 0, 100), TimedHalfSliding::new(100, 5, 2, 0),
+           TimedHalfSliding::with_fpr(100, 1.0, 0.0)]);
+
+// T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
+// most T old, whatever the rate; nothing is left T·D/(D - 1) after the last
+conformance!(timed clock_bloom_time: TimedClockBloom::with_fpr(10_000, 0.05, 0.01).unwrap(),
+    guarantee = |f: &TimedClockBloom| { let t = f.window_time(); move |age: u64, _| age <= t },
+    scales = |f: &TimedClockBloom| (f.window_time() + f.slack_time(), 500, 10_000),
+    bound = |f: &TimedClockBloom| ClockBloomTheory { w: 500, k: f.k(), s: f.clock_bits(), m: f.m() }.fpr(),
+    memory = |f: &TimedClockBloom| f.clock_bits() as u64 * f.m() + 128,
+    bad = [TimedClockBloom::new(0, 3, 2, 100), TimedClockBloom::new(100, 3, 1, 100),
+           TimedClockBloom::new(100, 0, 2, 100), TimedClockBloom::new(100, 3, 2, 0),
+           TimedClockBloom::with_fpr(100, 1.0, 0.0)]);
