@@ -35,11 +35,11 @@ mod shared;
 mod she_bloom;
 mod sketches;
 mod sliding_bloom;
-mod sliding_bloom_time;
 mod stable;
 mod swamp;
 mod swbf;
 mod swbf_time;
+mod swept_time;
 mod swhll;
 mod swlc;
 mod tbf;
@@ -319,7 +319,9 @@ pub static REGISTRY: &[&dyn Design] = &[
     &half_sliding::HalfSliding,
     &clock_bloom::ClockBloom,
     &she_bloom::SheBloom,
-    &sliding_bloom_time::SlidingBloomTime,
+    &swept_time::SlidingBloomTime,
+    &swept_time::HalfSlidingTime,
+    &swept_time::ClockBloomTime,
 ];
 
 /// The design called `name` (or one of its aliases).
