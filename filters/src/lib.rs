@@ -73,6 +73,7 @@ pub mod swamp;
 mod testing;
 pub mod timewindow;
 pub mod timing;
+pub mod tlbf;
 pub mod window;
 
 pub use apbf::blocked::BlockedApbf;

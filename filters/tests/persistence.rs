@@ -17,6 +17,7 @@ use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, Jumpin
 use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
+use bloomlab_filters::tlbf::Tlbf;
 use bloomlab_filters::Generational;
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, Filter, Keyed, LoadError, NyPocket,
@@ -143,6 +144,7 @@ steps! {
     TimedSlidingBloom => timed_step;
     TimedHalfSliding => timed_step;
     TimedClockBloom => timed_step;
+    Tlbf => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
     Swlc => summary_step;
@@ -187,6 +189,7 @@ subjects! {
     sliding_bloom_time: TimedSlidingBloom = TimedSlidingBloom::new(200, 3, 300).unwrap();
     half_sliding_time: TimedHalfSliding = TimedHalfSliding::new(200, 5, 2, 300).unwrap();
     clock_bloom_time: TimedClockBloom = TimedClockBloom::new(200, 3, 2, 300).unwrap();
+    tlbf: Tlbf = Tlbf::new(3, 4, 200, 64).unwrap();
     wcss: Wcss = Wcss::new(256, 32).unwrap();
     swhll: SlidingHll = SlidingHll::new(256, 64).unwrap();
     swlc: Swlc = Swlc::new(256, 64).unwrap();
@@ -403,6 +406,7 @@ fn every_design_is_send_and_sync() {
     both::<TimedSlidingBloom>();
     both::<TimedHalfSliding>();
     both::<TimedClockBloom>();
+    both::<Tlbf>();
     both::<Wcss>();
     both::<SlidingHll>();
     both::<Swlc>();

@@ -159,6 +159,15 @@ impl Build for crate::clock_sketch::TimedClockBloom {
     }
 }
 
+impl Build for crate::tlbf::Tlbf {
+    /// (k, l) as the count APBF chooses them for the FPR, the first slices
+    /// sized for T·R keys; the slices then follow the rate measured.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (tw, rate, fpr) = swept_window(t, "tlbf")?;
+        Self::with_fpr(tw, rate, fpr)
+    }
+}
+
 /// A swept filter's window in ticks, its peak rate per tick and its FPR.
 fn swept_window(t: &Target, name: &str) -> Result<(u64, f64, f64), ParamError> {
     let (window, rate, ticks) = t.time_window(name)?;

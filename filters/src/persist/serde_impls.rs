@@ -91,6 +91,7 @@ via_bytes!(
     crate::sliding_sketch::TimedSlidingBloom,
     crate::half_sliding::TimedHalfSliding,
     crate::clock_sketch::TimedClockBloom,
+    crate::tlbf::Tlbf,
     crate::half_sliding::HalfSliding,
     crate::clock_sketch::ClockBloom,
     crate::she::SheBloom,

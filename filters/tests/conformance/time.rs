@@ -9,6 +9,7 @@ use bloomlab_filters::half_sliding::TimedHalfSliding;
 use bloomlab_filters::sliding_sketch::theory::SlidingBloomTheory;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
+use bloomlab_filters::tlbf::{Tlbf, META_BITS};
 use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
 
 /// A time window's promise: over 200 000 insertions at random times (bursts
@@ -169,3 +170,15 @@ conformance!(timed clock_bloom_time: TimedClockBloom::with_fpr(10_000, 0.05, 0.0
     bad = [TimedClockBloom::new(0, 3, 2, 100), TimedClockBloom::new(100, 3, 1, 100),
            TimedClockBloom::new(100, 0, 2, 100), TimedClockBloom::new(100, 3, 2, 0),
            TimedClockBloom::with_fpr(100, 1.0, 0.0)]);
+
+// T = 10 000, first sized for 500 keys per T at 1%: no key younger than T
+// is lost whatever the rate; nothing is left T after the last insertion; at
+// a steady rate the FPR is the APBF's F(k, l) (its slices fill as the
+// APBF's)
+conformance!(timed tlbf: Tlbf::with_fpr(10_000, 0.05, 0.01).unwrap(),
+    guarantee = |f: &Tlbf| { let t = f.window_time(); move |age: u64, _| age <= t },
+    scales = |f: &Tlbf| (f.window_time() + 1, 500, 10_000),
+    bound = |f: &Tlbf| bloomlab_filters::apbf::theory::fpr(f.k(), f.l()),
+    memory = |f: &Tlbf| f.control().slices.iter().map(|s| s.size).sum::<u64>() + META_BITS * f.slices() as u64 + 7 * 64,
+    bad = [Tlbf::new(0, 3, 100, 100), Tlbf::new(3, 0, 100, 100), Tlbf::new(3, 3, 0, 100),
+           Tlbf::new(3, 3, 100, 5), Tlbf::with_fpr(100, 1.0, 0.0)]);
