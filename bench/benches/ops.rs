@@ -16,7 +16,8 @@
 //! APBF's bits; the `rotating-bloom-filter` crate (double buffering) at
 //! minimum retention `w` and FPR 1.5e-3. The designs over a window of time
 //! (`apbf_time`, `apbf_hybrid`, `naor_yogev_hybrid`, `jumping_time`,
-//! `double_buffer_time`, `tbf_time`, `swbf_hybrid`, `sliding_bloom_time`) are sized by the crate's
+//! `double_buffer_time`, `tbf_time`, `swbf_hybrid`, `sliding_bloom_time`,
+//! `half_sliding_time`, `clock_bloom_time`, `tlbf`) are sized by the crate's
 //! builder for T·R = w keys at R = 10^6 keys a second, and every timed
 //! insertion first advances their clock by 1 us (so the insertion rows
 //! include the expiry the clock triggers). Our designs and fastbloom take the
@@ -35,8 +36,8 @@
 //! the machine is shared and noisy; `docs/speed.md` gives the protocol for
 //! two pinned runs and their spread.
 
-use bloomlab_filters::clock_sketch::ClockBloom;
-use bloomlab_filters::half_sliding::HalfSliding;
+use bloomlab_filters::clock_sketch::{ClockBloom, TimedClockBloom};
+use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::she::SheBloom;
@@ -605,6 +606,15 @@ fn designs(c: &mut Criterion) {
             }),
             prepare_with("sliding_bloom_time", log_w, sliding, || {
                 Timed::<TimedSlidingBloom>::sized(w, None)
+            }),
+            prepare_with("half_sliding_time", log_w, sliding, || {
+                Timed::<TimedHalfSliding>::sized(w, None)
+            }),
+            prepare_with("clock_bloom_time", log_w, sliding, || {
+                Timed::<TimedClockBloom>::sized(w, None)
+            }),
+            prepare_with("tlbf", log_w, sliding, || {
+                Timed::<bloomlab_filters::tlbf::Tlbf>::sized(w, None)
             }),
             prepare("rotating-bloom-filter", log_w, sliding, Rotating(rotating)),
             prepare("cuckoo-clock", log_w, sliding, CuckooClock::new(w)),

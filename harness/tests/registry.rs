@@ -25,7 +25,8 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         "wcss" => vec![("window", "2048"), ("counters", "64")],
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
         "apbf_time" | "apbf_hybrid" | "double_buffer_time" | "tbf_time" | "naor_yogev_hybrid"
-        | "swbf_hybrid" | "sliding_bloom_time" | "half_sliding_time" | "clock_bloom_time" => {
+        | "swbf_hybrid" | "sliding_bloom_time" | "half_sliding_time" | "clock_bloom_time"
+        | "tlbf" => {
             vec![("window_time", "2"), ("peak_rate", "500"), ("fpr", "0.01")]
         }
         "jumping_time" => vec![

@@ -110,6 +110,9 @@ pub struct Model {
 #[derive(Debug, Clone)]
 pub struct TlbfMoment {
     k: u32,
+    /// T and the moment, in time units.
+    t: f64,
+    now: f64,
     states: Vec<State>,
 }
 
@@ -145,13 +148,16 @@ impl TlbfMoment {
     }
 
     /// P(yes) for a key inserted at time `u`: its k slices (the newest at
-    /// u, d slides ago) match unless expired or gone.
+    /// u, d slides ago) match unless expired or gone. The key's own
+    /// insertion stamps them at u, so they are live while u is at most T
+    /// old (a replica's own last arrival before u may be older).
     pub fn presence(&self, u: f64) -> f64 {
+        let young = u + self.t >= self.now;
         self.mean(|s| {
             let d = s.slides.iter().take_while(|&&x| x > u).count();
             let mut q = s.fills.clone();
             for i in d..(d + self.k as usize).min(q.len()) {
-                if !s.expired[i] {
+                if young || !s.expired[i] {
                     q[i] = 1.0;
                 }
             }
@@ -314,6 +320,8 @@ impl Model {
         self.floor = now;
         TlbfMoment {
             k: self.start.k,
+            t: self.start.t as f64,
+            now,
             states: self
                 .replicas
                 .iter()

@@ -104,7 +104,9 @@ jumping_time, double_buffer_time, tbf_time, sliding_bloom_time, half_sliding_tim
 clock_bloom_time) keep T whatever the rate, with the FPR shown \
 holding only up to R. The hybrids (apbf_hybrid, naor_yogev_hybrid, swbf_hybrid) switch after \
 a time or a count of keys, whichever comes first: they keep the FPR shown whatever the rate, \
-with T shrinking in bursts above R. docs/time.md has the measurements.",
+with T shrinking in bursts above R. The time-limited Bloom filter (tlbf) keeps both T and \
+about the FPR shown whatever the rate, its memory following the rate (the memory shown is at R). \
+docs/time.md has the measurements.",
         count.join(", ")
     )
 }
@@ -208,7 +210,7 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     }
     println!(
         "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
-         in the design's own unit (slices for the APBF and the segmented filters, cells for the \
+         in the design's own unit (slices for the APBF, the TLBF and the segmented filters, cells for the \
          Sl-BF, the HSS-BF and Clock-sketch's Bloom filter, bits for the SHE-BF, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );

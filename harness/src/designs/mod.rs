@@ -45,6 +45,7 @@ mod swlc;
 mod tbf;
 mod tbf_time;
 mod time_shared;
+mod tlbf;
 mod wcss;
 
 pub use built::{
@@ -322,6 +323,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &swept_time::SlidingBloomTime,
     &swept_time::HalfSlidingTime,
     &swept_time::ClockBloomTime,
+    &tlbf::Tlbf,
 ];
 
 /// The design called `name` (or one of its aliases).
