@@ -14,7 +14,7 @@ use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
-use bloomlab_filters::she::SheBloom;
+use bloomlab_filters::she::{SheBloom, TimedSheBloom};
 use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::tlbf::Tlbf;
@@ -145,6 +145,7 @@ steps! {
     TimedHalfSliding => timed_step;
     TimedClockBloom => timed_step;
     Tlbf => timed_step;
+    TimedSheBloom => timed_step;
     Wcss => summary_step;
     SlidingHll => summary_step;
     Swlc => summary_step;
@@ -190,6 +191,7 @@ subjects! {
     half_sliding_time: TimedHalfSliding = TimedHalfSliding::new(200, 5, 2, 300).unwrap();
     clock_bloom_time: TimedClockBloom = TimedClockBloom::new(200, 3, 2, 300).unwrap();
     tlbf: Tlbf = Tlbf::new(3, 4, 200, 64).unwrap();
+    she_bloom_time: TimedSheBloom = TimedSheBloom::new(200, 3, 320, 8, 400).unwrap();
     wcss: Wcss = Wcss::new(256, 32).unwrap();
     swhll: SlidingHll = SlidingHll::new(256, 64).unwrap();
     swlc: Swlc = Swlc::new(256, 64).unwrap();
@@ -407,6 +409,7 @@ fn every_design_is_send_and_sync() {
     both::<TimedHalfSliding>();
     both::<TimedClockBloom>();
     both::<Tlbf>();
+    both::<TimedSheBloom>();
     both::<Wcss>();
     both::<SlidingHll>();
     both::<Swlc>();

@@ -26,7 +26,7 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],
         "apbf_time" | "apbf_hybrid" | "double_buffer_time" | "tbf_time" | "naor_yogev_hybrid"
         | "swbf_hybrid" | "sliding_bloom_time" | "half_sliding_time" | "clock_bloom_time"
-        | "tlbf" => {
+        | "tlbf" | "she_bloom_time" => {
             vec![("window_time", "2"), ("peak_rate", "500"), ("fpr", "0.01")]
         }
         "jumping_time" => vec![

@@ -97,6 +97,7 @@ fn time_designs_meet_their_window_of_time() {
     check::<crate::half_sliding::TimedHalfSliding>(&t);
     check::<crate::clock_sketch::TimedClockBloom>(&t);
     check::<crate::tlbf::Tlbf>(&t);
+    check::<crate::she::TimedSheBloom>(&t);
     let c: ConcurrentApbf = t.build().unwrap();
     assert!(c.window() >= 60_000);
     assert!(matches!(

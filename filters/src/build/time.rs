@@ -159,6 +159,15 @@ impl Build for crate::clock_sketch::TimedClockBloom {
     }
 }
 
+impl Build for crate::she::TimedSheBloom {
+    /// The count SHE-BF's (k, m) for W = ⌈T·R⌉ keys in groups of 64, its
+    /// phase P·T/W of time.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (tw, rate, fpr) = swept_window(t, "she_bloom_time")?;
+        Self::with_fpr(tw, rate, fpr)
+    }
+}
+
 impl Build for crate::tlbf::Tlbf {
     /// (k, l) as the count APBF chooses them for the FPR, the first slices
     /// sized for T·R keys; the slices then follow the rate measured.

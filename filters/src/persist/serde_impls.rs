@@ -92,6 +92,7 @@ via_bytes!(
     crate::half_sliding::TimedHalfSliding,
     crate::clock_sketch::TimedClockBloom,
     crate::tlbf::Tlbf,
+    crate::she::TimedSheBloom,
     crate::half_sliding::HalfSliding,
     crate::clock_sketch::ClockBloom,
     crate::she::SheBloom,

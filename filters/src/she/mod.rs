@@ -35,6 +35,9 @@
 //! leaves out.
 
 pub mod theory;
+pub mod timed;
+
+pub use timed::TimedSheBloom;
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};

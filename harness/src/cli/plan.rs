@@ -101,7 +101,7 @@ fn time_note() -> String {
 The designs that count insertions ({}) keep T only while the rate stays at or below R, and \
 remember longer than T when it is lower. The designs that switch by time alone (apbf_time, \
 jumping_time, double_buffer_time, tbf_time, sliding_bloom_time, half_sliding_time, \
-clock_bloom_time) keep T whatever the rate, with the FPR shown \
+clock_bloom_time, she_bloom_time) keep T whatever the rate, with the FPR shown \
 holding only up to R. The hybrids (apbf_hybrid, naor_yogev_hybrid, swbf_hybrid) switch after \
 a time or a count of keys, whichever comes first: they keep the FPR shown whatever the rate, \
 with T shrinking in bursts above R. The time-limited Bloom filter (tlbf) keeps both T and \

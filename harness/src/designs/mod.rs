@@ -323,6 +323,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &swept_time::SlidingBloomTime,
     &swept_time::HalfSlidingTime,
     &swept_time::ClockBloomTime,
+    &swept_time::SheBloomTime,
     &tlbf::Tlbf,
 ];
 

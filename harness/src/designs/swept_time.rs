@@ -1,6 +1,7 @@
 //! The designs whose clock sweeps cells once per window of time: the Sl-BF
 //! (`sliding_bloom_time`), the HSS-BF (`half_sliding_time`) and
-//! Clock-sketch's filter (`clock_bloom_time`). See
+//! Clock-sketch's filter (`clock_bloom_time`); and SHE's filter
+//! (`she_bloom_time`), whose groups' phases flip by time. See
 //! `bloomlab_filters::sliding_sketch::sweep` and each filter's `timed`
 //! module. They share the crate's sizing for a peak rate, the moment
 //! theory, and a plan that is the count twin's for the keys of a window at
@@ -18,6 +19,8 @@ use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::clock_sketch::TimedClockBloom;
 use bloomlab_filters::half_sliding::theory::HalfSlidingTheory;
 use bloomlab_filters::half_sliding::TimedHalfSliding;
+use bloomlab_filters::she::theory::SheTheory;
+use bloomlab_filters::she::TimedSheBloom;
 use bloomlab_filters::sliding_sketch::sweep::TimedMoment;
 use bloomlab_filters::sliding_sketch::theory::SlidingBloomTheory;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
@@ -34,8 +37,16 @@ pub(super) trait Swept:
     /// The count design's worst-phase FPR at `keys` per window: the FPR at
     /// the peak rate.
     fn count_fpr(&self, keys: u64) -> f64;
-    /// The theory at a moment.
-    fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedMoment;
+    /// The theory at a moment: its FPR and P(yes) by insertion time.
+    fn moment(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory>;
+}
+
+/// A swept clock's moment as the time pass takes it.
+fn swept_moment(at: TimedMoment) -> Box<dyn MomentTheory> {
+    Box::new(AtMoment {
+        fpr: at.fpr(),
+        presence: move |u| at.presence(u),
+    })
 }
 
 /// Builds a swept design `name` for T seconds at a peak rate with a
@@ -82,11 +93,7 @@ pub(super) fn build<F: Swept>(
                 ("bits_per_element", bits / keys as f64),
             ],
             moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
-                let at = model.theory_at(m.now_ns, cum);
-                Box::new(AtMoment {
-                    fpr: at.fpr(),
-                    presence: move |u| at.presence(u),
-                }) as Box<dyn MomentTheory>
+                model.moment(m.now_ns, cum)
             })),
             ..Theory::default()
         },
@@ -176,6 +183,14 @@ swept_design!(
 );
 
 swept_design!(
+    /// SHE's Bloom filter over a window of time.
+    SheBloomTime, SheBloomTimeParams, TimedSheBloom, "she_bloom_time",
+    aliases = &["she_time", "she_bf_time"],
+    about = "SHE's Bloom filter over a window of time: groups under 1-bit timestamps flipping every P of time (window T at any rate; a lull of two phases brings stale keys back)",
+    count = super::she_bloom::SheBloom
+);
+
+swept_design!(
     /// Clock-sketch's Bloom filter over a window of time.
     ClockBloomTime, ClockBloomTimeParams, TimedClockBloom, "clock_bloom_time",
     aliases = &["clock_sketch_time"],
@@ -194,8 +209,8 @@ impl Swept for TimedSlidingBloom {
         let (k, m, w) = (self.k(), self.m(), keys);
         SlidingBloomTheory { k, m, w }.fpr()
     }
-    fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedMoment {
-        TimedSlidingBloom::theory_at(self, now, cum)
+    fn moment(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory> {
+        swept_moment(self.theory_at(now, cum))
     }
 }
 
@@ -214,8 +229,8 @@ impl Swept for TimedHalfSliding {
         let cycle = (keys * d).div_ceil(d - 1);
         HalfSlidingTheory { k, lo, m, cycle }.fpr()
     }
-    fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedMoment {
-        TimedHalfSliding::theory_at(self, now, cum)
+    fn moment(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory> {
+        swept_moment(self.theory_at(now, cum))
     }
 }
 
@@ -234,7 +249,47 @@ impl Swept for TimedClockBloom {
         let (k, s, m) = (self.k(), self.clock_bits(), self.m());
         ClockBloomTheory { w: keys, k, s, m }.fpr()
     }
-    fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedMoment {
-        TimedClockBloom::theory_at(self, now, cum)
+    fn moment(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory> {
+        swept_moment(self.theory_at(now, cum))
+    }
+}
+
+impl Swept for TimedSheBloom {
+    fn keys_at(t_ns: u64, rate_per_ns: f64) -> Result<u64, ParamError> {
+        bloomlab_filters::sliding_sketch::sweep::keys(
+            t_ns,
+            rate_per_ns,
+            bloomlab_filters::she::theory::MAX_EXACT_WINDOW,
+        )
+    }
+    fn resolved(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            int("k", self.k()),
+            int("m", self.m()),
+            int("group", self.group()),
+            real("phase_time", self.phase() as f64 / NS),
+        ]
+    }
+    /// The count SHE-BF of `keys` per window with the phase in keys at
+    /// the same rate.
+    fn count_fpr(&self, keys: u64) -> f64 {
+        let t = self.window_time() as f64;
+        let phase = ((self.phase() as f64 * keys as f64 / t).round() as u64).max(keys);
+        let (k, m, g) = (self.k(), self.m(), self.group());
+        SheTheory {
+            w: keys,
+            k,
+            m,
+            g,
+            phase,
+        }
+        .fpr()
+    }
+    fn moment(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> Box<dyn MomentTheory> {
+        let at = self.theory_at(now, cum);
+        Box::new(AtMoment {
+            fpr: at.fpr(),
+            presence: move |u| at.presence(u),
+        })
     }
 }

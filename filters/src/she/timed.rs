@@ -1,0 +1,437 @@
+//! SHE's Bloom filter over a window of time (`she_bloom_time`): the groups'
+//! phases flip by time instead of by insertions, as SHE's clock does in
+//! its time-based windows.
+//!
+//! Group j's phase at time τ is q_j(τ) = ⌊(τ + o_j)/P⌋, o_j = ⌊(T + P)·j/G⌋
+//! (the count filter's staggering over T + P), with P >= T of time. An
+//! insertion finding its group's 1-bit timestamp unlike its phase's parity
+//! clears the group first; a query counts a bit as one when its group
+//! flipped within the last T (q_j(τ - T) < q_j(τ)), and as zero when the
+//! timestamp differs from the phase or the bit is unset.
+//!
+//! **What it guarantees.** A key at most T old is reported **whatever the
+//! rate**: either its group flipped since (the bit counts as one) or it did
+//! not, and then nothing cleared the group. **What it does not.** The 1-bit
+//! timestamp cannot tell two flips from none: a group that no insertion
+//! touches for a whole phase keeps its bits through the next flip, and a
+//! lull of two phases brings back every group's stale bits. Over insertions
+//! that takes a group missed by a phase of keys (about exp(-k·g·P/m)); over
+//! time any lull does it, so keys older than the slack P - T come back as
+//! the lull's phases flip. The theory ([`TimedSheBloom::theory_at`]) counts
+//! it.
+//!
+//! # Theory at a moment
+//!
+//! Over Poisson arrivals of cumulative mean Λ, phase q of group j is left
+//! untouched with probability u(q) = exp(-h·ΔΛ(q)), h = 1 - (1 - g/m)^k
+//! the chance a key touches the group, independently of every other phase.
+//! A query sees a bit of group j (in phase p, no flip within T) set exactly
+//! when some key set it in a phase q ≡ p (mod 2) from which every phase of
+//! the other parity up to p went untouched (a touch of the other parity
+//! would have cleared the group, and the latest touch fixes the timestamp).
+//! So with D the earliest such phase, P(D <= p - 2i) = ∏_{j<i} u(p - 1 -
+//! 2j), and given D the bit is set with probability 1 - exp(-β·Σ ΔΛ(q)) over
+//! the phases q = D, D + 2, ..., p, β = 1 - (1 - 1/m)^k (disjoint stretches
+//! of a Poisson process are independent: exact but for the Bloom filter's
+//! usual independence of a query's k bits).
+
+use super::CODE_GROUP;
+use crate::bits::BitArray;
+use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::hash::index;
+use crate::{Filter, ParamError, TimedFilter};
+
+/// SHE's Bloom filter on a clock of time: m bits in groups of g under
+/// 1-bit timestamps, each group's phase flipping every P of time.
+#[derive(Debug, Clone)]
+pub struct TimedSheBloom {
+    t: u64,
+    k: u32,
+    m: u64,
+    g: u64,
+    phase: u64,
+    bits: BitArray,
+    stamps: BitArray,
+    /// The latest time advanced to.
+    clock: u64,
+}
+
+impl TimedSheBloom {
+    /// m bits in groups of `g` (g divides m), k bits per key, a window of
+    /// `t` time units and a phase of `phase` >= t.
+    pub fn new(t: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
+        check_nonzero("window time", t)?;
+        check_nonzero("k", k as u64)?;
+        check_nonzero("m", m)?;
+        check_nonzero("g", g)?;
+        check_bits(Some(m))?;
+        if !m.is_multiple_of(g) {
+            return Err(ParamError::OutOfRange {
+                name: "g",
+                value: g.to_string(),
+                expected: "a divisor of m (whole groups)",
+            });
+        }
+        if phase < t {
+            return Err(ParamError::OutOfRange {
+                name: "phase",
+                value: phase.to_string(),
+                expected: "at least the window (alpha >= 1), or a group flips twice in a window",
+            });
+        }
+        if phase
+            .checked_add(t)
+            .and_then(|s| s.checked_mul(m / g))
+            .is_none()
+        {
+            return Err(ParamError::TooLarge {
+                what: "phase + window times groups",
+                limit: "2^64".into(),
+            });
+        }
+        let mut f = TimedSheBloom {
+            t,
+            k,
+            m,
+            g,
+            phase,
+            bits: BitArray::new(m),
+            stamps: BitArray::new(m / g),
+            clock: 0,
+        };
+        for j in 0..m / g {
+            let p = f.phase_of(j, 0) & 1 == 1;
+            f.stamps.assign(j, p);
+        }
+        Ok(f)
+    }
+
+    /// Sized for a window of `t` time units at up to `rate` keys per time
+    /// unit with worst-phase FPR <= `fpr`: the count filter's (k, m) for
+    /// W = ⌈rate·t⌉ in groups of 64, its phase P·t/W in time
+    /// ([`super::theory::sizing`]).
+    ///
+    /// ```
+    /// use bloomlab_filters::she::TimedSheBloom;
+    /// use bloomlab_filters::{Filter, TimedFilter};
+    /// // ten seconds in ms, 2 keys per ms at most, 1% FPR
+    /// let mut f = TimedSheBloom::with_fpr(10_000, 2.0, 0.01).unwrap();
+    /// f.advance(1_000);
+    /// f.insert(3);
+    /// f.advance(11_000);
+    /// assert!(f.contains(3));
+    /// ```
+    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+        let fpr = check_probability("fpr", fpr)?;
+        let w = crate::sliding_sketch::sweep::keys(t, rate, super::theory::MAX_EXACT_WINDOW)?;
+        let s = super::theory::sizing(w, fpr).ok_or_else(|| ParamError::Unreachable {
+            target: format!("SHE-BF fpr {fpr} at window {w}"),
+        })?;
+        let phase = (s.phase as u128 * t as u128).div_ceil(w as u128);
+        let phase = u64::try_from(phase).map_err(|_| ParamError::TooLarge {
+            what: "phase in time units",
+            limit: "2^64".into(),
+        })?;
+        Self::new(t, s.k, s.m, CODE_GROUP, phase.max(t))
+    }
+
+    /// k: bits set and read per key.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// m: bits.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// g: bits per group.
+    pub fn group(&self) -> u64 {
+        self.g
+    }
+
+    /// P: the time a phase lasts.
+    pub fn phase(&self) -> u64 {
+        self.phase
+    }
+
+    fn groups(&self) -> u64 {
+        self.m / self.g
+    }
+
+    /// o_j = ⌊(T + P)·j/G⌋.
+    fn offset(&self, j: u64) -> u64 {
+        ((self.t + self.phase) as u128 * j as u128 / self.groups() as u128) as u64
+    }
+
+    /// q_j(τ): group j's phase number at time τ (τ may be negative).
+    fn phase_of(&self, j: u64, at: i128) -> i128 {
+        (at + self.offset(j) as i128).div_euclid(self.phase as i128)
+    }
+
+    /// Whether group j flipped in (now - T, now].
+    fn flipped(&self, j: u64, now: u64) -> bool {
+        self.phase_of(j, now as i128 - self.t as i128) < self.phase_of(j, now as i128)
+    }
+
+    #[inline]
+    fn cell(&self, key: u64, i: u32) -> u64 {
+        index(key, i as u64, self.m)
+    }
+
+    /// The theory at time `now` for arrivals of cumulative mean `cum` (keys
+    /// by a time), both in the filter's time units; time 0 is the clock's
+    /// origin.
+    pub fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> SheMoment {
+        let (m, g, k) = (self.m as f64, self.g as f64, self.k as i32);
+        let h = 1.0 - (1.0 - g / m).powi(k);
+        let beta = 1.0 - (1.0 - 1.0 / m).powi(k);
+        let (p_len, t) = (self.phase as f64, self.t as f64);
+        let mut groups = Vec::with_capacity(self.groups() as usize);
+        for j in 0..self.groups() {
+            let o = self.offset(j) as f64;
+            let p = ((now + o) / p_len).floor();
+            let first = (o / p_len).floor();
+            // flipped within the window: every bit counts as one
+            if ((now - t + o) / p_len).floor() < p {
+                groups.push(GroupAt::Flipped);
+                continue;
+            }
+            // ΔΛ of phase q, clipped to [0, now]
+            let span = |q: f64| {
+                let a = (q * p_len - o).max(0.0);
+                let b = ((q + 1.0) * p_len - o).min(now);
+                if b <= a {
+                    0.0
+                } else {
+                    cum(b) - cum(a)
+                }
+            };
+            // (P(D = p - 2i), Λ summed over the same-parity phases D..p)
+            let mut terms = Vec::new();
+            let (mut reach, mut sum) = (1.0, 0.0);
+            let mut q = p;
+            while q >= first && reach > 1e-15 {
+                sum += span(q);
+                let other = q - 1.0;
+                let untouched = if other >= first {
+                    (-h * span(other)).exp()
+                } else {
+                    0.0
+                };
+                terms.push((reach * (1.0 - untouched), sum, q));
+                reach *= untouched;
+                q -= 2.0;
+            }
+            let fill: f64 = terms
+                .iter()
+                .map(|&(w, s, _)| w * (1.0 - (-beta * s).exp()))
+                .sum();
+            groups.push(GroupAt::Clean {
+                fill,
+                p,
+                untouched_since: terms.iter().map(|&(w, _, q)| (q, w)).collect(),
+                phase_len: p_len,
+                offset: o,
+            });
+        }
+        SheMoment { k: self.k, groups }
+    }
+}
+
+/// One group at a moment.
+#[derive(Debug, Clone)]
+enum GroupAt {
+    /// Flipped within the window: its bits count as one.
+    Flipped,
+    /// Its bits as the query sees them.
+    Clean {
+        /// P(a given bit is seen set).
+        fill: f64,
+        /// Its phase number now.
+        p: f64,
+        /// (phase D, P(the earliest phase whose keys it still shows is D)).
+        untouched_since: Vec<(f64, f64)>,
+        phase_len: f64,
+        offset: f64,
+    },
+}
+
+/// The theory of a [`TimedSheBloom`] at one moment.
+#[derive(Debug, Clone)]
+pub struct SheMoment {
+    k: u32,
+    groups: Vec<GroupAt>,
+}
+
+impl SheMoment {
+    fn mean(&self, f: impl Fn(&GroupAt) -> f64) -> f64 {
+        self.groups.iter().map(f).sum::<f64>() / self.groups.len() as f64
+    }
+
+    /// The FPR at this moment: a uniform group's bit seen set, k times.
+    pub fn fpr(&self) -> f64 {
+        self.mean(|g| match g {
+            GroupAt::Flipped => 1.0,
+            GroupAt::Clean { fill, .. } => *fill,
+        })
+        .powi(self.k as i32)
+    }
+
+    /// P(yes) for a key inserted at time `u`: per bit, its own setting
+    /// survives when its phase is still shown (D at or before it, same
+    /// parity as now), else the others' fill.
+    pub fn presence(&self, u: f64) -> f64 {
+        self.mean(|g| match g {
+            GroupAt::Flipped => 1.0,
+            GroupAt::Clean {
+                fill,
+                p,
+                untouched_since,
+                phase_len,
+                offset,
+            } => {
+                let qu = ((u + offset) / phase_len).floor();
+                let shown = if qu >= *p {
+                    // inserted in this phase: nothing has cleared it
+                    1.0
+                } else if (p - qu).rem_euclid(2.0) == 0.0 {
+                    untouched_since
+                        .iter()
+                        .filter(|&&(d, _)| d <= qu)
+                        .map(|&(_, w)| w)
+                        .sum::<f64>()
+                } else {
+                    0.0
+                };
+                shown + (1.0 - shown) * fill
+            }
+        })
+        .powi(self.k as i32)
+    }
+}
+
+impl Filter for TimedSheBloom {
+    fn insert(&mut self, key: u64) {
+        let now = self.clock;
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            let j = c / self.g;
+            let parity = self.phase_of(j, now as i128) & 1 == 1;
+            if self.stamps.get(j) != parity {
+                self.bits.clear_range(j * self.g, (j + 1) * self.g);
+                self.stamps.assign(j, parity);
+            }
+            self.bits.set(c);
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        crate::Instrumented::contains_probes(self, key).0
+    }
+
+    /// One bit per cell and per group, plus 64 bits for the clock.
+    fn memory_bits(&self) -> u64 {
+        self.m + self.groups() + 64
+    }
+
+    fn name(&self) -> &'static str {
+        "she_bloom_time"
+    }
+}
+
+impl crate::Instrumented for TimedSheBloom {
+    /// The answer and the bits read (stopping at the first that counts as
+    /// zero).
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        let now = self.clock;
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            let j = c / self.g;
+            if self.flipped(j, now) {
+                continue;
+            }
+            let parity = self.phase_of(j, now as i128) & 1 == 1;
+            if self.stamps.get(j) != parity || !self.bits.get(c) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
+    }
+
+    fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
+        Some(self)
+    }
+}
+
+impl TimedFilter for TimedSheBloom {
+    /// Moves the clock (the groups are cleared lazily, by insertions).
+    fn advance(&mut self, now: u64) {
+        self.clock = self.clock.max(now);
+    }
+
+    fn now(&self) -> u64 {
+        self.clock
+    }
+
+    fn window_time(&self) -> u64 {
+        self.t
+    }
+
+    /// P - T while every group is touched in every phase; a lull of two
+    /// phases brings stale keys back (see the module).
+    fn slack_time(&self) -> u64 {
+        self.phase - self.t
+    }
+}
+
+crate::persist::codec_struct!(TimedSheBloom {
+    t,
+    k,
+    m,
+    g,
+    phase,
+    bits,
+    stamps,
+    clock
+});
+
+impl crate::persist::sealed::Design for TimedSheBloom {
+    fn tag() -> String {
+        "she_bloom_time".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        crate::persist::ensure(
+            self.t >= 1
+                && self.k >= 1
+                && self.g >= 1
+                && self.m >= self.g
+                && self.m.is_multiple_of(self.g)
+                && self.phase >= self.t
+                && self
+                    .phase
+                    .checked_add(self.t)
+                    .and_then(|s| s.checked_mul(self.m / self.g))
+                    .is_some()
+                && self.bits.len() == self.m
+                && self.stamps.len() == self.m / self.g,
+            || {
+                format!(
+                    "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",
+                    self.bits.len(),
+                    self.stamps.len(),
+                    self.m,
+                    self.g,
+                    self.phase,
+                    self.t
+                )
+            },
+        )
+    }
+}
+
+impl crate::persist::Persist for TimedSheBloom {}
+
+#[cfg(test)]
+#[path = "timed_tests.rs"]
+mod tests;
