@@ -40,6 +40,18 @@ use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::index;
 use crate::{Filter, ParamError, SlidingFilter};
 
+/// The answer and the cells read of a query over m clocks with k cells a
+/// key (both filters, over insertions and over time): stop at the first
+/// zero clock.
+fn probe(clocks: &PackedInts, k: u32, m: u64, key: u64) -> (bool, u32) {
+    for i in 0..k {
+        if clocks.get(index(key, i as u64, m)) == 0 {
+            return (false, i + 1);
+        }
+    }
+    (true, k)
+}
+
 /// Largest clock width s, in bits.
 pub const MAX_CLOCK_BITS: u32 = 16;
 
@@ -185,7 +197,7 @@ impl Filter for ClockBloom {
     }
 
     fn contains(&self, key: u64) -> bool {
-        (0..self.k).all(|i| self.clocks.get(self.cell(key, i)) != 0)
+        probe(&self.clocks, self.k, self.m, key).0
     }
 
     /// s bits per cell, plus 64 bits each for the hand, the pointer
@@ -202,12 +214,7 @@ impl Filter for ClockBloom {
 impl crate::Instrumented for ClockBloom {
     /// The answer and the cells read (stopping at the first zero clock).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            if self.clocks.get(self.cell(key, i)) == 0 {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
+        probe(&self.clocks, self.k, self.m, key)
     }
 }
 

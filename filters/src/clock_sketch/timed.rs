@@ -163,7 +163,7 @@ impl Filter for TimedClockBloom {
     }
 
     fn contains(&self, key: u64) -> bool {
-        (0..self.k).all(|i| self.clocks.get(self.cell(key, i)) != 0)
+        super::probe(&self.clocks, self.k, self.m, key).0
     }
 
     /// s bits per cell, plus 64 bits each for the decrement count and the
@@ -180,12 +180,7 @@ impl Filter for TimedClockBloom {
 impl crate::Instrumented for TimedClockBloom {
     /// The answer and the cells read (stopping at the first zero clock).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            if self.clocks.get(self.cell(key, i)) == 0 {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
+        super::probe(&self.clocks, self.k, self.m, key)
     }
 
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {

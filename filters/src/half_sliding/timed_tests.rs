@@ -74,13 +74,7 @@ fn theory_matches_the_sum_over_every_cell() {
     let cells = (k as u64 * m) as f64;
     let per = ((k - lo - 1) as u64 * m) as f64;
     let unit = t as f64 / per;
-    let cum = |x: f64| {
-        let x = x.max(0.0);
-        0.01 * x
-            + 0.005
-                * (x - 150_000.0 * (x / 150_000.0 * std::f64::consts::TAU).sin()
-                    / std::f64::consts::TAU)
-    };
+    let cum = crate::sliding_sketch::sweep::testing::wave;
     for now in [700_000.0, 1_500_000.0, 2_345_678.0, 4_100_000.0] {
         let th = f.theory_at(now, &cum);
         let s = (now / unit).floor();
@@ -154,43 +148,9 @@ fn theory_matches_the_sum_over_every_cell() {
 fn theory_matches_simulation_under_a_changing_rate() {
     let t = 100_000u64;
     let sz = theory::sizing(3000, 0.01).unwrap();
-    let rate = |x: f64| if x < 250_000.0 { 0.01 } else { 0.03 };
-    let cum = |x: f64| {
-        let x = x.max(0.0);
-        0.01 * x.min(250_000.0) + 0.03 * (x - 250_000.0).max(0.0)
-    };
-    let (mut fp, mut queries, mut predicted) = (0u64, 0u64, 0.0);
-    for run in 0..400u64 {
-        let mut f = TimedHalfSliding::new(t, sz.k, sz.lo, sz.m).unwrap();
-        let end = 200_000.0 + (mix64(run) % 200_000) as f64;
-        let mut now = 0.0f64;
-        let mut i = 0u64;
-        loop {
-            let u = ((mix64(run << 32 | i) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-            now += -u.ln() / rate(now);
-            if now > end {
-                break;
-            }
-            f.advance(now as u64);
-            f.insert(mix64(i ^ run << 40));
-            i += 1;
-        }
-        f.advance(end as u64);
-        predicted += f.theory_at(end, &cum).fpr();
-        for q in 0..2000u64 {
-            fp += f.contains(mix64(q | 1 << 62 | run << 45)) as u64;
-            queries += 1;
-        }
-    }
-    let p = predicted / 400.0;
-    let measured = fp as f64 / queries as f64;
-    // the runs' FPRs spread more than a binomial's: allow four standard
-    // errors of the binomial plus 3% for the spread between moments
-    let se = (p * (1.0 - p) / queries as f64).sqrt();
-    eprintln!("measured {measured}, theory {p}, {queries} queries");
-    assert!(
-        (measured - p).abs() < 4.0 * se + 0.03 * p,
-        "measured {measured}, theory {p}"
+    crate::sliding_sketch::sweep::testing::changing_rate(
+        || TimedHalfSliding::new(t, sz.k, sz.lo, sz.m).unwrap(),
+        |f, now, cum| f.theory_at(now, cum).fpr(),
     );
 }
 

@@ -47,6 +47,50 @@ use crate::{Filter, ParamError, SlidingFilter};
 /// The reference code's group size.
 pub const CODE_GROUP: u64 = 64;
 
+/// The checks both SHE-BFs make of their shape: whole groups, a phase at
+/// least the window (in insertions or in time), and (P + W)·G in 64 bits
+/// (the groups' offsets).
+pub(crate) fn check_shape(w: u64, m: u64, g: u64, phase: u64) -> Result<(), ParamError> {
+    check_bits(Some(m))?;
+    if !m.is_multiple_of(g) {
+        return Err(ParamError::OutOfRange {
+            name: "g",
+            value: g.to_string(),
+            expected: "a divisor of m (whole groups)",
+        });
+    }
+    if phase < w {
+        return Err(ParamError::OutOfRange {
+            name: "phase",
+            value: phase.to_string(),
+            expected: "at least the window (alpha >= 1), or a group flips twice in a window",
+        });
+    }
+    if phase
+        .checked_add(w)
+        .and_then(|s| s.checked_mul(m / g))
+        .is_none()
+    {
+        return Err(ParamError::TooLarge {
+            what: "phase + window times groups",
+            limit: "2^64".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether a loaded SHE-BF's fields fit together ([`check_shape`]'s rules,
+/// and the arrays' lengths).
+pub(crate) fn shape_ok(w: u64, k: u32, m: u64, g: u64, phase: u64, bits: u64, stamps: u64) -> bool {
+    w >= 1
+        && k >= 1
+        && g >= 1
+        && m >= g
+        && check_shape(w, m, g, phase).is_ok()
+        && bits == m
+        && stamps == m / g
+}
+
 /// SHE's Bloom filter over the last W insertions: m bits in groups of g
 /// under 1-bit timestamps, each group cleared once per phase of P
 /// insertions.
@@ -71,31 +115,7 @@ impl SheBloom {
         check_nonzero("k", k as u64)?;
         check_nonzero("m", m)?;
         check_nonzero("g", g)?;
-        check_bits(Some(m))?;
-        if !m.is_multiple_of(g) {
-            return Err(ParamError::OutOfRange {
-                name: "g",
-                value: g.to_string(),
-                expected: "a divisor of m (whole groups)",
-            });
-        }
-        if phase < w {
-            return Err(ParamError::OutOfRange {
-                name: "phase",
-                value: phase.to_string(),
-                expected: "at least the window (alpha >= 1), or a group flips twice in a window",
-            });
-        }
-        if phase
-            .checked_add(w)
-            .and_then(|s| s.checked_mul(m / g))
-            .is_none()
-        {
-            return Err(ParamError::TooLarge {
-                what: "phase + window times groups",
-                limit: "2^64".into(),
-            });
-        }
+        check_shape(w, m, g, phase)?;
         let th = theory::SheTheory { w, k, m, g, phase };
         let mut stamps = BitArray::new(m / g);
         for j in 0..m / g {
@@ -280,19 +300,15 @@ impl crate::persist::sealed::Design for SheBloom {
     }
     fn check(&self) -> Result<(), String> {
         crate::persist::ensure(
-            self.w >= 1
-                && self.k >= 1
-                && self.g >= 1
-                && self.m >= self.g
-                && self.m.is_multiple_of(self.g)
-                && self.phase >= self.w
-                && self
-                    .phase
-                    .checked_add(self.w)
-                    .and_then(|s| s.checked_mul(self.m / self.g))
-                    .is_some()
-                && self.bits.len() == self.m
-                && self.stamps.len() == self.m / self.g,
+            shape_ok(
+                self.w,
+                self.k,
+                self.m,
+                self.g,
+                self.phase,
+                self.bits.len(),
+                self.stamps.len(),
+            ),
             || {
                 format!(
                     "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",

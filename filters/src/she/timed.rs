@@ -37,7 +37,7 @@
 
 use super::CODE_GROUP;
 use crate::bits::BitArray;
-use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::error::{check_nonzero, check_probability};
 use crate::hash::index;
 use crate::{Filter, ParamError, TimedFilter};
 
@@ -64,31 +64,7 @@ impl TimedSheBloom {
         check_nonzero("k", k as u64)?;
         check_nonzero("m", m)?;
         check_nonzero("g", g)?;
-        check_bits(Some(m))?;
-        if !m.is_multiple_of(g) {
-            return Err(ParamError::OutOfRange {
-                name: "g",
-                value: g.to_string(),
-                expected: "a divisor of m (whole groups)",
-            });
-        }
-        if phase < t {
-            return Err(ParamError::OutOfRange {
-                name: "phase",
-                value: phase.to_string(),
-                expected: "at least the window (alpha >= 1), or a group flips twice in a window",
-            });
-        }
-        if phase
-            .checked_add(t)
-            .and_then(|s| s.checked_mul(m / g))
-            .is_none()
-        {
-            return Err(ParamError::TooLarge {
-                what: "phase + window times groups",
-                limit: "2^64".into(),
-            });
-        }
+        super::check_shape(t, m, g, phase)?;
         let mut f = TimedSheBloom {
             t,
             k,
@@ -402,19 +378,15 @@ impl crate::persist::sealed::Design for TimedSheBloom {
     }
     fn check(&self) -> Result<(), String> {
         crate::persist::ensure(
-            self.t >= 1
-                && self.k >= 1
-                && self.g >= 1
-                && self.m >= self.g
-                && self.m.is_multiple_of(self.g)
-                && self.phase >= self.t
-                && self
-                    .phase
-                    .checked_add(self.t)
-                    .and_then(|s| s.checked_mul(self.m / self.g))
-                    .is_some()
-                && self.bits.len() == self.m
-                && self.stamps.len() == self.m / self.g,
+            super::shape_ok(
+                self.t,
+                self.k,
+                self.m,
+                self.g,
+                self.phase,
+                self.bits.len(),
+                self.stamps.len(),
+            ),
             || {
                 format!(
                     "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",

@@ -264,3 +264,71 @@ impl TimedMoment {
             .product()
     }
 }
+
+/// The simulation the swept filters over time are tested by.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::hash::mix64;
+    use crate::{Filter, TimedFilter};
+
+    /// Arrivals at 1 key per 100 time units, doubled in a wave of period
+    /// 150 000: their cumulative mean.
+    pub fn wave(x: f64) -> f64 {
+        let x = x.max(0.0);
+        let tau = std::f64::consts::TAU;
+        0.01 * x + 0.005 * (x - 150_000.0 * (x / 150_000.0 * tau).sin() / tau)
+    }
+
+    /// Arrivals of 1 key per 100 time units, 3 per 100 from time 250 000:
+    /// their cumulative mean.
+    pub fn cum(x: f64) -> f64 {
+        let x = x.max(0.0);
+        0.01 * x.min(250_000.0) + 0.03 * (x - 250_000.0).max(0.0)
+    }
+
+    /// Measured against the theory: 400 filters from `make` under Poisson
+    /// arrivals of mean [`cum`], each queried at one moment in [200 000,
+    /// 400 000) with 2000 never-inserted keys, `fpr` giving the theory at
+    /// that moment. Asserts the measured FPR within four of the binomial's
+    /// standard errors plus 3% (for the spread between moments) of the
+    /// theory's mean, and returns (measured, theory).
+    pub fn changing_rate<F: Filter + TimedFilter>(
+        make: impl Fn() -> F,
+        fpr: impl Fn(&F, f64, &dyn Fn(f64) -> f64) -> f64,
+    ) -> (f64, f64) {
+        let rate = |x: f64| if x < 250_000.0 { 0.01 } else { 0.03 };
+        let (mut fp, mut queries, mut predicted) = (0u64, 0u64, 0.0);
+        for run in 0..400u64 {
+            let mut f = make();
+            let end = 200_000.0 + (mix64(run) % 200_000) as f64;
+            let mut now = 0.0f64;
+            let mut i = 0u64;
+            loop {
+                // exponential gaps at the current rate
+                let u = ((mix64(run << 32 | i) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+                now += -u.ln() / rate(now);
+                if now > end {
+                    break;
+                }
+                f.advance(now as u64);
+                f.insert(mix64(i ^ run << 40));
+                i += 1;
+            }
+            f.advance(end as u64);
+            predicted += fpr(&f, end, &cum);
+            for q in 0..2000u64 {
+                fp += f.contains(mix64(q | 1 << 62 | run << 45)) as u64;
+                queries += 1;
+            }
+        }
+        let p = predicted / 400.0;
+        let measured = fp as f64 / queries as f64;
+        let se = (p * (1.0 - p) / queries as f64).sqrt();
+        eprintln!("measured {measured}, theory {p}, {queries} queries");
+        assert!(
+            (measured - p).abs() < 4.0 * se + 0.03 * p,
+            "measured {measured}, theory {p}"
+        );
+        (measured, p)
+    }
+}
