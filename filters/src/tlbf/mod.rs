@@ -122,8 +122,9 @@ impl Tlbf {
     pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         check_nonzero("window time", t)?;
-        let keys = rate * t as f64;
-        if !(rate > 0.0 && keys.is_finite() && keys >= 1.0) {
+        // a window of less than one key at that rate is sized for one
+        let keys = (rate * t as f64).max(1.0);
+        if !(rate > 0.0 && keys.is_finite()) {
             return Err(ParamError::Unreachable {
                 target: format!("a window of {t} time units at rate {rate}"),
             });
