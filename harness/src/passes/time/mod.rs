@@ -21,8 +21,10 @@
 //! - `p_yes_past_window`: the share of probed keys older than T answered
 //!   yes (a design that remembers past T does so here);
 //! - `bits_per_peak_key`: memory over the keys of a window at the
-//!   process's largest rate (and `memory_bits` when the spec asks for
-//!   `memory` and no membership pass reports it).
+//!   process's largest rate (and, when the spec asks for `memory` and no
+//!   membership pass reports it, `memory_bits` at the end of the run and
+//!   `memory_bits_mean` and `memory_bits_max` over the moments, for a
+//!   design whose size follows the rate).
 //!
 //! Each with `_theory` (the mean of the theory over the same moments or
 //! keys), `_ratio` and `_theory_in_ci` where the design has a moment
@@ -385,11 +387,18 @@ pub fn measure(
     let mut timeline = Vec::new();
     let stretch = sc.duration / spec.samples as f64;
     let mut steps = crate::metrics::progress::Steps::new("moments", spec.samples);
+    // the filter's size at the moments (a design may grow and shrink)
+    let (mut bits_max, mut bits_sum) = (0u64, 0.0f64);
     for s in 0..spec.samples {
         steps.done(s);
         let offset = run.rng.random::<f64>();
         let moment = (sc.warmup + (s as f64 + offset) * stretch) as u64;
         run.until(moment, &mut next_arrival, sc.horizon);
+        if memory {
+            let b = run.f.memory_bits();
+            bits_max = bits_max.max(b);
+            bits_sum += b as f64;
+        }
         let now = Moment {
             now_ns: moment as f64,
             inserted: run.inserted,
@@ -413,6 +422,10 @@ pub fn measure(
     let bits = f.memory_bits();
     if memory {
         row.push("memory_bits", Value::Int(bits));
+        if spec.samples > 0 {
+            row.num("memory_bits_mean", bits_sum / spec.samples as f64);
+            row.push("memory_bits_max", Value::Int(bits_max));
+        }
     }
     row.num(
         "bits_per_peak_key",
