@@ -52,6 +52,19 @@ fn probe(clocks: &PackedInts, k: u32, m: u64, key: u64) -> (bool, u32) {
     (true, k)
 }
 
+/// The checks both Clock-sketch filters make of their clocks: a width s in
+/// 2..=16 and m·s bits within the limit.
+fn check_clocks(s: u32, m: u64) -> Result<(), ParamError> {
+    if !(2..=MAX_CLOCK_BITS).contains(&s) {
+        return Err(ParamError::OutOfRange {
+            name: "clock_bits",
+            value: s.to_string(),
+            expected: "in 2..=16 (a 1-bit clock is never decremented)",
+        });
+    }
+    check_bits(m.checked_mul(s as u64)).map(|_| ())
+}
+
 /// Largest clock width s, in bits.
 pub const MAX_CLOCK_BITS: u32 = 16;
 
@@ -80,14 +93,7 @@ impl ClockBloom {
         check_nonzero("window", w)?;
         check_nonzero("k", k as u64)?;
         check_nonzero("m", m)?;
-        if !(2..=MAX_CLOCK_BITS).contains(&s) {
-            return Err(ParamError::OutOfRange {
-                name: "clock_bits",
-                value: s.to_string(),
-                expected: "in 2..=16 (a 1-bit clock is never decremented)",
-            });
-        }
-        check_bits(m.checked_mul(s as u64))?;
+        check_clocks(s, m)?;
         let rate = ((1u64 << s) - 2).checked_mul(m);
         if rate.and_then(|r| r.checked_add(w)).is_none() {
             return Err(ParamError::TooLarge {

@@ -25,7 +25,7 @@
 use super::theory;
 use super::MAX_CLOCK_BITS;
 use crate::bits::PackedInts;
-use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::error::{check_nonzero, check_probability};
 use crate::hash::index;
 use crate::sliding_sketch::sweep::{self, Schedule, TimedMoment};
 use crate::{Filter, ParamError, TimedFilter};
@@ -52,14 +52,7 @@ impl TimedClockBloom {
         check_nonzero("window time", t)?;
         check_nonzero("k", k as u64)?;
         check_nonzero("m", m)?;
-        if !(2..=MAX_CLOCK_BITS).contains(&s) {
-            return Err(ParamError::OutOfRange {
-                name: "clock_bits",
-                value: s.to_string(),
-                expected: "in 2..=16 (a 1-bit clock is never decremented)",
-            });
-        }
-        check_bits(m.checked_mul(s as u64))?;
+        super::check_clocks(s, m)?;
         if ((1u64 << s) - 1).checked_mul(m).is_none() {
             return Err(ParamError::TooLarge {
                 what: "decrements per window",
@@ -196,17 +189,14 @@ impl TimedFilter for TimedClockBloom {
             return;
         }
         self.clock = now;
-        let target = self.schedule().sweeps_by(now);
-        let mut due = target - self.swept;
-        if due >= self.full() * self.m {
-            self.clocks = PackedInts::new(self.m, self.s);
-        } else {
-            let mut hand = self.swept % self.m;
-            while due > 0 {
-                let run = due.min(self.m - hand);
-                self.clocks.saturating_decrement(hand, hand + run);
-                hand = (hand + run) % self.m;
-                due -= run;
+        let schedule = self.schedule();
+        let target = schedule.sweeps_by(now);
+        match schedule.due(self.swept, target) {
+            None => self.clocks = PackedInts::new(self.m, self.s),
+            Some(runs) => {
+                for (a, b) in runs {
+                    self.clocks.saturating_decrement(a, b);
+                }
             }
         }
         self.swept = target;

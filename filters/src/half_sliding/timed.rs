@@ -149,9 +149,8 @@ impl TimedHalfSliding {
     pub fn theory_at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedMoment {
         let (schedule, m) = (self.schedule(), self.m);
         let fill = |d: f64| 1.0 - (-d / m as f64).exp();
-        let swept = (now.max(0.0) * schedule.per as f64 / self.t as f64).floor() as u64;
         let arrays = self
-            .queried_at(swept)
+            .queried_at(schedule.sweeps_at(now) as u64)
             .map(|i| {
                 let i = i as u64;
                 schedule.range(now, (i * m, (i + 1) * m), cum, &fill)
@@ -209,18 +208,14 @@ impl TimedFilter for TimedHalfSliding {
             return;
         }
         self.clock = now;
-        let target = self.schedule().sweeps_by(now);
-        let cells = self.cells();
-        let mut due = target - self.swept;
-        if due >= cells {
-            self.bits.clear_range(0, cells);
-        } else {
-            let mut hand = self.swept % cells;
-            while due > 0 {
-                let run = due.min(cells - hand);
-                self.bits.clear_range(hand, hand + run);
-                hand = (hand + run) % cells;
-                due -= run;
+        let schedule = self.schedule();
+        let target = schedule.sweeps_by(now);
+        match schedule.due(self.swept, target) {
+            None => self.bits.clear_range(0, self.cells()),
+            Some(runs) => {
+                for (a, b) in runs {
+                    self.bits.clear_range(a, b);
+                }
             }
         }
         self.swept = target;

@@ -80,15 +80,29 @@ pub(crate) fn check_shape(w: u64, m: u64, g: u64, phase: u64) -> Result<(), Para
 }
 
 /// Whether a loaded SHE-BF's fields fit together ([`check_shape`]'s rules,
-/// and the arrays' lengths).
-pub(crate) fn shape_ok(w: u64, k: u32, m: u64, g: u64, phase: u64, bits: u64, stamps: u64) -> bool {
-    w >= 1
-        && k >= 1
-        && g >= 1
-        && m >= g
-        && check_shape(w, m, g, phase).is_ok()
-        && bits == m
-        && stamps == m / g
+/// and the arrays' lengths), as the persistence check reports it; `w` is
+/// the window in insertions or in time.
+pub(crate) fn check_loaded(
+    w: u64,
+    k: u32,
+    m: u64,
+    g: u64,
+    phase: u64,
+    bits: u64,
+    stamps: u64,
+) -> Result<(), String> {
+    crate::persist::ensure(
+        w >= 1
+            && k >= 1
+            && g >= 1
+            && m >= g
+            && check_shape(w, m, g, phase).is_ok()
+            && bits == m
+            && stamps == m / g,
+        || {
+            format!("{bits} bits and {stamps} stamps for m = {m}, g = {g}, phase {phase} over window {w}")
+        },
+    )
 }
 
 /// SHE's Bloom filter over the last W insertions: m bits in groups of g
@@ -299,27 +313,14 @@ impl crate::persist::sealed::Design for SheBloom {
         "she_bloom".into()
     }
     fn check(&self) -> Result<(), String> {
-        crate::persist::ensure(
-            shape_ok(
-                self.w,
-                self.k,
-                self.m,
-                self.g,
-                self.phase,
-                self.bits.len(),
-                self.stamps.len(),
-            ),
-            || {
-                format!(
-                    "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",
-                    self.bits.len(),
-                    self.stamps.len(),
-                    self.m,
-                    self.g,
-                    self.phase,
-                    self.w
-                )
-            },
+        check_loaded(
+            self.w,
+            self.k,
+            self.m,
+            self.g,
+            self.phase,
+            self.bits.len(),
+            self.stamps.len(),
         )
     }
 }

@@ -135,9 +135,11 @@ impl TimedSheBloom {
         self.m / self.g
     }
 
-    /// o_j = ⌊(T + P)·j/G⌋.
+    /// o_j = ⌊(T + P)·j/G⌋: the count filter's staggering, with T and P
+    /// in time ((T + P)·G fits in 64 bits, checked by the constructor).
     fn offset(&self, j: u64) -> u64 {
-        ((self.t + self.phase) as u128 * j as u128 / self.groups() as u128) as u64
+        let (w, k, m, g, phase) = (self.t, self.k, self.m, self.g, self.phase);
+        super::theory::SheTheory { w, k, m, g, phase }.offset(j)
     }
 
     /// q_j(τ): group j's phase number at time τ (τ may be negative).
@@ -207,11 +209,14 @@ impl TimedSheBloom {
                 fill,
                 p,
                 untouched_since: terms.iter().map(|&(w, _, q)| (q, w)).collect(),
-                phase_len: p_len,
                 offset: o,
             });
         }
-        SheMoment { k: self.k, groups }
+        SheMoment {
+            k: self.k,
+            phase_len: p_len,
+            groups,
+        }
     }
 }
 
@@ -228,7 +233,6 @@ enum GroupAt {
         p: f64,
         /// (phase D, P(the earliest phase whose keys it still shows is D)).
         untouched_since: Vec<(f64, f64)>,
-        phase_len: f64,
         offset: f64,
     },
 }
@@ -237,6 +241,8 @@ enum GroupAt {
 #[derive(Debug, Clone)]
 pub struct SheMoment {
     k: u32,
+    /// P, the time a phase lasts.
+    phase_len: f64,
     groups: Vec<GroupAt>,
 }
 
@@ -264,10 +270,9 @@ impl SheMoment {
                 fill,
                 p,
                 untouched_since,
-                phase_len,
                 offset,
             } => {
-                let qu = ((u + offset) / phase_len).floor();
+                let qu = ((u + offset) / self.phase_len).floor();
                 let shown = if qu >= *p {
                     // inserted in this phase: nothing has cleared it
                     1.0
@@ -377,27 +382,14 @@ impl crate::persist::sealed::Design for TimedSheBloom {
         "she_bloom_time".into()
     }
     fn check(&self) -> Result<(), String> {
-        crate::persist::ensure(
-            super::shape_ok(
-                self.t,
-                self.k,
-                self.m,
-                self.g,
-                self.phase,
-                self.bits.len(),
-                self.stamps.len(),
-            ),
-            || {
-                format!(
-                    "{} bits and {} stamps for m = {}, g = {}, phase {} over window {}",
-                    self.bits.len(),
-                    self.stamps.len(),
-                    self.m,
-                    self.g,
-                    self.phase,
-                    self.t
-                )
-            },
+        super::check_loaded(
+            self.t,
+            self.k,
+            self.m,
+            self.g,
+            self.phase,
+            self.bits.len(),
+            self.stamps.len(),
         )
     }
 }

@@ -84,6 +84,25 @@ impl Schedule {
         ((now as u128 * self.per as u128) / self.t as u128).min(u64::MAX as u128) as u64
     }
 
+    /// Sweeps made by (real) time `now`, as the theory counts them:
+    /// ⌊now·per/T⌋, 0 before time 0.
+    pub fn sweeps_at(&self, now: f64) -> f64 {
+        (now / self.unit()).floor().max(0.0)
+    }
+
+    /// The cells swept from sweep `swept` up to sweep `target`, in order,
+    /// as runs [a, b) of consecutive cells (one per pass of the hand);
+    /// `None` when they number `depth` whole passes or more: every cell
+    /// then holds nothing.
+    pub fn due(&self, swept: u64, target: u64) -> Option<Due> {
+        let left = target - swept;
+        (left < self.depth.saturating_mul(self.cells)).then_some(Due {
+            hand: swept % self.cells,
+            left,
+            cells: self.cells,
+        })
+    }
+
     /// Time units per sweep, T/per.
     fn unit(&self) -> f64 {
         self.t as f64 / self.per as f64
@@ -108,7 +127,7 @@ impl Schedule {
     ) -> Cells {
         let cells = self.cells as f64;
         let unit = self.unit();
-        let s = (now / unit).floor().max(0.0);
+        let s = self.sweeps_at(now);
         let hand = s % cells;
         // sweep number of cell 0's latest sweep in the hand's current pass
         let pass = s - hand;
@@ -130,6 +149,29 @@ impl Schedule {
             len: b - a,
             unit,
         }
+    }
+}
+
+/// The runs of cells a hand sweeps, from [`Schedule::due`].
+#[derive(Debug, Clone)]
+pub struct Due {
+    hand: u64,
+    left: u64,
+    cells: u64,
+}
+
+impl Iterator for Due {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        if self.left == 0 {
+            return None;
+        }
+        let run = self.left.min(self.cells - self.hand);
+        let a = self.hand;
+        self.hand = (a + run) % self.cells;
+        self.left -= run;
+        Some((a, a + run))
     }
 }
 

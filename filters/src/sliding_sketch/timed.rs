@@ -169,15 +169,16 @@ impl TimedFilter for TimedSlidingBloom {
         }
         self.clock = now;
         let target = self.sweeps_by(now);
-        let cells = self.cells();
-        let due = target - self.swept;
-        if due >= 2 * cells {
-            let n = self.future.len();
-            self.future.clear_range(0, n);
-            self.now.clear_range(0, n);
-        } else {
-            for n in self.swept..target {
-                super::cells::sweep(&mut self.future, &mut self.now, n % cells);
+        match self.schedule().due(self.swept, target) {
+            None => {
+                let n = self.future.len();
+                self.future.clear_range(0, n);
+                self.now.clear_range(0, n);
+            }
+            Some(runs) => {
+                for p in runs.flat_map(|(a, b)| a..b) {
+                    super::cells::sweep(&mut self.future, &mut self.now, p);
+                }
             }
         }
         self.swept = target;

@@ -165,33 +165,17 @@ impl Tlbf {
         self.bits.len()
     }
 
-    /// Probes of a query: the reference's scan (from slice n - k, right on
-    /// a match, back k on a miss) over every slice, an expired one
-    /// counting as empty.
+    /// Probes of a query: the APBF's Algorithm 1 (from slice n - k, right
+    /// on a match, back k on a miss), as the reference scans, over every
+    /// slice, an expired one counting as empty.
     fn probe(&self, key: u64) -> (bool, u32) {
-        let k = self.ctl.k as usize;
-        let n = self.bits.len();
-        let now = self.clock;
+        let (k, now) = (self.ctl.k, self.clock);
         let bit = |i: usize| {
             let s = &self.ctl.slices[i];
             !self.ctl.expired(i, now) && self.bits[i].get(index(key, s.hash as u64, s.size))
         };
-        let (mut cursor, mut done, mut carry, mut probes) = (n as isize - k as isize, 0, 0, 0u32);
-        while cursor >= 0 {
-            probes += 1;
-            if bit(cursor as usize) {
-                done += 1;
-                if done + carry == k {
-                    return (true, probes);
-                }
-                cursor += 1;
-            } else {
-                cursor -= k as isize;
-                carry = done;
-                done = 0;
-            }
-        }
-        (false, probes)
+        // at least k + l slices: n - k >= l >= 1
+        crate::apbf::algorithm1(k, (self.bits.len() - k as usize) as u32, bit)
     }
 }
 

@@ -85,10 +85,10 @@ struct Replica {
     rng: Stream,
     /// Λ of the latest arrival taken into the bookkeeping.
     at: f64,
-    /// Λ and time of the next event: the current generation's last
-    /// arrival (`counter > 0`), or the arrival that slides (`counter ==
-    /// 0`).
-    next: Option<(f64, f64)>,
+    /// Λ of the next event, drawn and beyond the latest moment: the
+    /// current generation's last arrival (`counter > 0`), or the arrival
+    /// that slides (`counter == 0`).
+    next: Option<f64>,
     /// Times of the slides, newest first.
     slides: VecDeque<f64>,
 }
@@ -194,43 +194,30 @@ impl Replica {
     /// Takes every event up to Λ(now) into the bookkeeping; `lo` bounds
     /// the events' times from below.
     fn run_to(&mut self, now: f64, total: f64, lo: f64, cum: &dyn Fn(f64) -> f64) {
-        let keep = self.ctl.slices.len() + 1;
         loop {
-            let (x, t) = match self.next {
-                Some(e) => e,
-                None => {
-                    let x = if self.ctl.counter == 0 {
-                        self.at + self.rng.exp()
+            let x = self.next.take().unwrap_or_else(|| {
+                self.at
+                    + if self.ctl.counter == 0 {
+                        self.rng.exp()
                     } else {
-                        self.at + self.rng.gamma(self.ctl.counter)
-                    };
-                    if x > total {
-                        // beyond this moment: its time is found when reached
-                        self.next = Some((x, f64::NAN));
-                        return;
+                        self.rng.gamma(self.ctl.counter)
                     }
-                    (x, inverse(x, lo, now, cum))
-                }
-            };
+            });
             if x > total {
+                // beyond this moment: its time is found when reached
+                self.next = Some(x);
                 return;
             }
-            let t = if t.is_nan() {
-                inverse(x, lo, now, cum)
-            } else {
-                t
-            };
-            self.next = None;
+            let t = inverse(x, lo, now, cum);
             self.at = x;
             if self.ctl.counter == 0 {
                 self.ctl.before_insert(t.round() as u64);
+                // positions past the slices hold no key: no need to count
+                // slides further back
                 self.slides.push_front(t);
-                self.slides.truncate(keep.max(self.ctl.slices.len() + 1));
+                self.slides.truncate(self.ctl.slices.len() + 1);
                 // the sliding arrival is the generation's first key
                 self.ctl.after_insert(1, t.round() as u64);
-                if self.ctl.counter > 0 {
-                    continue;
-                }
             } else {
                 let g = self.ctl.counter;
                 self.ctl.after_insert(g, t.round() as u64);
@@ -244,7 +231,7 @@ impl Replica {
         let mut ctl = self.ctl.clone();
         let mut extra = 0.0;
         if ctl.counter > 0 {
-            if let Some((end, _)) = self.next {
+            if let Some(end) = self.next {
                 // g - 1 keys before the generation's last, uniform in Λ
                 // between the previous arrival and it
                 let left = ctl.counter as f64 - 1.0;

@@ -4,8 +4,7 @@
 
 use super::built::{int, real, Built, Moment, MomentTheory, Theory};
 use super::time_shared::{
-    planned, time_geometry, time_params, time_request, window_and_rate, AtMoment, Planned, CAPS,
-    TIME_METRICS,
+    planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::{Metric, NS};
@@ -98,7 +97,6 @@ impl DesignDef for Tlbf {
     /// (its slices fill as the APBF's at a steady rate); memory grows with
     /// the rate above that.
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        let (t, rate) = time_request(c)?;
         let Planned {
             built,
             memory,
@@ -109,7 +107,8 @@ impl DesignDef for Tlbf {
             _ => Err(anyhow::anyhow!("tlbf: no {name} resolved")),
         };
         let (k, l) = (get("k")?, get("l")?);
-        let g = ((t * rate).ceil() as u64).div_ceil(l).max(1);
+        // the build's generation at the peak rate (its geometry's slack)
+        let g = built.geometry.slack;
         let count = ApbfTheory::new(k as u32, l as u32, g)
             .ok_or_else(|| anyhow::anyhow!("tlbf: no APBF theory for k = {k}, l = {l}"))?;
         Ok(vec![Candidate {
