@@ -165,14 +165,18 @@ impl TimedSheBloom {
         let h = 1.0 - (1.0 - g / m).powi(k);
         let beta = 1.0 - (1.0 - 1.0 / m).powi(k);
         let (p_len, t) = (self.phase as f64, self.t as f64);
-        let mut groups = Vec::with_capacity(self.groups() as usize);
+        let groups = self.groups() as usize;
+        let mut sums = GroupSums::new(groups);
+        let mut fpr_sum = 0.0;
+        let mut terms: Vec<(f64, f64)> = Vec::new();
         for j in 0..self.groups() {
             let o = self.offset(j) as f64;
             let p = ((now + o) / p_len).floor();
             let first = (o / p_len).floor();
             // flipped within the window: every bit counts as one
             if ((now - t + o) / p_len).floor() < p {
-                groups.push(GroupAt::Flipped);
+                fpr_sum += 1.0;
+                sums.push_flipped();
                 continue;
             }
             // ΔΛ of phase q, clipped to [0, now]
@@ -186,7 +190,7 @@ impl TimedSheBloom {
                 }
             };
             // (P(D = p - 2i), Λ summed over the same-parity phases D..p)
-            let mut terms = Vec::new();
+            terms.clear();
             let (mut reach, mut sum) = (1.0, 0.0);
             let mut q = p;
             while q >= first && reach > 1e-15 {
@@ -197,44 +201,92 @@ impl TimedSheBloom {
                 } else {
                     0.0
                 };
-                terms.push((reach * (1.0 - untouched), sum, q));
+                terms.push((reach * (1.0 - untouched), sum));
                 reach *= untouched;
                 q -= 2.0;
             }
             let fill: f64 = terms
                 .iter()
-                .map(|&(w, s, _)| w * (1.0 - (-beta * s).exp()))
+                .map(|&(w, s)| w * (1.0 - (-beta * s).exp()))
                 .sum();
-            groups.push(GroupAt::Clean {
-                fill,
-                p,
-                untouched_since: terms.iter().map(|&(w, _, q)| (q, w)).collect(),
-                offset: o,
-            });
+            fpr_sum += fill;
+            sums.push_clean(fill, terms.iter().map(|&(w, _)| w));
         }
         SheMoment {
             k: self.k,
             phase_len: p_len,
-            groups,
+            now,
+            groups: self.groups(),
+            span: self.t + self.phase,
+            fpr_mean: fpr_sum / groups as f64,
+            sums,
         }
     }
 }
 
-/// One group at a moment.
+/// Prefix sums over the groups, in order, of what a query of a key of any
+/// age reads of them: a key's P(yes) sums them over at most a few runs of
+/// groups, not group by group (at T = 600 s and 5,000 keys a second the
+/// filter has 3 million groups, and a moment's 200 probes took 1.8 s).
 #[derive(Debug, Clone)]
-enum GroupAt {
-    /// Flipped within the window: its bits count as one.
-    Flipped,
-    /// Its bits as the query sees them.
-    Clean {
-        /// P(a given bit is seen set).
+struct GroupSums {
+    /// Groups flipped within the window, among the first j.
+    flipped: Vec<u64>,
+    /// Σ fill over the clean groups among the first j.
+    fill: Vec<f64>,
+    /// tails[i - 1][j]: Σ over the clean groups among the first j of
+    /// P(D <= p - 2i)·(1 - fill), P(D <= p - 2i) the chance the group
+    /// still shows the keys of i same-parity phases back.
+    tails: Vec<Vec<f64>>,
+}
+
+impl GroupSums {
+    fn new(groups: usize) -> GroupSums {
+        let mut flipped = Vec::with_capacity(groups + 1);
+        flipped.push(0);
+        let mut fill = Vec::with_capacity(groups + 1);
+        fill.push(0.0);
+        GroupSums {
+            flipped,
+            fill,
+            tails: Vec::new(),
+        }
+    }
+
+    fn push_flipped(&mut self) {
+        let j = self.fill.len() - 1;
+        self.flipped.push(self.flipped[j] + 1);
+        self.fill.push(self.fill[j]);
+        for t in &mut self.tails {
+            t.push(t[j]);
+        }
+    }
+
+    /// A clean group of `fill`, with P(D = p - 2i) for i = 0, 1, ...
+    fn push_clean(
+        &mut self,
         fill: f64,
-        /// Its phase number now.
-        p: f64,
-        /// (phase D, P(the earliest phase whose keys it still shows is D)).
-        untouched_since: Vec<(f64, f64)>,
-        offset: f64,
-    },
+        weights: impl DoubleEndedIterator<Item = f64> + ExactSizeIterator,
+    ) {
+        let j = self.fill.len() - 1;
+        self.flipped.push(self.flipped[j]);
+        self.fill.push(self.fill[j] + fill);
+        let n = weights.len();
+        while self.tails.len() + 1 < n {
+            self.tails.push(vec![0.0; j + 1]);
+        }
+        // P(D <= p - 2i) = the weights from i on
+        let mut tail = vec![0.0; n];
+        let mut acc = 0.0;
+        for (i, w) in weights.enumerate().rev() {
+            acc += w;
+            tail[i] = acc;
+        }
+        for (i, t) in self.tails.iter_mut().enumerate() {
+            let x = tail.get(i + 1).copied().unwrap_or(0.0);
+            t.push(t[j] + x * (1.0 - fill));
+        }
+    }
 }
 
 /// The theory of a [`TimedSheBloom`] at one moment.
@@ -243,52 +295,68 @@ pub struct SheMoment {
     k: u32,
     /// P, the time a phase lasts.
     phase_len: f64,
-    groups: Vec<GroupAt>,
+    /// The moment.
+    now: f64,
+    /// G.
+    groups: u64,
+    /// T + P: the offsets' span.
+    span: u64,
+    /// The mean over groups of a bit seen set.
+    fpr_mean: f64,
+    sums: GroupSums,
 }
 
 impl SheMoment {
-    fn mean(&self, f: impl Fn(&GroupAt) -> f64) -> f64 {
-        self.groups.iter().map(f).sum::<f64>() / self.groups.len() as f64
+    /// o_j, as the filter staggers its groups.
+    fn offset(&self, j: u64) -> f64 {
+        (self.span * j / self.groups) as f64
     }
 
     /// The FPR at this moment: a uniform group's bit seen set, k times.
     pub fn fpr(&self) -> f64 {
-        self.mean(|g| match g {
-            GroupAt::Flipped => 1.0,
-            GroupAt::Clean { fill, .. } => *fill,
-        })
-        .powi(self.k as i32)
+        self.fpr_mean.powi(self.k as i32)
     }
 
     /// P(yes) for a key inserted at time `u`: per bit, its own setting
     /// survives when its phase is still shown (D at or before it, same
-    /// parity as now), else the others' fill.
+    /// parity as now), else the others' fill. The groups fall into runs
+    /// over which the phase now and the phase at `u` are both constant
+    /// (the offsets grow with j), and each run is summed at once.
     pub fn presence(&self, u: f64) -> f64 {
-        self.mean(|g| match g {
-            GroupAt::Flipped => 1.0,
-            GroupAt::Clean {
-                fill,
-                p,
-                untouched_since,
-                offset,
-            } => {
-                let qu = ((u + offset) / self.phase_len).floor();
-                let shown = if qu >= *p {
-                    // inserted in this phase: nothing has cleared it
-                    1.0
-                } else if (p - qu).rem_euclid(2.0) == 0.0 {
-                    untouched_since
-                        .iter()
-                        .filter(|&&(d, _)| d <= qu)
-                        .map(|&(_, w)| w)
-                        .sum::<f64>()
+        let phase_at = |at: f64, j: u64| ((at + self.offset(j)) / self.phase_len).floor();
+        let g = self.groups;
+        let mut total = 0.0;
+        let mut a = 0u64;
+        while a < g {
+            let (p, qu) = (phase_at(self.now, a), phase_at(u, a));
+            // the end of the run: the first group with either phase later
+            let (mut lo, mut hi) = (a + 1, g);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if phase_at(self.now, mid) > p || phase_at(u, mid) > qu {
+                    hi = mid;
                 } else {
-                    0.0
-                };
-                shown + (1.0 - shown) * fill
+                    lo = mid + 1;
+                }
             }
-        })
-        .powi(self.k as i32)
+            let b = lo;
+            let s = &self.sums;
+            let (ja, jb) = (a as usize, b as usize);
+            let flipped = (s.flipped[jb] - s.flipped[ja]) as f64;
+            let fill = s.fill[jb] - s.fill[ja];
+            total += if qu >= p {
+                // inserted in this phase: nothing has cleared it
+                (b - a) as f64
+            } else if (p - qu).rem_euclid(2.0) == 0.0 {
+                let i = ((p - qu) / 2.0) as usize;
+                let shown = s.tails.get(i - 1).map_or(0.0, |t| t[jb] - t[ja]);
+                flipped + fill + shown
+            } else {
+                flipped + fill
+            };
+            a = b;
+        }
+        (total / g as f64).powi(self.k as i32)
     }
 }
 

@@ -191,3 +191,99 @@ fn sizing_and_bad_parameters() {
     assert!(TimedSheBloom::with_fpr(100, 1.0, 0.0).is_err());
     assert!(TimedSheBloom::with_fpr(100, f64::NAN, 0.01).is_err());
 }
+
+/// A group at a moment by the definition: (flipped within T, fill,
+/// [(phase D, P(D))], offset).
+type GroupByDefinition = (bool, f64, Vec<(f64, f64)>, f64);
+
+/// P(yes) summed over runs of groups equals the sum group by group (the
+/// definition in the module docs), for keys of every age, under a rate
+/// with a lull of two phases and one of half a phase.
+#[test]
+fn presence_by_runs_of_groups_is_the_sum_over_groups() {
+    let (t, k, m, g, phase) = (1000u64, 3u32, 4096u64, 64u64, 1300u64);
+    let f = TimedSheBloom::new(t, k, m, g, phase).unwrap();
+    // keys per time unit: 0.5, none over [4000, 6600), 0.5, none over
+    // [9000, 9650), 0.5
+    let cum = |x: f64| {
+        let on = x.min(4000.0) + (x.min(9000.0) - 6600.0).max(0.0) + (x - 9650.0).max(0.0);
+        0.5 * on
+    };
+    let (h, beta) = (
+        1.0 - (1.0 - g as f64 / m as f64).powi(k as i32),
+        1.0 - (1.0 - 1.0 / m as f64).powi(k as i32),
+    );
+    let p_len = phase as f64;
+    for now in [3500.0, 6000.0, 8000.0, 9500.0, 12345.0] {
+        let th = f.theory_at(now, &cum);
+        // each group's (flipped, fill, [(phase D, P(D))]) by the definition
+        let groups: Vec<GroupByDefinition> = (0..m / g)
+            .map(|j| {
+                let o = f.offset(j) as f64;
+                let p = ((now + o) / p_len).floor();
+                let first = (o / p_len).floor();
+                if ((now - t as f64 + o) / p_len).floor() < p {
+                    return (true, 1.0, vec![], o);
+                }
+                let span = |q: f64| {
+                    let a = (q * p_len - o).max(0.0);
+                    let b = ((q + 1.0) * p_len - o).min(now);
+                    if b <= a {
+                        0.0
+                    } else {
+                        cum(b) - cum(a)
+                    }
+                };
+                let (mut reach, mut sum, mut fill, mut q) = (1.0, 0.0, 0.0, p);
+                let mut d = Vec::new();
+                while q >= first && reach > 1e-15 {
+                    sum += span(q);
+                    let untouched = if q - 1.0 >= first {
+                        (-h * span(q - 1.0)).exp()
+                    } else {
+                        0.0
+                    };
+                    let w = reach * (1.0 - untouched);
+                    fill += w * (1.0 - (-beta * sum).exp());
+                    d.push((q, w));
+                    reach *= untouched;
+                    q -= 2.0;
+                }
+                (false, fill, d, o)
+            })
+            .collect();
+        let mean = |v: &dyn Fn(&GroupByDefinition) -> f64| {
+            groups.iter().map(v).sum::<f64>() / groups.len() as f64
+        };
+        let fpr = mean(&|x| x.1).powi(k as i32);
+        assert!(
+            (th.fpr() - fpr).abs() <= 1e-12 * fpr,
+            "{now}: {} {fpr}",
+            th.fpr()
+        );
+        for step in 0..200 {
+            let u = now - step as f64 * 61.7;
+            let want = mean(&|(flipped, fill, d, o)| {
+                if *flipped {
+                    return 1.0;
+                }
+                let p = ((now + o) / p_len).floor();
+                let qu = ((u + o) / p_len).floor();
+                let shown = if qu >= p {
+                    1.0
+                } else if (p - qu).rem_euclid(2.0) == 0.0 {
+                    d.iter().filter(|x| x.0 <= qu).map(|x| x.1).sum()
+                } else {
+                    0.0
+                };
+                shown + (1.0 - shown) * fill
+            })
+            .powi(k as i32);
+            let got = th.presence(u);
+            assert!(
+                (got - want).abs() <= 1e-12,
+                "now {now}, u {u}: {got} against {want}"
+            );
+        }
+    }
+}
