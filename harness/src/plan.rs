@@ -73,15 +73,20 @@ pub fn plan_with_fast(
     c: &Constraints,
     only: &[&str],
 ) -> (Vec<Candidate>, Vec<Candidate>, Vec<Rejected>) {
+    use rayon::prelude::*;
     let mut fast = Vec::new();
     let mut ok = Vec::new();
     let mut rejected = Vec::new();
-    for d in REGISTRY
-        .iter()
+    // each design's configurations, planned in parallel (the exact
+    // theories of the swept and SHE designs take seconds at a window of
+    // millions), then ranked in the registry's order
+    let planned: Vec<_> = REGISTRY
+        .par_iter()
         .filter(|d| only.is_empty() || only.contains(&d.name()))
-    {
-        let design = d.name();
-        let configs = match d.plan(c) {
+        .map(|d| (d.name(), d.plan(c)))
+        .collect();
+    for (design, configs) in planned {
+        let configs = match configs {
             // a configuration whose theory gave a non-finite figure is
             // left out, never ranked
             Ok(configs) => configs

@@ -64,9 +64,10 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
         .iter()
         .map(|n| crate::designs::lookup(n).map(|d| d.name()))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let started = std::time::Instant::now();
     let (ok, fast, rejected) = crate::plan::plan_with_fast(&c, &only);
     if a.measured.measure {
-        return super::plan_measure::measure(&a, c.window, &ok, &fast);
+        return super::plan_measure::measure(&a, c.window, &ok, &fast, started);
     }
     if a.measured.trace.trace.is_some() {
         return Err(anyhow::anyhow!("--trace needs --measure"));

@@ -18,7 +18,7 @@ pub mod shard;
 
 pub use checkpoint::clear_checkpoint;
 pub use point::{measure_point, point_settings, point_workload};
-pub use prepare::{prepare, Budget};
+pub use prepare::{plan_built, prepare, prepare_planned, Budget};
 pub use rows::PointRows;
 pub use shard::Shard;
 

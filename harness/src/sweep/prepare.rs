@@ -79,6 +79,28 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         plans.push(plan);
     }
     check_answered(spec, &plans, &wanted, answered)?;
+    prepared(spec, plans, budget, too_long)
+}
+
+/// A one-point spec ready to run from its point's plan, made by
+/// [`plan_built`] on a design already built: [`prepare`] without building
+/// the design again (its traces loaded and the memory checked the same).
+pub fn prepare_planned(spec: &Spec, plan: PointPlan, budget: &Budget) -> anyhow::Result<Prepared> {
+    let too_long = budget::check_work(plan.cost).err();
+    prepared(spec, vec![plan], budget, too_long)
+}
+
+/// The plans with the spec's traces, checked against the memory budget;
+/// then `too_long`, a point over the work limit, refused (a point too large
+/// for the machine is the more urgent refusal).
+fn prepared(
+    spec: &Spec,
+    plans: Vec<PointPlan>,
+    budget: &Budget,
+    too_long: Option<anyhow::Error>,
+) -> anyhow::Result<Prepared> {
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+    let wanted = PassKind::wanted(&metrics);
     let trace = load_trace(spec, budget)?;
     if wanted.contains(&PassKind::Time) && spec.time.arrivals == Some(ArrivalSpec::Trace) {
         // refused before the run starts, not by its first point
@@ -104,6 +126,21 @@ pub fn prepare(spec: &Spec, quick: bool, budget: &Budget) -> anyhow::Result<Prep
         trace,
         query_trace,
     })
+}
+
+/// The plan of a one-point spec's point on its design already built (with
+/// the point's parameters): what [`prepare`] plans, without building the
+/// design again. `plan --measure` reads it at many sizes of one candidate.
+pub fn plan_built(spec: &Spec, built: &designs::Built) -> anyhow::Result<PointPlan> {
+    let p = spec
+        .points(false)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("{} has no points", spec.name))?;
+    let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
+    let wanted = PassKind::wanted(&metrics);
+    let (settings, params) = super::point_settings(spec, &metrics, &p, false)?;
+    PointPlan::new(p, params, Arc::new(settings), built, &wanted)
 }
 
 /// The plan of one point: its settings split from its parameters, its

@@ -14,12 +14,16 @@
 //!   keys younger than T, keys past T still reported), and its speed with
 //!   the clock advancing (`[time] speed_ops`).
 //!
-//! The budget is shared equally. A candidate's rounds (or moments) are
-//! sized from the run's own cost estimate, fitted at two sizes so that a
-//! fixed warm-up is not scaled with them; the table says what each
-//! candidate took and the relative width of its FPR interval.
+//! The budget counts from the ranking's start. Each candidate is first
+//! built and timed at its own size ([`sizing`]), then the rest of the
+//! budget is shared among them: each one's rounds or moments are the most
+//! its estimate fits in its share, and the costliest run first so that the
+//! threads end together. The progress lines say what each was given, its
+//! estimate and what it took; when even the fewest rounds or moments of
+//! every candidate pass the budget, the run says so before it starts.
 
 mod output;
+mod sizing;
 
 use super::args::{MeasureFlags, PlanArgs, PlanMeasureArgs};
 use crate::designs::{self, Params};
@@ -29,21 +33,24 @@ use crate::spec::{ArrivalSpec, Metric, Spec};
 use crate::sweep::{self, RunOptions};
 pub(super) use output::replot;
 use output::{fpr_column, mark_pareto, table, write};
+use sizing::{Ledger, Priced};
 
 /// Operations timed per candidate and kind.
-const SPEED_OPS: u64 = 200_000;
+pub(super) const SPEED_OPS: u64 = 200_000;
 
 /// Fewest and most rounds (window of insertions) or moments (window of
 /// time) a candidate is given.
 const ROUNDS: (u64, u64) = (2, 200);
 const MOMENTS: (u64, u64) = (20, 2000);
 
-/// `bloomlab plan --measure`.
+/// `bloomlab plan --measure`; `started` is when the ranking began, and the
+/// budget counts from it.
 pub(super) fn measure(
     a: &PlanArgs,
     window: u64,
     least: &[Candidate],
     fast: &[Candidate],
+    started: std::time::Instant,
 ) -> anyhow::Result<()> {
     let m = &a.measured;
     // what would fail every candidate is said once, before any is built
@@ -69,51 +76,90 @@ pub(super) fn measure(
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(ok.len());
-    let per = m.budget * threads as f64 / ok.len() as f64;
     eprintln!(
-        "plan --measure: {} candidates, {} s in all, {threads} at a time (about {per:.1} s each)",
+        "plan --measure: {} candidates ranked by theory in {:.1} s; {} s in all, {threads} at a time; timing each at its size first",
         ok.len(),
+        started.elapsed().as_secs_f64(),
         m.budget
     );
-    // plain threads taking the next candidate in turn: a rayon worker
-    // waiting on the point's own one-thread pool would run other
-    // candidates meanwhile, more at once than there are cores
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let measured = std::sync::Mutex::new(vec![None; ok.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(c, sizing)) = ok.get(i) else { break };
-                let started = std::time::Instant::now();
-                let at = format!(
-                    "  [{}/{}] {} {}{sizing}",
-                    i + 1,
-                    ok.len(),
-                    c.design,
-                    c.params_text()
+    let priced = on_threads(threads, ok.len(), |i| {
+        let (c, sizing) = ok[i];
+        price_one(a, c, time).map_err(|e| {
+            eprintln!(
+                "  {} {}{sizing}: not measured: {e}",
+                c.design,
+                c.params_text()
+            );
+        })
+    });
+    let sizes = allocate(
+        &priced,
+        m.budget,
+        started.elapsed().as_secs_f64(),
+        threads,
+        time,
+    );
+    // the costliest first, so that the threads end together
+    let mut order: Vec<usize> = (0..ok.len()).filter(|&i| sizes[i].is_some()).collect();
+    order.sort_by(|&x, &y| {
+        let e = |i: usize| sizes[i].map_or(0.0, |s| s.1);
+        e(y).total_cmp(&e(x))
+    });
+    let runs = order.len();
+    let ledger = std::sync::Mutex::new(Ledger::new(m.budget, threads));
+    let measured = on_threads(threads, runs, |j| {
+        let i = order[j];
+        let (c, sizing) = ok[i];
+        let p = priced[i].as_ref().map_err(|_| ())?;
+        let pending: Vec<&Priced> = order[j..]
+            .iter()
+            .filter_map(|&x| priced[x].as_ref().ok())
+            .collect();
+        let g = ledger.lock().unwrap_or_else(|e| e.into_inner()).start(
+            i,
+            &pending,
+            started.elapsed().as_secs_f64(),
+        );
+        let (n, estimate) = p.grid[g];
+        let at = format!(
+            "  [{}/{runs}] {} {}{sizing}",
+            j + 1,
+            c.design,
+            c.params_text()
+        );
+        let t0 = std::time::Instant::now();
+        let out = measure_one(a, c, sizing, time, (n, p.plans[g].clone()));
+        let took = t0.elapsed().as_secs_f64();
+        ledger
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .finish(i, took);
+        match out {
+            Ok(mut row) => {
+                let unit = if time.is_some() { "moments" } else { "rounds" };
+                eprintln!(
+                    "{at}: {n} {unit} ({}), about {estimate:.1} s by estimate, took {took:.1} s",
+                    p.note
                 );
-                let row = match measure_one(a, c, sizing, time, per) {
-                    Ok((mut row, note)) => {
-                        let took = started.elapsed().as_secs_f64();
-                        eprintln!("{at}: {note}, {took:.1} s");
-                        row.num("seconds", took);
-                        Some(row)
-                    }
-                    Err(e) => {
-                        eprintln!("{at}: not measured: {e}");
-                        None
-                    }
-                };
-                measured.lock().unwrap_or_else(|e| e.into_inner())[i] = row;
-            });
+                row.num("seconds", took);
+                row.num("estimated_seconds", estimate);
+                row.num("calibration", p.slow);
+                Ok(row)
+            }
+            Err(e) => {
+                eprintln!("{at}: not measured: {e}");
+                Err(())
+            }
         }
     });
-    let measured = measured.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut rows: Vec<Row> = measured.into_iter().flatten().collect();
     if rows.is_empty() {
         return Err(anyhow::anyhow!("no candidate could be measured"));
     }
+    eprintln!(
+        "plan --measure: {} s in all",
+        format_args!("{:.0}", started.elapsed().as_secs_f64())
+    );
     mark_pareto(&mut rows, fpr_column(time.is_some()).0);
     let text = table(&rows, time.is_some());
     if a.json {
@@ -124,15 +170,95 @@ pub(super) fn measure(
     write(a, m, window, &rows, &text)
 }
 
-/// Measures one candidate within about `secs`: its row, and a note of the
-/// rounds or moments it was given.
+/// `f` of 0..n on `threads` plain threads, each taking the next index in
+/// turn (a rayon worker waiting on a point's own one-thread pool would run
+/// other candidates meanwhile, more at once than there are cores); the
+/// results in index order.
+fn on_threads<T: Send>(
+    threads: usize,
+    n: usize,
+    f: impl Fn(usize) -> Result<T, ()> + Sync,
+) -> Vec<Result<T, ()>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out = std::sync::Mutex::new((0..n).map(|_| Err(())).collect::<Vec<_>>());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = f(i);
+                out.lock().unwrap_or_else(|e| e.into_inner())[i] = r;
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Each priced candidate's size and estimated seconds: the budget left
+/// after the pricing, on every thread, shared by [`sizing::shares`]. Says
+/// up front what the run will take, and why when that is over the budget.
+fn allocate(
+    priced: &[Result<Priced, ()>],
+    budget: f64,
+    spent: f64,
+    threads: usize,
+    time: Option<(f64, f64)>,
+) -> Vec<Option<(u64, f64)>> {
+    let range: Vec<(f64, f64)> = priced
+        .iter()
+        .map(|p| p.as_ref().map_or((0.0, 0.0), Priced::range))
+        .collect();
+    let pool = (budget - spent).max(0.0) * threads as f64;
+    let share = sizing::shares(&range, pool);
+    let sizes: Vec<Option<(u64, f64)>> = priced
+        .iter()
+        .zip(&share)
+        .map(|(p, &s)| p.as_ref().ok().map(|p| p.grid[p.within(s)]))
+        .collect();
+    let est: Vec<f64> = sizes.iter().flatten().map(|s| s.1).collect();
+    let wall =
+        (est.iter().sum::<f64>() / threads as f64).max(est.iter().cloned().fold(0.0, f64::max));
+    let least: f64 = range.iter().map(|r| r.0).sum::<f64>() / threads as f64;
+    let unit = if time.is_some() { "moments" } else { "rounds" };
+    eprintln!(
+        "plan --measure: ranked and timed in {spent:.1} s; the measurements, about {wall:.0} s more by estimate{}",
+        if least > (budget - spent).max(0.0) {
+            format!(
+                ": over the budget's {:.0} s left, since the candidates' least work (each at its fewest {unit}{}) takes about {least:.0} s on {threads} thread(s); --design narrows the candidates",
+                (budget - spent).max(0.0),
+                if time.is_some() { ", after a warm-up of twice T or the count window's fill" } else { "" }
+            )
+        } else {
+            String::new()
+        }
+    );
+    sizes
+}
+
+/// Candidate `c` priced at every size it may be given.
+fn price_one(a: &PlanArgs, c: &Candidate, time: Option<(f64, f64)>) -> anyhow::Result<Priced> {
+    let d = designs::lookup(c.design)?;
+    let params = c.point()?;
+    let m = &a.measured;
+    let bounds = if time.is_some() { MOMENTS } else { ROUNDS };
+    let spec_at = |n: u64| candidate_spec(d, c, &params, m, time, n);
+    let window = match time {
+        Some((t, rate)) => (t * rate).ceil() as u64,
+        None => c.window,
+    };
+    sizing::price(c, &params, m, (time.is_some(), window), bounds, &spec_at)
+}
+
+/// Measures candidate `c` at `n` rounds or moments, as planned: its row.
 fn measure_one(
     a: &PlanArgs,
     c: &Candidate,
     sizing: &str,
     time: Option<(f64, f64)>,
-    secs: f64,
-) -> anyhow::Result<(Row, String)> {
+    (n, plan): (u64, crate::passes::PointPlan),
+) -> anyhow::Result<Row> {
     let d = designs::lookup(c.design)?;
     let params = c.point()?;
     let m = &a.measured;
@@ -140,30 +266,9 @@ fn measure_one(
         memory: crate::resources::memory_limit(m.memory_limit)?,
         threads: 1,
     };
-    let spec_at = |n: u64| candidate_spec(d, c, &params, m, time, n);
-    // preparing builds the filter (and its theory): kept for the run when
-    // the size chosen is one of the two estimated
-    let prepare = |n: u64| -> anyhow::Result<(Spec, sweep::Prepared)> {
-        let spec = spec_at(n)?;
-        let p = sweep::prepare(&spec, false, &budget)
-            .map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
-        Ok((spec, p))
-    };
-    let (lo, hi) = if time.is_some() { MOMENTS } else { ROUNDS };
-    // cost = fixed + n · each, fitted at two sizes
-    let (at_lo, at_hi) = (prepare(lo)?, prepare(hi)?);
-    let (e_lo, e_hi) = (at_lo.1.estimated_seconds(1), at_hi.1.estimated_seconds(1));
-    // the estimate counts each operation at the design's small-window ns;
-    // a quick calibration on the candidate itself corrects it
-    let slow = calibration(d, &params, m.seed)?;
-    let each = ((e_hi - e_lo) / (hi - lo) as f64).max(1e-9) * slow;
-    let fixed = (e_lo * slow - lo as f64 * each).max(0.0);
-    let n = (((secs - fixed) / each).floor() as u64).clamp(lo, hi);
-    let (spec, prepared) = match n {
-        _ if n == lo => at_lo,
-        _ if n == hi => at_hi,
-        _ => prepare(n)?,
-    };
+    let spec = candidate_spec(d, c, &params, m, time, n)?;
+    let prepared = sweep::prepare_planned(&spec, plan, &budget)
+        .map_err(|e| anyhow::anyhow!("{}", e.root_cause()))?;
     let out = sweep::run(&spec, "", &prepared, &RunOptions::one_thread())?;
     let mut row = out
         .rows
@@ -175,45 +280,7 @@ fn measure_one(
         Value::Text(format!("{} {}{sizing}", c.design, c.params_text())),
     );
     row.num("fpr_planned", c.fpr);
-    let unit = if time.is_some() { "moments" } else { "rounds" };
-    row.num("calibration", slow);
-    Ok((
-        row,
-        format!(
-            "{n} {unit} (about {:.1} s by estimate, operations {slow:.1}x the design's usual ns)",
-            fixed + n as f64 * each
-        ),
-    ))
-}
-
-/// Keys timed by [`calibration`], each kind.
-const CALIBRATION_OPS: u64 = 50_000;
-
-/// How much slower than its usual ns (`OP_NS`, measured at small windows)
-/// the candidate inserts and queries at its own size: a fresh build timed
-/// over [`CALIBRATION_OPS`] insertions and as many queries of new keys, the
-/// larger ratio, in 1..=100. Wall-clock timing: it sizes the rounds, never
-/// a reported figure.
-fn calibration(d: &'static dyn designs::Design, params: &Params, seed: u64) -> anyhow::Result<f64> {
-    use bloomlab_filters::hash::mix64;
-    let mut built = d.build(params, seed)?;
-    let Some(f) = built.filter.as_mut() else {
-        return Ok(1.0);
-    };
-    let keys: Vec<u64> = (0..CALIBRATION_OPS)
-        .map(|i| mix64(i ^ seed.rotate_left(17)))
-        .collect();
-    let t0 = std::time::Instant::now();
-    for &k in &keys {
-        f.insert(k);
-    }
-    let insert = t0.elapsed().as_nanos() as f64 / keys.len() as f64;
-    let t0 = std::time::Instant::now();
-    let yes = keys.iter().filter(|&&k| f.contains(!k)).count();
-    std::hint::black_box(yes);
-    let query = t0.elapsed().as_nanos() as f64 / keys.len() as f64;
-    let (i0, q0) = d.op_ns();
-    Ok((insert / i0).max(query / q0).clamp(1.0, 100.0))
+    Ok(row)
 }
 
 /// The one-point spec of a candidate: `measure`'s, with the metrics, the

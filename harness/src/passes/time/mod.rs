@@ -33,6 +33,7 @@
 //! keys or replayed past its end): those runs report measurements only.
 
 pub mod arrivals;
+pub mod calibrate;
 mod pass;
 
 pub use arrivals::{Arrivals, Process};
