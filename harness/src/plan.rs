@@ -9,7 +9,9 @@
 //! written per insertion (exact) and slice probes of a negative query (tested
 //! against simulation for the APBF, the jumping window and double buffering;
 //! A2 is a two-segment jumping window; none for the Forgetful filter; for the
-//! Naor-Yogev filter, slots read, tested in `naor_yogev_vs_simulation`). The
+//! Naor-Yogev filter, slots read, tested in `naor_yogev_vs_simulation`; for
+//! the blocked APBF, 64-byte lines read, tested against counted lines in
+//! `apbf::blocked::tests::counted_lines_match_the_theory`). The
 //! SWAMP paper's designs (SWAMP, SWBF, the timing Bloom filter) keep an exact
 //! window: slack 0, NPWS 0; their probes are slots (two buckets of four) or,
 //! for the TBF, timestamp cells.

@@ -67,12 +67,17 @@ fn measures_every_candidate_of_a_count_plan() {
     );
     assert!(stdout.contains("Pareto"), "{stdout}");
     let rows = read_csv(&dir.path().join("pm.csv"));
-    // the three least-memory sizings and the APBF's fast one
+    // the three least-memory sizings and the two APBFs' fast ones
     let names: Vec<&str> = rows.iter().map(|r| r["candidate"].as_str()).collect();
-    assert_eq!(rows.len(), 4, "{names:?}");
-    assert!(names
-        .iter()
-        .any(|n| n.starts_with("apbf ") && n.ends_with("(fast)")));
+    assert_eq!(rows.len(), 5, "{names:?}");
+    for design in ["apbf ", "blocked_apbf "] {
+        assert!(
+            names
+                .iter()
+                .any(|n| n.starts_with(design) && n.ends_with("(fast)")),
+            "{names:?}"
+        );
+    }
     let num = |r: &std::collections::BTreeMap<String, String>, c: &str| -> f64 {
         r.get(c)
             .unwrap_or_else(|| panic!("no column {c}"))
@@ -106,7 +111,7 @@ fn measures_every_candidate_of_a_count_plan() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("pm.json")).unwrap())
             .unwrap();
-    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(json["rows"].as_array().unwrap().len(), 5);
     assert!(json["command"].as_str().unwrap().contains("--measure"));
 }
 

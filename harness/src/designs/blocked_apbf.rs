@@ -1,5 +1,6 @@
 //! The blocked APBF: the APBF with each key's k + l slices in one block of
-//! words, one cache line per query in the common case.
+//! words: a query reads its block's middle words and, when they match, the
+//! whole block (the lines it reads: `bloomlab_filters::apbf::blocked::Lines`).
 
 use super::built::{int, switching_theory, Built, Geometry};
 use super::{at_least_one, probability, DesignDef};
@@ -49,7 +50,7 @@ impl DesignDef for BlockedApbf {
     const OP_NS: (f64, f64) = (80.0, 105.0);
     const ALIASES: &'static [&'static str] = &["blocked-apbf"];
     const ABOUT: &'static str =
-        "Blocked APBF: each key's slices in one block of 64-bit words (one cache line per query)";
+        "Blocked APBF: each key's slices in one block of 64-bit words (a query reads the block's lines)";
     const CAPS: super::Capabilities = super::Capabilities::SLIDING;
     const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
@@ -121,6 +122,14 @@ impl DesignDef for BlockedApbf {
         theory
             .scalars
             .push(("fpr_independent", t.fpr_independent(f.g())));
+        // 64-byte lines per operation, over the rotations at the worst phase
+        if let Some(x) = t.lines_mean() {
+            theory.scalars.extend([
+                ("lines_insert", x.insert + x.shift),
+                ("lines_query_negative", x.query_negative),
+                ("lines_query_positive", x.query_positive),
+            ]);
+        }
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
@@ -139,37 +148,74 @@ impl DesignDef for BlockedApbf {
 
     /// The configuration `with_fpr` builds: the unblocked APBF's (k, l) and
     /// the fewest blocks meeting the FPR in exact theory.
+    /// The least-memory sizing and, as a fast one, the (k, l) that reads
+    /// the fewest lines in a negative query among those within
+    /// [`crate::plan::FAST_MEMORY`] times the memory (each (k, l) estimated
+    /// at the unblocked APBF's bits, the best [`FAST_TRIED`] sized exactly).
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let t: BlockedTheory =
             Filter::sizing(c.window, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
-        let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
-        let npws = window::phase_grid(t.g, PHASES)
-            .into_iter()
-            .map(|p| {
-                let by_j = t.presence_by_shift(p).unwrap_or_default();
-                window::pws(&by_j, fpr_at(p), win, slack, t.g, p)
+        let least = candidate(t);
+        let limit = crate::plan::FAST_MEMORY * least.memory_bits as f64;
+        let mut quick: Vec<(f64, u32, u32)> = (1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
+            .filter(|&l| l != t.l)
+            .filter_map(|l| {
+                let k = bloomlab_filters::apbf::theory::choose_k(c.fpr, l)?;
+                let g = c.window.div_ceil(l as u64);
+                let blocks = blocked::default_blocks(k, g)?;
+                let x = BlockedTheory { k, l, g, blocks };
+                if (x.payload_bits() + 128) as f64 > limit {
+                    return None;
+                }
+                Some((x.lines_mean()?.query_negative, k, l))
             })
-            .fold(0.0, f64::max)
-            / win as f64;
-        let memory = t.payload_bits() + 128;
-        Ok(vec![Candidate {
-            design: Self::NAME,
-            params: Candidate::ints(&[
-                ("k", t.k as u64),
-                ("l", t.l as u64),
-                ("g", t.g),
-                ("blocks", t.blocks),
-            ]),
-            memory_bits: memory,
-            bits_per_element: memory as f64 / win as f64,
-            fpr: fpr_at(t.g),
-            window: win,
-            slack,
-            npws_peak: npws,
-            insert_bits: t.k as u64,
-            // one block: k + l words, one cache line in the common case
-            query_probes: None,
-        }])
+            .collect();
+        quick.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut out = vec![least];
+        for &(_, k, l) in quick.iter().take(FAST_TRIED) {
+            if let Ok(x) = Filter::sizing_kl(c.window, c.fpr, k, l) {
+                out.push(candidate(x));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Configurations of the fast sizing's search sized exactly (the rest are
+/// ranked by their lines at the unblocked APBF's bits).
+const FAST_TRIED: usize = 3;
+
+/// The plan's figures for one sizing: memory, worst-phase FPR, window,
+/// slack, peak NPWS over the phases, and the lines a negative query reads
+/// averaged over the slices' rotations ([`BlockedTheory::lines_mean`],
+/// tested against counted lines).
+fn candidate(t: BlockedTheory) -> Candidate {
+    let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
+    let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
+    let npws = window::phase_grid(t.g, PHASES)
+        .into_iter()
+        .map(|p| {
+            let by_j = t.presence_by_shift(p).unwrap_or_default();
+            window::pws(&by_j, fpr_at(p), win, slack, t.g, p)
+        })
+        .fold(0.0, f64::max)
+        / win as f64;
+    let memory = t.payload_bits() + 128;
+    Candidate {
+        design: BlockedApbf::NAME,
+        params: Candidate::ints(&[
+            ("k", t.k as u64),
+            ("l", t.l as u64),
+            ("g", t.g),
+            ("blocks", t.blocks),
+        ]),
+        memory_bits: memory,
+        bits_per_element: memory as f64 / win as f64,
+        fpr: fpr_at(t.g),
+        window: win,
+        slack,
+        npws_peak: npws,
+        insert_bits: t.k as u64,
+        query_probes: t.lines_mean().map(|x| x.query_negative),
     }
 }

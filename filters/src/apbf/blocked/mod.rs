@@ -429,6 +429,7 @@ impl SlidingFilter for BlockedApbf {
 }
 
 pub mod concurrent;
+mod lines;
 mod mask;
 mod sizing;
 mod theory;
@@ -465,6 +466,7 @@ impl crate::timewindow::Generational for BlockedApbf {
     }
 }
 
+pub use lines::Lines;
 pub use theory::BlockedTheory;
 
 #[cfg(test)]

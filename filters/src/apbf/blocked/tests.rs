@@ -211,14 +211,8 @@ fn a_negative_query_reads_about_one_and_a_half_lines() {
     for i in 0..n {
         let key = mix64(u64::MAX - i);
         let start = f.block_start(key);
-        let middle = super::super::middle_hits(f.k, f.l, |i| f.probe(start, key, i));
-        let read: Vec<u64> = if middle {
-            pass += 1;
-            (0..f.slices()).map(|p| start + p).collect()
-        } else {
-            (f.l..f.k).map(|i| start + f.physical(i as usize)).collect()
-        };
-        lines += BlockedApbf::lines_of(start, read.into_iter()) as u64;
+        pass += super::super::middle_hits(f.k, f.l, |i| f.probe(start, key, i)) as u64;
+        lines += f.lines_read(key).1 as u64;
     }
     let (pass, lines) = (pass as f64 / n as f64, lines as f64 / n as f64);
     // the middle words' lines over every offset of a block in a line and
@@ -264,4 +258,93 @@ fn sizing_at_a_given_kl() {
     assert!(BlockedApbf::sizing_kl(w, 0.0, 10, 7).is_err());
     let f = BlockedApbf::with_fpr_kl(w, e, 11, 10).unwrap();
     assert_eq!((f.k(), f.l(), f.blocks()), (11, 10, t.blocks));
+}
+
+/// The lines `contains` reads and an insertion writes, counted over keys
+/// (`lines_read`, `lines_written`), against the theory at the filter's
+/// phase and rotation, for (k, l) with middle slices and without, blocks
+/// of fewer and more than a line's eight words; and the share of negative
+/// keys past the middle slices against its exact π (the independent
+/// product of the middle slices' fills, 0.089 at (10, 7), is outside).
+#[test]
+fn counted_lines_match_the_theory() {
+    /// Count, sum and sum of squares.
+    #[derive(Default)]
+    struct Tally(f64, f64, f64);
+    impl Tally {
+        fn add(&mut self, x: u32) {
+            let x = x as f64;
+            (self.0, self.1, self.2) = (self.0 + 1.0, self.1 + x, self.2 + x * x);
+        }
+        fn mean(&self) -> f64 {
+            self.1 / self.0
+        }
+        /// Whether `theory` is within 4 standard errors (and 1e-9).
+        fn agrees(&self, theory: f64) -> bool {
+            let var = (self.2 / self.0 - self.mean().powi(2)).max(0.0);
+            (self.mean() - theory).abs() <= 4.0 * (var / self.0).sqrt() + 1e-9
+        }
+    }
+    for (k, l, w) in [
+        (10u32, 7u32, 1u64 << 14),
+        (4, 2, 1 << 12),
+        (3, 6, 1 << 12),
+        (14, 32, 1 << 14),
+    ] {
+        let g = w.div_ceil(l as u64);
+        let mut f = BlockedApbf::with_default_blocks(k, l, g).unwrap();
+        let n_ins = 3 * w + g / 3;
+        for t in 0..n_ins {
+            f.insert(mix64(t));
+        }
+        // an insertion's lines depend on the rotation: the rest of this
+        // generation's insertions, at one rotation
+        let mut ins = Tally::default();
+        let rotation = f.rotation();
+        let mut t = n_ins;
+        while f.phase() + 1 < g && ins.0 < 20_000.0 {
+            ins.add(f.lines_written(mix64(t)));
+            f.insert(mix64(t));
+            t += 1;
+        }
+        assert_eq!(f.rotation(), rotation);
+        let th = f.theory().lines(f.phase(), f.rotation()).unwrap();
+        let pi = f.theory().middle_probability(f.phase()).unwrap();
+        let (mut neg, mut pos, mut pass) = (Tally::default(), Tally::default(), Tally::default());
+        for i in 0..200_000u64 {
+            let key = mix64(u64::MAX - i);
+            let (yes, lines) = f.lines_read(key);
+            assert_eq!(yes, f.contains(key));
+            neg.add(lines);
+            let start = f.block_start(key);
+            pass.add(super::super::middle_hits(f.k, f.l, |s| f.probe(start, key, s)) as u32);
+            let recent = mix64(t - 1 - i % (l as u64 * g));
+            let (yes, lines) = f.lines_read(recent);
+            assert!(yes);
+            pos.add(lines);
+        }
+        println!(
+            "(k, l) = ({k}, {l}): negative {:.4} (theory {:.4}), positive {:.4} ({:.4}), past the middle {:.4} ({pi:.4}), insert {:.4} ({:.4})",
+            neg.mean(), th.query_negative, pos.mean(), th.query_positive, pass.mean(), ins.mean(), th.insert
+        );
+        assert!(
+            neg.agrees(th.query_negative),
+            "negative {} vs {}",
+            neg.mean(),
+            th.query_negative
+        );
+        assert!(
+            pos.agrees(th.query_positive),
+            "positive {} vs {}",
+            pos.mean(),
+            th.query_positive
+        );
+        assert!(pass.agrees(pi), "past the middle {} vs {pi}", pass.mean());
+        assert!(
+            ins.agrees(th.insert),
+            "insert {} vs {}",
+            ins.mean(),
+            th.insert
+        );
+    }
 }

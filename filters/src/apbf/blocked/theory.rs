@@ -18,7 +18,7 @@ pub struct BlockedTheory {
 
 impl BlockedTheory {
     /// Keys per generation by age a = 0 .. k + l - 1 at phase φ (steady state).
-    fn generation_sizes(&self, phase: u64) -> Vec<u64> {
+    pub(super) fn generation_sizes(&self, phase: u64) -> Vec<u64> {
         let slices = (self.k + self.l) as usize;
         (0..slices)
             .map(|a| if a == 0 { phase } else { self.g })
@@ -27,7 +27,7 @@ impl BlockedTheory {
 
     /// ψ(c) = E[q^{c X}] for X ~ Binomial(`keys`, 1/B): the chance that c
     /// given bits of the block all stay clear of one generation's keys.
-    fn psi(&self, keys: u64, c: u32) -> f64 {
+    pub(super) fn psi(&self, keys: u64, c: u32) -> f64 {
         let q = 1.0 - 1.0 / WORD_BITS as f64;
         let t = 1.0 - (1.0 - q.powi(c as i32)) / self.blocks as f64;
         // t^keys in log space for large key counts
