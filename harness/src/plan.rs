@@ -41,8 +41,7 @@ pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejecte
     (ok, rejected)
 }
 
-/// Most memory a fast sizing may take, as a multiple of the least.
-pub const FAST_MEMORY: f64 = 1.25;
+pub use crate::designs::FAST_MEMORY;
 
 /// Fewest probes a fast sizing must save: at most this share of the
 /// least-memory sizing's.

@@ -150,13 +150,13 @@ impl DesignDef for BlockedApbf {
     /// the fewest blocks meeting the FPR in exact theory.
     /// The least-memory sizing and, as a fast one, the (k, l) that reads
     /// the fewest lines in a negative query among those within
-    /// [`crate::plan::FAST_MEMORY`] times the memory (each (k, l) estimated
+    /// [`super::FAST_MEMORY`] times the memory (each (k, l) estimated
     /// at the unblocked APBF's bits, the best [`FAST_TRIED`] sized exactly).
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let t: BlockedTheory =
             Filter::sizing(c.window, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let least = candidate(t);
-        let limit = crate::plan::FAST_MEMORY * least.memory_bits as f64;
+        let limit = super::FAST_MEMORY * least.memory_bits as f64;
         let mut quick: Vec<(f64, u32, u32)> = (1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
             .filter(|&l| l != t.l)
             .filter_map(|l| {

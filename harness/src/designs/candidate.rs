@@ -4,6 +4,11 @@
 
 use crate::metrics::Value;
 
+/// Most memory a fast sizing may take, as a multiple of the least
+/// (`bloomlab plan`'s fast sizings; a design that searches for its own, as
+/// the blocked APBF does, stays within it).
+pub const FAST_MEMORY: f64 = 1.25;
+
 /// Constraints of a plan.
 #[derive(Debug, Clone, Copy)]
 pub struct Constraints {

@@ -52,7 +52,7 @@ pub use built::{
     Built, ConvergenceTheory, EstimateTheory, Geometry, Moment, MomentFn, MomentTheory,
     ProfileTheory, Theory, TimeWindow,
 };
-pub use candidate::{Candidate, Constraints};
+pub use candidate::{Candidate, Constraints, FAST_MEMORY};
 
 use crate::spec::Metric;
 use serde::de::DeserializeOwned;
