@@ -53,25 +53,7 @@ pub(super) fn measure(
     started: std::time::Instant,
 ) -> anyhow::Result<()> {
     let m = &a.measured;
-    // what would fail every candidate is said once, before any is built
-    if a.window_time.is_some() && m.arrivals == "trace" && m.trace.trace.is_none() {
-        return Err(anyhow::anyhow!(
-            "--arrivals trace needs --trace FILE (the trace's own times)"
-        ));
-    }
-    if let Some(p) = &m.trace.trace {
-        std::fs::metadata(p).map_err(|e| anyhow::anyhow!("trace file {}: {e}", p.display()))?;
-    }
-    let ok: Vec<(&Candidate, &str)> = least
-        .iter()
-        .map(|c| (c, ""))
-        .chain(fast.iter().map(|c| (c, " (fast)")))
-        .collect();
-    if ok.is_empty() {
-        return Err(anyhow::anyhow!(
-            "no candidate meets the request: nothing to measure"
-        ));
-    }
+    let ok = candidates(a, least, fast)?;
     let time = a.window_time.zip(a.peak_rate);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -99,59 +81,15 @@ pub(super) fn measure(
         threads,
         time,
     );
-    // the costliest first, so that the threads end together
-    let mut order: Vec<usize> = (0..ok.len()).filter(|&i| sizes[i].is_some()).collect();
-    order.sort_by(|&x, &y| {
-        let e = |i: usize| sizes[i].map_or(0.0, |s| s.1);
-        e(y).total_cmp(&e(x))
-    });
-    let runs = order.len();
-    let ledger = std::sync::Mutex::new(Ledger::new(m.budget, threads));
-    let measured = on_threads(threads, runs, |j| {
-        let i = order[j];
-        let (c, sizing) = ok[i];
-        let p = priced[i].as_ref().map_err(|_| ())?;
-        let pending: Vec<&Priced> = order[j..]
-            .iter()
-            .filter_map(|&x| priced[x].as_ref().ok())
-            .collect();
-        let g = ledger.lock().unwrap_or_else(|e| e.into_inner()).start(
-            i,
-            &pending,
-            started.elapsed().as_secs_f64(),
-        );
-        let (n, estimate) = p.grid[g];
-        let at = format!(
-            "  [{}/{runs}] {} {}{sizing}",
-            j + 1,
-            c.design,
-            c.params_text()
-        );
-        let t0 = std::time::Instant::now();
-        let out = measure_one(a, c, sizing, time, (n, p.plans[g].clone()));
-        let took = t0.elapsed().as_secs_f64();
-        ledger
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .finish(i, took);
-        match out {
-            Ok(mut row) => {
-                let unit = if time.is_some() { "moments" } else { "rounds" };
-                eprintln!(
-                    "{at}: {n} {unit} ({}), about {estimate:.1} s by estimate, took {took:.1} s",
-                    p.note
-                );
-                row.num("seconds", took);
-                row.num("estimated_seconds", estimate);
-                row.num("calibration", p.slow);
-                Ok(row)
-            }
-            Err(e) => {
-                eprintln!("{at}: not measured: {e}");
-                Err(())
-            }
-        }
-    });
+    let run = Run {
+        a,
+        ok: &ok,
+        priced: &priced,
+        time,
+        threads,
+        started,
+    };
+    let measured = run.all(&sizes);
     let mut rows: Vec<Row> = measured.into_iter().flatten().collect();
     if rows.is_empty() {
         return Err(anyhow::anyhow!("no candidate could be measured"));
@@ -168,6 +106,108 @@ pub(super) fn measure(
         print!("{text}");
     }
     write(a, m, window, &rows, &text)
+}
+
+/// Every candidate with its sizing's label (" (fast)" or none), after
+/// what would fail every one of them is said once, before any is built.
+fn candidates<'a>(
+    a: &PlanArgs,
+    least: &'a [Candidate],
+    fast: &'a [Candidate],
+) -> anyhow::Result<Vec<(&'a Candidate, &'static str)>> {
+    let m = &a.measured;
+    if a.window_time.is_some() && m.arrivals == "trace" && m.trace.trace.is_none() {
+        return Err(anyhow::anyhow!(
+            "--arrivals trace needs --trace FILE (the trace's own times)"
+        ));
+    }
+    if let Some(p) = &m.trace.trace {
+        std::fs::metadata(p).map_err(|e| anyhow::anyhow!("trace file {}: {e}", p.display()))?;
+    }
+    let ok: Vec<(&Candidate, &str)> = least
+        .iter()
+        .map(|c| (c, ""))
+        .chain(fast.iter().map(|c| (c, " (fast)")))
+        .collect();
+    if ok.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no candidate meets the request: nothing to measure"
+        ));
+    }
+    Ok(ok)
+}
+
+/// The priced candidates, measured.
+struct Run<'a> {
+    a: &'a PlanArgs,
+    /// The candidates, each with its sizing's label.
+    ok: &'a [(&'a Candidate, &'a str)],
+    priced: &'a [Result<Priced, ()>],
+    time: Option<(f64, f64)>,
+    threads: usize,
+    /// When the ranking began: the budget counts from it.
+    started: std::time::Instant,
+}
+
+impl Run<'_> {
+    /// Every candidate with a size, the costliest first (so that the
+    /// threads end together), each one's size chosen by the [`Ledger`] as
+    /// it starts; a progress line for each. Rows in the candidates' order.
+    fn all(&self, sizes: &[Option<(u64, f64)>]) -> Vec<Result<Row, ()>> {
+        let mut order: Vec<usize> = (0..self.ok.len()).filter(|&i| sizes[i].is_some()).collect();
+        order.sort_by(|&x, &y| {
+            let e = |i: usize| sizes[i].map_or(0.0, |s| s.1);
+            e(y).total_cmp(&e(x))
+        });
+        let ledger = std::sync::Mutex::new(Ledger::new(self.a.measured.budget, self.threads));
+        on_threads(self.threads, order.len(), |j| self.one(&order, j, &ledger))
+    }
+
+    /// The `j`-th candidate of `order`, sized now and measured.
+    fn one(&self, order: &[usize], j: usize, ledger: &std::sync::Mutex<Ledger>) -> Result<Row, ()> {
+        let i = order[j];
+        let (c, sizing) = self.ok[i];
+        let p = self.priced[i].as_ref().map_err(|_| ())?;
+        let pending: Vec<&Priced> = order[j..]
+            .iter()
+            .filter_map(|&x| self.priced[x].as_ref().ok())
+            .collect();
+        let lock = || ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let g = lock().start(i, &pending, self.started.elapsed().as_secs_f64());
+        let (n, estimate) = p.grid[g];
+        let at = format!(
+            "  [{}/{}] {} {}{sizing}",
+            j + 1,
+            order.len(),
+            c.design,
+            c.params_text()
+        );
+        let t0 = std::time::Instant::now();
+        let out = measure_one(self.a, c, sizing, self.time, (n, p.plans[g].clone()));
+        let took = t0.elapsed().as_secs_f64();
+        lock().finish(i, took);
+        match out {
+            Ok(mut row) => {
+                let unit = if self.time.is_some() {
+                    "moments"
+                } else {
+                    "rounds"
+                };
+                eprintln!(
+                    "{at}: {n} {unit} ({}), about {estimate:.1} s by estimate, took {took:.1} s",
+                    p.note
+                );
+                row.num("seconds", took);
+                row.num("estimated_seconds", estimate);
+                row.num("calibration", p.slow);
+                Ok(row)
+            }
+            Err(e) => {
+                eprintln!("{at}: not measured: {e}");
+                Err(())
+            }
+        }
+    }
 }
 
 /// `f` of 0..n on `threads` plain threads, each taking the next index in
