@@ -42,6 +42,47 @@ pub fn negative_query_probes(r: f64, k: u32) -> f64 {
     num / (1.0 - r.powi(k as i32))
 }
 
+/// Bits of a 64-byte cache line.
+const LINE_BITS: u64 = 512;
+
+/// Expected distinct 64-byte lines a query that answers no reads of a
+/// partitioned Bloom filter of k slices of m bits each at fill `r`, laid
+/// one after the other from the start of a line (as
+/// [`PartitionedBloomFilter::lines_read`] counts them). The query stops at
+/// the J-th slice, J = j with probability r^(j-1)(1 - r)/(1 - r^k); given
+/// J, a line is read unless every probe of the first J slices missed it,
+/// each probe uniform over its slice. Lines inside one slice add up to J;
+/// a line that straddles slices is read with probability 1 - Π(1 - its
+/// share of each slice) instead of the sum of its shares.
+pub fn negative_query_lines(r: f64, k: u32, m: u64) -> f64 {
+    let mf = m as f64;
+    // Σ over the lines holding two or more of the first j slices of
+    // (Σ shares - P(read)), for j = 1..=k
+    let straddled = |j: u64| -> f64 {
+        let mut lines: Vec<u64> = (1..j)
+            .map(|i| i * m)
+            .filter(|b| b % LINE_BITS != 0)
+            .map(|b| b / LINE_BITS)
+            .collect();
+        lines.dedup();
+        lines
+            .into_iter()
+            .map(|line| {
+                let (lo, hi) = (line * LINE_BITS, (line + 1) * LINE_BITS);
+                let shares: Vec<f64> = (lo / m..hi.div_ceil(m).min(j))
+                    .map(|i| (hi.min((i + 1) * m) - lo.max(i * m)) as f64 / mf)
+                    .collect();
+                let missed: f64 = shares.iter().map(|s| 1.0 - s).product();
+                shares.iter().sum::<f64>() - (1.0 - missed)
+            })
+            .sum()
+    };
+    let num: f64 = (1..=k)
+        .map(|j| (j as f64 - straddled(j as u64)) * r.powi(j as i32 - 1) * (1.0 - r))
+        .sum();
+    num / (1.0 - r.powi(k as i32))
+}
+
 /// A classic Bloom filter: m bits, k hash functions.
 #[derive(Debug, Clone)]
 pub struct BloomFilter {
@@ -54,7 +95,7 @@ impl BloomFilter {
     /// m bits and k hash functions.
     pub fn new(m: u64, k: u32) -> Result<Self, ParamError> {
         check_nonzero("m", m)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         let m = check_bits(Some(m))?;
         Ok(BloomFilter {
             bits: BitArray::new(m),
@@ -141,7 +182,7 @@ pub struct PartitionedBloomFilter {
 impl PartitionedBloomFilter {
     /// k slices of m bits.
     pub fn new(k: u32, m: u64) -> Result<Self, ParamError> {
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         let total = check_bits((k as u64).checked_mul(m))?;
         Ok(PartitionedBloomFilter {
@@ -212,6 +253,30 @@ impl Filter for PartitionedBloomFilter {
     }
 }
 
+impl PartitionedBloomFilter {
+    /// The answer to a query for `key` and the distinct 64-byte lines it
+    /// reads, counted from the start of the filter's bits as if that were
+    /// the start of a line (a large allocation is page-aligned):
+    /// [`negative_query_lines`] in theory.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let mut lines = 0u32;
+        let mut last = u64::MAX;
+        for i in 0..self.k as u64 {
+            let pos = i * self.m + index(key, i, self.m);
+            // the slices come in order, so a line read before is the last
+            let line = pos / LINE_BITS;
+            if line != last {
+                lines += 1;
+                last = line;
+            }
+            if !self.bits.get(pos) {
+                return (false, lines);
+            }
+        }
+        (true, lines)
+    }
+}
+
 impl crate::Instrumented for PartitionedBloomFilter {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for i in 0..self.k {
@@ -237,7 +302,10 @@ impl crate::persist::sealed::Design for BloomFilter {
         "bloom".into()
     }
     fn check(&self) -> Result<(), String> {
-        crate::persist::ensure(self.k >= 1 && self.bits.len() >= 1, || "k or m is 0".into())
+        crate::persist::ensure(
+            (1..=crate::MAX_HASHES).contains(&self.k) && self.bits.len() >= 1,
+            || "k (1..=64) or m is 0".into(),
+        )
     }
 }
 
@@ -250,7 +318,9 @@ impl crate::persist::sealed::Design for PartitionedBloomFilter {
     fn check(&self) -> Result<(), String> {
         let total = (self.k as u64).checked_mul(self.m);
         crate::persist::ensure(
-            self.k >= 1 && self.m >= 1 && total == Some(self.bits.len()),
+            (1..=crate::MAX_HASHES).contains(&self.k)
+                && self.m >= 1
+                && total == Some(self.bits.len()),
             || {
                 format!(
                     "{} bits for k = {}, m = {}",

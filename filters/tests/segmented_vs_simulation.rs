@@ -1,7 +1,8 @@
 //! The segmentation baselines' theory against simulation: worst-phase and
 //! phase-averaged FPR, and P(yes) by generation (the Forgetful Bloom filter's
-//! partly remembered generation N + 1 in particular). Two-sided checks at 4.5
-//! standard errors, fixed seeds, rounds w + s insertions apart.
+//! partly remembered generation N + 1 in particular), and the probes and
+//! 64-byte lines of a negative query. Two-sided checks at 4.5 standard
+//! errors, fixed seeds, rounds w + s insertions apart.
 
 mod common;
 
@@ -11,6 +12,10 @@ use bloomlab_filters::Instrumented;
 use bloomlab_filters::SlidingFilter;
 use common::{assert_rate, Keys, Rng};
 
+/// A filter's counted lines of a query (its answer and the lines read),
+/// and their theory for a negative query at the worst phase.
+type Lines<'a, F> = Option<(&'a dyn Fn(&F, u64) -> (bool, u32), f64)>;
+
 /// Measures worst-phase and random-phase FPR and, at the worst phase, yes
 /// counts by switch count over the ages 1 ..= w + s + g.
 fn check<F: SlidingFilter + Instrumented>(
@@ -19,6 +24,7 @@ fn check<F: SlidingFilter + Instrumented>(
     fpr_at: impl Fn(&F, u64) -> f64,
     presence_by_shift: impl Fn(&F, u64) -> Vec<f64>,
     probes_theory: Option<f64>,
+    lines: Lines<'_, F>,
 ) {
     let keys = Keys::new(0xABC);
     let (w, s, g) = (f.window(), f.slack(), f.period());
@@ -38,20 +44,27 @@ fn check<F: SlidingFilter + Instrumented>(
     let mut yes = vec![0u64; by_j.len() + 1];
     let mut n = vec![0u64; by_j.len() + 1];
     let per_round = 3000;
-    let mut probes = Vec::new();
+    let (mut probes, mut lines_read) = (Vec::new(), Vec::new());
     for _ in 0..150 {
-        let (mut sum, mut no) = (0u64, 0u64);
+        let (mut sum, mut no, mut read) = (0u64, 0u64, 0u64);
         for _ in 0..per_round {
             neg += 1;
-            let (yes, p) = f.contains_probes(keys.negative(neg));
+            let key = keys.negative(neg);
+            let (yes, p) = f.contains_probes(key);
             worst.0 += yes as u64;
             worst.1 += 1;
             if !yes {
                 sum += p as u64;
                 no += 1;
+                if let Some((count, _)) = &lines {
+                    let (y, n) = count(&f, key);
+                    assert!(!y, "{name}: lines_read answers as contains");
+                    read += n as u64;
+                }
             }
         }
         probes.push(sum as f64 / no as f64);
+        lines_read.push(read as f64 / no as f64);
         for age in 1..=(w + s + g).min(t) {
             let j = (shifts_at_age(age, g, g) as usize).min(by_j.len());
             yes[j] += f.contains(keys.stream(t + 1 - age)) as u64;
@@ -76,6 +89,9 @@ fn check<F: SlidingFilter + Instrumented>(
     if let Some(p) = probes_theory {
         common::assert_mean(&format!("{name} probes of a negative query"), &probes, p);
     }
+    if let Some((_, l)) = lines {
+        common::assert_mean(&format!("{name} lines of a negative query"), &lines_read, l);
+    }
     assert_rate(
         &format!("{name} average FPR"),
         avg.0,
@@ -98,12 +114,15 @@ fn check<F: SlidingFilter + Instrumented>(
 fn jumping_window_matches_theory() {
     for n in [2u32, 4] {
         let probes = theory::jumping_probes_negative(n, 4, 300, 400);
+        // slices of 400 bits: a line holds parts of up to three
+        let lines = theory::jumping_lines_negative(n, 4, 300, 400);
         check(
             JumpingWindow::new(n, 4, 300, 400).unwrap(),
             &format!("jumping n={n}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
             Some(probes),
+            Some((&JumpingWindow::lines_read, lines)),
         );
     }
 }
@@ -116,6 +135,10 @@ fn double_buffer_matches_theory() {
         |f, p| f.theory_fpr(p),
         |f, p| f.theory_presence_by_shift(p),
         Some(theory::double_buffer_probes_negative(5, 300, 700)),
+        Some((
+            &DoubleBuffer::lines_read,
+            theory::double_buffer_lines_negative(5, 300, 700),
+        )),
     );
 }
 
@@ -127,6 +150,7 @@ fn forgetful_bloom_matches_theory() {
             &format!("forgetful N={past}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
+            None,
             None,
         );
     }

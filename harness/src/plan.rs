@@ -6,12 +6,13 @@
 //! simulation are shown: memory (exact `memory_bits`, conformance suite),
 //! worst-phase FPR, window and slack (conformance and theory-vs-simulation
 //! tests), peak NPWS (from P(yes | generation), tested per design), bits
-//! written per insertion (exact) and slice probes of a negative query (tested
-//! against simulation for the APBF, the jumping window and double buffering;
-//! A2 is a two-segment jumping window; none for the Forgetful filter; for the
-//! Naor-Yogev filter, slots read, tested in `naor_yogev_vs_simulation`; for
-//! the blocked APBF, 64-byte lines read, tested against counted lines in
-//! `apbf::blocked::tests::counted_lines_match_the_theory`). The
+//! written per insertion (exact) and the reads of a negative query: 64-byte
+//! lines for the blocked APBF (tested against counted lines in
+//! `apbf::blocked::tests::counted_lines_match_the_theory`) and for the
+//! jumping window and double buffering (`segmented_vs_simulation`; A2 is a
+//! two-segment jumping window); slice probes for the APBF (tested against
+//! simulation); none for the Forgetful filter; for the Naor-Yogev filter,
+//! slots read, tested in `naor_yogev_vs_simulation`. The
 //! SWAMP paper's designs (SWAMP, SWBF, the timing Bloom filter) keep an exact
 //! window: slack 0, NPWS 0; their probes are slots (two buckets of four) or,
 //! for the TBF, timestamp cells.

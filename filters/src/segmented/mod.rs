@@ -6,6 +6,7 @@
 //! derives their FPR and age profiles.
 
 mod forgetful;
+mod lines;
 pub mod theory;
 pub mod timed;
 
@@ -29,7 +30,7 @@ struct Ring {
 
 impl Ring {
     fn new(n: usize, k: u32, g: u64, m: u64) -> Result<Ring, ParamError> {
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("g", g)?;
         check_nonzero("m", m)?;
         check_bits(

@@ -54,6 +54,20 @@ pub fn jumping_probes_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
     segments as f64 * crate::bloom::negative_query_probes(fill(g, m), k)
 }
 
+/// Expected 64-byte lines a negative query of a jumping window reads just
+/// before a switch: each segment's
+/// [`negative_query_lines`](crate::bloom::negative_query_lines), the
+/// segments being separate allocations.
+pub fn jumping_lines_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
+    segments as f64 * crate::bloom::negative_query_lines(fill(g, m), k, m)
+}
+
+/// Expected 64-byte lines a negative query of double buffering reads just
+/// before a switch.
+pub fn double_buffer_lines_negative(k: u32, g: u64, m: u64) -> f64 {
+    crate::bloom::negative_query_lines(fill(2 * g, m), k, m)
+}
+
 /// Expected probes of a negative query of double buffering just before a
 /// switch (the active filter holds 2g keys).
 pub fn double_buffer_probes_negative(k: u32, g: u64, m: u64) -> f64 {

@@ -211,7 +211,7 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     }
     println!(
         "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
-         in the design's own unit (slices for the APBF, the TLBF and the segmented filters, 64-byte lines for the blocked APBF, cells for the \
+         in the design's own unit (64-byte lines for the blocked APBF, the jumping window, A2 and double buffering, slices for the APBF and the TLBF, cells for the \
          Sl-BF, the HSS-BF and Clock-sketch's Bloom filter, bits for the SHE-BF, timestamp \
          cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
     );

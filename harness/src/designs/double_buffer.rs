@@ -36,10 +36,16 @@ impl DesignDef for DoubleBuffer {
         let mut t = segmented::theory(&f, 2 * k as u64 * m, &|p| f.theory_fpr(p), &|p| {
             f.theory_presence_by_shift(p)
         });
-        t.scalars.push((
-            "probes_negative",
-            seg::double_buffer_probes_negative(k, g, m),
-        ));
+        t.scalars.extend([
+            (
+                "probes_negative",
+                seg::double_buffer_probes_negative(k, g, m),
+            ),
+            (
+                "lines_query_negative",
+                seg::double_buffer_lines_negative(k, g, m),
+            ),
+        ]);
         t.moment = Some(super::built::switching_moment(
             g,
             move |p| seg::double_buffer_fpr(k, g, m, p),
@@ -63,7 +69,7 @@ impl DesignDef for DoubleBuffer {
             fpr,
             &[1.0, 1.0],
             2 * k as u64,
-            Some(seg::double_buffer_probes_negative(k, g, m)),
+            Some(seg::double_buffer_lines_negative(k, g, m)),
         )])
     }
 }

@@ -94,10 +94,16 @@ pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
     let mut t = theory(f, payload, &|p| f.theory_fpr(p), &|p| {
         f.theory_presence_by_shift(p)
     });
-    t.scalars.push((
-        "probes_negative",
-        seg::jumping_probes_negative(segments, f.k(), f.g(), f.m()),
-    ));
+    t.scalars.extend([
+        (
+            "probes_negative",
+            seg::jumping_probes_negative(segments, f.k(), f.g(), f.m()),
+        ),
+        (
+            "lines_query_negative",
+            seg::jumping_lines_negative(segments, f.k(), f.g(), f.m()),
+        ),
+    ]);
     t
 }
 
@@ -156,7 +162,8 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
         fpr,
         &by_j,
         k as u64,
-        Some(seg::jumping_probes_negative(n, k, g, m)),
+        // 64-byte lines: a probe per slice, less the lines two slices share
+        Some(seg::jumping_lines_negative(n, k, g, m)),
     ))
 }
 

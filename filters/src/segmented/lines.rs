@@ -1,0 +1,40 @@
+//! The 64-byte lines a query of the segmented designs reads, counted on the
+//! filter: each segment is a partitioned Bloom filter of its own
+//! allocation, read slice by slice until a zero
+//! ([`PartitionedBloomFilter::lines_read`]); a query reads the segments
+//! newest first until one answers yes. The theory is
+//! [`super::theory::jumping_lines_negative`] and
+//! [`super::theory::double_buffer_lines_negative`].
+
+use super::{A2Buffer, DoubleBuffer, JumpingWindow};
+use crate::bloom::PartitionedBloomFilter;
+
+impl JumpingWindow {
+    /// The answer to a query for `key` and the distinct lines it reads.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let mut lines = 0;
+        for i in 0..self.ring.segs.len() {
+            let (yes, n) = self.ring.at(i).lines_read(key);
+            lines += n;
+            if yes {
+                return (true, lines);
+            }
+        }
+        (false, lines)
+    }
+}
+
+impl A2Buffer {
+    /// The answer to a query for `key` and the distinct lines it reads.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        self.inner.lines_read(key)
+    }
+}
+
+impl DoubleBuffer {
+    /// The answer to a query for `key` and the distinct lines it reads
+    /// (the active filter's).
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        PartitionedBloomFilter::lines_read(&self.active, key)
+    }
+}
