@@ -84,6 +84,24 @@ pub(crate) fn check_probability(name: &'static str, p: f64) -> Result<f64, Param
     }
 }
 
+/// The most bits (or cells) a key sets or reads per filter: k of every
+/// design is at most this. A saved state is checked against it too, so that
+/// a corrupted k cannot make each operation loop billions of times.
+pub const MAX_HASHES: u32 = 64;
+
+/// Checks 1 <= k <= [`MAX_HASHES`].
+pub(crate) fn check_hashes(k: u32) -> Result<u32, ParamError> {
+    check_nonzero("k", k as u64)?;
+    if k > MAX_HASHES {
+        return Err(ParamError::OutOfRange {
+            name: "k",
+            value: k.to_string(),
+            expected: "at most 64",
+        });
+    }
+    Ok(k)
+}
+
 /// Checks `x >= 1`.
 pub(crate) fn check_nonzero(name: &'static str, x: u64) -> Result<u64, ParamError> {
     if x == 0 {

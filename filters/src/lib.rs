@@ -81,7 +81,7 @@ pub use apbf::timed::TimedApbf;
 pub use apbf::Apbf;
 pub use bloom::{BloomFilter, PartitionedBloomFilter};
 pub use broom::{Broom, BroomFilter};
-pub use error::{ParamError, MAX_BITS};
+pub use error::{ParamError, MAX_BITS, MAX_HASHES};
 pub use keyed::Keyed;
 pub use naor_yogev::NaorYogev;
 pub use ny_pocket::NyPocket;

@@ -342,6 +342,41 @@ fn crafted_state_never_panics(name: &str, make: &dyn Fn() -> Box<dyn Check>, at:
     assert!(outcome.is_ok(), "{name}: byte {i} ^ {xor:#x} panicked");
 }
 
+/// Every byte of each design's leading fields (its parameters: k, m, the
+/// window, ...) flipped by 0x80 and by 0xff, one at a time: each crafted
+/// state is an error or loads and answers, within seconds. A k of 2^31 + 3
+/// used to load (k >= 1 was all a design checked) and make each operation
+/// loop two billion times, which the random cases below once hit.
+#[test]
+fn crafted_parameters_are_errors_or_answer_in_time() {
+    for (name, make) in all() {
+        let name: &'static str = name;
+        let bytes = make().fixture_bytes();
+        let start = 13 + bytes[12] as usize + 16;
+        let end = (bytes.len() - 8).min(start + 48);
+        for i in start..end {
+            for xor in [0x80u8, 0xff] {
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let case = all().into_iter().find(|c| c.0 == name).unwrap().1();
+                    let mut bad = case.fixture_bytes();
+                    let end = bad.len() - 8;
+                    bad[i] ^= xor;
+                    let sum = xxhash_rust::xxh3::xxh3_64(&bad[..end]);
+                    bad[end..].copy_from_slice(&sum.to_le_bytes());
+                    let ok =
+                        catch_unwind(AssertUnwindSafe(|| case.loads_and_answers(&bad))).is_ok();
+                    let _ = tx.send(ok);
+                });
+                match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+                    Ok(ok) => assert!(ok, "{name}: byte {i} ^ {xor:#x} panicked"),
+                    Err(_) => panic!("{name}: byte {i} ^ {xor:#x} did not answer within 20 s"),
+                }
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
     #[test]

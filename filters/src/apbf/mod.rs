@@ -132,7 +132,7 @@ impl Apbf {
     /// An APBF with k slices written per insertion, l extra slices and
     /// generation size g. Window l g, slack k g.
     pub fn new(k: u32, l: u32, g: u64) -> Result<Self, ParamError> {
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("g", g)?;
         let slices = k.checked_add(l).ok_or(ParamError::TooLarge {

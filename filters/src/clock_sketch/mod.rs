@@ -91,7 +91,7 @@ impl ClockBloom {
     /// (window, memory / s, hash count, clock size).
     pub fn new(w: u64, k: u32, s: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         check_clocks(s, m)?;
         let rate = ((1u64 << s) - 2).checked_mul(m);
@@ -263,7 +263,7 @@ impl crate::persist::sealed::Design for ClockBloom {
     fn check(&self) -> Result<(), String> {
         crate::persist::ensure(
             self.w >= 1
-                && self.k >= 1
+                && (1..=crate::MAX_HASHES).contains(&self.k)
                 && (2..=MAX_CLOCK_BITS).contains(&self.s)
                 && self.m >= 1
                 && self.clocks.len() == self.m

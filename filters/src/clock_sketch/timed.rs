@@ -50,7 +50,7 @@ impl TimedClockBloom {
     /// pointer going round the array 2^s - 2 times per `t` time units.
     pub fn new(t: u64, k: u32, s: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window time", t)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         super::check_clocks(s, m)?;
         if ((1u64 << s) - 1).checked_mul(m).is_none() {
@@ -233,7 +233,7 @@ impl crate::persist::sealed::Design for TimedClockBloom {
     fn check(&self) -> Result<(), String> {
         crate::persist::ensure(
             self.t >= 1
-                && self.k >= 1
+                && (1..=crate::MAX_HASHES).contains(&self.k)
                 && (2..=MAX_CLOCK_BITS).contains(&self.s)
                 && self.m >= 1
                 && self.clocks.len() == self.m

@@ -63,7 +63,7 @@ impl HalfSliding {
     /// parameters (its code uses k = 7, lo = 6, C = 500,000).
     pub fn new(cycle: u64, k: u32, lo: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("cycle", cycle)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("lo", lo as u64)?;
         check_nonzero("m", m)?;
         if lo >= k {
@@ -257,7 +257,7 @@ impl crate::persist::sealed::Design for HalfSliding {
     fn check(&self) -> Result<(), String> {
         let cells = (self.k as u64).checked_mul(self.m);
         crate::persist::ensure(
-            self.k >= 1
+            (1..=crate::MAX_HASHES).contains(&self.k)
                 && self.lo >= 1
                 && self.lo < self.k
                 && self.m >= 1

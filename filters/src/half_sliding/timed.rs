@@ -50,7 +50,7 @@ impl TimedHalfSliding {
     /// clock clearing (k - lo - 1)·m cells per `t` time units.
     pub fn new(t: u64, k: u32, lo: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window time", t)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("lo", lo as u64)?;
         check_nonzero("m", m)?;
         if lo as u64 + 2 > k as u64 {

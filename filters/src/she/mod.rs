@@ -93,7 +93,7 @@ pub(crate) fn check_loaded(
 ) -> Result<(), String> {
     crate::persist::ensure(
         w >= 1
-            && k >= 1
+            && (1..=crate::MAX_HASHES).contains(&k)
             && g >= 1
             && m >= g
             && check_shape(w, m, g, phase).is_ok()
@@ -126,7 +126,7 @@ impl SheBloom {
     /// code's α·W).
     pub fn new(w: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         check_nonzero("g", g)?;
         check_shape(w, m, g, phase)?;
@@ -152,7 +152,7 @@ impl SheBloom {
     /// m rounded up to whole groups.
     pub fn code(w: u64, k: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         let m = m.div_ceil(CODE_GROUP) * CODE_GROUP;
         let alpha = theory::code_alpha(w, k, m, CODE_GROUP);

@@ -61,7 +61,7 @@ impl TimedSheBloom {
     /// `t` time units and a phase of `phase` >= t.
     pub fn new(t: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
         check_nonzero("window time", t)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         check_nonzero("g", g)?;
         super::check_shape(t, m, g, phase)?;

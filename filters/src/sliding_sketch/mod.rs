@@ -100,7 +100,7 @@ impl SlidingBloom {
     /// k arrays of m cells over a window of W insertions.
     pub fn new(w: u64, k: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         let cells = check_bits((k as u64).checked_mul(m).and_then(|l| l.checked_mul(2)))? / 2;
         if cells.checked_mul(w).is_none() {
@@ -248,7 +248,7 @@ impl crate::persist::sealed::Design for SlidingBloom {
     fn check(&self) -> Result<(), String> {
         let cells = (self.k as u64).checked_mul(self.m);
         crate::persist::ensure(
-            self.k >= 1
+            (1..=crate::MAX_HASHES).contains(&self.k)
                 && self.m >= 1
                 && self.w >= 1
                 && cells == Some(self.future.len())

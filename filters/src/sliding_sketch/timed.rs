@@ -49,7 +49,7 @@ impl TimedSlidingBloom {
     /// k arrays of m cells, swept once per `t` time units.
     pub fn new(t: u64, k: u32, m: u64) -> Result<Self, ParamError> {
         check_nonzero("window time", t)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         let cells = check_bits((k as u64).checked_mul(m).and_then(|l| l.checked_mul(2)))? / 2;
         Ok(TimedSlidingBloom {
@@ -214,7 +214,7 @@ impl crate::persist::sealed::Design for TimedSlidingBloom {
     fn check(&self) -> Result<(), String> {
         let cells = (self.k as u64).checked_mul(self.m);
         crate::persist::ensure(
-            self.k >= 1
+            (1..=crate::MAX_HASHES).contains(&self.k)
                 && self.m >= 1
                 && self.t >= 1
                 && cells == Some(self.future.len())

@@ -61,7 +61,7 @@ impl StableBloomFilter {
     fn bits_for(m: u64, d: u32, k: u32, p: u64) -> Result<u64, ParamError> {
         check_nonzero("m", m)?;
         check_nonzero("d", d as u64)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("p", p)?;
         if d > MAX_D {
             return Err(ParamError::OutOfRange {
@@ -111,7 +111,7 @@ impl StableBloomFilter {
         check_probability("fpr", fpr)?;
         check_nonzero("m", m)?;
         check_nonzero("d", d as u64)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         if d > MAX_D {
             return Self::new(m, d, k, 1);
         }

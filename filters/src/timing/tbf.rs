@@ -42,7 +42,7 @@ impl TimingBloom {
     /// k slices of s timestamp cells for window `w`.
     pub fn new(w: u64, k: u32, s: u64) -> Result<TimingBloom, ParamError> {
         check_nonzero("window", w)?;
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("s", s)?;
         let len = (k as u64).checked_mul(s);
         let clock = Clock::new(w, len.unwrap_or(1));
@@ -217,7 +217,7 @@ impl crate::persist::sealed::Design for TimingBloom {
     fn check(&self) -> Result<(), String> {
         let cells = (self.k as u64).checked_mul(self.s);
         crate::persist::ensure(
-            self.k >= 1
+            (1..=crate::MAX_HASHES).contains(&self.k)
                 && self.s >= 1
                 && cells == Some(self.cells.len())
                 && cells == Some(self.clock.len())

@@ -82,7 +82,7 @@ pub struct Tlbf {
 impl Tlbf {
     /// k + l slices of `m0` bits at first, a window of `t` time units.
     pub fn new(k: u32, l: u32, t: u64, m0: u64) -> Result<Self, ParamError> {
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("window time", t)?;
         if m0 < 2 * k as u64 {
@@ -264,7 +264,7 @@ impl crate::persist::sealed::Design for Tlbf {
                 .zip(&self.bits)
                 .all(|(s, b)| s.size == b.len() && s.size >= 1 && s.hash < c.k.max(1));
         crate::persist::ensure(
-            c.k >= 1
+            (1..=crate::MAX_HASHES).contains(&c.k)
                 && c.l >= 1
                 && c.t >= 1
                 && (1..=MAX_GROWTH).contains(&c.max_growth)

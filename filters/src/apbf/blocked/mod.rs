@@ -156,7 +156,7 @@ impl BlockedApbf {
 
     /// The number of 64-byte lines of a valid configuration.
     fn shape(k: u32, l: u32, g: u64, blocks: u64) -> Result<usize, ParamError> {
-        check_nonzero("k", k as u64)?;
+        crate::error::check_hashes(k)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("g", g)?;
         check_nonzero("blocks", blocks)?;
