@@ -12,15 +12,7 @@ use crate::bloom::PartitionedBloomFilter;
 impl JumpingWindow {
     /// The answer to a query for `key` and the distinct lines it reads.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
-        let mut lines = 0;
-        for i in 0..self.ring.segs.len() {
-            let (yes, n) = self.ring.at(i).lines_read(key);
-            lines += n;
-            if yes {
-                return (true, lines);
-            }
-        }
-        (false, lines)
+        self.ring.until_yes(|seg| seg.lines_read(key))
     }
 }
 

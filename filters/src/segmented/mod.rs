@@ -54,6 +54,20 @@ impl Ring {
         crate::window::ring_index(self.head as u64, i as u64, self.segs.len() as u64) as usize
     }
 
+    /// `read` of the segments newest first until one answers yes: that
+    /// answer and the sum of their counts (probes, lines).
+    fn until_yes(&self, read: impl Fn(&PartitionedBloomFilter) -> (bool, u32)) -> (bool, u32) {
+        let mut count = 0;
+        for i in 0..self.segs.len() {
+            let (yes, n) = read(self.at(i));
+            count += n;
+            if yes {
+                return (true, count);
+            }
+        }
+        (false, count)
+    }
+
     fn at(&self, i: usize) -> &PartitionedBloomFilter {
         &self.segs[self.slot(i)]
     }
@@ -203,15 +217,7 @@ impl Filter for JumpingWindow {
 
 impl crate::Instrumented for JumpingWindow {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let mut probes = 0;
-        for i in 0..self.ring.segs.len() {
-            let (yes, p) = self.ring.at(i).contains_probes(key);
-            probes += p;
-            if yes {
-                return (true, probes);
-            }
-        }
-        (false, probes)
+        self.ring.until_yes(|seg| seg.contains_probes(key))
     }
 }
 
