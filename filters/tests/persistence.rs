@@ -325,19 +325,32 @@ impl<T: Subject> Check for Case<T> {
 /// Flips a byte of the state, then fixes the checksum, so that the file
 /// reaches the design's own checks: loading must give an error or a filter
 /// whose operations do not panic.
+/// The state's bytes in a saved file: past the header (magic, version,
+/// tag length, tag, seed and length) and before the checksum.
+fn state_range(bytes: &[u8]) -> std::ops::Range<usize> {
+    13 + bytes[12] as usize + 16..bytes.len() - 8
+}
+
+/// `bytes` with byte `i` flipped by `xor` and the checksum made right
+/// again: a state crafted to pass the checksum.
+fn crafted(mut bytes: Vec<u8>, i: usize, xor: u8) -> Vec<u8> {
+    let end = bytes.len() - 8;
+    bytes[i] ^= xor;
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
 fn crafted_state_never_panics(name: &str, make: &dyn Fn() -> Box<dyn Check>, at: f64, xor: u8) {
     let case = make();
     let bytes = case.fixture_bytes();
-    let start = 13 + bytes[12] as usize + 16;
-    let end = bytes.len() - 8;
-    if end <= start {
+    let state = state_range(&bytes);
+    if state.is_empty() {
         return;
     }
+    let (start, end) = (state.start, state.end);
     let i = start + ((end - start) as f64 * at) as usize % (end - start);
-    let mut bad = bytes.clone();
-    bad[i] ^= xor.max(1);
-    let sum = xxhash_rust::xxh3::xxh3_64(&bad[..end]);
-    bad[end..].copy_from_slice(&sum.to_le_bytes());
+    let bad = crafted(bytes, i, xor.max(1));
     let outcome = catch_unwind(AssertUnwindSafe(|| case.loads_and_answers(&bad)));
     assert!(outcome.is_ok(), "{name}: byte {i} ^ {xor:#x} panicked");
 }
@@ -352,18 +365,13 @@ fn crafted_parameters_are_errors_or_answer_in_time() {
     for (name, make) in all() {
         let name: &'static str = name;
         let bytes = make().fixture_bytes();
-        let start = 13 + bytes[12] as usize + 16;
-        let end = (bytes.len() - 8).min(start + 48);
-        for i in start..end {
+        let state = state_range(&bytes);
+        for i in state.start..state.end.min(state.start + 48) {
             for xor in [0x80u8, 0xff] {
                 let (tx, rx) = std::sync::mpsc::channel();
                 std::thread::spawn(move || {
                     let case = all().into_iter().find(|c| c.0 == name).unwrap().1();
-                    let mut bad = case.fixture_bytes();
-                    let end = bad.len() - 8;
-                    bad[i] ^= xor;
-                    let sum = xxhash_rust::xxh3::xxh3_64(&bad[..end]);
-                    bad[end..].copy_from_slice(&sum.to_le_bytes());
+                    let bad = crafted(case.fixture_bytes(), i, xor);
                     let ok =
                         catch_unwind(AssertUnwindSafe(|| case.loads_and_answers(&bad))).is_ok();
                     let _ = tx.send(ok);

@@ -90,6 +90,8 @@ fn check<F: SlidingFilter + Instrumented>(
         common::assert_mean(&format!("{name} probes of a negative query"), &probes, p);
     }
     if let Some((_, l)) = lines {
+        let mean = lines_read.iter().sum::<f64>() / lines_read.len() as f64;
+        println!("{name}: lines of a negative query {mean:.4} (theory {l:.4})");
         common::assert_mean(&format!("{name} lines of a negative query"), &lines_read, l);
     }
     assert_rate(

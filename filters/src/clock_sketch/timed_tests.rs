@@ -26,11 +26,7 @@ fn clocks_follow_the_schedule_and_keep_the_window() {
     let mut now = 0u64;
     let mut log: Vec<(u64, u64)> = Vec::new(); // (key, time)
     for i in 0..3000u64 {
-        now += match mix64(i) % 10 {
-            0 => 0,
-            1 => mix64(i + 7) % (2 * t),
-            _ => mix64(i + 9) % 40,
-        };
+        now += crate::sliding_sketch::sweep::testing::gap(i, 10, 2 * t, 40);
         f.advance(now);
         let key = mix64(i ^ 0xABCD);
         f.insert(key);

@@ -15,11 +15,7 @@ fn groups_follow_the_definition_and_keep_the_window() {
     // (key, time) of every insertion
     let mut log: Vec<(u64, u64)> = Vec::new();
     for i in 0..3000u64 {
-        now += match mix64(i) % 20 {
-            0 => 0,
-            1 => mix64(i + 7) % (4 * phase),
-            _ => mix64(i + 9) % 60,
-        };
+        now += crate::sliding_sketch::sweep::testing::gap(i, 20, 4 * phase, 60);
         f.advance(now);
         let key = mix64(i ^ 0x5E);
         f.insert(key);

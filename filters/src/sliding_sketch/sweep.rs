@@ -313,6 +313,17 @@ pub(crate) mod testing {
     use crate::hash::mix64;
     use crate::{Filter, TimedFilter};
 
+    /// The time before the i-th arrival of the bursty clocks the swept
+    /// filters' definition tests use: none one time in `every` (a burst),
+    /// up to `lull` one time in `every`, else up to `step`.
+    pub fn gap(i: u64, every: u64, lull: u64, step: u64) -> u64 {
+        match mix64(i) % every {
+            0 => 0,
+            1 => mix64(i + 7) % lull,
+            _ => mix64(i + 9) % step,
+        }
+    }
+
     /// Arrivals at 1 key per 100 time units, doubled in a wave of period
     /// 150 000: their cumulative mean.
     pub fn wave(x: f64) -> f64 {

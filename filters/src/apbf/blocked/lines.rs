@@ -45,13 +45,10 @@ pub struct Lines {
     pub query_positive: f64,
 }
 
-/// Distinct lines of the words at `offset` + each of `words`.
-fn lines_at(offset: u64, words: impl Iterator<Item = u64>) -> u32 {
-    let mut seen = 0u64;
-    for w in words {
-        seen |= 1 << ((offset + w) / LINE_WORDS);
-    }
-    seen.count_ones()
+/// Distinct lines of the words at `first` + each of `words`
+/// ([`BlockedApbf::lines_of`], which `contains_probes` counts with).
+fn lines_at(first: u64, words: impl Iterator<Item = u64>) -> u32 {
+    BlockedApbf::lines_of(first, words.map(move |w| first + w))
 }
 
 impl BlockedTheory {
@@ -106,7 +103,7 @@ impl BlockedTheory {
     /// blocks: block b starts at word b·(k + l).
     fn offsets(&self) -> Vec<(u64, u64)> {
         let h = self.slices();
-        let period = LINE_WORDS / gcd(h, LINE_WORDS);
+        let period = LINE_WORDS / crate::half_sliding::theory::gcd(h, LINE_WORDS);
         (0..period)
             .map(|r| {
                 let count = self.blocks / period + u64::from(r < self.blocks % period);
@@ -193,14 +190,6 @@ impl BlockedTheory {
     }
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 impl BlockedApbf {
     /// The answer to a query for `key` and the distinct 64-byte lines
     /// [`contains`](crate::Filter::contains) reads for it: the middle
@@ -209,12 +198,11 @@ impl BlockedApbf {
         let start = self.block_start(key);
         let h = self.slices();
         let middle = super::middle_hits(self.k, self.l, |i| self.probe(start, key, i));
-        let offset = start % LINE_WORDS;
         if !middle {
             let words = (self.l..self.k).map(|i| self.physical(i as usize));
-            return (false, lines_at(offset, words));
+            return (false, lines_at(start, words));
         }
-        (self.answer(start, key), lines_at(offset, 0..h))
+        (self.answer(start, key), lines_at(start, 0..h))
     }
 
     /// The distinct 64-byte lines an insertion of `key` writes (its block's
@@ -222,7 +210,7 @@ impl BlockedApbf {
     pub fn lines_written(&self, key: u64) -> u32 {
         let start = self.block_start(key);
         let words = (0..self.k as usize).map(|i| self.physical(i));
-        lines_at(start % LINE_WORDS, words)
+        lines_at(start, words)
     }
 
     /// Insertions in the current generation: the phase the theory's

@@ -122,8 +122,7 @@ pub(super) fn price(
             ),
         ),
         None => {
-            drop(built);
-            let (a, b) = calibration(d, params, m.seed)?;
+            let (a, b) = calibration(d, &mut built, m.seed);
             let (i, q) = (i0 * a, q0 * b);
             (
                 i,
@@ -184,18 +183,17 @@ fn sizes(lo: u64, hi: u64) -> Vec<u64> {
 }
 
 /// How much slower than its usual ns (`OP_NS`, measured at small windows)
-/// the candidate inserts and queries at its own size: a fresh build timed
-/// over [`CALIBRATION_OPS`] insertions and as many queries of new keys,
-/// each ratio in 1..=100.
+/// the candidate inserts and queries at its own size: `built`, fresh from
+/// its build, timed over [`CALIBRATION_OPS`] insertions and as many
+/// queries of new keys, each ratio in 1..=100.
 fn calibration(
     d: &'static dyn designs::Design,
-    params: &Params,
+    built: &mut designs::Built,
     seed: u64,
-) -> anyhow::Result<(f64, f64)> {
+) -> (f64, f64) {
     use bloomlab_filters::hash::mix64;
-    let mut built = d.build(params, seed)?;
     let Some(f) = built.filter.as_mut() else {
-        return Ok((1.0, 1.0));
+        return (1.0, 1.0);
     };
     let keys: Vec<u64> = (0..CALIBRATION_OPS)
         .map(|i| mix64(i ^ seed.rotate_left(17)))
@@ -210,10 +208,10 @@ fn calibration(
     std::hint::black_box(yes);
     let query = t0.elapsed().as_nanos() as f64 / keys.len() as f64;
     let (i0, q0) = d.op_ns();
-    Ok((
+    (
         (insert / i0).clamp(1.0, 100.0),
         (query / q0).clamp(1.0, 100.0),
-    ))
+    )
 }
 
 /// Seconds of one thread for each candidate, given each one's (least,
