@@ -59,6 +59,7 @@ mod error;
 pub mod half_sliding;
 pub mod hash;
 mod keyed;
+pub mod lines;
 pub mod naor_yogev;
 pub mod ny_pocket;
 pub mod persist;

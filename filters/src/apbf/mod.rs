@@ -18,6 +18,7 @@
 //! after they have shifted.
 
 pub mod blocked;
+pub mod lines;
 mod simd;
 pub mod theory;
 pub mod timed;

@@ -164,18 +164,46 @@ pub const MAX_COST_STATES: u64 = 1 << 25;
 /// keeping d = i - c; a miss goes to (i - k, c, 0), lowering d (c < k). So
 /// the states are filled by d upwards and, within one d, by c downwards.
 pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
+    let ones = vec![1.0; q.len()];
+    let Some((p_no, g_no, g_yes)) = cost_from(q, &ones, k, l, l as usize, 0) else {
+        return QueryCost {
+            p_no: f64::NAN,
+            probes_no: f64::NAN,
+            probes_yes: f64::NAN,
+        };
+    };
+    QueryCost {
+        p_no,
+        probes_no: g_no / p_no,
+        probes_yes: if p_no < 1.0 {
+            g_yes / (1.0 - p_no)
+        } else {
+            f64::NAN
+        },
+    }
+}
+
+/// Algorithm 1 from slice `start` with `matched` consecutive matches
+/// counted and p = 0 (as [`query_cost`]'s table): (P(no), E[cost 1{no}],
+/// E[cost 1{yes}]), a probe of slice i costing `cost[i]` (1 to count
+/// probes), counted from there. `None` when the table would exceed
+/// [`MAX_COST_STATES`].
+pub(crate) fn cost_from(
+    q: &[f64],
+    cost: &[f64],
+    k: u32,
+    l: u32,
+    start: usize,
+    matched: usize,
+) -> Option<(f64, f64, f64)> {
     let (k, l) = (k as usize, l as usize);
     assert_eq!(q.len(), k + l, "one probability per slice");
-    let nan = QueryCost {
-        p_no: f64::NAN,
-        probes_no: f64::NAN,
-        probes_yes: f64::NAN,
-    };
+    assert_eq!(cost.len(), k + l, "one cost per slice");
     let states = (k as u64 + l as u64)
         .checked_mul(k as u64)
         .and_then(|x| x.checked_mul(k as u64));
     if states.is_none_or(|s| s > MAX_COST_STATES) {
-        return nan;
+        return None;
     }
     let n = k + l;
     // table[(i * k + p) * k + c] = (P(no), E[probes 1{no}], E[probes 1{yes}])
@@ -188,7 +216,13 @@ pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
         }
     };
     // one probe of slice i, then either branch
-    let add_probe = |(pn, gn, gy): (f64, f64, f64)| (pn, gn + pn, gy + (1.0 - pn));
+    let add_probe = |i: isize, (pn, gn, gy): (f64, f64, f64)| {
+        (
+            pn,
+            gn + cost[i as usize] * pn,
+            gy + cost[i as usize] * (1.0 - pn),
+        )
+    };
     for d in -(k as isize - 1)..n as isize {
         for c in (0..k).rev() {
             let i = d + c as isize;
@@ -199,12 +233,12 @@ pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
                 let hit = if p + c + 1 == k {
                     (0.0, 0.0, 1.0)
                 } else if i + 1 < n as isize {
-                    add_probe(at(&table, i + 1, p, c + 1))
+                    add_probe(i, at(&table, i + 1, p, c + 1))
                 } else {
                     // past the last slice: no reachable state gets here
                     (0.0, 0.0, 1.0)
                 };
-                let miss = add_probe(at(&table, i - k as isize, c, 0));
+                let miss = add_probe(i, at(&table, i - k as isize, c, 0));
                 let qi = q[i as usize];
                 table[(i as usize * k + p) * k + c] = (
                     qi * hit.0 + (1.0 - qi) * miss.0,
@@ -214,16 +248,10 @@ pub fn query_cost(q: &[f64], k: u32, l: u32) -> QueryCost {
             }
         }
     }
-    let (p_no, g_no, g_yes) = at(&table, l as isize, 0, 0);
-    QueryCost {
-        p_no,
-        probes_no: g_no / p_no,
-        probes_yes: if p_no < 1.0 {
-            g_yes / (1.0 - p_no)
-        } else {
-            f64::NAN
-        },
+    if matched >= k {
+        return Some((0.0, 0.0, 0.0));
     }
+    Some(at(&table, start as isize, 0, matched))
 }
 
 pub use crate::window::shifts_at_age;

@@ -177,6 +177,27 @@ impl Tlbf {
         // at least k + l slices: n - k >= l >= 1
         crate::apbf::algorithm1(k, (self.bits.len() - k as usize) as u32, bit)
     }
+
+    /// The answer to a query for `key` and the distinct 64-byte lines of
+    /// the slices' bits it reads: one per slice Algorithm 1 probes, none
+    /// for an expired slice (answered as empty without reading it). The
+    /// slices' bookkeeping, a few words each, is not counted. In theory:
+    /// [`crate::apbf::lines::query_lines`] on the filter's fills, costing
+    /// expired slices 0.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let (k, now) = (self.ctl.k, self.clock);
+        let mut lines = crate::lines::LineSet::default();
+        let bit = |i: usize| {
+            let s = &self.ctl.slices[i];
+            !self.ctl.expired(i, now) && {
+                let pos = index(key, s.hash as u64, s.size);
+                lines.touch(i as u64, pos);
+                self.bits[i].get(pos)
+            }
+        };
+        let yes = crate::apbf::algorithm1(k, (self.bits.len() - k as usize) as u32, bit).0;
+        (yes, lines.count())
+    }
 }
 
 impl Filter for Tlbf {

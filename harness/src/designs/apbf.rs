@@ -1,6 +1,7 @@
 //! The Age-Partitioned Bloom filter (Shtul, Baquero, Almeida).
 
 use super::built::{int, Built, Geometry, ShiftProfile, Theory};
+use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef, Params};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -120,6 +121,8 @@ impl DesignDef for Apbf {
             ]
             .into_iter()
             .chain(bound)
+            // 64-byte lines at the worst phase, on this processor's path
+            .chain(line_scalars(t.lines_worst()))
             .collect(),
             profile: Some(Box::new(profile)),
             convergence: None,
@@ -164,7 +167,8 @@ impl DesignDef for Apbf {
                     slack: t.slack(),
                     npws_peak: t.pws_at(g) / t.window() as f64,
                     insert_bits: k as u64,
-                    query_probes: Some(t.expected_probes_negative()),
+                    // 64-byte lines, on this processor's query path
+                    query_probes: t.lines_worst().map(|x| x.query_negative),
                 })
             })
             .collect())

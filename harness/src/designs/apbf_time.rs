@@ -3,6 +3,7 @@
 //! (`apbf_hybrid`). See `bloomlab_filters::apbf::timed`.
 
 use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::candidate::line_scalars;
 use super::time_shared::{
     time_geometry, time_params, time_request, window_and_rate, AtMoment, CAPS, TIME_METRICS,
 };
@@ -108,7 +109,10 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
             ("fpr_avg", count.fpr_avg()),
             ("memory_bits", bits),
             ("bits_per_element", bits / peak_keys),
-        ],
+        ]
+        .into_iter()
+        .chain(line_scalars(count.lines_worst()))
+        .collect(),
         moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
             let state = t.at(m.now_ns, cum);
             let fpr = state.fpr();
@@ -172,7 +176,7 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
                 slack: count.slack(),
                 npws_peak: count.pws_at(g) / count.window() as f64,
                 insert_bits: k as u64,
-                query_probes: Some(count.expected_probes_negative()),
+                query_probes: count.lines_worst().map(|x| x.query_negative),
             })
         })
         .collect())

@@ -3,6 +3,7 @@
 //! whole block (the lines it reads: `bloomlab_filters::apbf::blocked::Lines`).
 
 use super::built::{int, switching_theory, Built, Geometry};
+use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -123,13 +124,7 @@ impl DesignDef for BlockedApbf {
             .scalars
             .push(("fpr_independent", t.fpr_independent(f.g())));
         // 64-byte lines per operation, over the rotations at the worst phase
-        if let Some(x) = t.lines_mean() {
-            theory.scalars.extend([
-                ("lines_insert", x.insert + x.shift),
-                ("lines_query_negative", x.query_negative),
-                ("lines_query_positive", x.query_positive),
-            ]);
-        }
+        theory.scalars.extend(line_scalars(t.lines_mean()));
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![

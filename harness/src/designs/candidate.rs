@@ -119,3 +119,21 @@ impl Candidate {
         params.iter().map(|&(k, v)| (k, Value::Int(v))).collect()
     }
 }
+
+/// The `theory` scalars of a design's cache lines: `lines_insert` (its
+/// own lines and its periodic maintenance's, per insertion),
+/// `lines_query_negative` and `lines_query_positive`; none when its theory
+/// gives none.
+pub(crate) fn line_scalars(
+    lines: Option<bloomlab_filters::lines::Lines>,
+) -> Vec<(&'static str, f64)> {
+    lines
+        .map(|x| {
+            vec![
+                ("lines_insert", x.insert + x.shift),
+                ("lines_query_negative", x.query_negative),
+                ("lines_query_positive", x.query_positive),
+            ]
+        })
+        .unwrap_or_default()
+}

@@ -3,11 +3,13 @@
 //! retired by time. See `bloomlab_filters::tlbf`.
 
 use super::built::{int, real, Built, Moment, MomentTheory, Theory};
+use super::candidate::line_scalars;
 use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::{Metric, NS};
+use bloomlab_filters::apbf::lines::QueryPath;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::build::Target;
 use bloomlab_filters::tlbf::theory::Model;
@@ -56,7 +58,10 @@ impl DesignDef for Tlbf {
                 ("fpr", apbf_theory::fpr(k, l)),
                 ("memory_bits", bits),
                 ("bits_per_element", bits / keys as f64),
-            ],
+            ]
+            .into_iter()
+            .chain(line_scalars(twin_lines(k, l, g)))
+            .collect(),
             moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                 let at = model
                     .lock()
@@ -121,7 +126,16 @@ impl DesignDef for Tlbf {
             slack: g,
             npws_peak: count.pws_at(g) / count.window() as f64,
             insert_bits: k,
-            query_probes: Some(count.expected_probes_negative()),
+            query_probes: twin_lines(k as u32, l as u32, g).map(|x| x.query_negative),
         }])
     }
+}
+
+/// 64-byte lines at a steady peak rate: Algorithm 1 over slices filled as
+/// the count-based APBF's at its worst phase (the filter counts them,
+/// `Tlbf::lines_read`, and its test holds them to the theory given its
+/// bits).
+fn twin_lines(k: u32, l: u32, g: u64) -> Option<bloomlab_filters::lines::Lines> {
+    let count = ApbfTheory::new(k, l, g)?;
+    count.lines(g, QueryPath::Algorithm1)
 }

@@ -31,19 +31,7 @@ use super::{BlockedApbf, BlockedTheory, WORD_BITS};
 /// Words of a 64-byte line.
 const LINE_WORDS: u64 = 8;
 
-/// Expected distinct 64-byte lines an operation reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Lines {
-    /// An insertion's own words (the k newest slices of its block).
-    pub insert: f64,
-    /// The shift's lines (one word of every block, every g insertions),
-    /// per insertion.
-    pub shift: f64,
-    /// A query of a never-inserted key.
-    pub query_negative: f64,
-    /// A query of a key inserted within the window.
-    pub query_positive: f64,
-}
+pub use crate::lines::Lines;
 
 /// Distinct lines of the words at `first` + each of `words`
 /// ([`BlockedApbf::lines_of`], which `contains_probes` counts with).

@@ -268,23 +268,7 @@ fn sizing_at_a_given_kl() {
 /// product of the middle slices' fills, 0.089 at (10, 7), is outside).
 #[test]
 fn counted_lines_match_the_theory() {
-    /// Count, sum and sum of squares.
-    #[derive(Default)]
-    struct Tally(f64, f64, f64);
-    impl Tally {
-        fn add(&mut self, x: u32) {
-            let x = x as f64;
-            (self.0, self.1, self.2) = (self.0 + 1.0, self.1 + x, self.2 + x * x);
-        }
-        fn mean(&self) -> f64 {
-            self.1 / self.0
-        }
-        /// Whether `theory` is within 4 standard errors (and 1e-9).
-        fn agrees(&self, theory: f64) -> bool {
-            let var = (self.2 / self.0 - self.mean().powi(2)).max(0.0);
-            (self.mean() - theory).abs() <= 4.0 * (var / self.0).sqrt() + 1e-9
-        }
-    }
+    use crate::testing::Tally;
     for (k, l, w) in [
         (10u32, 7u32, 1u64 << 14),
         (4, 2, 1 << 12),
