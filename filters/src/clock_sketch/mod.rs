@@ -30,6 +30,7 @@
 //! k cells (in one shared array) are set independently (relative error of
 //! order k/m).
 
+pub mod lines;
 pub mod theory;
 pub mod timed;
 

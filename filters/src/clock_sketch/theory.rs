@@ -133,7 +133,7 @@ impl ClockBloomTheory {
 
     /// meanⱼ (1 - 1/m)^(k·Nⱼ): the share of cells a never-inserted key's
     /// cell finds zero, after insertion t.
-    fn empty_share(&self, t: u64) -> f64 {
+    pub(crate) fn empty_share(&self, t: u64) -> f64 {
         let ln_q = self.k as f64 * (-1.0 / self.m as f64).ln_1p();
         let sum: f64 = self
             .held_runs(t)

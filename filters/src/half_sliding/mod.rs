@@ -31,6 +31,7 @@
 //! the Sl-BF's is: each cell's last clearing is read off the clock's
 //! schedule.
 
+mod lines;
 pub mod theory;
 pub mod timed;
 

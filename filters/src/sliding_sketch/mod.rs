@@ -28,6 +28,7 @@
 //! longer than W when W does not divide k·m; this one spreads the sweep
 //! exactly.
 
+mod lines;
 pub mod sweep;
 pub mod theory;
 pub mod timed;

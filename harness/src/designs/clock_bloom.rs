@@ -102,6 +102,7 @@ impl DesignDef for ClockBloom {
             Figures {
                 fpr_avg: th.fpr_avg(),
                 probes: th.probes_negative_at(t_worst),
+                lines: Some(th.lines_at(t_worst)),
                 memory: f.memory_bits(),
                 payload: th.payload_bits(),
             },
@@ -126,7 +127,11 @@ impl DesignDef for ClockBloom {
             ("clock_bits", th.s as u64),
             ("m", th.m),
         ]);
-        let cost = (th.k as u64 * th.s as u64, th.probes_negative_at(worst.0));
+        // 64-byte lines at the worst moment
+        let cost = (
+            th.k as u64 * th.s as u64,
+            th.lines_at(worst.0).query_negative,
+        );
         let memory = f.memory_bits();
         Ok(vec![candidate(
             Self::NAME,

@@ -3,6 +3,7 @@
 //! arrays it cleared longest ago.
 
 use super::built::{int, Built, Geometry, Theory};
+use super::candidate::line_scalars;
 use super::presence::{candidate, PresenceProfile};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
@@ -129,7 +130,8 @@ impl DesignDef for HalfSliding {
             ("lo", th.lo as u64),
             ("m", th.m),
         ]);
-        let cost = (th.k as u64, th.probes_negative_at(worst.0));
+        // 64-byte lines at the worst moment
+        let cost = (th.k as u64, th.lines_at(worst.0).query_negative);
         let memory = f.memory_bits();
         Ok(vec![candidate(
             Self::NAME,
@@ -177,7 +179,10 @@ fn theory(th: &HalfSlidingTheory, t_worst: u64, w: u64, guaranteed: bool, memory
             ("probes_negative", th.probes_negative_at(t_worst)),
             ("memory_bits", memory as f64),
             ("bits_per_element", th.payload_bits() as f64 / wf),
-        ],
+        ]
+        .into_iter()
+        .chain(line_scalars(Some(th.lines_at(t_worst))))
+        .collect(),
         profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
         ..Theory::default()
     }

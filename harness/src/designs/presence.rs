@@ -107,6 +107,9 @@ pub(super) struct Figures {
     pub fpr_avg: f64,
     /// Probes of a negative query at the worst moment.
     pub probes: f64,
+    /// 64-byte lines at the worst moment, where the design's theory gives
+    /// them.
+    pub lines: Option<bloomlab_filters::lines::Lines>,
     /// `memory_bits`.
     pub memory: u64,
     /// Payload bits (bits per element's numerator).
@@ -144,7 +147,10 @@ pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
             ("probes_negative", f.probes),
             ("memory_bits", f.memory as f64),
             ("bits_per_element", f.payload as f64 / wf),
-        ],
+        ]
+        .into_iter()
+        .chain(super::candidate::line_scalars(f.lines))
+        .collect(),
         profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
         ..Theory::default()
     }
@@ -153,7 +159,8 @@ pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
 /// The plan's candidate of a design whose theory gives P(yes | age) at any
 /// moment, sized for window `w`: slack to its longest span, peak NPWS at
 /// its worst moment `t_worst` (whose FPR is `fpr`), `cost` the bits
-/// written per insertion and the probes of a negative query there.
+/// written per insertion and the reads of a negative query there (64-byte
+/// lines where the design's theory gives them).
 pub(super) fn candidate<T: PresenceTheory>(
     design: &'static str,
     params: Vec<(&'static str, Value)>,

@@ -169,9 +169,13 @@ impl DesignDef for DoubleBufferTime {
             memory,
             params,
         } = planned(&DoubleBufferTime, c)?;
-        let (k, g) = (
-            built.resolved[0].1.num().unwrap_or(0.0) as u64,
-            built.geometry.window,
+        let num = |i: usize| built.resolved[i].1.num().unwrap_or(0.0) as u64;
+        let (k, g) = (num(0), built.geometry.window);
+        // its count twin's lines: the active filter read slice by slice
+        let lines = bloomlab_filters::segmented::theory::double_buffer_lines_negative(
+            k as u32,
+            num(1),
+            num(2),
         );
         Ok(vec![Candidate {
             design: Self::NAME,
@@ -183,7 +187,7 @@ impl DesignDef for DoubleBufferTime {
             slack: g,
             npws_peak: 1.0,
             insert_bits: 2 * k,
-            query_probes: None,
+            query_probes: Some(lines),
         }])
     }
 }

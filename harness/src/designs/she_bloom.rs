@@ -94,6 +94,7 @@ impl DesignDef for SheBloom {
             Figures {
                 fpr_avg: sweep.mean,
                 probes: th.probes_negative_at(sweep.worst_t),
+                lines: None,
                 memory: f.memory_bits(),
                 payload: th.payload_bits(),
             },

@@ -2,6 +2,7 @@
 //! two-bit cells under a sweeping clock; window W, slack W.
 
 use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -101,7 +102,8 @@ impl DesignDef for SlidingBloom {
             slack: w,
             npws_peak: th.pws_at(t) / w as f64,
             insert_bits: th.k as u64,
-            query_probes: Some(th.probes_negative_at(t)),
+            // 64-byte lines at the worst moment
+            query_probes: Some(th.lines_at(t).query_negative),
         }])
     }
 }
@@ -132,7 +134,10 @@ fn theory(th: &SlidingBloomTheory, phases: &[(u64, f64)], memory: u64) -> Theory
             ("probes_negative", th.probes_negative_at(t_worst)),
             ("memory_bits", memory as f64),
             ("bits_per_element", th.payload_bits() as f64 / w),
-        ],
+        ]
+        .into_iter()
+        .chain(line_scalars(Some(th.lines_at(t_worst))))
+        .collect(),
         profile: Some(Box::new(Profile {
             th: *th,
             t_worst,

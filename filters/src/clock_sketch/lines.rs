@@ -1,0 +1,141 @@
+//! The Clock-sketch Bloom filter's cache lines, counted on the filter
+//! ([`ClockBloom::lines_read`]) and in theory
+//! ([`ClockBloomTheory::lines_at`]).
+//!
+//! The m clocks of s bits are packed one after another, clock i at bits
+//! i·s .. i·s + s - 1, and a query reads its k clocks in order until one is
+//! zero. A clock reads one line, or two when it straddles a line boundary
+//! (the share σ of clocks that do: none when s divides 512). Its k cells are
+//! anywhere in the one array, so a negative query reads
+//! (1 + σ)·Σ_{i<k} fⁱ·(1 - 1/L)ⁱ lines, f = 1 - the share of cells a
+//! never-inserted key finds zero and L the lines the clocks take (the i-th
+//! clock's line is new with probability (1 - 1/L)ⁱ), and a positive one
+//! (1 + σ)·Σ_{i<k} (1 - 1/L)ⁱ. That is exact when s divides 512 (σ = 0);
+//! otherwise a straddling clock's second line may also be shared, which
+//! the theory leaves out (at most σ·k² / L lines). An insertion reads and writes k
+//! clocks, and the hand decrements (2^s - 2)·m / W clocks per insertion,
+//! one after another: (2^s - 2)·m·s / (512·W) lines apart.
+
+use super::theory::ClockBloomTheory;
+use super::ClockBloom;
+use crate::lines::{LineSet, Lines, LINE_BITS};
+
+/// The share of s-bit clocks packed from bit 0 that straddle a 512-bit
+/// line boundary (over one period of lcm(s, 512) bits).
+pub fn straddling_share(s: u32) -> f64 {
+    let s = s as u64;
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, s);
+    let straddle = (0..period)
+        .filter(|i| (i * s) / LINE_BITS != (i * s + s - 1) / LINE_BITS)
+        .count();
+    straddle as f64 / period as f64
+}
+
+impl ClockBloom {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let mut lines = LineSet::default();
+        let s = self.s as u64;
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            lines.touch(0, c * s);
+            lines.touch(0, c * s + s - 1);
+            if self.clocks.get(c) == 0 {
+                return (false, lines.count());
+            }
+        }
+        (true, lines.count())
+    }
+}
+
+impl ClockBloomTheory {
+    /// Expected lines after insertion t (module docs).
+    pub fn lines_at(&self, t: u64) -> Lines {
+        let per = 1.0 + straddling_share(self.s);
+        let f = self.fill_at(t);
+        // the i-th clock's line is new with probability (1 - 1/L)^i
+        let new = 1.0 - 1.0 / self.line_count();
+        let (mut reach, mut fresh, mut negative, mut positive) = (1.0, 1.0, 0.0, 0.0);
+        for _ in 0..self.k {
+            negative += reach * fresh;
+            positive += fresh;
+            reach *= f;
+            fresh *= new;
+        }
+        let decrements = ((1u64 << self.s) - 2) as f64 * self.m as f64 / self.w as f64;
+        Lines {
+            insert: per * self.k as f64,
+            shift: decrements * self.s as f64 / LINE_BITS as f64,
+            query_negative: per * negative,
+            query_positive: per * positive,
+        }
+    }
+
+    /// L: the lines the clocks take.
+    fn line_count(&self) -> f64 {
+        (self.m * self.s as u64).div_ceil(LINE_BITS) as f64
+    }
+
+    /// The share of cells a never-inserted key's cell finds nonzero after
+    /// insertion t.
+    pub fn fill_at(&self, t: u64) -> f64 {
+        1.0 - self.empty_share(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ClockBloom;
+    use crate::hash::mix64;
+    use crate::testing::Tally;
+    use crate::Filter;
+
+    /// Counted lines of never-inserted keys and of the window's keys
+    /// against the theory, with clocks that never straddle (s = 2) and
+    /// that do (s = 3, 5).
+    #[test]
+    fn counted_lines_match_the_theory() {
+        for (w, k, s, m, extra) in [
+            (40_000u64, 6u32, 2u32, 400_000u64, 0u64),
+            (40_000, 6, 3, 300_000, 9_000),
+            (30_000, 4, 5, 200_000, 1_000),
+        ] {
+            let mut f = ClockBloom::new(w, k, s, m).unwrap();
+            let n = 5 * w + extra;
+            for t in 0..n {
+                f.insert(mix64(t));
+            }
+            let th = f.theory().lines_at(n);
+            let (mut neg, mut pos) = (Tally::default(), Tally::default());
+            for i in 0..200_000u64 {
+                let key = mix64(u64::MAX - i);
+                let (yes, lines) = f.lines_read(key);
+                assert_eq!(yes, f.contains(key));
+                neg.add(lines);
+            }
+            for age in 1..=w {
+                let (yes, lines) = f.lines_read(mix64(n - age));
+                assert!(yes, "a key inside the window");
+                pos.add(lines);
+            }
+            let lines = (m * s as u64).div_ceil(512) as f64;
+            let bound = super::straddling_share(s) * (k * k) as f64 / lines;
+            for (what, t, theory) in [
+                ("negative", &neg, th.query_negative),
+                ("positive", &pos, th.query_positive),
+            ] {
+                println!(
+                    "k {k} s {s} m {m} t {n} {what}: {:.4} ± {:.4} lines, theory {theory:.4}",
+                    t.mean(),
+                    t.se()
+                );
+                assert!(
+                    (t.mean() - theory).abs() <= 4.0 * t.se() + bound + 1e-9,
+                    "{what}: {} against {theory}",
+                    t.mean()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The Sl-BF's cache lines, counted on the filter
+//! ([`SlidingBloom::lines_read`]) and in theory
+//! ([`SlidingBloomTheory::lines_at`]).
+//!
+//! The *future* and *now* bits are two bit arrays, each of k arrays of m
+//! cells one after another. A query reads array i's cell in order until a
+//! cell has neither bit; a cell is read as its future bit, then its now bit
+//! only when the future bit is clear. So a probe of array i reads one line,
+//! or two with probability 1 - fᵢ, fᵢ the share of array i's future bits
+//! set; and it goes on to array i + 1 with probability aᵢ, the share of
+//! cells with either bit. The future bit of cell p holds the keys since its
+//! last sweep, N_f(p, t) of them; a cell holds N(p, t)
+//! ([`SlidingBloomTheory::held`]); both are read off the sweep schedule, so
+//! the expectations are exact under independent uniform hashing, up to the
+//! lines two arrays share at a boundary (at most (512 / m)² / 4 per
+//! adjacent pair reached, which the theory does not subtract).
+//!
+//! - A negative query: Σᵢ (∏_{j<i} aⱼ)(2 - fᵢ).
+//! - A positive query, of a key of age a uniform in 1 ..= W: all k
+//!   probes; array i's now bit is read when the key is not in the future
+//!   bit (a > N_f) and no other key is, (1 - min(N_f, W)/W)(1 - 1/m)^N_f.
+//! - An insertion sets k future bits, and the sweep moves k·m / W cells per
+//!   insertion, two bits each: 2 k m / (512 W) lines per insertion apart.
+
+use super::theory::SlidingBloomTheory;
+use super::{cells, SlidingBloom};
+use crate::lines::{LineSet, Lines, LINE_BITS};
+
+impl SlidingBloom {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let mut lines = LineSet::default();
+        for i in 0..self.k {
+            let c = cells::cell(self.m, key, i);
+            lines.touch(0, c);
+            if self.future.get(c) {
+                continue;
+            }
+            lines.touch(1, c);
+            if !self.now.get(c) {
+                return (false, lines.count());
+            }
+        }
+        (true, lines.count())
+    }
+}
+
+impl SlidingBloomTheory {
+    /// N_f(p, t): the insertions since cell p's last sweep, after
+    /// insertion t (all t before its first).
+    pub fn held_future(&self, p: u64, t: u64) -> u64 {
+        let (l, w) = ((self.k as u64 * self.m) as u128, self.w as u128);
+        let swept = (t as u128 * l) / w;
+        let p = p as u128;
+        if swept < p + 1 {
+            return t;
+        }
+        let last = (swept - p - 1) / l;
+        let s_a = ((last * l + p + 1) * w).div_ceil(l) as u64;
+        t - s_a + 1
+    }
+
+    /// Expected lines after insertion t (module docs). Cell by cell: O(k m).
+    pub fn lines_at(&self, t: u64) -> Lines {
+        let q = 1.0 - 1.0 / self.m as f64;
+        let (mf, w) = (self.m as f64, self.w);
+        let (mut reach, mut negative, mut positive) = (1.0, 0.0, 0.0);
+        for i in 0..self.k as u64 {
+            let (mut future, mut any, mut now_read) = (0.0, 0.0, 0.0);
+            for p in i * self.m..(i + 1) * self.m {
+                let nf = self.held_future(p, t);
+                let qf = q.powf(nf as f64);
+                future += 1.0 - qf;
+                any += 1.0 - q.powf(self.held(p, t) as f64);
+                now_read += (1.0 - nf.min(w) as f64 / w as f64) * qf;
+            }
+            let (f, a) = (future / mf, any / mf);
+            negative += reach * (2.0 - f);
+            reach *= a;
+            positive += 1.0 + now_read / mf;
+        }
+        let cells = (self.k as u64 * self.m) as f64;
+        Lines {
+            insert: self.k as f64,
+            shift: 2.0 * cells / (LINE_BITS as f64 * w as f64),
+            query_negative: negative,
+            query_positive: positive,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::hash::mix64;
+    use crate::sliding_sketch::SlidingBloom;
+    use crate::testing::Tally;
+    use crate::Filter;
+
+    /// Counted lines of never-inserted keys and of every key in the window
+    /// against the theory at that moment, at two phases of the sweep.
+    #[test]
+    fn counted_lines_match_the_theory() {
+        for (w, k, m, extra) in [
+            (50_000u64, 6u32, 60_000u64, 0u64),
+            (50_000, 6, 60_000, 20_000),
+            (30_000, 3, 100_000, 7_000),
+        ] {
+            let mut f = SlidingBloom::new(w, k, m).unwrap();
+            let n = 3 * w + extra;
+            for t in 0..n {
+                f.insert(mix64(t));
+            }
+            let th = f.theory().lines_at(n);
+            let (mut neg, mut pos) = (Tally::default(), Tally::default());
+            for i in 0..200_000u64 {
+                let key = mix64(u64::MAX - i);
+                let (yes, lines) = f.lines_read(key);
+                assert_eq!(yes, f.contains(key));
+                neg.add(lines);
+            }
+            for age in 1..=w {
+                let (yes, lines) = f.lines_read(mix64(n - age));
+                assert!(yes, "a key inside the window");
+                pos.add(lines);
+            }
+            let bound = k as f64 * (512.0 / m as f64).powi(2) / 4.0;
+            for (what, t, theory) in [
+                ("negative", &neg, th.query_negative),
+                ("positive", &pos, th.query_positive),
+            ] {
+                println!(
+                    "W {w} k {k} m {m} t {n} {what}: {:.4} ± {:.4} lines, theory {theory:.4}",
+                    t.mean(),
+                    t.se()
+                );
+                assert!(
+                    (t.mean() - theory).abs() <= 4.0 * t.se() + bound + 1e-9,
+                    "{what}: {} against {theory}",
+                    t.mean()
+                );
+            }
+        }
+    }
+}
