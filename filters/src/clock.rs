@@ -68,8 +68,7 @@ impl Clock {
         self.bits
     }
 
-    /// Cells the sweep clears per arrival.
-    #[cfg(test)]
+    /// Cells the sweep visits per arrival.
     pub fn rate(&self) -> u64 {
         self.rate
     }

@@ -23,6 +23,33 @@ pub struct Lines {
     pub query_positive: f64,
 }
 
+/// σ: the share of `bits`-bit fields packed from bit 0 that straddle a
+/// 512-bit line boundary (over one period of lcm(bits, 512) bits): a read
+/// of such a field reads two lines.
+pub fn straddling_share(bits: u32) -> f64 {
+    let s = bits as u64;
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, s);
+    let straddle = (0..period)
+        .filter(|i| (i * s) / LINE_BITS != (i * s + s - 1) / LINE_BITS)
+        .count();
+    straddle as f64 / period as f64
+}
+
+/// Expected lines of a query that reads up to k fields of `bits` bits, one
+/// in each of k partitions of one packed array, in order, stopping at the
+/// first that misses; each hits with probability `fill`, independently:
+/// (1 + σ)·Σ_{i<k} fillⁱ. Two reads share a line only across a partition
+/// boundary, which this leaves out (at most k·(512 / partition bits)² / 4).
+pub fn partitioned_query_lines(fill: f64, k: u32, bits: u32) -> f64 {
+    let per = 1.0 + straddling_share(bits);
+    let (mut reach, mut lines) = (1.0, 0.0);
+    for _ in 0..k {
+        lines += reach;
+        reach *= fill;
+    }
+    per * lines
+}
+
 /// The distinct lines of a short sequence of bit positions, counted as they
 /// come (a linear scan: the sequences are a query's few probes).
 #[derive(Debug, Default)]

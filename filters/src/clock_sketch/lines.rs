@@ -18,18 +18,7 @@
 
 use super::theory::ClockBloomTheory;
 use super::ClockBloom;
-use crate::lines::{LineSet, Lines, LINE_BITS};
-
-/// The share of s-bit clocks packed from bit 0 that straddle a 512-bit
-/// line boundary (over one period of lcm(s, 512) bits).
-pub fn straddling_share(s: u32) -> f64 {
-    let s = s as u64;
-    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, s);
-    let straddle = (0..period)
-        .filter(|i| (i * s) / LINE_BITS != (i * s + s - 1) / LINE_BITS)
-        .count();
-    straddle as f64 / period as f64
-}
+use crate::lines::{straddling_share, LineSet, Lines, LINE_BITS};
 
 impl ClockBloom {
     /// The answer to a query for `key` and the distinct 64-byte lines
@@ -120,7 +109,7 @@ mod tests {
                 pos.add(lines);
             }
             let lines = (m * s as u64).div_ceil(512) as f64;
-            let bound = super::straddling_share(s) * (k * k) as f64 / lines;
+            let bound = crate::lines::straddling_share(s) * (k * k) as f64 / lines;
             for (what, t, theory) in [
                 ("negative", &neg, th.query_negative),
                 ("positive", &pos, th.query_positive),

@@ -22,6 +22,9 @@ use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::index;
 use crate::{Filter, ParamError, SlidingFilter};
 
+#[path = "tbf_lines.rs"]
+pub mod lines;
+
 /// FPR of a partitioned (timing) Bloom filter with k slices of s cells
 /// holding D distinct keys: (1 - (1 - 1/s)^D)^k.
 pub fn fpr(k: u32, s: u64, d: f64) -> f64 {

@@ -2,11 +2,12 @@
 //! window.
 
 use super::built::{exact_window_filter, int, Built};
+use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
-use bloomlab_filters::{bloom, ParamError};
+use bloomlab_filters::{bloom, lines, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Timing Bloom filter parameters: window and fpr, or window, k and s.
@@ -60,7 +61,10 @@ impl DesignDef for Tbf {
             int("stamp_bits", f.stamp_bits()),
         ];
         let p = f.fpr_theory(w as f64);
-        Ok(exact_window_filter(Box::new(f), w, p, resolved))
+        let lines = f.lines(w as f64);
+        let mut built = exact_window_filter(Box::new(f), w, p, resolved);
+        built.theory.scalars.extend(line_scalars(Some(lines)));
+        Ok(built)
     }
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
@@ -75,7 +79,8 @@ impl DesignDef for Tbf {
             k as u64 * s * b + 128,
             tbf::fpr(k, s, w as f64),
             k as u64 * b,
-            Some(bloom::negative_query_probes(fill, k)),
+            // 64-byte lines: a cell, or two where it straddles a boundary
+            Some(lines::partitioned_query_lines(fill, k, b as u32)),
         )])
     }
 }

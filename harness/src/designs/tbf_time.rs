@@ -111,7 +111,12 @@ impl DesignDef for TbfTime {
             slack: 0,
             npws_peak: 0.0,
             insert_bits: k as u64 * bits,
-            query_probes: Some(bloom::negative_query_probes(fill, k)),
+            // 64-byte lines: a cell, or two where it straddles a boundary
+            query_probes: Some(bloomlab_filters::lines::partitioned_query_lines(
+                fill,
+                k,
+                bits as u32,
+            )),
         }])
     }
 }
