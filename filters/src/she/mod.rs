@@ -34,6 +34,7 @@
 //! and phase ([`theory::SheTheory::untouched_phase`]), which the theory
 //! leaves out.
 
+mod lines;
 pub mod theory;
 pub mod timed;
 

@@ -94,7 +94,7 @@ impl DesignDef for SheBloom {
             Figures {
                 fpr_avg: sweep.mean,
                 probes: th.probes_negative_at(sweep.worst_t),
-                lines: None,
+                lines: Some(th.lines_at(sweep.worst_t)),
                 memory: f.memory_bits(),
                 payload: th.payload_bits(),
             },
@@ -120,7 +120,8 @@ impl DesignDef for SheBloom {
             ("group", th.g),
             ("phase", th.phase),
         ]);
-        let cost = (th.k as u64, th.probes_negative_at(worst.0));
+        // 64-byte lines at the worst moment
+        let cost = (th.k as u64, th.lines_at(worst.0).query_negative);
         let memory = f.memory_bits();
         Ok(vec![candidate(
             Self::NAME,
