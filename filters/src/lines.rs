@@ -35,6 +35,28 @@ pub fn straddling_share(bits: u32) -> f64 {
     straddle as f64 / period as f64
 }
 
+/// Mean lines a field of `bits` bits spans when fields are packed from bit
+/// 0, over one period of lcm(bits, 512) bits: 1 + σ for fields of at most
+/// 512 bits.
+pub fn field_lines_mean(bits: u64) -> f64 {
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, bits);
+    let spanned: u64 = (0..period)
+        .map(|i| (i * bits + bits - 1) / LINE_BITS - (i * bits) / LINE_BITS + 1)
+        .sum();
+    spanned as f64 / period as f64
+}
+
+/// Expected lines of a negative query of a two-choice table of buckets of
+/// `bucket_bits` bits (the Naor-Yogev filter's, SWBF's, SWAMP's): it reads
+/// both of the key's buckets whole, 2·[`field_lines_mean`]. Left out, each
+/// at most a few in 10^4 lines at the sizes `plan` gives: two buckets that
+/// coincide or share a line (about 2μ/L for L lines), an early stop at a
+/// false match (at most the FPR times μ) and a stash (empty at the design
+/// loads, which the tests check).
+pub fn two_bucket_lines(bucket_bits: u64) -> f64 {
+    2.0 * field_lines_mean(bucket_bits)
+}
+
 /// Expected lines of a query that reads up to k fields of `bits` bits, one
 /// in each of k partitions of one packed array, in order, stopping at the
 /// first that misses; each hits with probability `fill`, independently:
@@ -65,6 +87,14 @@ impl LineSet {
         if !self.seen.contains(&line) {
             self.seen.push(line);
         }
+    }
+
+    /// Counts the `bits`-bit field at bit `pos` (its first and last bits'
+    /// lines: a field of at most 512 bits spans at most two).
+    pub(crate) fn touch_field(&mut self, array: u64, pos: u64, bits: u64) {
+        debug_assert!(bits <= LINE_BITS);
+        self.touch(array, pos);
+        self.touch(array, pos + bits - 1);
     }
 
     /// Lines counted so far.

@@ -38,6 +38,7 @@
 //! 64-bit words of state. Where it exceeds the paper's bound, and by how much,
 //! is derived in [`theory`] and measured by `experiments/naor_yogev_space.toml`.
 
+pub mod lines;
 pub mod theory;
 pub mod timed;
 

@@ -21,6 +21,7 @@
 //! Before the first W arrivals the window is all arrivals so far. The
 //! derivations of the guarantees and expected errors are in [`theory`].
 
+mod lines;
 pub mod table;
 pub mod theory;
 

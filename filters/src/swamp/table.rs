@@ -73,6 +73,18 @@ pub struct Loc {
     rem: u64,
 }
 
+impl Loc {
+    /// The home bucket.
+    pub fn q(&self) -> u64 {
+        self.q
+    }
+
+    /// The other bucket.
+    pub fn q2(&self) -> u64 {
+        self.q2
+    }
+}
+
 impl CountingTable {
     /// An empty table for L-bit fingerprints (L ≤ 60) in `buckets` buckets.
     pub fn new(l: u32, buckets: u64) -> CountingTable {
@@ -121,6 +133,20 @@ impl CountingTable {
     #[inline]
     fn other(&self, b: u64, rem: u64) -> u64 {
         involution(mix64(rem ^ 0x3C6E_F372_FE94_F82B), b, self.buckets)
+    }
+
+    /// The stash: (fingerprint, count) pairs.
+    pub(crate) fn stash(&self) -> &[(u64, u64)] {
+        &self.stash
+    }
+
+    /// Whether slot `s` holds the fingerprint at `at` ([`find`](Self::find)'s
+    /// test of one slot).
+    pub(crate) fn find_in(&self, at: &Loc, s: u64) -> bool {
+        let &Loc { q, q2, rem, .. } = at;
+        let side = u64::from(s / SLOTS != q);
+        let v = self.slots.get(s);
+        v & 3 != 0 && v >> 3 == rem && (q == q2 || (v >> 2) & 1 == side)
     }
 
     #[inline]

@@ -29,6 +29,9 @@
 //!
 //! about 4D/(W·2^f). Memory: 4B slots of f + b bits, b = ⌈log2 2W⌉.
 
+#[path = "swbf_lines.rs"]
+pub mod lines;
+
 use crate::bits::PackedInts;
 use crate::clock::Clock;
 use crate::error::{check_bits, check_nonzero, check_probability};

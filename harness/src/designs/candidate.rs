@@ -123,7 +123,7 @@ impl Candidate {
 /// The `theory` scalars of a design's cache lines: `lines_insert` (its
 /// own lines and its periodic maintenance's, per insertion),
 /// `lines_query_negative` and `lines_query_positive`; none when its theory
-/// gives none.
+/// gives none, and no figure it leaves NaN.
 pub(crate) fn line_scalars(
     lines: Option<bloomlab_filters::lines::Lines>,
 ) -> Vec<(&'static str, f64)> {
@@ -136,4 +136,8 @@ pub(crate) fn line_scalars(
             ]
         })
         .unwrap_or_default()
+        .into_iter()
+        // NaN: a figure the design's theory does not give
+        .filter(|x| x.1.is_finite())
+        .collect()
 }

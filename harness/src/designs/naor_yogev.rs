@@ -122,6 +122,9 @@ impl DesignDef for NaorYogev {
             ]
             .into_iter()
             .chain(breakdown(&size))
+            .chain(super::candidate::line_scalars(Some(
+                naor_yogev::lines::lines(size.slot_bits()),
+            )))
             .collect(),
             profile: Some(Box::new(NaorYogevProfile { size, grid })),
             convergence: None,
@@ -168,7 +171,8 @@ impl DesignDef for NaorYogev {
                     slack: s.slack(),
                     npws_peak: s.pws_at(s.g) / w as f64,
                     insert_bits: s.slot_bits() as u64,
-                    query_probes: Some(s.probes_negative()),
+                    // 64-byte lines: both buckets
+                    query_probes: Some(naor_yogev::lines::lines(s.slot_bits()).query_negative),
                 })
             })
             .collect())

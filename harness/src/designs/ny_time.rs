@@ -68,7 +68,12 @@ impl DesignDef for NyHybrid {
                     ("fpr", s.fpr()),
                     ("memory_bits", bits),
                     ("bits_per_element", bits / n as f64),
-                ],
+                ]
+                .into_iter()
+                .chain(super::candidate::line_scalars(Some(
+                    bloomlab_filters::naor_yogev::lines::lines(s.slot_bits()),
+                )))
+                .collect(),
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                     let state = theory.at(m.now_ns, cum);
                     Box::new(AtMoment {
@@ -101,7 +106,10 @@ impl DesignDef for NyHybrid {
             slack: s.slack(),
             npws_peak: s.pws_at(s.g) / w as f64,
             insert_bits: s.slot_bits() as u64,
-            query_probes: Some(s.probes_negative()),
+            // 64-byte lines: both buckets
+            query_probes: Some(
+                bloomlab_filters::naor_yogev::lines::lines(s.slot_bits()).query_negative,
+            ),
         }])
     }
 }

@@ -62,7 +62,10 @@ impl DesignDef for Swamp {
                     "tinytable_bits_per_element",
                     swamp_theory::tinytable_memory_bits(w, l) / w as f64,
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(super::candidate::line_scalars(Some(f.lines())))
+            .collect(),
             estimates: Some(Box::new(SwampEstimates(l))),
             ..Theory::default()
         };
@@ -96,7 +99,10 @@ impl DesignDef for Swamp {
                     swamp_theory::memory_bits(w, l),
                     swamp_theory::fpr(l, w as f64),
                     l as u64 + slot,
-                    Some(2.0 * swamp_table::SLOTS as f64),
+                    // 64-byte lines: both buckets
+                    Some(bloomlab_filters::lines::two_bucket_lines(
+                        swamp_table::SLOTS * slot,
+                    )),
                 )
             })
             .into_iter()

@@ -42,7 +42,13 @@ impl DesignDef for Swbf {
             int("stamp_bits", f.stamp_bits()),
         ];
         let p = f.fpr_theory(w as f64);
-        Ok(exact_window_filter(Box::new(f), w, p, resolved))
+        let lines = f.lines();
+        let mut built = exact_window_filter(Box::new(f), w, p, resolved);
+        built
+            .theory
+            .scalars
+            .extend(super::candidate::line_scalars(Some(lines)));
+        Ok(built)
     }
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
@@ -59,7 +65,8 @@ impl DesignDef for Swbf {
             4 * f.buckets() * entry + 3 * 64,
             f.fpr_theory(w as f64),
             entry,
-            Some(8.0),
+            // 64-byte lines: both buckets
+            Some(bloomlab_filters::timing::swbf::lines::lines(entry as u32).query_negative),
         )])
     }
 }

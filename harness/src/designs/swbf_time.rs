@@ -66,7 +66,10 @@ impl DesignDef for SwbfHybrid {
                     ("fpr", bound),
                     ("memory_bits", bits),
                     ("bits_per_element", bits / (r * g) as f64),
-                ],
+                ]
+                .into_iter()
+                .chain(super::candidate::line_scalars(Some(f.inner().lines())))
+                .collect(),
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                     let (fpr, starts) = model.theory_at(m.now_ns, cum);
                     let model = model.clone();
@@ -98,7 +101,8 @@ impl DesignDef for SwbfHybrid {
             memory,
             built.theory.get("fpr").unwrap_or(1.0),
             0,
-            None,
+            // 64-byte lines: both buckets of its SWBF
+            built.theory.get("lines_query_negative"),
         )])
     }
 }

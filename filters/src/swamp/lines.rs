@@ -1,0 +1,108 @@
+//! SWAMP's cache lines, counted on the filter ([`Swamp::lines_read`]) and
+//! in theory ([`crate::lines::two_bucket_lines`]).
+//!
+//! A query reads only the table (never the cyclic fingerprint buffer): the
+//! slots (remainder, side bit and 2-bit count, r + 3 bits) are packed four
+//! to a bucket, and it reads the fingerprint's home bucket, then its other
+//! one, slot by slot until a match, then the stash (and, for a count of
+//! three or more, the overflow map). A negative query reads both buckets:
+//! 2μ lines, μ the mean lines a bucket spans. A positive one stops in the
+//! bucket its entry sits in, which depends on the cuckoo walks: not derived
+//! here.
+
+use super::table::{CountingTable, SLOTS};
+use super::Swamp;
+use crate::lines::{two_bucket_lines, LineSet, Lines};
+
+impl CountingTable {
+    /// Whether fingerprint `f` is held, and the distinct 64-byte lines
+    /// [`count`](Self::count) reads for it (the stash as an array of its
+    /// own; the overflow map, read only for counts of three or more, not
+    /// counted).
+    pub fn lines_read(&self, f: u64) -> (bool, u32) {
+        let at = self.locate(f);
+        let width = self.slot_bits();
+        let mut lines = LineSet::default();
+        for b in [at.q(), at.q2()] {
+            for s in b * SLOTS..(b + 1) * SLOTS {
+                lines.touch_field(0, s * width, width);
+                if self.find_in(&at, s) {
+                    return (true, lines.count());
+                }
+            }
+        }
+        for (i, (g, _)) in self.stash().iter().enumerate() {
+            lines.touch_field(1, i as u64 * 128, 128);
+            if *g == f {
+                return (true, lines.count());
+            }
+        }
+        (false, lines.count())
+    }
+}
+
+impl Swamp {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        self.table.lines_read(self.fingerprint(key))
+    }
+
+    /// Expected lines of a negative query and of an insertion's reads of
+    /// the table (both buckets of its fingerprint and of the one leaving the
+    /// window, and its write to the fingerprint buffer aside); the positive
+    /// query's are NaN (not derived).
+    pub fn lines(&self) -> Lines {
+        let two = two_bucket_lines(SLOTS * self.table.slot_bits());
+        Lines {
+            insert: 2.0 * two,
+            shift: 0.0,
+            query_negative: two,
+            query_positive: f64::NAN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Swamp;
+    use crate::hash::mix64;
+    use crate::testing::Tally;
+    use crate::Filter;
+
+    /// Counted lines of never-inserted keys against 2μ, with an empty
+    /// stash.
+    #[test]
+    fn counted_lines_match_the_theory() {
+        for (w, l) in [(100_000u64, 27u32), (50_000, 26)] {
+            let mut f = Swamp::new(w, l).unwrap();
+            for t in 0..3 * w {
+                f.insert(mix64(t));
+            }
+            assert_eq!(f.table.stash_len(), 0, "the theory leaves the stash out");
+            let want = f.lines().query_negative;
+            let mut neg = Tally::default();
+            for i in 0..200_000u64 {
+                let key = mix64(u64::MAX - i);
+                let (yes, lines) = f.lines_read(key);
+                assert_eq!(yes, f.contains(key));
+                neg.add(lines);
+            }
+            let width = f.table.slot_bits();
+            let slots = super::super::table::buckets_for(w) * super::SLOTS;
+            let lines = (slots * width).div_ceil(512) as f64;
+            let fpr = w as f64 / (1u64 << l) as f64;
+            let bound = 2.0 * want / lines + fpr * want;
+            println!(
+                "W {w} L {l} slot {width} bits: {:.4} ± {:.4} lines, theory {want:.4}",
+                neg.mean(),
+                neg.se()
+            );
+            assert!(
+                (neg.mean() - want).abs() <= 4.0 * neg.se() + bound,
+                "{} against {want}",
+                neg.mean()
+            );
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! SWBF's cache lines, counted on the filter ([`Swbf::lines_read`]) and in
+//! theory ([`crate::lines::two_bucket_lines`]).
+//!
+//! The slots (fingerprint and timestamp, f + b bits) are packed four to a
+//! bucket; a query reads the key's first bucket slot by slot, then its
+//! second, then the stash, stopping at a live match. A negative query reads
+//! both buckets: 2μ lines, μ the mean lines a bucket spans. A positive one
+//! stops in the bucket its entry sits in, which depends on the cuckoo
+//! walks: not derived here.
+
+use super::{Swbf, SLOTS};
+use crate::lines::{two_bucket_lines, LineSet, Lines};
+
+impl Swbf {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it (the stash as an
+    /// array of its own).
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let (q1, q2, fp) = self.locate(key);
+        let width = self.slots.width() as u64;
+        let mut lines = LineSet::default();
+        for b in [q1, q2] {
+            for s in b * SLOTS..(b + 1) * SLOTS {
+                lines.touch_field(0, s * width, width);
+                let (f, c) = self.split(self.slots.get(s));
+                if f == fp && self.clock.live(c) {
+                    return (true, lines.count());
+                }
+            }
+        }
+        let entry = 8 * std::mem::size_of::<super::StashEntry>() as u64;
+        for (i, e) in self.stash.iter().enumerate() {
+            lines.touch_field(1, i as u64 * entry, entry);
+            if e.fp == fp && (e.bucket == q1 || e.bucket == q2) && self.clock.live(e.code) {
+                return (true, lines.count());
+            }
+        }
+        (false, lines.count())
+    }
+
+    /// Expected lines of a negative query and of an insertion's two
+    /// buckets (its walk and the sweep aside); the positive query's are NaN
+    /// (not derived).
+    pub fn lines(&self) -> Lines {
+        lines(self.slots.width())
+    }
+}
+
+/// [`Swbf::lines`] for slots of `slot_bits` bits.
+pub fn lines(slot_bits: u32) -> Lines {
+    let two = two_bucket_lines(SLOTS * slot_bits as u64);
+    Lines {
+        insert: two,
+        shift: 0.0,
+        query_negative: two,
+        query_positive: f64::NAN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Swbf;
+    use crate::hash::mix64;
+    use crate::testing::Tally;
+    use crate::Filter;
+
+    /// Counted lines of never-inserted keys against 2μ, with an empty
+    /// stash.
+    #[test]
+    fn counted_lines_match_the_theory() {
+        for (w, eps) in [(100_000u64, 1e-3), (50_000, 1e-4)] {
+            let mut f = Swbf::with_fpr(w, eps).unwrap();
+            for t in 0..3 * w {
+                f.insert(mix64(t));
+            }
+            assert_eq!(f.stash_len(), 0, "the theory leaves the stash out");
+            let want = f.lines().query_negative;
+            let mut neg = Tally::default();
+            for i in 0..200_000u64 {
+                let key = mix64(u64::MAX - i);
+                let (yes, lines) = f.lines_read(key);
+                assert_eq!(yes, f.contains(key));
+                neg.add(lines);
+            }
+            let width = f.slots.width();
+            let lines = (f.slots.len() * width as u64).div_ceil(512) as f64;
+            let bound = 2.0 * want / lines + eps * want;
+            println!(
+                "W {w} eps {eps} slot {width} bits: {:.4} ± {:.4} lines, theory {want:.4}",
+                neg.mean(),
+                neg.se()
+            );
+            assert!(
+                (neg.mean() - want).abs() <= 4.0 * neg.se() + bound,
+                "{} against {want}",
+                neg.mean()
+            );
+        }
+    }
+}
