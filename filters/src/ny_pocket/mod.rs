@@ -41,6 +41,7 @@
 //! bound beside the other sliding designs.
 
 mod header;
+pub mod lines;
 pub mod theory;
 
 use crate::bits::{read_bits, shift_bits_up, write_bits};

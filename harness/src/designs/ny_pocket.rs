@@ -105,7 +105,10 @@ impl DesignDef for NyPocket {
         let f = bloomlab_filters::NyPocket::from_sizing(size).map_err(e)?;
         let grid = window::phase_grid(size.g, 256);
         let theory = Theory {
-            scalars: scalars(&size),
+            scalars: scalars(&size)
+                .into_iter()
+                .chain(super::candidate::line_scalars(Some(size.lines())))
+                .collect(),
             profile: Some(Box::new(Profile { size, grid })),
             convergence: None,
             estimates: None,
@@ -150,7 +153,8 @@ impl DesignDef for NyPocket {
                     slack: s.slack(),
                     npws_peak: s.pws_at(s.g) / w as f64,
                     insert_bits: s.entry_bits() as u64,
-                    query_probes: Some(s.candidates_negative()),
+                    // 64-byte lines: both headers and buckets
+                    query_probes: Some(s.lines().query_negative),
                 })
             })
             .collect())
