@@ -55,6 +55,20 @@ const LINE_BITS: u64 = 512;
 /// a line that straddles slices is read with probability 1 - Π(1 - its
 /// share of each slice) instead of the sum of its shares.
 pub fn negative_query_lines(r: f64, k: u32, m: u64) -> f64 {
+    let (stopped, _) = partitioned_lines(r, k, m);
+    stopped / (1.0 - r.powi(k as i32))
+}
+
+/// Expected distinct 64-byte lines a query of a never-inserted key reads
+/// of the same filter, whatever it answers: [`negative_query_lines`]'s
+/// paths, and with probability r^k all k slices.
+pub fn query_lines(r: f64, k: u32, m: u64) -> f64 {
+    let (stopped, all) = partitioned_lines(r, k, m);
+    stopped + r.powi(k as i32) * all
+}
+
+/// (Σ_j E[lines | J = j]·r^(j-1)(1 - r), the lines of all k slices).
+fn partitioned_lines(r: f64, k: u32, m: u64) -> (f64, f64) {
     let mf = m as f64;
     // Σ over the lines holding two or more of the first j slices of
     // (Σ shares - P(read)), for j = 1..=k
@@ -77,10 +91,10 @@ pub fn negative_query_lines(r: f64, k: u32, m: u64) -> f64 {
             })
             .sum()
     };
-    let num: f64 = (1..=k)
+    let stopped: f64 = (1..=k)
         .map(|j| (j as f64 - straddled(j as u64)) * r.powi(j as i32 - 1) * (1.0 - r))
         .sum();
-    num / (1.0 - r.powi(k as i32))
+    (stopped, k as f64 - straddled(k as u64))
 }
 
 /// A classic Bloom filter: m bits, k hash functions.

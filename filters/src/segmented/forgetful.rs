@@ -17,7 +17,7 @@ pub const MAX_PAST: u32 = 14;
 /// future one starts. Window N g, slack 2 g.
 #[derive(Debug, Clone)]
 pub struct ForgetfulBloom {
-    ring: Ring,
+    pub(super) ring: Ring,
 }
 
 impl ForgetfulBloom {

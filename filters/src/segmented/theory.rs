@@ -146,6 +146,23 @@ pub fn forgetful_fills(past: u32, g: u64, m: u64, phase: u64) -> Vec<f64> {
         .collect()
 }
 
+/// Expected lines of a never-inserted key's query of a Forgetful Bloom
+/// filter at phase φ (see [`super::lines`]): filter 0 holds generation 0
+/// (φ keys), filter i the generations i - 1 and i, each read slice by slice.
+pub fn forgetful_lines_negative(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    let r = forgetful_fills(past, g, m, phase);
+    (0..r.len())
+        .map(|i| {
+            let empty = if i == 0 {
+                1.0 - r[0]
+            } else {
+                (1.0 - r[i - 1]) * (1.0 - r[i])
+            };
+            crate::bloom::query_lines(1.0 - empty, k, m)
+        })
+        .sum()
+}
+
 /// Forgetful Bloom filter FPR at phase φ.
 pub fn forgetful_fpr(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
     forgetful_match(&forgetful_fills(past, g, m, phase), k)

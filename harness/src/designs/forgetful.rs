@@ -37,9 +37,13 @@ impl DesignDef for Forgetful {
         .map_err(|e| anyhow::anyhow!("forgetful: {e}"))?;
         let (k, g, m) = (f.k(), f.g(), f.m());
         let payload = (past as u64 + 2) * k as u64 * m;
-        let t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
+        let mut t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
             f.theory_presence_by_shift(p)
         });
+        t.scalars.push((
+            "lines_query_negative",
+            seg::forgetful_lines_negative(past, k, g, m, g),
+        ));
         let geometry = super::Geometry::sliding(&f);
         Ok(segmented::finish(
             Box::new(f),
@@ -67,7 +71,8 @@ impl DesignDef for Forgetful {
                     fpr,
                     &by_j,
                     2 * k as u64,
-                    None,
+                    // 64-byte lines: every filter, slice by slice
+                    Some(seg::forgetful_lines_negative(past, k, g, m, g)),
                 ))
             })
             .collect())
