@@ -72,6 +72,17 @@ pub fn partitioned_query_lines(fill: f64, k: u32, bits: u32) -> f64 {
     per * lines
 }
 
+/// `lines` with its query figures NaN (not derived) when `bound`, the most
+/// the lines its theory leaves out could move them, passes 0.01: a filter
+/// too small for the theory's approximation.
+pub fn unless_shared(mut lines: Lines, bound: f64) -> Lines {
+    if bound > 0.01 {
+        lines.query_negative = f64::NAN;
+        lines.query_positive = f64::NAN;
+    }
+    lines
+}
+
 /// The distinct lines of a short sequence of bit positions, counted as they
 /// come (a linear scan: the sequences are a query's few probes).
 #[derive(Debug, Default)]

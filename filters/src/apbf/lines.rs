@@ -129,11 +129,40 @@ pub fn query_lines(q: &[f64], cost: &[f64], k: u32, path: QueryPath) -> Option<f
 impl ApbfTheory {
     /// Expected lines at phase φ (1 ..= g) when queries take `path`.
     /// `None` when Algorithm 1's cost table is too large
-    /// ([`super::theory::MAX_COST_STATES`]).
+    /// ([`super::theory::MAX_COST_STATES`]) or when slices are so small
+    /// that the lines they share could move the mean by over 0.01
+    /// ([`shared_bound`](Self::shared_bound)); the positive query's NaN when
+    /// its l + 1 tables together are too large.
     pub fn lines(&self, phase: u64, path: QueryPath) -> Option<Lines> {
+        if path == QueryPath::MiddleThenAll {
+            return Some(self.lines_reading_all(phase));
+        }
+        if self.shared_bound() > 0.01 {
+            return None;
+        }
         let q = self.fills(phase);
         let ones = vec![1.0; q.len()];
         let negative = query_lines(&q, &ones, self.k, path)?;
+        let (k, l) = (self.k as u64, self.l as u64);
+        let positive = match path {
+            // every key of the window matches the middle slices
+            QueryPath::MiddleThenAll => (k + l) as f64,
+            _ if (l + 1).saturating_mul((k + l) * k * k) > super::theory::MAX_COST_STATES => {
+                f64::NAN
+            }
+            _ => self.positive_lines(&q, phase, path)?,
+        };
+        Some(Lines {
+            insert: self.k as f64,
+            shift: self.shift_lines() / self.g as f64,
+            query_negative: negative,
+            query_positive: positive,
+        })
+    }
+
+    /// Expected lines of a query for a key of the window, its age uniform.
+    fn positive_lines(&self, q: &[f64], phase: u64, path: QueryPath) -> Option<f64> {
+        let ones = vec![1.0; q.len()];
         // a key inside the window has been shifted j <= l times; count the
         // window's ages by j
         let (g, w) = (self.g, self.window());
@@ -142,7 +171,7 @@ impl ApbfTheory {
         while age <= w {
             let j = shifts_at_age(age, phase, g);
             let last = (phase + j * g).min(w);
-            let mut forced = q.clone();
+            let mut forced = q.to_vec();
             let end = (j + self.k as u64).min(forced.len() as u64);
             for x in &mut forced[j as usize..end as usize] {
                 *x = 1.0;
@@ -150,12 +179,7 @@ impl ApbfTheory {
             positive += (last - age + 1) as f64 * query_lines(&forced, &ones, self.k, path)?;
             age = last + 1;
         }
-        Some(Lines {
-            insert: self.k as f64,
-            shift: self.shift_lines() / g as f64,
-            query_negative: negative,
-            query_positive: positive / w as f64,
-        })
+        Some(positive / w as f64)
     }
 
     /// The path an APBF of this configuration takes on this processor.
@@ -167,6 +191,79 @@ impl ApbfTheory {
     /// path: what `plan` reports.
     pub fn lines_worst(&self) -> Option<Lines> {
         self.lines(self.g, self.path())
+    }
+
+    /// [`lines`](Self::lines) on the vector path, exactly whatever m: the
+    /// slices read are the middle ones, or all k + l with probability π, so
+    /// the distinct lines of each set count the lines slices share (a line
+    /// is read unless every probe missed it), averaged over the rotations.
+    fn lines_reading_all(&self, phase: u64) -> Lines {
+        let h = (self.k + self.l) as u64;
+        let q = self.fills(phase);
+        let negative = (0..h)
+            .map(|base| self.reading_all_at(&q, base))
+            .sum::<f64>()
+            / h as f64;
+        let all = self.distinct_lines(&(0..h).collect::<Vec<_>>());
+        Lines {
+            insert: self.k as f64,
+            shift: self.shift_lines() / self.g as f64,
+            query_negative: negative,
+            query_positive: all,
+        }
+    }
+
+    /// A negative query's lines on the vector path with logical slice i
+    /// matching with probability `q[i]` and logical slice 0 at physical
+    /// `base`.
+    fn reading_all_at(&self, q: &[f64], base: u64) -> f64 {
+        let (k, l, h) = (self.k as u64, self.l as u64, (self.k + self.l) as u64);
+        let all = self.distinct_lines(&(0..h).collect::<Vec<_>>());
+        if l >= k {
+            return all;
+        }
+        let pi: f64 = q[l as usize..k as usize].iter().product();
+        let set: Vec<u64> = (l..k).map(|i| (base + i) % h).collect();
+        (1.0 - pi) * self.distinct_lines(&set) + pi * all
+    }
+
+    /// Expected distinct lines of one uniform probe in each physical slice
+    /// of `set`: a probe per slice, less, for each line holding parts of
+    /// two or more slices of the set, Σ shares - (1 - Π(1 - share)).
+    fn distinct_lines(&self, set: &[u64]) -> f64 {
+        let m = self.m;
+        let mf = m as f64;
+        let mut sorted = set.to_vec();
+        sorted.sort_unstable();
+        let in_set = |b: u64| sorted.binary_search(&b).is_ok();
+        // lines holding a boundary between slices b - 1 and b
+        let mut lines: Vec<u64> = sorted
+            .iter()
+            .flat_map(|&b| [b, b + 1])
+            .filter(|&b| b >= 1 && b < (self.k + self.l) as u64 && (b * m) % LINE_BITS != 0)
+            .map(|b| b * m / LINE_BITS)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let saved: f64 = lines
+            .into_iter()
+            .map(|line| {
+                let (lo, hi) = (line * LINE_BITS, (line + 1) * LINE_BITS);
+                let shares: Vec<f64> = (lo / m..hi.div_ceil(m).min((self.k + self.l) as u64))
+                    .filter(|&b| in_set(b))
+                    .map(|b| (hi.min((b + 1) * m) - lo.max(b * m)) as f64 / mf)
+                    .collect();
+                let missed: f64 = shares.iter().map(|s| 1.0 - s).product();
+                shares.iter().sum::<f64>() - (1.0 - missed)
+            })
+            .sum();
+        set.len() as f64 - saved
+    }
+
+    /// The most the lines two slices share could lower a query's mean,
+    /// (k + l)(512 / m)² / 4, which the theory leaves in.
+    pub fn shared_bound(&self) -> f64 {
+        (self.k + self.l) as f64 * (LINE_BITS as f64 / self.m as f64).powi(2) / 4.0
     }
 
     /// Lines a shift clears, averaged over the k + l slice positions: the
@@ -190,6 +287,51 @@ mod tests {
     /// Counted lines of never-inserted and recent keys against the theory
     /// at the filter's phase, on both query paths, within 4 standard errors
     /// plus the theory's stated bound on shared lines.
+    /// The vector path's theory counts shared lines exactly: slices of
+    /// 231 and 1155 bits, where several share a line. Given each state's
+    /// own fills (small slices' fills are noisy), over the k + l rotations.
+    #[test]
+    fn small_slices_share_lines_on_the_vector_path() {
+        for (k, l, g) in [(4u32, 2u32, 40u64), (10, 7, 80)] {
+            let mut f = Apbf::new(k, l, g).unwrap();
+            let mut t = 0u64;
+            let mut insert = |f: &mut Apbf, n: u64| {
+                for _ in 0..n {
+                    t += 1;
+                    f.insert(mix64(t));
+                }
+            };
+            insert(&mut f, (k + l + 3) as u64 * g);
+            let th = f.theory();
+            let (mut neg, mut theory, mut states) = (Tally::default(), 0.0, 0.0);
+            for round in 0..10 * (k + l) as u64 {
+                let q: Vec<f64> = (0..(k + l) as usize)
+                    .map(|i| {
+                        let b = f.position(i);
+                        f.bits.count_ones_in(b * f.m, (b + 1) * f.m - 1) as f64 / f.m as f64
+                    })
+                    .collect();
+                theory += th.reading_all_at(&q, f.base as u64);
+                states += 1.0;
+                for i in 0..20_000u64 {
+                    let key = mix64(u64::MAX - i - round * 20_000);
+                    let (yes, lines) = f.lines_on_path(key, QueryPath::MiddleThenAll);
+                    assert_eq!(yes, f.contains(key));
+                    neg.add(lines);
+                }
+                insert(&mut f, g);
+            }
+            let theory = theory / states;
+            println!(
+                "(k, l) = ({k}, {l}), m = {}: {:.4} ± {:.4} lines, theory {theory:.4}",
+                f.m(),
+                neg.mean(),
+                neg.se()
+            );
+            assert!(neg.agrees(theory), "{} against {theory}", neg.mean());
+        }
+    }
+
     #[test]
     fn counted_lines_match_the_theory() {
         for (k, l, g) in [(10u32, 7u32, 20_000u64), (4, 2, 40_000), (6, 12, 30_000)] {
@@ -200,7 +342,7 @@ mod tests {
                 f.insert(mix64(t));
             }
             let (th, w) = (f.theory(), f.theory().window());
-            let bound = (k + l) as f64 * (512.0 / f.m() as f64).powi(2) / 4.0;
+            let bound = th.shared_bound();
             for path in [
                 QueryPath::Algorithm1,
                 QueryPath::MiddleThenAlgorithm1,

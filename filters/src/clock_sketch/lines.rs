@@ -53,12 +53,14 @@ impl ClockBloomTheory {
             fresh *= new;
         }
         let decrements = ((1u64 << self.s) - 2) as f64 * self.m as f64 / self.w as f64;
-        Lines {
+        let bound = straddling_share(self.s) * (self.k * self.k) as f64 / self.line_count();
+        let lines = Lines {
             insert: per * self.k as f64,
             shift: decrements * self.s as f64 / LINE_BITS as f64,
             query_negative: per * negative,
             query_positive: per * positive,
-        }
+        };
+        crate::lines::unless_shared(lines, bound)
     }
 
     /// L: the lines the clocks take.

@@ -34,7 +34,9 @@ impl HalfSliding {
 }
 
 impl HalfSlidingTheory {
-    /// Expected lines after insertion t (module docs).
+    /// Expected lines after insertion t (module docs), the query figures
+    /// NaN when arrays are so small that shared lines could move them by
+    /// over 0.01.
     pub fn lines_at(&self, t: u64) -> Lines {
         let (mut reach, mut negative) = (1.0, 0.0);
         for f in self.fills(t) {
@@ -42,12 +44,14 @@ impl HalfSlidingTheory {
             reach *= f;
         }
         let cleared = (self.k - self.lo) as f64 * self.m as f64;
-        Lines {
+        let lines = Lines {
             insert: self.k as f64,
             shift: cleared / (LINE_BITS as f64 * self.cycle as f64),
             query_negative: negative,
             query_positive: self.lo as f64,
-        }
+        };
+        let bound = self.lo as f64 * (LINE_BITS as f64 / self.m as f64).powi(2) / 4.0;
+        crate::lines::unless_shared(lines, bound)
     }
 }
 

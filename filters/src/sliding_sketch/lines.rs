@@ -61,7 +61,9 @@ impl SlidingBloomTheory {
         t - s_a + 1
     }
 
-    /// Expected lines after insertion t (module docs). Cell by cell: O(k m).
+    /// Expected lines after insertion t (module docs), the query figures
+    /// NaN when arrays are so small that shared lines could move them by
+    /// over 0.01. Cell by cell: O(k m).
     pub fn lines_at(&self, t: u64) -> Lines {
         let q = 1.0 - 1.0 / self.m as f64;
         let (mf, w) = (self.m as f64, self.w);
@@ -81,12 +83,13 @@ impl SlidingBloomTheory {
             positive += 1.0 + now_read / mf;
         }
         let cells = (self.k as u64 * self.m) as f64;
-        Lines {
+        let lines = Lines {
             insert: self.k as f64,
             shift: 2.0 * cells / (LINE_BITS as f64 * w as f64),
             query_negative: negative,
             query_positive: positive,
-        }
+        };
+        crate::lines::unless_shared(lines, self.k as f64 * (LINE_BITS as f64 / mf).powi(2) / 4.0)
     }
 }
 

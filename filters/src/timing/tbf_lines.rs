@@ -41,16 +41,20 @@ impl TimingBloom {
 }
 
 /// Expected lines of a TBF of k slices of s cells of b bits, whose sweep
-/// visits `rate` cells per arrival, with `d` distinct keys in the window.
+/// visits `rate` cells per arrival, with `d` distinct keys in the window;
+/// the query figures NaN when slices are so small that shared lines could
+/// move them by over 0.01.
 pub fn lines(k: u32, s: u64, b: u32, rate: u64, d: f64) -> Lines {
     let fill = crate::bloom::fill_ratio(d, s as f64);
     let per = 1.0 + straddling_share(b);
-    Lines {
+    let lines = Lines {
         insert: per * k as f64,
         shift: (rate * b as u64) as f64 / LINE_BITS as f64,
         query_negative: partitioned_query_lines(fill, k, b),
         query_positive: per * k as f64,
-    }
+    };
+    let bound = k as f64 * (LINE_BITS as f64 / (s * b as u64) as f64).powi(2) / 4.0;
+    crate::lines::unless_shared(lines, bound)
 }
 
 #[cfg(test)]

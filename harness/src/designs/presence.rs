@@ -181,6 +181,7 @@ pub(super) fn candidate<T: PresenceTheory>(
         slack,
         npws_peak: th.presence(t_worst).sum(w, w + slack) / w as f64,
         insert_bits,
-        query_probes: Some(probes),
+        // NaN: a filter too small for its lines theory
+        query_probes: Some(probes).filter(|p| p.is_finite()),
     }
 }
