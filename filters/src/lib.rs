@@ -148,6 +148,14 @@ pub trait Instrumented: Filter {
         None
     }
 
+    /// The answer to a query for `key` and the distinct 64-byte lines it
+    /// reads, for the designs that count them (each design's `lines_read`,
+    /// beside its theory in [`lines`]). The default: not counted.
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        let _ = key;
+        None
+    }
+
     /// Fraction of cells (bits, counters) that are zero, for designs whose
     /// theory predicts it (the Stable Bloom filter's stable point). Scans the
     /// whole filter.

@@ -51,10 +51,67 @@ pub fn field_lines_mean(bits: u64) -> f64 {
 /// both of the key's buckets whole, 2·[`field_lines_mean`]. Left out, each
 /// at most a few in 10^4 lines at the sizes `plan` gives: two buckets that
 /// coincide or share a line (about 2μ/L for L lines), an early stop at a
-/// false match (at most the FPR times μ) and a stash (empty at the design
-/// loads, which the tests check).
+/// false match ([`two_bucket_lines_stopping`] counts it) and a stash (empty
+/// at the design loads, which the tests check).
 pub fn two_bucket_lines(bucket_bits: u64) -> f64 {
     2.0 * field_lines_mean(bucket_bits)
+}
+
+/// [`two_bucket_lines`] with the query's stop at a false match and the
+/// lines its two buckets share, in a table of `buckets` buckets: the eight
+/// slots are read in order, each matching with probability p, 1 - p =
+/// (1 - `fpr`)^(1/8), and a stop at slot s reads the lines of the slots so
+/// far (the first bucket's prefix, or the first bucket and the second's
+/// prefix), averaged over the buckets' offsets; when both buckets are read,
+/// the second, uniform and independent of the first, shares Σ_λ n_λ²/B²
+/// lines with it on average (n_λ the buckets touching line λ; a bucket
+/// that is its own other counts once).
+pub fn two_bucket_lines_stopping(slot_bits: u64, fpr: f64, buckets: u64) -> f64 {
+    let bucket = 4 * slot_bits;
+    let mu = field_lines_mean(bucket);
+    let prefix = |j: u64| prefix_lines_mean(bucket, j * slot_bits);
+    let p = 1.0 - (1.0 - fpr.clamp(0.0, 1.0)).powf(1.0 / 8.0);
+    let mut total = 0.0;
+    for s in 1..=8u64 {
+        let lines = if s <= 4 {
+            prefix(s)
+        } else {
+            mu + prefix(s - 4)
+        };
+        total += (1.0 - p).powi(s as i32 - 1) * p * lines;
+    }
+    let shared = shared_lines(bucket, buckets);
+    total + (1.0 - p).powi(4) * (1.0 - p).powi(4) * (2.0 * mu - shared)
+}
+
+/// E[lines two independent uniform buckets of `bucket_bits` bits, among
+/// `buckets`, have in common]: Σ_λ n_λ² / B², over one period of
+/// lcm(bucket_bits, 512) bits (the table's last partial period aside).
+fn shared_lines(bucket_bits: u64, buckets: u64) -> f64 {
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, bucket_bits);
+    let lines = period * bucket_bits / LINE_BITS;
+    let mut touching = vec![0u64; lines as usize];
+    for b in 0..period {
+        let (first, last) = (
+            b * bucket_bits / LINE_BITS,
+            ((b + 1) * bucket_bits - 1) / LINE_BITS,
+        );
+        for n in &mut touching[first as usize..=last as usize] {
+            *n += 1;
+        }
+    }
+    let squares: u64 = touching.iter().map(|n| n * n).sum();
+    squares as f64 / (period as f64 * buckets.max(1) as f64)
+}
+
+/// Mean lines spanned by bits b·`stride` .. b·`stride` + `len` over the
+/// b of one period of lcm(stride, 512) bits.
+pub fn prefix_lines_mean(stride: u64, len: u64) -> f64 {
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, stride);
+    let spanned: u64 = (0..period)
+        .map(|i| (i * stride + len - 1) / LINE_BITS - (i * stride) / LINE_BITS + 1)
+        .sum();
+    spanned as f64 / period as f64
 }
 
 /// Expected lines of a query that reads up to k fields of `bits` bits, one

@@ -342,6 +342,9 @@ impl Filter for Apbf {
 }
 
 impl crate::Instrumented for Apbf {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         algorithm1(self.k, self.l, |i| self.probe(key, i))
     }

@@ -24,18 +24,27 @@ impl ClockBloom {
     /// The answer to a query for `key` and the distinct 64-byte lines
     /// [`contains`](crate::Filter::contains) reads for it.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
-        let mut lines = LineSet::default();
-        let s = self.s as u64;
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            lines.touch(0, c * s);
-            lines.touch(0, c * s + s - 1);
-            if self.clocks.get(c) == 0 {
-                return (false, lines.count());
-            }
-        }
-        (true, lines.count())
+        lines_read(&self.clocks, self.k, self.m, key)
     }
+}
+
+/// The lines a query of the packed clocks reads, until a zero clock.
+pub(super) fn lines_read(
+    clocks: &crate::bits::PackedInts,
+    k: u32,
+    m: u64,
+    key: u64,
+) -> (bool, u32) {
+    let mut lines = LineSet::default();
+    let s = clocks.width() as u64;
+    for i in 0..k {
+        let c = crate::hash::index(key, i as u64, m);
+        lines.touch_field(0, c * s, s);
+        if clocks.get(c) == 0 {
+            return (false, lines.count());
+        }
+    }
+    (true, lines.count())
 }
 
 impl ClockBloomTheory {

@@ -219,6 +219,9 @@ impl Filter for ClockBloom {
 }
 
 impl crate::Instrumented for ClockBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stopping at the first zero clock).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         probe(&self.clocks, self.k, self.m, key)

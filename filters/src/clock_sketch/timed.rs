@@ -171,6 +171,9 @@ impl Filter for TimedClockBloom {
 }
 
 impl crate::Instrumented for TimedClockBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stopping at the first zero clock).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         super::probe(&self.clocks, self.k, self.m, key)
@@ -260,3 +263,12 @@ impl crate::persist::Persist for TimedClockBloom {}
 #[cfg(test)]
 #[path = "timed_tests.rs"]
 mod tests;
+
+impl TimedClockBloom {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it (the clocks are
+    /// the count-based filter's).
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        super::lines::lines_read(&self.clocks, self.k, self.m, key)
+    }
+}

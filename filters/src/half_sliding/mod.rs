@@ -206,6 +206,9 @@ impl Filter for HalfSliding {
 }
 
 impl crate::Instrumented for HalfSliding {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stopping at the first unset one).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for (n, i) in self.queried().enumerate() {

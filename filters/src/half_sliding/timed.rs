@@ -185,6 +185,9 @@ impl Filter for TimedHalfSliding {
 }
 
 impl crate::Instrumented for TimedHalfSliding {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stopping at the first unset one).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for (n, i) in self.queried_at(self.swept).enumerate() {
@@ -279,3 +282,19 @@ impl crate::persist::Persist for TimedHalfSliding {}
 #[cfg(test)]
 #[path = "timed_tests.rs"]
 mod tests;
+
+impl TimedHalfSliding {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it.
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let mut lines = crate::lines::LineSet::default();
+        for i in self.queried_at(self.swept) {
+            let c = self.cell(key, i);
+            lines.touch(0, c);
+            if !self.bits.get(c) {
+                return (false, lines.count());
+            }
+        }
+        (true, lines.count())
+    }
+}

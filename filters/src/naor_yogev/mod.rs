@@ -402,6 +402,9 @@ impl Filter for NaorYogev {
 }
 
 impl crate::Instrumented for NaorYogev {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn insert_probes(&mut self, key: u64) -> Option<u32> {
         Some(self.insert_counted(key))
     }

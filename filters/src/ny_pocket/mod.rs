@@ -433,6 +433,9 @@ impl Filter for NyPocket {
 }
 
 impl crate::Instrumented for NyPocket {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// Entries read, moved or purged, plus stash entries read when the
     /// sweep purges the stash (once a generation).
     fn insert_probes(&mut self, key: u64) -> Option<u32> {

@@ -112,6 +112,9 @@ impl Filter for ForgetfulBloom {
 }
 
 impl crate::Instrumented for ForgetfulBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let n = self.ring.segs.len();
         let mut probes = 0;

@@ -216,6 +216,9 @@ impl Filter for JumpingWindow {
 }
 
 impl crate::Instrumented for JumpingWindow {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.ring.until_yes(|seg| seg.contains_probes(key))
     }
@@ -299,6 +302,9 @@ impl Filter for A2Buffer {
 }
 
 impl crate::Instrumented for A2Buffer {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.inner.contains_probes(key)
     }
@@ -426,6 +432,9 @@ impl Filter for DoubleBuffer {
 }
 
 impl crate::Instrumented for DoubleBuffer {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.active.contains_probes(key)
     }

@@ -54,18 +54,22 @@ pub fn jumping_probes_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
     segments as f64 * crate::bloom::negative_query_probes(fill(g, m), k)
 }
 
-/// Expected 64-byte lines a negative query of a jumping window reads just
-/// before a switch: each segment's
-/// [`negative_query_lines`](crate::bloom::negative_query_lines), the
-/// segments being separate allocations.
+/// Expected 64-byte lines a never-inserted key's query of a jumping window
+/// reads just before a switch, whatever it answers: the segments newest
+/// first, each [`query_lines`](crate::bloom::query_lines) (separate
+/// allocations), until one answers yes (each does with probability r^k).
 pub fn jumping_lines_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
-    segments as f64 * crate::bloom::negative_query_lines(fill(g, m), k, m)
+    let r = fill(g, m);
+    let per = crate::bloom::query_lines(r, k, m);
+    let go_on = 1.0 - r.powi(k as i32);
+    (0..segments).map(|i| per * go_on.powi(i as i32)).sum()
 }
 
-/// Expected 64-byte lines a negative query of double buffering reads just
-/// before a switch.
+/// Expected 64-byte lines a never-inserted key's query of double
+/// buffering reads just before a switch, whatever it answers (the active
+/// filter, holding 2g keys).
 pub fn double_buffer_lines_negative(k: u32, g: u64, m: u64) -> f64 {
-    crate::bloom::negative_query_lines(fill(2 * g, m), k, m)
+    crate::bloom::query_lines(fill(2 * g, m), k, m)
 }
 
 /// Expected probes of a negative query of double buffering just before a

@@ -258,6 +258,9 @@ impl Filter for SheBloom {
 }
 
 impl crate::Instrumented for SheBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stopping at the first that counts
     /// as zero).
     fn contains_probes(&self, key: u64) -> (bool, u32) {

@@ -390,6 +390,9 @@ impl Filter for TimedSheBloom {
 }
 
 impl crate::Instrumented for TimedSheBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the bits read (stopping at the first that counts as
     /// zero).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -467,3 +470,30 @@ impl crate::persist::Persist for TimedSheBloom {}
 #[cfg(test)]
 #[path = "timed_tests.rs"]
 mod tests;
+
+impl TimedSheBloom {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it (as the
+    /// count-based filter's, the phases on the clock of time).
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let now = self.clock;
+        let mut lines = crate::lines::LineSet::default();
+        for i in 0..self.k {
+            let c = self.cell(key, i);
+            let j = c / self.g;
+            if self.flipped(j, now) {
+                continue;
+            }
+            lines.touch(0, j);
+            let parity = self.phase_of(j, now as i128) & 1 == 1;
+            if self.stamps.get(j) != parity {
+                return (false, lines.count());
+            }
+            lines.touch(1, c);
+            if !self.bits.get(c) {
+                return (false, lines.count());
+            }
+        }
+        (true, lines.count())
+    }
+}

@@ -30,20 +30,32 @@ impl SlidingBloom {
     /// The answer to a query for `key` and the distinct 64-byte lines
     /// [`contains`](crate::Filter::contains) reads for it.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
-        let mut lines = LineSet::default();
-        for i in 0..self.k {
-            let c = cells::cell(self.m, key, i);
-            lines.touch(0, c);
-            if self.future.get(c) {
-                continue;
-            }
-            lines.touch(1, c);
-            if !self.now.get(c) {
-                return (false, lines.count());
-            }
-        }
-        (true, lines.count())
+        lines_read(&self.future, &self.now, self.k, self.m, key)
     }
+}
+
+/// The lines a query of the two-bit cells reads: each array's future bit,
+/// and its now bit when the future bit is clear, until a cell has neither.
+pub(super) fn lines_read(
+    future: &crate::bits::BitArray,
+    now: &crate::bits::BitArray,
+    k: u32,
+    m: u64,
+    key: u64,
+) -> (bool, u32) {
+    let mut lines = LineSet::default();
+    for i in 0..k {
+        let c = cells::cell(m, key, i);
+        lines.touch(0, c);
+        if future.get(c) {
+            continue;
+        }
+        lines.touch(1, c);
+        if !now.get(c) {
+            return (false, lines.count());
+        }
+    }
+    (true, lines.count())
 }
 
 impl SlidingBloomTheory {

@@ -210,6 +210,9 @@ impl Filter for SlidingBloom {
 }
 
 impl crate::Instrumented for SlidingBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (Algorithm: stop at the first array
     /// whose cell has neither bit).
     fn contains_probes(&self, key: u64) -> (bool, u32) {

@@ -149,6 +149,9 @@ impl Filter for TimedSlidingBloom {
 }
 
 impl crate::Instrumented for TimedSlidingBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the cells read (stop at the first array whose cell
     /// has neither bit).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
@@ -239,3 +242,12 @@ impl crate::persist::Persist for TimedSlidingBloom {}
 #[cfg(test)]
 #[path = "timed_tests.rs"]
 mod tests;
+
+impl TimedSlidingBloom {
+    /// The answer to a query for `key` and the distinct 64-byte lines
+    /// [`contains`](crate::Filter::contains) reads for it (the cells are
+    /// the count-based Sl-BF's).
+    pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        super::lines::lines_read(&self.future, &self.now, self.k, self.m, key)
+    }
+}

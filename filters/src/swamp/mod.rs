@@ -173,6 +173,9 @@ impl Filter for Swamp {
 }
 
 impl crate::Instrumented for Swamp {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), 8 + self.table.stash_len() as u32)
     }

@@ -125,6 +125,11 @@ impl CountingTable {
         self.stash.len()
     }
 
+    /// Buckets B.
+    pub fn buckets(&self) -> u64 {
+        self.buckets
+    }
+
     /// Bits per slot: r + 3.
     pub fn slot_bits(&self) -> u64 {
         self.r as u64 + 3

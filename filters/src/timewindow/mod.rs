@@ -203,6 +203,11 @@ impl<F: Generational> crate::Instrumented for OnTime<F> {
         self.inner.contains_probes(key)
     }
 
+    /// The wrapped filter's: the clock adds no reads.
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        self.inner.counted_lines(key)
+    }
+
     fn as_timed(&mut self) -> Option<&mut dyn TimedFilter> {
         Some(self)
     }

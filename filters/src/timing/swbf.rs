@@ -307,6 +307,9 @@ impl Filter for Swbf {
 }
 
 impl crate::Instrumented for Swbf {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let (q1, _, fp) = self.locate(key);
         let first = self.find(q1, fp).is_some();

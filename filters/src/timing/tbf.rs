@@ -181,6 +181,9 @@ impl Filter for TimingBloom {
 }
 
 impl crate::Instrumented for TimingBloom {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for i in 0..self.k {
             if !self.clock.live(self.cells.get(self.cell(key, i))) {

@@ -96,6 +96,9 @@ impl Filter for TimedTbf {
 }
 
 impl crate::Instrumented for TimedTbf {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(self.inner.lines_read(key))
+    }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.inner.contains_probes(key)
     }

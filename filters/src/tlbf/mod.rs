@@ -236,6 +236,9 @@ impl Filter for Tlbf {
 }
 
 impl crate::Instrumented for Tlbf {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the slices read.
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.probe(key)

@@ -231,8 +231,9 @@ fn stable_promise(mut f: StableBloomFilter, inserts: u64) {
 }
 
 /// `contains_many` answers exactly as `contains`, over recent, old and
-/// never-inserted keys, for batch lengths that do and do not divide evenly.
-fn batched_queries_agree<F: Filter>(mut f: F) {
+/// never-inserted keys, for batch lengths that do and do not divide evenly;
+/// and so does `counted_lines`, where the design counts its lines.
+fn batched_queries_agree<F: bloomlab_filters::Instrumented>(mut f: F) {
     let keys = Keys::new(0xBA7C);
     for t in 1..=30_000 {
         f.insert(keys.stream(t));
@@ -246,6 +247,12 @@ fn batched_queries_agree<F: Filter>(mut f: F) {
             }
         })
         .collect();
+    for &q in &queries {
+        if let Some((yes, lines)) = f.counted_lines(q) {
+            assert_eq!(yes, f.contains(q), "counted_lines answers as contains");
+            assert!(lines <= 4096, "{lines} lines for one query");
+        }
+    }
     for len in [0, 1, 15, 16, 17, 3_001] {
         let mut out = vec![false; len];
         f.contains_many(&queries[..len], &mut out);

@@ -123,7 +123,7 @@ impl DesignDef for NaorYogev {
             .into_iter()
             .chain(breakdown(&size))
             .chain(super::candidate::line_scalars(Some(
-                naor_yogev::lines::lines(size.slot_bits()),
+                naor_yogev::lines::lines(size.slot_bits(), size.fpr(), size.buckets),
             )))
             .collect(),
             profile: Some(Box::new(NaorYogevProfile { size, grid })),
@@ -172,7 +172,9 @@ impl DesignDef for NaorYogev {
                     npws_peak: s.pws_at(s.g) / w as f64,
                     insert_bits: s.slot_bits() as u64,
                     // 64-byte lines: both buckets
-                    query_probes: Some(naor_yogev::lines::lines(s.slot_bits()).query_negative),
+                    query_probes: Some(
+                        naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets).query_negative,
+                    ),
                 })
             })
             .collect())

@@ -100,8 +100,10 @@ impl DesignDef for Swamp {
                     swamp_theory::fpr(l, w as f64),
                     l as u64 + slot,
                     // 64-byte lines: both buckets
-                    Some(bloomlab_filters::lines::two_bucket_lines(
-                        swamp_table::SLOTS * slot,
+                    Some(bloomlab_filters::lines::two_bucket_lines_stopping(
+                        slot,
+                        swamp_theory::fpr(l, w as f64),
+                        b,
                     )),
                 )
             })

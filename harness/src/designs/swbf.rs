@@ -66,7 +66,14 @@ impl DesignDef for Swbf {
             f.fpr_theory(w as f64),
             entry,
             // 64-byte lines: both buckets
-            Some(bloomlab_filters::timing::swbf::lines::lines(entry as u32).query_negative),
+            Some(
+                bloomlab_filters::timing::swbf::lines::lines(
+                    entry as u32,
+                    f.fpr_theory(w as f64),
+                    f.buckets(),
+                )
+                .query_negative,
+            ),
         )])
     }
 }

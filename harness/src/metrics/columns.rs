@@ -122,6 +122,21 @@ const COLUMNS: &[(&str, &str, &str)] = &[
     ("ns_per_op", "time per operation", "ns"),
     ("mops_per_s", "throughput", "million operations per second"),
     ("probes_negative", "cells read by a negative query", ""),
+    (
+        "lines_query_negative",
+        "64-byte lines a never-inserted key's query reads",
+        "",
+    ),
+    (
+        "lines_query_positive",
+        "64-byte lines a query of a key in the window reads",
+        "",
+    ),
+    (
+        "lines_insert",
+        "64-byte lines an insertion reads or writes",
+        "",
+    ),
 ];
 
 /// What `column` is, in words, and its unit ("" for a pure number); a

@@ -395,6 +395,9 @@ impl Filter for BlockedApbf {
 }
 
 impl crate::Instrumented for BlockedApbf {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// The answer and the number of distinct 64-byte cache lines read (for
     /// the unblocked APBF every slice probe is its own line, so the two
     /// designs' probe counts compare memory accesses).

@@ -320,6 +320,10 @@ fn measure_one(
         Value::Text(format!("{} {}{sizing}", c.design, c.params_text())),
     );
     row.num("fpr_planned", c.fpr);
+    if let Some(l) = c.query_probes {
+        // the plan's theory of a negative query's 64-byte lines
+        row.num("lines_query_negative_planned", l);
+    }
     Ok(row)
 }
 
@@ -355,7 +359,13 @@ fn candidate_spec(
     spec.measure.speed_ops = SPEED_OPS;
     match time {
         None => {
-            spec.metrics = vec![Metric::Fpr, Metric::Fnr, Metric::Memory, Metric::Speed];
+            spec.metrics = vec![
+                Metric::Fpr,
+                Metric::Fnr,
+                Metric::Accesses,
+                Metric::Memory,
+                Metric::Speed,
+            ];
             spec.measure.speed_reference = true;
         }
         Some((t, rate)) => {

@@ -73,7 +73,7 @@ fn with_ci(r: &Row, name: &str) -> String {
 pub(super) fn table(rows: &[Row], time: bool) -> String {
     let (fpr, fnr) = fpr_column(time);
     let num = |r: &Row, c: &str, p: usize| r.get_num(c).map_or("-".into(), |x| format!("{x:.p$}"));
-    let lines: Vec<[String; 10]> = rows
+    let lines: Vec<[String; 11]> = rows
         .iter()
         .map(|r| {
             let name = match r.get("candidate") {
@@ -95,6 +95,7 @@ pub(super) fn table(rows: &[Row], time: bool) -> String {
                 num(r, "query_pos_ns", 1),
                 num(r, "query_neg_ns", 1),
                 num(r, "query_neg_vs_bloom", 2),
+                neg_lines(r),
                 precision(r, fpr),
                 num(r, "seconds", 1),
             ]
@@ -117,6 +118,7 @@ pub(super) fn table(rows: &[Row], time: bool) -> String {
         "pos ns",
         "neg ns",
         "neg/bloom",
+        "neg lines",
         "FPR ±",
         "s",
     ];
@@ -145,8 +147,23 @@ pub(super) fn table(rows: &[Row], time: bool) -> String {
 ns per operation timed on this machine, each candidate on one thread beside a plain Bloom \
 filter of its memory (neg/bloom: its negative query's time over the Bloom filter's, timed \
 in turns in the same run). FPR ±: the interval's half-width relative to the FPR, what the \
-budget bought.\n";
+budget bought. neg lines: the 64-byte lines a never-inserted key's query reads, counted on \
+the filter at the worst phase (a window of insertions), with the plan's theory in parentheses \
+(alone for a window of time, whose pass does not count them).\n";
     out
+}
+
+/// A negative query's lines, counted (theory), or the theory alone.
+fn neg_lines(r: &Row) -> String {
+    match (
+        r.get_num("lines_query_negative"),
+        r.get_num("lines_query_negative_planned"),
+    ) {
+        (Some(x), Some(t)) => format!("{x:.2} ({t:.2})"),
+        (Some(x), None) => format!("{x:.2}"),
+        (None, Some(t)) => format!("({t:.2})"),
+        (None, None) => "-".into(),
+    }
 }
 
 /// The FPR interval's half-width relative to the FPR, or "-".

@@ -38,6 +38,16 @@ pub(super) fn columns(
     if plan.has(Metric::Accesses) {
         let ci = worst.probes.ci_within(level, 0.0, f64::INFINITY);
         with_theory(&mut row, theory, "probes_negative", worst.probes.mean(), ci);
+        if worst.lines.count() > 0 {
+            let ci = worst.lines.ci_within(level, 0.0, f64::INFINITY);
+            with_theory(
+                &mut row,
+                theory,
+                "lines_query_negative",
+                worst.lines.mean(),
+                ci,
+            );
+        }
     }
     if plan.has(Metric::ZeroFraction) && zeros.count() > 0 {
         let z = zeros;

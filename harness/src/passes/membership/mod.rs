@@ -152,6 +152,8 @@ struct PhaseStats {
     fpr_rounds: Welford,
     expired: Binomial,
     probes: Welford,
+    /// Per-round mean lines of a negative key's query, where counted.
+    lines: Welford,
     pws: Welford,
     profile: Vec<Binomial>,
     /// Each bucket's P(yes) per round: the spread between filter states.
@@ -205,9 +207,13 @@ impl MembershipPlan<'_> {
         }
     }
 
-    /// Never-inserted keys: false positives, and probes of the negatives.
+    /// Never-inserted keys: false positives, probes of the negatives, and
+    /// (for accesses) the 64-byte lines of every never-inserted key's
+    /// query, where the design counts them.
     fn negatives(&self, r: &mut Runner, st: &mut PhaseStats) {
         let (mut sum, mut n, mut fp) = (0u64, 0u64, 0u64);
+        let (mut lines, mut counted) = (0u64, 0u64);
+        let count_lines = self.has(Metric::Accesses);
         for _ in 0..self.per_round {
             let key = r.stream.negative(&mut r.rng);
             let (yes, probes) = r.f.contains_probes(key);
@@ -217,6 +223,15 @@ impl MembershipPlan<'_> {
                 sum += probes as u64;
                 n += 1;
             }
+            if count_lines {
+                if let Some((_, l)) = r.f.counted_lines(key) {
+                    lines += l as u64;
+                    counted += 1;
+                }
+            }
+        }
+        if counted > 0 {
+            st.lines.add(lines as f64 / counted as f64);
         }
         st.fpr_rounds.add(fp as f64 / self.per_round.max(1) as f64);
         if n > 0 {

@@ -103,6 +103,11 @@ impl<'a> MembershipPlan<'a> {
         if self.has(Metric::Fpr) || self.has(Metric::Accesses) {
             per_phase += self.per_round;
         }
+        // the lines of each negative key, counted by a second query (a
+        // design that counts none answers at once: an upper bound)
+        if self.has(Metric::Accesses) {
+            per_phase += self.per_round;
+        }
         if self.has(Metric::Fnr) && self.w > 0 {
             per_phase += u64::from(self.guaranteed) + m.age_samples.min(self.w);
         }
@@ -214,6 +219,10 @@ mod tests {
         fn insert_probes(&mut self, key: u64) -> Option<u32> {
             self.inserts.fetch_add(1, Relaxed);
             self.inner.insert_probes(key)
+        }
+        fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+            self.queries.fetch_add(1, Relaxed);
+            self.inner.counted_lines(key)
         }
     }
 
