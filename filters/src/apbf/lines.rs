@@ -240,7 +240,9 @@ impl ApbfTheory {
         let mut lines: Vec<u64> = sorted
             .iter()
             .flat_map(|&b| [b, b + 1])
-            .filter(|&b| b >= 1 && b < (self.k + self.l) as u64 && (b * m) % LINE_BITS != 0)
+            .filter(|&b| {
+                b >= 1 && b < (self.k + self.l) as u64 && !(b * m).is_multiple_of(LINE_BITS)
+            })
             .map(|b| b * m / LINE_BITS)
             .collect();
         lines.sort_unstable();

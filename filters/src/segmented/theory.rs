@@ -151,7 +151,7 @@ pub fn forgetful_fills(past: u32, g: u64, m: u64, phase: u64) -> Vec<f64> {
 }
 
 /// Expected lines of a never-inserted key's query of a Forgetful Bloom
-/// filter at phase φ (see [`super::lines`]): filter 0 holds generation 0
+/// filter at phase φ (see `ForgetfulBloom::lines_read`): filter 0 holds generation 0
 /// (φ keys), filter i the generations i - 1 and i, each read slice by slice.
 pub fn forgetful_lines_negative(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
     let r = forgetful_fills(past, g, m, phase);
