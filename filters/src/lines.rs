@@ -114,6 +114,34 @@ pub fn prefix_lines_mean(stride: u64, len: u64) -> f64 {
     spanned as f64 / period as f64
 }
 
+/// Expected lines of a query that reads up to k fields of `bits` bits at
+/// independent uniform places among `fields` packed in one array, in
+/// order, stopping at the first that misses (each hits with probability
+/// `fill`): the i-th field's line is new with probability (1 - 1/L)^i, L
+/// the lines of the array, and a field reads two lines when it straddles
+/// (σ); (1 + σ)·Σ_{i<k} fillⁱ(1 - 1/L)ⁱ, and the positive query's
+/// (1 + σ)·Σ_{i<k} (1 - 1/L)ⁱ. A straddling field's second line may be
+/// shared too, which this leaves out (at most σ·k²/L).
+pub fn one_array_query_lines(fill: f64, k: u32, bits: u32, fields: u64) -> (f64, f64) {
+    let per = 1.0 + straddling_share(bits);
+    let lines = (fields * bits as u64).div_ceil(LINE_BITS) as f64;
+    let new = 1.0 - 1.0 / lines;
+    let (mut reach, mut fresh, mut negative, mut positive) = (1.0, 1.0, 0.0, 0.0);
+    for _ in 0..k {
+        negative += reach * fresh;
+        positive += fresh;
+        reach *= fill;
+        fresh *= new;
+    }
+    (per * negative, per * positive)
+}
+
+/// The most [`one_array_query_lines`] leaves out: σ·k²/L.
+pub fn one_array_bound(k: u32, bits: u32, fields: u64) -> f64 {
+    let lines = (fields * bits as u64).div_ceil(LINE_BITS) as f64;
+    straddling_share(bits) * (k * k) as f64 / lines
+}
+
 /// Expected lines of a query that reads up to k fields of `bits` bits, one
 /// in each of k partitions of one packed array, in order, stopping at the
 /// first that misses; each hits with probability `fill`, independently:

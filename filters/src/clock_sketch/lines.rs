@@ -18,7 +18,9 @@
 
 use super::theory::ClockBloomTheory;
 use super::ClockBloom;
-use crate::lines::{straddling_share, LineSet, Lines, LINE_BITS};
+use crate::lines::{
+    one_array_bound, one_array_query_lines, straddling_share, LineSet, Lines, LINE_BITS,
+};
 
 impl ClockBloom {
     /// The answer to a query for `key` and the distinct 64-byte lines
@@ -51,30 +53,15 @@ impl ClockBloomTheory {
     /// Expected lines after insertion t (module docs).
     pub fn lines_at(&self, t: u64) -> Lines {
         let per = 1.0 + straddling_share(self.s);
-        let f = self.fill_at(t);
-        // the i-th clock's line is new with probability (1 - 1/L)^i
-        let new = 1.0 - 1.0 / self.line_count();
-        let (mut reach, mut fresh, mut negative, mut positive) = (1.0, 1.0, 0.0, 0.0);
-        for _ in 0..self.k {
-            negative += reach * fresh;
-            positive += fresh;
-            reach *= f;
-            fresh *= new;
-        }
+        let (negative, positive) = one_array_query_lines(self.fill_at(t), self.k, self.s, self.m);
         let decrements = ((1u64 << self.s) - 2) as f64 * self.m as f64 / self.w as f64;
-        let bound = straddling_share(self.s) * (self.k * self.k) as f64 / self.line_count();
         let lines = Lines {
             insert: per * self.k as f64,
             shift: decrements * self.s as f64 / LINE_BITS as f64,
-            query_negative: per * negative,
-            query_positive: per * positive,
+            query_negative: negative,
+            query_positive: positive,
         };
-        crate::lines::unless_shared(lines, bound)
-    }
-
-    /// L: the lines the clocks take.
-    fn line_count(&self) -> f64 {
-        (self.m * self.s as u64).div_ceil(LINE_BITS) as f64
+        crate::lines::unless_shared(lines, one_array_bound(self.k, self.s, self.m))
     }
 
     /// The share of cells a never-inserted key's cell finds nonzero after

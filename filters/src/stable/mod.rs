@@ -19,6 +19,7 @@
 //!   libraries do for speed: each cell still has probability P/m per step, but
 //!   neighbouring cells decay together).
 
+mod lines;
 pub mod theory;
 
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -448,6 +449,9 @@ impl Filter for StableBloomFilter {
 }
 
 impl crate::Instrumented for StableBloomFilter {
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(Self::lines_read(self, key))
+    }
     /// Derives the key's distinct cells one at a time and stops at the first
     /// zero: the same cells, answer and probe count as deriving all K first.
     fn contains_probes(&self, key: u64) -> (bool, u32) {

@@ -168,7 +168,10 @@ fn stable_theory(t: stable::theory::StableTheory, window: u64, warmup: u64) -> T
             ),
             ("steps_to_stable", warmup as f64),
             ("bits_per_element", t.payload_bits() as f64 / window as f64),
-        ],
+        ]
+        .into_iter()
+        .chain(super::candidate::line_scalars(Some(t.lines())))
+        .collect(),
         profile: Some(Box::new(StableProfile(t))),
         convergence: Some(Box::new(move |s| (t.zero_fraction_at(s), t.fpr_at(s)))),
         estimates: None,
