@@ -44,32 +44,31 @@ pub fn plan_only(c: &Constraints, only: &[&str]) -> (Vec<Candidate>, Vec<Rejecte
 
 pub use crate::designs::FAST_MEMORY;
 
-/// Fewest probes a fast sizing must save: at most this share of the
+/// Fewest lines a fast sizing must save: at most this share of the
 /// least-memory sizing's.
-pub const FAST_PROBES: f64 = 0.8;
+pub const FAST_LINES: f64 = 0.8;
 
 /// The fast sizing among a design's fitting configurations, if it has one
-/// that differs from the least-memory `best`: the fewest expected probes of
-/// a negative query (the design's theory, in its own unit) within
-/// [`FAST_MEMORY`] times its memory, saving at least 1 - [`FAST_PROBES`] of
-/// its probes. Designs without a probe theory, or with one configuration,
-/// have none.
+/// that differs from the least-memory `best`: the fewest expected 64-byte
+/// lines of a negative query (the design's theory) within [`FAST_MEMORY`]
+/// times its memory, saving at least 1 - [`FAST_LINES`] of its lines.
+/// Designs without a lines theory, or with one configuration, have none.
 fn fast_sizing<'a>(fitting: &[&'a Candidate], best: &Candidate) -> Option<&'a Candidate> {
-    let base = best.query_probes?;
+    let base = best.query_lines?;
     fitting
         .iter()
         .copied()
         .filter(|x| x.memory_bits as f64 <= FAST_MEMORY * best.memory_bits as f64)
-        .filter(|x| x.query_probes.is_some_and(|p| p <= FAST_PROBES * base))
+        .filter(|x| x.query_lines.is_some_and(|p| p <= FAST_LINES * base))
         .min_by(|a, b| {
-            let (pa, pb) = (a.query_probes.unwrap_or(0.0), b.query_probes.unwrap_or(0.0));
+            let (pa, pb) = (a.query_lines.unwrap_or(0.0), b.query_lines.unwrap_or(0.0));
             pa.total_cmp(&pb).then(a.memory_bits.cmp(&b.memory_bits))
         })
 }
 
 /// The plan with each design's fast sizing beside its least-memory one
-/// (the fewest negative-query reads within [`FAST_MEMORY`] times the memory,
-/// saving at least 1 - [`FAST_PROBES`] of them): (least memory, fast,
+/// (the fewest negative-query lines within [`FAST_MEMORY`] times the memory,
+/// saving at least 1 - [`FAST_LINES`] of them): (least memory, fast,
 /// rejected), each sorted by memory.
 pub fn plan_with_fast(
     c: &Constraints,
@@ -204,13 +203,13 @@ mod tests {
         for f in &fast {
             let least = ok.iter().find(|x| x.design == f.design).unwrap();
             assert!(f.memory_bits as f64 <= FAST_MEMORY * least.memory_bits as f64);
-            assert!(f.query_probes.unwrap() <= FAST_PROBES * least.query_probes.unwrap());
+            assert!(f.query_lines.unwrap() <= FAST_LINES * least.query_lines.unwrap());
             assert!(f.fpr <= c.fpr * (1.0 + 1e-9) && f.window >= c.window);
             let d = crate::designs::lookup(f.design).unwrap();
             let fewer = d.plan(&c).unwrap().into_iter().any(|x| {
                 x.fpr <= c.fpr * (1.0 + 1e-9)
                     && x.memory_bits as f64 <= FAST_MEMORY * least.memory_bits as f64
-                    && x.query_probes.unwrap() < f.query_probes.unwrap() - 1e-12
+                    && x.query_lines.unwrap() < f.query_lines.unwrap() - 1e-12
             });
             assert!(!fewer, "{}", f.design);
         }

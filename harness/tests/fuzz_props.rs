@@ -329,10 +329,10 @@ proptest! {
                 }
             }
             for c in v["candidates"].as_array().unwrap() {
-                // query_probes is null where a design's theory has none
+                // query_lines is null where a design's theory has none
                 let mut c = c.clone();
-                if c["query_probes"].is_null() {
-                    c["query_probes"] = 0.into();
+                if c["query_lines"].is_null() {
+                    c["query_lines"] = 0.into();
                 }
                 prop_assert!(finite(&c), "{c}");
             }

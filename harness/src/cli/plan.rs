@@ -134,7 +134,7 @@ fn print_json(
                     "slack": x.slack,
                     "npws_peak": x.npws_peak,
                     "insert_bits": x.insert_bits,
-                    "query_probes": x.query_probes,
+                    "query_lines": x.query_lines,
                 })
             })
             .collect()
@@ -176,7 +176,7 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
         "slack",
         "NPWS",
         "write bits",
-        "neg reads"
+        "neg lines"
     );
     let row = |x: &Candidate, params: &str| {
         println!(
@@ -190,7 +190,7 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
             x.slack,
             x.npws_peak,
             x.insert_bits,
-            x.query_probes.map_or("-".into(), |p| format!("{p:.2}"))
+            x.query_lines.map_or("-".into(), |p| format!("{p:.2}"))
         );
     };
     for (x, params) in ok.iter().zip(&params) {
@@ -201,19 +201,26 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     }
     if !fast.is_empty() {
         println!(
-            "fast sizings (fewest negative-query reads within {}x the memory, saving at least {:.0}% of them):",
+            "fast sizings (fewest negative-query lines within {}x the memory, saving at least {:.0}% of them):",
             crate::plan::FAST_MEMORY,
-            100.0 * (1.0 - crate::plan::FAST_PROBES)
+            100.0 * (1.0 - crate::plan::FAST_LINES)
         );
         for (x, params) in fast.iter().zip(&params[ok.len()..]) {
             row(x, params);
         }
     }
     println!(
-        "write bits: bits written per insertion; neg reads: expected reads of a negative query, \
-         in the design's own unit (64-byte lines for the blocked APBF, the jumping window, A2 and double buffering, slices for the APBF and the TLBF, cells for the \
-         Sl-BF, the HSS-BF and Clock-sketch's Bloom filter, bits for the SHE-BF, timestamp \
-         cells for the TBF, slots for Naor-Yogev, SWAMP and SWBF, entries compared for ny_pocket; - where no tested theory gives it)"
+        "write bits: bits written per insertion; neg lines: expected 64-byte cache lines a \
+         never-inserted key's query reads, by each design's theory (tested against lines counted \
+         on the filter; the APBF's on this processor's query path, {}), at the worst phase; - \
+         where no theory gives it (the broom filter)",
+        if bloomlab_filters::apbf::lines::QueryPath::of_apbf(10, 7, 1 << 20)
+            == bloomlab_filters::apbf::lines::QueryPath::MiddleThenAll
+        {
+            "AVX-512: every slice once the middle ones match"
+        } else {
+            "Algorithm 1 after the middle slices"
+        }
     );
 }
 

@@ -168,7 +168,7 @@ impl DesignDef for Apbf {
                     npws_peak: t.pws_at(g) / t.window() as f64,
                     insert_bits: k as u64,
                     // 64-byte lines, on this processor's query path
-                    query_probes: t.lines_worst().map(|x| x.query_negative),
+                    query_lines: t.lines_worst().map(|x| x.query_negative),
                 })
             })
             .collect())

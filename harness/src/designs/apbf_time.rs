@@ -176,7 +176,7 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
                 slack: count.slack(),
                 npws_peak: count.pws_at(g) / count.window() as f64,
                 insert_bits: k as u64,
-                query_probes: count.lines_worst().map(|x| x.query_negative),
+                query_lines: count.lines_worst().map(|x| x.query_negative),
             })
         })
         .collect())

@@ -211,6 +211,6 @@ fn candidate(t: BlockedTheory) -> Candidate {
         slack,
         npws_peak: npws,
         insert_bits: t.k as u64,
-        query_probes: t.lines_mean().map(|x| x.query_negative),
+        query_lines: t.lines_mean().map(|x| x.query_negative),
     }
 }

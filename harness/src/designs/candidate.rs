@@ -47,8 +47,9 @@ pub struct Candidate {
     pub npws_peak: f64,
     /// Bits written per insertion.
     pub insert_bits: u64,
-    /// Expected slice probes of a negative query, where the theory has them.
-    pub query_probes: Option<f64>,
+    /// Expected 64-byte lines a never-inserted key's query reads, where the
+    /// design's theory gives them (`bloomlab_filters::lines`).
+    pub query_lines: Option<f64>,
 }
 
 impl Candidate {
@@ -60,7 +61,7 @@ impl Candidate {
         memory: u64,
         fpr: f64,
         insert_bits: u64,
-        query_probes: Option<f64>,
+        query_lines: Option<f64>,
     ) -> Candidate {
         Candidate {
             design,
@@ -72,7 +73,7 @@ impl Candidate {
             slack: 0,
             npws_peak: 0.0,
             insert_bits,
-            query_probes,
+            query_lines,
         }
     }
 
@@ -89,7 +90,7 @@ impl Candidate {
             && (0.0..=1.0).contains(&self.fpr)
             && self.npws_peak.is_finite()
             && self.npws_peak >= 0.0
-            && self.query_probes.is_none_or(|q| q.is_finite() && q >= 0.0)
+            && self.query_lines.is_none_or(|q| q.is_finite() && q >= 0.0)
     }
 
     /// The parameters as `k=v` words, as `plan` prints them.

@@ -172,7 +172,7 @@ impl DesignDef for NaorYogev {
                     npws_peak: s.pws_at(s.g) / w as f64,
                     insert_bits: s.slot_bits() as u64,
                     // 64-byte lines: both buckets
-                    query_probes: Some(
+                    query_lines: Some(
                         naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets).query_negative,
                     ),
                 })

@@ -154,7 +154,7 @@ impl DesignDef for NyPocket {
                     npws_peak: s.pws_at(s.g) / w as f64,
                     insert_bits: s.entry_bits() as u64,
                     // 64-byte lines: both headers and buckets
-                    query_probes: Some(s.lines().query_negative),
+                    query_lines: Some(s.lines().query_negative),
                 })
             })
             .collect())

@@ -107,7 +107,7 @@ impl DesignDef for NyHybrid {
             npws_peak: s.pws_at(s.g) / w as f64,
             insert_bits: s.slot_bits() as u64,
             // 64-byte lines: both buckets
-            query_probes: Some(
+            query_lines: Some(
                 bloomlab_filters::naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets)
                     .query_negative,
             ),

@@ -182,6 +182,6 @@ pub(super) fn candidate<T: PresenceTheory>(
         npws_peak: th.presence(t_worst).sum(w, w + slack) / w as f64,
         insert_bits,
         // NaN: a filter too small for its lines theory
-        query_probes: Some(probes).filter(|p| p.is_finite()),
+        query_lines: Some(probes).filter(|p| p.is_finite()),
     }
 }

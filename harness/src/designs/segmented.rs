@@ -177,7 +177,7 @@ pub(super) fn candidate(
     fpr: f64,
     by_j: &[f64],
     insert_bits: u64,
-    query_probes: Option<f64>,
+    query_lines: Option<f64>,
 ) -> Candidate {
     Candidate {
         design,
@@ -189,6 +189,6 @@ pub(super) fn candidate(
         slack,
         npws_peak: npws_peak(by_j, fpr, win, slack, g),
         insert_bits,
-        query_probes,
+        query_lines,
     }
 }

@@ -187,7 +187,7 @@ impl DesignDef for DoubleBufferTime {
             slack: g,
             npws_peak: 1.0,
             insert_bits: 2 * k,
-            query_probes: Some(lines),
+            query_lines: Some(lines),
         }])
     }
 }

@@ -103,7 +103,7 @@ impl DesignDef for SlidingBloom {
             npws_peak: th.pws_at(t) / w as f64,
             insert_bits: th.k as u64,
             // 64-byte lines at the worst moment
-            query_probes: Some(th.lines_at(t).query_negative).filter(|x| x.is_finite()),
+            query_lines: Some(th.lines_at(t).query_negative).filter(|x| x.is_finite()),
         }])
     }
 }

@@ -112,7 +112,7 @@ impl DesignDef for TbfTime {
             npws_peak: 0.0,
             insert_bits: k as u64 * bits,
             // 64-byte lines: a cell, or two where it straddles a boundary
-            query_probes: Some(bloomlab_filters::lines::partitioned_query_lines(
+            query_lines: Some(bloomlab_filters::lines::partitioned_query_lines(
                 fill,
                 k,
                 bits as u32,

@@ -126,7 +126,7 @@ impl DesignDef for Tlbf {
             slack: g,
             npws_peak: count.pws_at(g) / count.window() as f64,
             insert_bits: k,
-            query_probes: twin_lines(k as u32, l as u32, g).map(|x| x.query_negative),
+            query_lines: twin_lines(k as u32, l as u32, g).map(|x| x.query_negative),
         }])
     }
 }

@@ -320,7 +320,7 @@ fn measure_one(
         Value::Text(format!("{} {}{sizing}", c.design, c.params_text())),
     );
     row.num("fpr_planned", c.fpr);
-    if let Some(l) = c.query_probes {
+    if let Some(l) = c.query_lines {
         // the plan's theory of a negative query's 64-byte lines
         row.num("lines_query_negative_planned", l);
     }

@@ -40,6 +40,10 @@
 //!   answered no, worst phase, with a Student-t interval over the per-round means
 //!   (queries within one filter state share its fill, so per-query intervals
 //!   would be too narrow at tens of millions of queries).
+//! * `lines_query_negative` (with `accesses`, for the designs that count
+//!   their lines, `Instrumented::counted_lines`) — mean distinct 64-byte
+//!   lines of every never-inserted key's query at the worst phase, counted
+//!   by a second query of the same key; Student-t interval over rounds.
 //! * `npws_peak` / `npws_avg` (designs with a slack) — PWS = number of yes answers over the keys of
 //!   ages w+1 ..= w+s (the slack zone), per round, at the worst / random phase;
 //!   NPWS = PWS / w; Student-t interval over rounds. Ages whose key was inserted
