@@ -1,7 +1,7 @@
 //! The Age-Partitioned Bloom filter (Shtul, Baquero, Almeida).
 
 use super::built::{int, Built, Geometry, ShiftProfile, Theory};
-use super::candidate::line_scalars;
+use super::candidate::line_scalars_over_rotations;
 use super::{at_least_one, probability, DesignDef, Params};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -122,7 +122,7 @@ impl DesignDef for Apbf {
             .into_iter()
             .chain(bound)
             // 64-byte lines at the worst phase, on this processor's path
-            .chain(line_scalars(t.lines_worst()))
+            .chain(line_scalars_over_rotations(t.lines_worst()))
             .collect(),
             profile: Some(Box::new(profile)),
             convergence: None,

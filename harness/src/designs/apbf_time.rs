@@ -3,7 +3,7 @@
 //! (`apbf_hybrid`). See `bloomlab_filters::apbf::timed`.
 
 use super::built::{int, real, Built, Moment, MomentTheory, Theory};
-use super::candidate::line_scalars;
+use super::candidate::line_scalars_over_rotations;
 use super::time_shared::{
     time_geometry, time_params, time_request, window_and_rate, AtMoment, CAPS, TIME_METRICS,
 };
@@ -111,7 +111,7 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
             ("bits_per_element", bits / peak_keys),
         ]
         .into_iter()
-        .chain(line_scalars(count.lines_worst()))
+        .chain(line_scalars_over_rotations(count.lines_worst()))
         .collect(),
         moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
             let state = t.at(m.now_ns, cum);

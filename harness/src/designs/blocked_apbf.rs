@@ -3,7 +3,7 @@
 //! whole block (the lines it reads: `bloomlab_filters::apbf::blocked::Lines`).
 
 use super::built::{int, switching_theory, Built, Geometry};
-use super::candidate::line_scalars;
+use super::candidate::line_scalars_over_rotations;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
@@ -124,7 +124,9 @@ impl DesignDef for BlockedApbf {
             .scalars
             .push(("fpr_independent", t.fpr_independent(f.g())));
         // 64-byte lines per operation, over the rotations at the worst phase
-        theory.scalars.extend(line_scalars(t.lines_mean()));
+        theory
+            .scalars
+            .extend(line_scalars_over_rotations(t.lines_mean()));
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![

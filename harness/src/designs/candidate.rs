@@ -121,6 +121,24 @@ impl Candidate {
     }
 }
 
+/// [`line_scalars`] for a theory averaged over the slices' rotations (the
+/// APBF's and the blocked APBF's): the negative query's figure is named
+/// `lines_query_negative_rotations_mean`, so that the membership pass, which
+/// measures one rotation (its rounds are a whole number of the filter's
+/// cycles apart), does not hold its count to it; the filters crate tests
+/// the theory at each rotation (`apbf::lines`, `apbf::blocked::lines`).
+pub(crate) fn line_scalars_over_rotations(
+    lines: Option<bloomlab_filters::lines::Lines>,
+) -> Vec<(&'static str, f64)> {
+    line_scalars(lines)
+        .into_iter()
+        .map(|(name, x)| match name {
+            "lines_query_negative" => ("lines_query_negative_rotations_mean", x),
+            _ => (name, x),
+        })
+        .collect()
+}
+
 /// The `theory` scalars of a design's cache lines: `lines_insert` (its
 /// own lines and its periodic maintenance's, per insertion),
 /// `lines_query_negative` and `lines_query_positive`; none when its theory
