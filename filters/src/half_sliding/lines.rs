@@ -59,8 +59,7 @@ impl HalfSlidingTheory {
 mod tests {
     use super::HalfSliding;
     use crate::hash::mix64;
-    use crate::testing::Tally;
-    use crate::Filter;
+    use crate::{Filter, SlidingFilter};
 
     /// Counted lines of never-inserted keys and of the window's keys
     /// against the theory at two moments.
@@ -76,36 +75,14 @@ mod tests {
             for t in 0..n {
                 f.insert(mix64(t));
             }
-            let th = f.theory().lines_at(n);
-            let w = crate::SlidingFilter::window(&f);
-            let (mut neg, mut pos) = (Tally::default(), Tally::default());
-            for i in 0..200_000u64 {
-                let key = mix64(u64::MAX - i);
-                let (yes, lines) = f.lines_read(key);
-                assert_eq!(yes, f.contains(key));
-                neg.add(lines);
-            }
-            for age in 1..=w {
-                let (yes, lines) = f.lines_read(mix64(n - age));
-                assert!(yes, "a key inside the window");
-                pos.add(lines);
-            }
-            let bound = k as f64 * (512.0 / m as f64).powi(2) / 4.0;
-            for (what, t, theory) in [
-                ("negative", &neg, th.query_negative),
-                ("positive", &pos, th.query_positive),
-            ] {
-                println!(
-                    "k {k} lo {lo} m {m} t {n} {what}: {:.4} ± {:.4} lines, theory {theory:.4}",
-                    t.mean(),
-                    t.se()
-                );
-                assert!(
-                    (t.mean() - theory).abs() <= 4.0 * t.se() + bound + 1e-9,
-                    "{what}: {} against {theory}",
-                    t.mean()
-                );
-            }
+            crate::testing::assert_lines(
+                &format!("k {k} lo {lo} m {m} t {n}"),
+                |key| f.lines_read(key),
+                |key| f.contains(key),
+                (n, Some(f.window())),
+                f.theory().lines_at(n),
+                k as f64 * (512.0 / m as f64).powi(2) / 4.0,
+            );
         }
     }
 }

@@ -157,7 +157,6 @@ impl SheTheory {
 mod tests {
     use super::SheBloom;
     use crate::hash::mix64;
-    use crate::testing::Tally;
     use crate::Filter;
 
     /// Counted lines of never-inserted keys and of the window's keys
@@ -176,30 +175,14 @@ mod tests {
             for t in 0..n {
                 f.insert(mix64(t));
             }
-            let th = f.theory().lines_at(n);
-            let (mut neg, mut pos) = (Tally::default(), Tally::default());
-            for i in 0..200_000u64 {
-                let key = mix64(u64::MAX - i);
-                let (yes, lines) = f.lines_read(key);
-                assert_eq!(yes, f.contains(key));
-                neg.add(lines);
-            }
-            for age in 1..=w {
-                let (yes, lines) = f.lines_read(mix64(n - age));
-                assert!(yes, "a key inside the window");
-                pos.add(lines);
-            }
-            for (what, t, theory) in [
-                ("negative", &neg, th.query_negative),
-                ("positive", &pos, th.query_positive),
-            ] {
-                println!(
-                    "W {w} k {k} m {m} g {g} t {n} {what}: {:.4} ± {:.4} lines, theory {theory:.4}",
-                    t.mean(),
-                    t.se()
-                );
-                assert!(t.agrees(theory), "{what}: {} against {theory}", t.mean());
-            }
+            crate::testing::assert_lines(
+                &format!("W {w} k {k} m {m} g {g} t {n}"),
+                |key| f.lines_read(key),
+                |key| f.contains(key),
+                (n, Some(w)),
+                f.theory().lines_at(n),
+                0.0,
+            );
         }
     }
 }

@@ -72,7 +72,6 @@ impl Swamp {
 mod tests {
     use super::Swamp;
     use crate::hash::mix64;
-    use crate::testing::Tally;
     use crate::Filter;
 
     /// Counted lines of never-inserted keys against the theory, with an
@@ -85,22 +84,14 @@ mod tests {
                 f.insert(mix64(t));
             }
             assert_eq!(f.table.stash_len(), 0, "the theory leaves the stash out");
-            let want = f.lines().query_negative;
-            let mut neg = Tally::default();
-            for i in 0..200_000u64 {
-                let key = mix64(u64::MAX - i);
-                let (yes, lines) = f.lines_read(key);
-                assert_eq!(yes, f.contains(key));
-                neg.add(lines);
-            }
-            let width = f.table.slot_bits();
-
-            println!(
-                "W {w} L {l} slot {width} bits: {:.4} ± {:.4} lines, theory {want:.4}",
-                neg.mean(),
-                neg.se()
+            crate::testing::assert_lines(
+                &format!("W {w} L {l} slot {} bits", f.table.slot_bits()),
+                |key| f.lines_read(key),
+                |key| f.contains(key),
+                (3 * w, None),
+                f.lines(),
+                0.0,
             );
-            assert!(neg.agrees(want), "{} against {want}", neg.mean());
         }
     }
 }

@@ -65,7 +65,6 @@ pub fn lines(slot_bits: u32, fpr: f64, buckets: u64) -> Lines {
 mod tests {
     use super::Swbf;
     use crate::hash::mix64;
-    use crate::testing::Tally;
     use crate::Filter;
 
     /// Counted lines of never-inserted keys against the theory, with an
@@ -78,22 +77,14 @@ mod tests {
                 f.insert(mix64(t));
             }
             assert_eq!(f.stash_len(), 0, "the theory leaves the stash out");
-            let want = f.lines().query_negative;
-            let mut neg = Tally::default();
-            for i in 0..200_000u64 {
-                let key = mix64(u64::MAX - i);
-                let (yes, lines) = f.lines_read(key);
-                assert_eq!(yes, f.contains(key));
-                neg.add(lines);
-            }
-            let width = f.slots.width();
-
-            println!(
-                "W {w} eps {eps} slot {width} bits: {:.4} ± {:.4} lines, theory {want:.4}",
-                neg.mean(),
-                neg.se()
+            crate::testing::assert_lines(
+                &format!("W {w} eps {eps} slot {} bits", f.slots.width()),
+                |key| f.lines_read(key),
+                |key| f.contains(key),
+                (3 * w, None),
+                f.lines(),
+                0.0,
             );
-            assert!(neg.agrees(want), "{} against {want}", neg.mean());
         }
     }
 }
