@@ -198,3 +198,54 @@ impl LineSet {
         self.seen.len() as u32
     }
 }
+
+/// Holds a filter's counted lines to its theory: 200,000 never-inserted
+/// keys (`mix64` of the top of the key space) against `want.query_negative`,
+/// and, when `window` is given, the keys of ages 1 ..= window (the
+/// insertions were `mix64(0 .. n)`) against `want.query_positive`; each
+/// within 4 standard errors plus `bound`, what the theory leaves out. The
+/// answers must be `contains`'s. Prints the figures under `label`.
+#[cfg(test)]
+pub(crate) fn assert_lines(
+    label: &str,
+    read: impl Fn(u64) -> (bool, u32),
+    contains: impl Fn(u64) -> bool,
+    (n, window): (u64, Option<u64>),
+    want: Lines,
+    bound: f64,
+) {
+    use crate::hash::mix64;
+    let mut neg = crate::testing::Tally::default();
+    for i in 0..200_000u64 {
+        let key = mix64(u64::MAX - i);
+        let (yes, lines) = read(key);
+        assert_eq!(
+            yes,
+            contains(key),
+            "{label}: lines_read answers as contains"
+        );
+        neg.add(lines);
+    }
+    let mut checks = vec![("negative", neg, want.query_negative)];
+    if let Some(w) = window {
+        let mut pos = crate::testing::Tally::default();
+        for age in 1..=w {
+            let (yes, lines) = read(mix64(n - age));
+            assert!(yes, "{label}: a key inside the window");
+            pos.add(lines);
+        }
+        checks.push(("positive", pos, want.query_positive));
+    }
+    for (what, t, theory) in checks {
+        println!(
+            "{label} {what}: {:.4} ± {:.4} lines, theory {theory:.4}",
+            t.mean(),
+            t.se()
+        );
+        assert!(
+            (t.mean() - theory).abs() <= 4.0 * t.se() + bound + 1e-9,
+            "{label} {what}: {} against {theory}",
+            t.mean()
+        );
+    }
+}

@@ -125,7 +125,7 @@ mod tests {
             for t in 0..n {
                 f.insert(mix64(t));
             }
-            crate::testing::assert_lines(
+            crate::lines::assert_lines(
                 &format!("W {w} k {k} m {m} t {n}"),
                 |key| f.lines_read(key),
                 |key| f.contains(key),

@@ -84,7 +84,7 @@ mod tests {
                 f.insert(mix64(t));
             }
             assert_eq!(f.table.stash_len(), 0, "the theory leaves the stash out");
-            crate::testing::assert_lines(
+            crate::lines::assert_lines(
                 &format!("W {w} L {l} slot {} bits", f.table.slot_bits()),
                 |key| f.lines_read(key),
                 |key| f.contains(key),

@@ -77,7 +77,7 @@ mod tests {
                 f.insert(mix64(t));
             }
             assert_eq!(f.stash_len(), 0, "the theory leaves the stash out");
-            crate::testing::assert_lines(
+            crate::lines::assert_lines(
                 &format!("W {w} eps {eps} slot {} bits", f.slots.width()),
                 |key| f.lines_read(key),
                 |key| f.contains(key),

@@ -74,7 +74,7 @@ mod tests {
                 f.insert(mix64(t));
             }
             let bits = s * f.clock.bits() as u64;
-            crate::testing::assert_lines(
+            crate::lines::assert_lines(
                 &format!("W {w} k {k} s {s} b {}", f.clock.bits()),
                 |key| f.lines_read(key),
                 |key| f.contains(key),
