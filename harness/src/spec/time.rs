@@ -51,6 +51,10 @@ pub struct TimeSpec {
     /// filter of the same memory (`insert_ns`, ..., `*_vs_bloom`; 0: not
     /// timed).
     pub speed_ops: u64,
+    /// Also count the 64-byte lines of each never-inserted key's query (a
+    /// second query of the same key, for the designs that count them):
+    /// `lines_query_negative`, the mean over the moments.
+    pub lines: bool,
 }
 
 impl Default for TimeSpec {
@@ -66,6 +70,7 @@ impl Default for TimeSpec {
             horizon: 2.0,
             buckets: 40,
             speed_ops: 0,
+            lines: false,
         }
     }
 }

@@ -370,6 +370,7 @@ fn candidate_spec(
         }
         Some((t, rate)) => {
             spec.metrics = vec![Metric::Timeline, Metric::Memory];
+            spec.time.lines = true;
             spec.time.window = Some(t);
             spec.time.arrivals = Some(arrivals(&m.arrivals, t, rate));
             spec.time.samples = n;

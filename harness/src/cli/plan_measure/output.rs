@@ -148,8 +148,8 @@ ns per operation timed on this machine, each candidate on one thread beside a pl
 filter of its memory (neg/bloom: its negative query's time over the Bloom filter's, timed \
 in turns in the same run). FPR ±: the interval's half-width relative to the FPR, what the \
 budget bought. neg lines: the 64-byte lines a never-inserted key's query reads, counted on \
-the filter at the worst phase (a window of insertions), with the plan's theory in parentheses \
-(alone for a window of time, whose pass does not count them).\n";
+the filter (at the worst phase for a window of insertions, over the moments for a window of \
+time), with the plan's theory in parentheses (at the worst phase, or the peak rate).\n";
     out
 }
 

@@ -160,6 +160,9 @@ struct Tally {
     moments: Vec<(f64, f64)>,
     /// Queries at each moment.
     queries: u64,
+    /// Each moment's mean lines of a never-inserted key's query, where
+    /// counted (`[time] lines`).
+    lines: Welford,
     fnr: Binomial,
     fnr_theory: f64,
     past: Binomial,
@@ -279,11 +282,26 @@ impl Run<'_> {
         speed::columns(row, insert, pos, neg, &reference);
     }
 
-    /// Never-inserted keys answered yes, of `queries`.
-    fn false_positives(&mut self, queries: u64) -> u64 {
-        (0..queries)
-            .map(|_| self.f.contains(self.stream.negative(&mut self.rng)) as u64)
-            .sum()
+    /// Never-inserted keys answered yes, of `queries`; with `lines`, the
+    /// mean lines of their queries (where the design counts them) added to
+    /// it.
+    fn false_positives(&mut self, queries: u64, lines: Option<&mut Welford>) -> u64 {
+        let count = lines.is_some();
+        let (mut yes, mut read, mut counted) = (0u64, 0u64, 0u64);
+        for _ in 0..queries {
+            let key = self.stream.negative(&mut self.rng);
+            yes += self.f.contains(key) as u64;
+            if count {
+                if let Some((_, l)) = self.f.counted_lines(key) {
+                    read += l as u64;
+                    counted += 1;
+                }
+            }
+        }
+        if let (Some(w), true) = (lines, counted > 0) {
+            w.add(read as f64 / counted as f64);
+        }
+        yes
     }
 
     /// `probes` inserted keys of ages uniform in (0, horizon], each counted
@@ -379,6 +397,7 @@ pub fn measure(
     let mut tally = Tally {
         moments: Vec::new(),
         queries: spec.queries,
+        lines: Welford::default(),
         fnr: Binomial::default(),
         fnr_theory: 0.0,
         past: Binomial::default(),
@@ -405,7 +424,7 @@ pub fn measure(
             inserted: run.inserted,
         };
         let th: Option<Box<dyn MomentTheory>> = theory.map(|m| m(&now, &cum));
-        let fp = run.false_positives(spec.queries);
+        let fp = run.false_positives(spec.queries, spec.lines.then_some(&mut tally.lines));
         let fpr_theory = th.as_ref().map_or(f64::NAN, |t| t.fpr());
         tally
             .moments
@@ -507,6 +526,13 @@ fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
         row.push(format!("{name}_probes"), Value::Int(n));
         let mean = if n > 0 { th / n as f64 } else { f64::NAN };
         with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
+    }
+    if t.lines.count() > 0 {
+        // measured only: the designs' lines theories are at a steady rate
+        let (lo, hi) = t.lines.ci_within(level, 0.0, f64::INFINITY);
+        row.num("lines_query_negative", t.lines.mean());
+        row.num("lines_query_negative_ci_low", lo);
+        row.num("lines_query_negative_ci_high", hi);
     }
     row
 }

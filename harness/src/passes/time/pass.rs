@@ -37,7 +37,9 @@ impl Pass for TimePass {
 
     fn plan(&self, built: &Built, s: &Settings) -> Work {
         let t = &s.time;
-        let queries = (t.samples * (t.queries + t.probes)) as f64;
+        // with `lines`, each never-inserted key is queried twice
+        let lined = if t.lines { t.queries } else { 0 };
+        let queries = (t.samples * (t.queries + t.probes + lined)) as f64;
         let Ok(sc) = super::scales(built, t, None) else {
             // a trace's arrivals: its keys are counted where it is loaded
             return Work {
