@@ -104,6 +104,21 @@ fn shared_lines(bucket_bits: u64, buckets: u64) -> f64 {
     squares as f64 / (period as f64 * buckets.max(1) as f64)
 }
 
+/// The lines of a two-choice table of four-slot buckets of `slot_bits`-bit
+/// slots among `buckets`, at FPR `fpr` (the Naor-Yogev filter's and
+/// SWBF's): a negative query [`two_bucket_lines_stopping`], an insertion at
+/// least both buckets (its cuckoo walk and the expiry sweep aside); a
+/// positive query's not derived (NaN: it stops in the bucket its entry sits
+/// in, which the cuckoo walks decide).
+pub fn two_bucket(slot_bits: u32, fpr: f64, buckets: u64) -> Lines {
+    Lines {
+        insert: two_bucket_lines(4 * slot_bits as u64),
+        shift: 0.0,
+        query_negative: two_bucket_lines_stopping(slot_bits as u64, fpr, buckets),
+        query_positive: f64::NAN,
+    }
+}
+
 /// Mean lines spanned by bits b·`stride` .. b·`stride` + `len` over the
 /// b of one period of lcm(stride, 512) bits.
 pub fn prefix_lines_mean(stride: u64, len: u64) -> f64 {

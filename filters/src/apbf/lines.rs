@@ -200,11 +200,11 @@ impl ApbfTheory {
     fn lines_reading_all(&self, phase: u64) -> Lines {
         let h = (self.k + self.l) as u64;
         let q = self.fills(phase);
+        let all = self.all_lines();
         let negative = (0..h)
-            .map(|base| self.reading_all_at(&q, base))
+            .map(|base| self.reading_all_at(&q, base, all))
             .sum::<f64>()
             / h as f64;
-        let all = self.distinct_lines(&(0..h).collect::<Vec<_>>());
         Lines {
             insert: self.k as f64,
             shift: self.shift_lines() / self.g as f64,
@@ -215,16 +215,21 @@ impl ApbfTheory {
 
     /// A negative query's lines on the vector path with logical slice i
     /// matching with probability `q[i]` and logical slice 0 at physical
-    /// `base`.
-    fn reading_all_at(&self, q: &[f64], base: u64) -> f64 {
+    /// `base`; `all` is [`all_lines`](Self::all_lines).
+    fn reading_all_at(&self, q: &[f64], base: u64, all: f64) -> f64 {
         let (k, l, h) = (self.k as u64, self.l as u64, (self.k + self.l) as u64);
-        let all = self.distinct_lines(&(0..h).collect::<Vec<_>>());
         if l >= k {
             return all;
         }
         let pi: f64 = q[l as usize..k as usize].iter().product();
         let set: Vec<u64> = (l..k).map(|i| (base + i) % h).collect();
         (1.0 - pi) * self.distinct_lines(&set) + pi * all
+    }
+
+    /// Expected distinct lines of a probe in every slice.
+    fn all_lines(&self) -> f64 {
+        let h = (self.k + self.l) as u64;
+        self.distinct_lines(&(0..h).collect::<Vec<_>>())
     }
 
     /// Expected distinct lines of one uniform probe in each physical slice
@@ -313,7 +318,7 @@ mod tests {
                         f.bits.count_ones_in(b * f.m, (b + 1) * f.m - 1) as f64 / f.m as f64
                     })
                     .collect();
-                theory += th.reading_all_at(&q, f.base as u64);
+                theory += th.reading_all_at(&q, f.base as u64, th.all_lines());
                 states += 1.0;
                 for i in 0..20_000u64 {
                     let key = mix64(u64::MAX - i - round * 20_000);

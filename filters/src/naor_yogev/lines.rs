@@ -12,7 +12,7 @@
 //! lines of a positive query are not given.
 
 use super::{NaorYogev, BUCKET_SLOTS};
-use crate::lines::{two_bucket_lines, two_bucket_lines_stopping, LineSet, Lines};
+use crate::lines::{two_bucket, LineSet, Lines};
 
 impl NaorYogev {
     /// The answer to a query for `key` and the distinct 64-byte lines
@@ -49,23 +49,9 @@ impl NaorYogev {
     /// Expected lines of a negative query and of an insertion's buckets
     /// (module docs); the positive query's are NaN (not derived).
     pub fn lines(&self) -> Lines {
-        lines(self.slots.width(), self.size.fpr(), self.size.buckets)
+        two_bucket(self.slots.width(), self.size.fpr(), self.size.buckets)
     }
 }
-
-/// [`NaorYogev::lines`] for slots of `slot_bits` bits in `buckets` buckets at FPR `fpr`: a
-/// negative query reads two buckets but stops at a false match
-/// ([`two_bucket_lines_stopping`]), an insertion at least those two (its
-/// cuckoo walk and the expiry scan's two slots aside).
-pub fn lines(slot_bits: u32, fpr: f64, buckets: u64) -> Lines {
-    Lines {
-        insert: two_bucket_lines(BUCKET_SLOTS * slot_bits as u64),
-        shift: 0.0,
-        query_negative: two_bucket_lines_stopping(slot_bits as u64, fpr, buckets),
-        query_positive: f64::NAN,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::NaorYogev;

@@ -154,17 +154,27 @@ impl NyPocket {
     /// the table it reads (both headers, and each block's bucket until a
     /// match); the stash is not counted (module docs).
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        let (yes, lines, _) = self.query_counted(key);
+        (yes, lines)
+    }
+
+    /// A query's answer, the table's lines it reads (header and bucket of
+    /// each block read) and the stash entries it compares (those with the
+    /// key's first block: the stash is sorted by it).
+    pub(super) fn query_counted(&self, key: u64) -> (bool, u32, u32) {
         let fp = self.fingerprint(key);
+        // both headers first, so that their cache misses overlap
         let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
         let (yes, l1) = self.lookup(fp.b1, h1, fp.q, fp.rem);
         if yes {
-            return (true, l1);
+            return (true, l1, 0);
         }
         let (yes, l2) = self.lookup(fp.b2, h2, fp.q, fp.rem);
         if yes {
-            return (true, l1 + l2);
+            return (true, l1 + l2, 0);
         }
-        (self.stash_holds(&fp).0, l1 + l2)
+        let (yes, compared) = self.stash_holds(&fp);
+        (yes, l1 + l2, compared)
     }
 
     /// The expected lines of a negative query given the blocks' present

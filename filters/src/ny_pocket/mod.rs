@@ -446,19 +446,8 @@ impl crate::Instrumented for NyPocket {
     /// entries compared (those with the key's first block: the stash is
     /// sorted by it).
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        let fp = self.fingerprint(key);
-        // both headers first, so that their cache misses overlap
-        let (h1, h2) = (self.header(fp.b1), self.header(fp.b2));
-        let (yes, l1) = self.lookup(fp.b1, h1, fp.q, fp.rem);
-        if yes {
-            return (true, l1);
-        }
-        let (yes, l2) = self.lookup(fp.b2, h2, fp.q, fp.rem);
-        if yes {
-            return (true, l1 + l2);
-        }
-        let (yes, compared) = self.stash_holds(&fp);
-        (yes, l1 + l2 + compared)
+        let (yes, lines, compared) = self.query_counted(key);
+        (yes, lines + compared)
     }
 }
 

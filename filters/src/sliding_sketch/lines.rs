@@ -62,15 +62,7 @@ impl SlidingBloomTheory {
     /// N_f(p, t): the insertions since cell p's last sweep, after
     /// insertion t (all t before its first).
     pub fn held_future(&self, p: u64, t: u64) -> u64 {
-        let (l, w) = ((self.k as u64 * self.m) as u128, self.w as u128);
-        let swept = (t as u128 * l) / w;
-        let p = p as u128;
-        if swept < p + 1 {
-            return t;
-        }
-        let last = (swept - p - 1) / l;
-        let s_a = ((last * l + p + 1) * w).div_ceil(l) as u64;
-        t - s_a + 1
+        self.since_sweep(p, t, 0)
     }
 
     /// Expected lines after insertion t (module docs), the query figures

@@ -57,6 +57,14 @@ impl SlidingBloomTheory {
 
     /// N(p, t): the insertions cell p covers after insertion t.
     pub fn held(&self, p: u64, t: u64) -> u64 {
+        self.since_sweep(p, t, 1)
+    }
+
+    /// The insertions after insertion t since cell p's sweep `back` sweeps
+    /// before its last (0: the last; all t when it has not been swept that
+    /// often). The sweep numbered u = c·L + p + 1 happens at insertion
+    /// ⌈u·W / L⌉.
+    pub(crate) fn since_sweep(&self, p: u64, t: u64, back: u128) -> u64 {
         let (l, w) = (self.cells() as u128, self.w as u128);
         let swept = (t as u128 * l) / w;
         let p = p as u128;
@@ -64,11 +72,11 @@ impl SlidingBloomTheory {
             return t;
         }
         let last = (swept - p - 1) / l;
-        if last == 0 {
+        if last < back {
             return t;
         }
-        let s_b = (((last - 1) * l + p + 1) * w).div_ceil(l) as u64;
-        t - s_b + 1
+        let s = (((last - back) * l + p + 1) * w).div_ceil(l) as u64;
+        t - s + 1
     }
 
     /// Calls `f(N, cells)` for the distinct N over array i's cells after

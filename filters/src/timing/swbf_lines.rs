@@ -9,7 +9,7 @@
 //! walks: not derived here.
 
 use super::{Swbf, SLOTS};
-use crate::lines::{two_bucket_lines, two_bucket_lines_stopping, LineSet, Lines};
+use crate::lines::{two_bucket, LineSet, Lines};
 
 impl Swbf {
     /// The answer to a query for `key` and the distinct 64-byte lines
@@ -42,25 +42,13 @@ impl Swbf {
     /// buckets (its walk and the sweep aside); the positive query's are NaN
     /// (not derived).
     pub fn lines(&self) -> Lines {
-        lines(
+        two_bucket(
             self.slots.width(),
             self.fpr_theory(self.clock.window() as f64),
             self.buckets,
         )
     }
 }
-
-/// [`Swbf::lines`] for slots of `slot_bits` bits in `buckets` buckets at FPR `fpr` (a negative
-/// query stops at a false match: [`two_bucket_lines_stopping`]).
-pub fn lines(slot_bits: u32, fpr: f64, buckets: u64) -> Lines {
-    Lines {
-        insert: two_bucket_lines(SLOTS * slot_bits as u64),
-        shift: 0.0,
-        query_negative: two_bucket_lines_stopping(slot_bits as u64, fpr, buckets),
-        query_positive: f64::NAN,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::Swbf;

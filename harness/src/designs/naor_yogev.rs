@@ -123,7 +123,7 @@ impl DesignDef for NaorYogev {
             .into_iter()
             .chain(breakdown(&size))
             .chain(super::candidate::line_scalars(Some(
-                naor_yogev::lines::lines(size.slot_bits(), size.fpr(), size.buckets),
+                bloomlab_filters::lines::two_bucket(size.slot_bits(), size.fpr(), size.buckets),
             )))
             .collect(),
             profile: Some(Box::new(NaorYogevProfile { size, grid })),
@@ -173,7 +173,8 @@ impl DesignDef for NaorYogev {
                     insert_bits: s.slot_bits() as u64,
                     // 64-byte lines: both buckets
                     query_lines: Some(
-                        naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets).query_negative,
+                        bloomlab_filters::lines::two_bucket(s.slot_bits(), s.fpr(), s.buckets)
+                            .query_negative,
                     ),
                 })
             })

@@ -71,7 +71,7 @@ impl DesignDef for NyHybrid {
                 ]
                 .into_iter()
                 .chain(super::candidate::line_scalars(Some(
-                    bloomlab_filters::naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets),
+                    bloomlab_filters::lines::two_bucket(s.slot_bits(), s.fpr(), s.buckets),
                 )))
                 .collect(),
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
@@ -108,7 +108,7 @@ impl DesignDef for NyHybrid {
             insert_bits: s.slot_bits() as u64,
             // 64-byte lines: both buckets
             query_lines: Some(
-                bloomlab_filters::naor_yogev::lines::lines(s.slot_bits(), s.fpr(), s.buckets)
+                bloomlab_filters::lines::two_bucket(s.slot_bits(), s.fpr(), s.buckets)
                     .query_negative,
             ),
         }])

@@ -67,7 +67,7 @@ impl DesignDef for Swbf {
             entry,
             // 64-byte lines: both buckets
             Some(
-                bloomlab_filters::timing::swbf::lines::lines(
+                bloomlab_filters::lines::two_bucket(
                     entry as u32,
                     f.fpr_theory(w as f64),
                     f.buckets(),
