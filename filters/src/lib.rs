@@ -60,6 +60,7 @@ pub mod half_sliding;
 pub mod hash;
 mod keyed;
 pub mod lines;
+pub mod memo;
 pub mod naor_yogev;
 pub mod ny_pocket;
 pub mod persist;

@@ -150,6 +150,13 @@ fn measures_a_time_plan_under_its_arrivals() {
         assert!(fpr < 0.05, "{r:?}");
         assert!(r["insert_ns"].parse::<f64>().unwrap() > 0.0);
         assert!(r["query_neg_vs_bloom"].parse::<f64>().unwrap() > 0.0);
+        // the probes reach T only (the table's FNR inside T): every probe
+        // counts toward it, and no rate past T is reported
+        assert!(r["fnr_time_probes"].parse::<f64>().unwrap() > 0.0, "{r:?}");
+        assert!(
+            r.get("p_yes_past_window").is_none_or(|v| v.is_empty()),
+            "{r:?}"
+        );
     }
 }
 

@@ -356,3 +356,20 @@ fn age_rows_tile_the_horizon() {
         "{bucketed} of {probed}"
     );
 }
+
+/// A horizon of T probes no key past T: the row gives the FNR over every
+/// probe and no rate past the window (a rate over nothing is not a figure),
+/// and the default warm-up is then the fill, at least T.
+#[test]
+fn a_horizon_of_t_reports_no_rate_past_the_window() {
+    let text = SPEC.replace("probes = 300", "probes = 300\nhorizon = 1.0");
+    let out = run(&text, 1);
+    for row in &out.rows {
+        assert!(num(row, "fnr_time_probes") > 0.0, "{row:?}");
+        assert_eq!(num(row, "p_yes_past_window_probes"), 0.0, "{row:?}");
+        assert!(row.get("p_yes_past_window").is_none(), "{row:?}");
+        assert!(row.get("p_yes_past_window_ci_low").is_none(), "{row:?}");
+        let fnr = num(row, "fnr_time");
+        assert!(fnr.is_finite() && (0.0..=1.0).contains(&fnr), "{row:?}");
+    }
+}

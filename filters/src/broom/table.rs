@@ -369,7 +369,9 @@ impl QuotientTable {
         };
         let mut p = start;
         loop {
-            if self.entry_at(p, h) == *x {
+            // the remainder first: one packed read rules out almost
+            // every other entry of the run
+            if self.rem.get(p) == x.rem && self.entry_at(p, h) == *x {
                 break;
             }
             let n = self.next(p);

@@ -31,7 +31,7 @@ use crate::half_sliding::theory::{gcd, Presence};
 use crate::sliding_sketch::theory::least_from;
 
 /// One configuration: window W, k cells per key, s-bit clocks, m cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClockBloomTheory {
     /// Window W (insertions).
     pub w: u64,
@@ -266,7 +266,16 @@ fn fpr_continuous(w: u64, k: u32, s: u32, m: u64) -> f64 {
 /// a window of `w` insertions: (k, s) the continuous approximation's
 /// choice (s in 2..=4; wider clocks only cost more), m the least meeting
 /// the theory at its worst moment, bracketed around the approximation's.
+///
+/// Memoized ([`crate::memo`]): the exact search takes seconds at a window
+/// of millions, and a plan asks for the same sizing several times.
 pub fn sizing(w: u64, fpr: f64) -> Option<Sizing> {
+    static MEMO: crate::memo::Memo<(u64, u64), Option<Sizing>> = crate::memo::Memo::new();
+    MEMO.get_or((w, fpr.to_bits()), || sizing_exact(w, fpr))
+}
+
+/// The search behind [`sizing`], uncached.
+fn sizing_exact(w: u64, fpr: f64) -> Option<Sizing> {
     if w == 0 || w > MAX_EXACT_WINDOW || !(fpr > 0.0 && fpr < 1.0) {
         return None;
     }

@@ -30,7 +30,7 @@
 use crate::sliding_sketch::theory::least_from;
 
 /// One configuration: k arrays of m cells, lo queried, cycle C.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HalfSlidingTheory {
     /// Arrays.
     pub k: u32,
@@ -383,7 +383,16 @@ fn fpr_continuous(k: u32, lo: u32, m: u64, cycle: u64) -> f64 {
 /// `fpr` with a guaranteed window of at least `w` (k - lo >= 2): (k, lo)
 /// the continuous approximation's choice, m the least meeting the exact
 /// theory, bracketed around the approximation's.
+///
+/// Memoized ([`crate::memo`]): the exact search takes seconds at a window
+/// of millions, and a plan asks for the same sizing several times.
 pub fn sizing(w: u64, fpr: f64) -> Option<Sizing> {
+    static MEMO: crate::memo::Memo<(u64, u64), Option<Sizing>> = crate::memo::Memo::new();
+    MEMO.get_or((w, fpr.to_bits()), || sizing_exact(w, fpr))
+}
+
+/// The search behind [`sizing`], uncached.
+fn sizing_exact(w: u64, fpr: f64) -> Option<Sizing> {
     if w == 0 || w > MAX_EXACT_WINDOW || !(fpr > 0.0 && fpr < 1.0) {
         return None;
     }

@@ -33,7 +33,7 @@ use crate::sliding_sketch::theory::least_from;
 
 /// One configuration: window W, k bits per key, m bits in groups of g,
 /// phase P.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SheTheory {
     /// Window W (insertions).
     pub w: u64,
@@ -335,7 +335,16 @@ pub struct Sizing {
 /// are within 1% of the least over k <= 128, where the bits are flat in
 /// k), m the least whole number of groups meeting the exact theory,
 /// bracketed around the approximation's.
+///
+/// Memoized ([`crate::memo`]): the exact search takes seconds at a window
+/// of millions, and a plan asks for the same sizing several times.
 pub fn sizing(w: u64, fpr: f64) -> Option<Sizing> {
+    static MEMO: crate::memo::Memo<(u64, u64), Option<Sizing>> = crate::memo::Memo::new();
+    MEMO.get_or((w, fpr.to_bits()), || sizing_exact(w, fpr))
+}
+
+/// The search behind [`sizing`], uncached.
+fn sizing_exact(w: u64, fpr: f64) -> Option<Sizing> {
     let g = super::CODE_GROUP;
     if w == 0 || w > MAX_EXACT_WINDOW || !(fpr > 0.0 && fpr < 1.0) {
         return None;

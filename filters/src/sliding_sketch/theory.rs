@@ -32,7 +32,7 @@
 //! moment costs O(min(L, W + k)).
 
 /// One configuration: k arrays of m cells, window W.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SlidingBloomTheory {
     /// Arrays.
     pub k: u32,
@@ -325,7 +325,16 @@ fn fpr_continuous(k: u32, m: u64, w: u64) -> f64 {
 /// approximation's choice (fewest cells there; the exact optimum can be a
 /// neighbour with almost the same cells), m the least meeting the exact
 /// theory, bracketed around the approximation's.
+///
+/// Memoized ([`crate::memo`]): the exact search takes seconds at a window
+/// of millions, and a plan asks for the same sizing several times.
 pub fn sizing(w: u64, fpr: f64) -> Option<(u32, u64)> {
+    static MEMO: crate::memo::Memo<(u64, u64), Option<(u32, u64)>> = crate::memo::Memo::new();
+    MEMO.get_or((w, fpr.to_bits()), || sizing_exact(w, fpr))
+}
+
+/// The search behind [`sizing`], uncached.
+fn sizing_exact(w: u64, fpr: f64) -> Option<(u32, u64)> {
     if w == 0 || w > MAX_EXACT_WINDOW || !(fpr > 0.0 && fpr < 1.0) {
         return None;
     }

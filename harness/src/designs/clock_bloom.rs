@@ -7,7 +7,7 @@ use super::presence::{candidate, guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::clock_sketch::theory::MAX_EXACT_WINDOW;
+use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::clock_sketch::ClockBloom as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ impl DesignDef for ClockBloom {
             w,
             t_worst,
             Figures {
-                fpr_avg: th.fpr_avg(),
+                fpr_avg: fpr_avg(&th),
                 probes: th.probes_negative_at(t_worst),
                 lines: Some(th.lines_at(t_worst)),
                 memory: f.memory_bits(),
@@ -143,4 +143,13 @@ impl DesignDef for ClockBloom {
             cost,
         )])
     }
+}
+
+/// [`ClockBloomTheory::fpr_avg`], memoized ([`bloomlab_filters::memo`]):
+/// at a window of millions it takes a second, and a plan builds a
+/// candidate more than once.
+fn fpr_avg(th: &ClockBloomTheory) -> f64 {
+    static MEMO: bloomlab_filters::memo::Memo<ClockBloomTheory, f64> =
+        bloomlab_filters::memo::Memo::new();
+    MEMO.get_or(*th, || th.fpr_avg())
 }

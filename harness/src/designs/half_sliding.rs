@@ -8,7 +8,7 @@ use super::presence::{candidate, PresenceProfile};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
+use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -87,14 +87,15 @@ impl DesignDef for HalfSliding {
                 th.longest()
             ));
         }
-        let (t_worst, _) = th.worst_moment();
+        let guaranteed = f.window() >= w;
+        let (t_worst, worst, scalars) = figures(&th, w, guaranteed, f.memory_bits());
         let period = th.period();
         let geometry = Geometry {
             window: w,
             slack: th.longest().saturating_sub(w),
             period,
             worst_phase: t_worst % period,
-            guaranteed: f.window() >= w,
+            guaranteed,
             horizon: None,
             // every cell cleared at least once before the first round
             warmup: Some(2 * th.longest()),
@@ -108,7 +109,11 @@ impl DesignDef for HalfSliding {
             int("lo", th.lo),
             int("m", th.m),
         ];
-        let theory = theory(&th, t_worst, w, geometry.guaranteed, f.memory_bits());
+        let theory = Theory {
+            scalars,
+            profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
+            ..Theory::default()
+        };
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,
@@ -150,7 +155,24 @@ impl DesignDef for HalfSliding {
 /// 1..=w (0 when guaranteed), which the pass measures half at the worst
 /// phase and half at random ones, so the theory is the mean of the two;
 /// PWS over the ages past w likewise; probes at the worst moment.
-fn theory(th: &HalfSlidingTheory, t_worst: u64, w: u64, guaranteed: bool, memory: u64) -> Theory {
+///
+/// Memoized ([`bloomlab_filters::memo`]) with the worst moment and its
+/// presence curve: at a window of millions they take seconds, and a plan
+/// builds a candidate more than once.
+fn figures(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Figures {
+    static MEMO: bloomlab_filters::memo::Memo<(HalfSlidingTheory, u64, bool, u64), Figures> =
+        bloomlab_filters::memo::Memo::new();
+    MEMO.get_or((*th, w, guaranteed, memory), || {
+        scalars(th, w, guaranteed, memory)
+    })
+}
+
+/// The worst moment, its presence curve and the theory's figures.
+type Figures = (u64, Presence, Vec<(&'static str, f64)>);
+
+/// [`figures`], uncached.
+fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Figures {
+    let (t_worst, _) = th.worst_moment();
     let worst = th.presence(t_worst);
     let slack = th.longest().saturating_sub(w);
     let moments: Vec<u64> = th.moments_n(PROFILE_MOMENTS);
@@ -168,22 +190,19 @@ fn theory(th: &HalfSlidingTheory, t_worst: u64, w: u64, guaranteed: bool, memory
         (fnr_worst + fnr_avg) / 2.0
     };
     let wf = w as f64;
-    Theory {
-        scalars: vec![
-            ("fpr", worst.fpr()),
-            ("fpr_avg", th.fpr_avg()),
-            ("fpr_expired", worst.fpr()),
-            ("fnr", fnr),
-            ("npws_peak", worst.sum(w, w + slack) / wf),
-            ("npws_avg", pws_avg / wf),
-            ("probes_negative", th.probes_negative_at(t_worst)),
-            ("memory_bits", memory as f64),
-            ("bits_per_element", th.payload_bits() as f64 / wf),
-        ]
-        .into_iter()
-        .chain(line_scalars(Some(th.lines_at(t_worst))))
-        .collect(),
-        profile: Some(Box::new(PresenceProfile::new(*th, worst, PROFILE_MOMENTS))),
-        ..Theory::default()
-    }
+    let scalars = vec![
+        ("fpr", worst.fpr()),
+        ("fpr_avg", th.fpr_avg()),
+        ("fpr_expired", worst.fpr()),
+        ("fnr", fnr),
+        ("npws_peak", worst.sum(w, w + slack) / wf),
+        ("npws_avg", pws_avg / wf),
+        ("probes_negative", th.probes_negative_at(t_worst)),
+        ("memory_bits", memory as f64),
+        ("bits_per_element", th.payload_bits() as f64 / wf),
+    ]
+    .into_iter()
+    .chain(line_scalars(Some(th.lines_at(t_worst))))
+    .collect();
+    (t_worst, worst, scalars)
 }

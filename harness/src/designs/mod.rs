@@ -287,8 +287,25 @@ impl<D: DesignDef> Design for D {
         D::build(from_params(D::NAME, params)?, seed)
     }
     fn plan(&self, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-        D::plan(c)
+        plan_memo::<D>(c)
     }
+}
+
+/// `D::plan(c)`, memoized ([`bloomlab_filters::memo`]): a plan is a pure
+/// function of its constraints, and the exact theories behind some take
+/// seconds at a window of millions, while a time request asks for a count
+/// design's plan twice (for itself and for its twin over time). An error
+/// is kept as its message, with its causes (`{:#}`).
+pub(crate) fn plan_memo<D: DesignDef>(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+    type Planned = Result<Vec<Candidate>, String>;
+    static MEMO: bloomlab_filters::memo::Memo<(&'static str, String), Planned> =
+        bloomlab_filters::memo::Memo::new();
+    // Debug prints an f64 so that it reads back exactly: equal keys are
+    // equal constraints
+    MEMO.get_or((D::NAME, format!("{c:?}")), || {
+        D::plan(c).map_err(|e| format!("{e:#}"))
+    })
+    .map_err(|e| anyhow::anyhow!(e))
 }
 
 /// Every design, in the order `bloomlab designs` lists them.

@@ -121,7 +121,7 @@ pub(super) struct Figures {
 /// at the worst moment `t_worst` (where the pass measures its worst phase)
 /// and averaged, PWS over the slack's ages at the worst moment and averaged
 /// over [`PROFILE_MOMENTS`] moments, the probes, memory and the age profile.
-pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
+pub(super) fn guaranteed_theory<T: PresenceTheory + std::fmt::Debug + 'static>(
     th: T,
     w: u64,
     t_worst: u64,
@@ -129,12 +129,21 @@ pub(super) fn guaranteed_theory<T: PresenceTheory + 'static>(
 ) -> Theory {
     let worst = th.presence(t_worst);
     let slack = th.longest() - w;
-    let moments = th.moments(PROFILE_MOMENTS);
-    let pws_avg = moments
-        .iter()
-        .map(|&t| th.presence(t).sum(w, w + slack))
-        .sum::<f64>()
-        / moments.len() as f64;
+    // the PWS over the period's moments, memoized
+    // ([`bloomlab_filters::memo`]): at a window of millions it takes
+    // seconds, and a plan builds a candidate more than once. The key is
+    // the theory's type and its parameters as Debug prints them (exactly)
+    static PWS_AVG: bloomlab_filters::memo::Memo<(&'static str, String, u64), f64> =
+        bloomlab_filters::memo::Memo::new();
+    let key = (std::any::type_name::<T>(), format!("{th:?}"), w);
+    let pws_avg = PWS_AVG.get_or(key, || {
+        let moments = th.moments(PROFILE_MOMENTS);
+        moments
+            .iter()
+            .map(|&t| th.presence(t).sum(w, w + slack))
+            .sum::<f64>()
+            / moments.len() as f64
+    });
     let wf = w as f64;
     Theory {
         scalars: vec![

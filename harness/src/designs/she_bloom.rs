@@ -7,7 +7,7 @@ use super::presence::{candidate, guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::she::theory::{code_alpha, phase_of, MAX_EXACT_WINDOW};
+use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -67,12 +67,12 @@ impl DesignDef for SheBloom {
                 "she_bloom: window {w} is above 2^24, the largest the exact theory evaluates"
             ));
         }
-        let sweep = th.sweep(true);
+        let sweep = sweep(&th);
         let geometry = Geometry {
             window: w,
             slack: f.slack(),
             period: th.period(),
-            worst_phase: sweep.worst_t % th.period(),
+            worst_phase: sweep.0 % th.period(),
             guaranteed: true,
             horizon: None,
             // every group flipped at least once before the first round
@@ -90,11 +90,11 @@ impl DesignDef for SheBloom {
         let theory = guaranteed_theory(
             th,
             w,
-            sweep.worst_t,
+            sweep.0,
             Figures {
-                fpr_avg: sweep.mean,
-                probes: th.probes_negative_at(sweep.worst_t),
-                lines: Some(th.lines_at(sweep.worst_t)),
+                fpr_avg: sweep.1,
+                probes: th.probes_negative_at(sweep.0),
+                lines: Some(th.lines_at(sweep.0)),
                 memory: f.memory_bits(),
                 payload: th.payload_bits(),
             },
@@ -112,7 +112,10 @@ impl DesignDef for SheBloom {
         let w = c.window;
         let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
-        let worst = th.worst_moment();
+        // the worst moment as `worst_moment` finds it, from the build's
+        // sweep (which a measured plan builds next)
+        let t = sweep(&th).0;
+        let worst = (t, th.fpr_at(t));
         let params = Candidate::ints(&[
             ("window", w),
             ("k", th.k as u64),
@@ -172,4 +175,17 @@ fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
             "she_bloom needs window and fpr, or window, k and m (and optionally group, alpha or phase)"
         )),
     }
+}
+
+/// The worst moment of the period and the mean FPR over it
+/// ([`SheTheory::sweep`]), memoized ([`bloomlab_filters::memo`]): at a
+/// window of millions the sweep takes seconds, and a plan builds a
+/// candidate more than once.
+fn sweep(th: &SheTheory) -> (u64, f64) {
+    static MEMO: bloomlab_filters::memo::Memo<SheTheory, (u64, f64)> =
+        bloomlab_filters::memo::Memo::new();
+    MEMO.get_or(*th, || {
+        let s = th.sweep(true);
+        (s.worst_t, s.mean)
+    })
 }

@@ -67,16 +67,22 @@ impl DesignDef for SlidingBloom {
             ));
         }
         let th = f.theory();
-        // the FPR at every moment of the period, once: the worst and the mean
-        let phases = th.phase_fprs();
-        let (t_worst, _) = worst_fpr(&phases);
+        let (t_worst, scalars) = figures(&th, f.memory_bits());
         let mut geometry = Geometry::sliding(&f);
         // the sweep repeats exactly every W insertions; the worst moment of
         // the FPR lies inside that period
         geometry.period = w;
         geometry.worst_phase = t_worst % w;
         let resolved = vec![int("window", w), int("k", th.k), int("m", th.m)];
-        let theory = theory(&th, &phases, f.memory_bits());
+        let theory = Theory {
+            scalars,
+            profile: Some(Box::new(Profile {
+                th,
+                t_worst,
+                curves: OnceLock::new(),
+            })),
+            ..Theory::default()
+        };
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,
@@ -90,8 +96,8 @@ impl DesignDef for SlidingBloom {
         let w = c.window;
         let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
-        let (t, fpr) = th.worst_moment();
         let memory = f.memory_bits();
+        let (t, fpr) = worst_fpr(&phases(&th));
         Ok(vec![Candidate {
             design: Self::NAME,
             params: Candidate::ints(&[("window", w), ("k", th.k as u64), ("m", th.m)]),
@@ -108,11 +114,37 @@ impl DesignDef for SlidingBloom {
     }
 }
 
-/// The theory the harness compares with, from the FPR at each moment of
-/// the period (`phases`): the FPR at the worst moment (where the pass
-/// measures its worst phase) and averaged over the period, PWS and probes
-/// likewise, and the age profile.
-fn theory(th: &SlidingBloomTheory, phases: &[(u64, f64)], memory: u64) -> Theory {
+/// The theory's figures the harness compares with, and the worst moment:
+/// from the FPR at each moment of the period, the FPR at the worst moment
+/// (where the pass measures its worst phase) and averaged over the period,
+/// PWS and probes likewise. Memoized ([`bloomlab_filters::memo`]): at a
+/// window of millions they take seconds, and a plan builds a candidate
+/// more than once.
+fn figures(th: &SlidingBloomTheory, memory: u64) -> (u64, Vec<(&'static str, f64)>) {
+    type Figures = (u64, Vec<(&'static str, f64)>);
+    static MEMO: bloomlab_filters::memo::Memo<(SlidingBloomTheory, u64), Figures> =
+        bloomlab_filters::memo::Memo::new();
+    MEMO.get_or((*th, memory), || {
+        // the FPR at every moment of the period, once: the worst and the mean
+        scalars(th, &phases(th), memory)
+    })
+}
+
+/// [`SlidingBloomTheory::phase_fprs`], memoized: the plan's worst moment,
+/// which its build reads again.
+fn phases(th: &SlidingBloomTheory) -> Vec<(u64, f64)> {
+    static MEMO: bloomlab_filters::memo::Memo<SlidingBloomTheory, Vec<(u64, f64)>> =
+        bloomlab_filters::memo::Memo::new();
+    MEMO.get_or(*th, || th.phase_fprs())
+}
+
+/// The worst moment and the figures, from the FPR at each moment of the
+/// period (`phases`).
+fn scalars(
+    th: &SlidingBloomTheory,
+    phases: &[(u64, f64)],
+    memory: u64,
+) -> (u64, Vec<(&'static str, f64)>) {
     let (t_worst, fpr) = worst_fpr(phases);
     let w = th.w as f64;
     // the PWS over every moment of the FPR's grid up to W = 2^20, over
@@ -123,28 +155,21 @@ fn theory(th: &SlidingBloomTheory, phases: &[(u64, f64)], memory: u64) -> Theory
     let moments: Vec<u64> = th.moments().into_iter().step_by(stride).collect();
     let n = moments.len() as f64;
     let npws_avg = moments.iter().map(|&t| th.pws_at(t)).sum::<f64>() / n / w;
-    Theory {
-        scalars: vec![
-            ("fpr", fpr),
-            ("fpr_avg", mean_fpr(phases)),
-            ("fpr_expired", fpr),
-            ("fnr", 0.0),
-            ("npws_peak", th.pws_at(t_worst) / w),
-            ("npws_avg", npws_avg),
-            ("probes_negative", th.probes_negative_at(t_worst)),
-            ("memory_bits", memory as f64),
-            ("bits_per_element", th.payload_bits() as f64 / w),
-        ]
-        .into_iter()
-        .chain(line_scalars(Some(th.lines_at(t_worst))))
-        .collect(),
-        profile: Some(Box::new(Profile {
-            th: *th,
-            t_worst,
-            curves: OnceLock::new(),
-        })),
-        ..Theory::default()
-    }
+    let scalars = vec![
+        ("fpr", fpr),
+        ("fpr_avg", mean_fpr(phases)),
+        ("fpr_expired", fpr),
+        ("fnr", 0.0),
+        ("npws_peak", th.pws_at(t_worst) / w),
+        ("npws_avg", npws_avg),
+        ("probes_negative", th.probes_negative_at(t_worst)),
+        ("memory_bits", memory as f64),
+        ("bits_per_element", th.payload_bits() as f64 / w),
+    ]
+    .into_iter()
+    .chain(line_scalars(Some(th.lines_at(t_worst))))
+    .collect();
+    (t_worst, scalars)
 }
 
 /// P(yes | age) at the worst moment and averaged over the period's

@@ -160,7 +160,7 @@ macro_rules! swept_design {
             /// window at the peak rate, under this design's name,
             /// parameters, memory and slack.
             fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
-                plan(&$design, $name, <$count as DesignDef>::plan, c)
+                plan(&$design, $name, super::plan_memo::<$count>, c)
             }
         }
     };

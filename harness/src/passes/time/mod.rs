@@ -524,6 +524,11 @@ fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
         ("p_yes_past_window", t.past, t.past_theory, t.past.n),
     ] {
         row.push(format!("{name}_probes"), Value::Int(n));
+        if n == 0 {
+            // no key of those ages was probed (a horizon of T leaves none
+            // past it): no rate to report
+            continue;
+        }
         let mean = if n > 0 { th / n as f64 } else { f64::NAN };
         with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
     }
