@@ -112,10 +112,9 @@ impl DesignDef for SheBloom {
         let w = c.window;
         let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
-        // the worst moment as `worst_moment` finds it, from the build's
-        // sweep (which a measured plan builds next)
-        let t = sweep(&th).0;
-        let worst = (t, th.fpr_at(t));
+        // (not the build's memoized sweep: its mean costs a power per
+        // moment of the period, which a plan alone does not need)
+        let worst = th.worst_moment();
         let params = Candidate::ints(&[
             ("window", w),
             ("k", th.k as u64),
