@@ -102,6 +102,7 @@ mod window;
 
 use remote::Stored;
 pub use remote::{Fingerprint, Remote};
+pub use table::lines;
 pub use window::Broom;
 
 use crate::error::{check_bits, check_nonzero, check_probability, ParamError};

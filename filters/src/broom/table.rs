@@ -144,6 +144,13 @@ impl QuotientTable {
     /// its own quotient; each occupied quotient after s up to h owns the
     /// next run, and runs start at the slots whose continuation bit is 0.
     fn run_start(&self, h: u64) -> Option<u64> {
+        self.run_bounds(h).map(|(_, j)| j)
+    }
+
+    /// (s, j): the last unshifted slot at or before `h` and the start of
+    /// h's run, if it has one (see [`run_start`](Self::run_start)).
+    #[inline]
+    pub(super) fn run_bounds(&self, h: u64) -> Option<(u64, u64)> {
         if !self.occupied.get(h) {
             return None;
         }
@@ -166,15 +173,16 @@ impl QuotientTable {
             upper + self.occupied.count_ones_in(0, h)
         };
         if k == 0 {
-            return Some(s);
+            return Some((s, s));
         }
-        Some(match self.continuation.select_zero_from(s + 1, k) {
+        let j = match self.continuation.select_zero_from(s + 1, k) {
             Ok(j) => j,
             Err(seen) => self
                 .continuation
                 .select_zero_from(0, k - seen)
                 .expect("a run ends before the cluster comes round"),
-        })
+        };
+        Some((s, j))
     }
 
     /// [`run_start`](Self::run_start) by walking the cluster slot by slot:
@@ -458,6 +466,9 @@ impl Iterator for RunIter<'_> {
 #[cfg(test)]
 #[path = "table_tests.rs"]
 mod tests;
+
+#[path = "lines.rs"]
+pub mod lines;
 impl crate::persist::Codec for QuotientTable {
     fn put(&self, w: &mut crate::persist::Writer) {
         self.slots.put(w);

@@ -91,6 +91,9 @@ impl crate::Instrumented for Broom {
     fn as_adaptive(&mut self) -> Option<&mut dyn AdaptiveFilter> {
         Some(self)
     }
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some(self.lines_read(key))
+    }
 }
 
 impl SlidingFilter for Broom {

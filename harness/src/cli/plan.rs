@@ -212,8 +212,8 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     println!(
         "write bits: bits written per insertion; neg lines: expected 64-byte cache lines a \
          never-inserted key's query reads, by each design's theory (tested against lines counted \
-         on the filter; the APBF's on this processor's query path, {}), at the worst phase; - \
-         where no theory gives it (the broom filter)",
+         on the filter; the APBF's on this processor's query path, {}), at the worst phase (the \
+         broom filter's at its load, a full window and no ghosts); - where no theory gives it",
         if bloomlab_filters::apbf::lines::QueryPath::of_apbf(10, 7, 1 << 20)
             == bloomlab_filters::apbf::lines::QueryPath::MiddleThenAll
         {

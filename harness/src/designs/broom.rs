@@ -3,11 +3,12 @@
 //! run over an exact window of n arrivals.
 
 use super::built::{exact_window_filter, int, real, Built};
+use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::Value;
 use crate::spec::Metric;
-use bloomlab_filters::broom::{Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
+use bloomlab_filters::broom::{self, Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
 use serde::{Deserialize, Serialize};
 
 /// The highest load the harness runs the broom filter at.
@@ -56,7 +57,8 @@ impl DesignDef for Broom {
     const METRICS: &'static [Metric] = &[Metric::Fpr, Metric::Fnr, Metric::Memory, Metric::Speed];
 
     /// Theory: the exact FPR at capacity before any adaptation,
-    /// n/(S·2^r), and the memory before any adaptivity bit.
+    /// n/(S·2^r), the memory before any adaptivity bit, and the lines of
+    /// a negative query at the nominal load (`broom::lines`).
     fn build(p: BroomParams, seed: u64) -> anyhow::Result<Built> {
         let fpr = probability("fpr", p.fpr)?;
         let w = at_least_one("window", p.window)?
@@ -93,8 +95,12 @@ impl DesignDef for Broom {
             real("load", w as f64 / f.slots() as f64),
             int("c", c),
         ];
+        let lines = broom::lines::lines(w as f64 / f.slots() as f64, f.r());
         let f = Box::new(Windowed::from_filter(f));
-        Ok(exact_window_filter(f, w, bound, resolved))
+        let mut built = exact_window_filter(f, w, bound, resolved);
+        // at the nominal load, a full window and no ghosts
+        built.theory.scalars.extend(line_scalars(Some(lines)));
+        Ok(built)
     }
 
     /// One configuration per load in {0.8, 0.85, 0.9}: S = ⌈n/load⌉ slots,
@@ -125,7 +131,8 @@ impl DesignDef for Broom {
                     // one slot: remainder, three metadata bits, the ghost bit,
                     // and the unary terminator of its adaptivity code
                     r as u64 + 5,
-                    None,
+                    // 64-byte lines at the load, a full window and no ghosts
+                    Some(broom::lines::query_negative_lines(load, r)).filter(|x| x.is_finite()),
                 ))
             })
             .collect())
