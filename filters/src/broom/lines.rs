@@ -15,7 +15,7 @@
 //! false match stops it first.
 //!
 //! **The layout at load α.** The layout is the greedy one of the cluster
-//! (module [`table`](super::table)), a function of the multiset of stored
+//! (the table module), a function of the multiset of stored
 //! quotients alone, whatever the order of insertions and removals; with
 //! uniform hashing over S slots the quotients' counts c_i tend to
 //! independent Poisson(α) draws, α = entries / S (ghosts included). Let
@@ -28,17 +28,17 @@
 //! run of Q > 0 ending at h, the query reads shifted over B + 1 slots,
 //! occupied over max(B, 1), continuation over B + Q_h + L, and the run's
 //! arrays over L = c_h slots. B and Q_h depend on the counts before h, L
-//! on h's alone. E[B] = Σ_{b ≥ 1} P(Q > 0 at the b slots ending at h), the
+//! on h's alone. E\[B\] = Σ_{b ≥ 1} P(Q > 0 at the b slots ending at h), the
 //! mass of π restricted to Q > 0 and carried forward through the queue
-//! with Q = 0 removed. The sums come out at E[Q] = α²/(2(1 - α)) and
-//! E[B] = α²/(2(1 - α)²) (tested), 4.05 and 40.5 at α = 0.9: a negative
+//! with Q = 0 removed. The sums come out at E\[Q\] = α²/(2(1 - α)) and
+//! E\[B\] = α²/(2(1 - α)²) (tested), 4.05 and 40.5 at α = 0.9: a negative
 //! query at the default load reads about 40 slots of `shifted` back.
 //!
 //! **Lines of a range.** n consecutive b-bit fields starting at a field
 //! uniform modulo the line (h, hence j = h + Q_h, is uniform and
 //! independent of the counts) span 1 + (n·b - g)/512 lines in expectation,
 //! g = gcd(b, 512): 1 + (n - 1)/512 for a bit array. Every count above is
-//! linear in n, so the expectation needs only E[B], E[Q], E[L | L ≥ 1] =
+//! linear in n, so the expectation needs only E\[B\], E\[Q\], E\[L | L ≥ 1\] =
 //! α / (1 - e^{-α}) and P(L ≥ 1) = 1 - e^{-α}.
 //!
 //! Left out: the stop at a false match (a negative query's run is cut
@@ -132,15 +132,15 @@ impl super::super::Broom {
 }
 
 /// The queue of overflows at load α (module documentation): P(Q = 0),
-/// E[Q] and E[B].
+/// E\[Q\] and E\[B\].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Overflow {
     /// P(Q_h = 0): slot h's entry, if any, is unshifted.
     pub p_zero: f64,
-    /// E[Q_h]: entries of earlier quotients at h or after, so h's run
-    /// starts E[Q] slots on.
+    /// E\[Q_h\]: entries of earlier quotients at h or after, so h's run
+    /// starts E\[Q\] slots on.
     pub mean_q: f64,
-    /// E[B]: slots back from h to the last unshifted one.
+    /// E\[B\]: slots back from h to the last unshifted one.
     pub mean_b: f64,
 }
 
@@ -302,8 +302,8 @@ mod tests {
         );
     }
 
-    /// The numeric sums agree with the closed forms E[Q] = α²/(2(1 - α))
-    /// and E[B] = α²/(2(1 - α)²).
+    /// The numeric sums agree with the closed forms E\[Q\] = α²/(2(1 - α))
+    /// and E\[B\] = α²/(2(1 - α)²).
     #[test]
     fn the_overflow_sums_have_closed_forms() {
         for alpha in [0.1, 0.5, 0.8, 0.9, 0.95] {

@@ -69,7 +69,7 @@ impl SlidingBloomTheory {
     /// NaN when arrays are so small that shared lines could move them by
     /// over 0.01. From 2W on every cell has been swept twice, so its
     /// future bits hold N - W keys: the sums run over the distinct N of
-    /// each array ([`spans`](Self::spans)), O(min(k·m, W + k)); before,
+    /// each array (as `spans` gives them), O(min(k·m, W + k)); before,
     /// cell by cell, O(k·m).
     pub fn lines_at(&self, t: u64) -> Lines {
         let q = 1.0 - 1.0 / self.m as f64;
