@@ -67,6 +67,13 @@ pub fn query_lines(r: f64, k: u32, m: u64) -> f64 {
     stopped + r.powi(k as i32) * all
 }
 
+/// Expected distinct 64-byte lines a query reads when it reads all k
+/// slices, as a query of a key the filter holds does: k, less what the
+/// lines straddling two slices save.
+pub fn present_query_lines(k: u32, m: u64) -> f64 {
+    partitioned_lines(0.0, k, m).1
+}
+
 /// (Σ_j E[lines | J = j]·r^(j-1)(1 - r), the lines of all k slices).
 fn partitioned_lines(r: f64, k: u32, m: u64) -> (f64, f64) {
     let mf = m as f64;

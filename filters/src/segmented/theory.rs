@@ -65,6 +65,34 @@ pub fn jumping_lines_negative(segments: u32, k: u32, g: u64, m: u64) -> f64 {
     (0..segments).map(|i| per * go_on.powi(i as i32)).sum()
 }
 
+/// Expected 64-byte lines a query of a key inside the window (its age
+/// uniform over 1 ..= (n - 1)·g) reads of a jumping window just before a
+/// switch: a key of segment s (0 the newest) reads the newer segments as
+/// a never-inserted key does ([`query_lines`](crate::bloom::query_lines)
+/// each, stopping at the first that answers yes, each with probability
+/// r^k), then, if it gets there, all k slices of its own
+/// ([`present_query_lines`](crate::bloom::present_query_lines)).
+pub fn jumping_lines_positive(segments: u32, k: u32, g: u64, m: u64) -> f64 {
+    let r = fill(g, m);
+    let per = crate::bloom::query_lines(r, k, m);
+    let all = crate::bloom::present_query_lines(k, m);
+    let go_on = 1.0 - r.powi(k as i32);
+    let held = segments.saturating_sub(1).max(1);
+    let (mut total, mut before) = (0.0, 0.0);
+    for s in 0..held {
+        let reach = go_on.powi(s as i32);
+        total += before + reach * all;
+        before += reach * per;
+    }
+    total / held as f64
+}
+
+/// Expected 64-byte lines a query of a key inside the window reads of
+/// double buffering: the active filter holds it, so all k slices.
+pub fn double_buffer_lines_positive(k: u32, m: u64) -> f64 {
+    crate::bloom::present_query_lines(k, m)
+}
+
 /// Expected 64-byte lines a never-inserted key's query of double
 /// buffering reads just before a switch, whatever it answers (the active
 /// filter, holding 2g keys).

@@ -45,6 +45,10 @@ impl DesignDef for DoubleBuffer {
                 "lines_query_negative",
                 seg::double_buffer_lines_negative(k, g, m),
             ),
+            (
+                "lines_query_positive",
+                seg::double_buffer_lines_positive(k, m),
+            ),
         ]);
         t.moment = Some(super::built::switching_moment(
             g,

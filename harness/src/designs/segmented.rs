@@ -103,6 +103,10 @@ pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
             "lines_query_negative",
             seg::jumping_lines_negative(segments, f.k(), f.g(), f.m()),
         ),
+        (
+            "lines_query_positive",
+            seg::jumping_lines_positive(segments, f.k(), f.g(), f.m()),
+        ),
     ]);
     t
 }
