@@ -25,6 +25,7 @@
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
 use crate::hash::index;
+use crate::lines::LINE_BITS;
 use crate::Instrumented;
 use crate::{Filter, ParamError};
 use std::f64::consts::LN_2;
@@ -42,26 +43,16 @@ pub fn negative_query_probes(r: f64, k: u32) -> f64 {
     num / (1.0 - r.powi(k as i32))
 }
 
-/// Bits of a 64-byte cache line.
-const LINE_BITS: u64 = 512;
-
-/// Expected distinct 64-byte lines a query that answers no reads of a
-/// partitioned Bloom filter of k slices of m bits each at fill `r`, laid
-/// one after the other from the start of a line (as
-/// [`PartitionedBloomFilter::lines_read`] counts them). The query stops at
-/// the J-th slice, J = j with probability r^(j-1)(1 - r)/(1 - r^k); given
+/// Expected distinct 64-byte lines a query of a never-inserted key reads
+/// of a partitioned Bloom filter of k slices of m bits each at fill `r`,
+/// laid one after the other from the start of a line (as
+/// [`PartitionedBloomFilter::lines_read`] counts them), whatever it
+/// answers. The query stops at the J-th slice, J = j < k with probability
+/// r^(j-1)(1 - r), and reads all k slices with probability r^(k-1); given
 /// J, a line is read unless every probe of the first J slices missed it,
 /// each probe uniform over its slice. Lines inside one slice add up to J;
 /// a line that straddles slices is read with probability 1 - Π(1 - its
 /// share of each slice) instead of the sum of its shares.
-pub fn negative_query_lines(r: f64, k: u32, m: u64) -> f64 {
-    let (stopped, _) = partitioned_lines(r, k, m);
-    stopped / (1.0 - r.powi(k as i32))
-}
-
-/// Expected distinct 64-byte lines a query of a never-inserted key reads
-/// of the same filter, whatever it answers: [`negative_query_lines`]'s
-/// paths, and with probability r^k all k slices.
 pub fn query_lines(r: f64, k: u32, m: u64) -> f64 {
     let (stopped, all) = partitioned_lines(r, k, m);
     stopped + r.powi(k as i32) * all
@@ -278,7 +269,7 @@ impl PartitionedBloomFilter {
     /// The answer to a query for `key` and the distinct 64-byte lines it
     /// reads, counted from the start of the filter's bits as if that were
     /// the start of a line (a large allocation is page-aligned):
-    /// [`negative_query_lines`] in theory.
+    /// [`query_lines`] in theory.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
         let mut lines = 0u32;
         let mut last = u64::MAX;

@@ -172,6 +172,13 @@ pub fn partitioned_query_lines(fill: f64, k: u32, bits: u32) -> f64 {
     per * lines
 }
 
+/// The most that probes sharing a line across the boundary of two of
+/// `arrays` arrays (slices) of `bits` bits each can move a query's
+/// expected lines, which the theories leave out: k·(512/m)²/4.
+pub fn shared_lines_bound(arrays: u32, bits: u64) -> f64 {
+    arrays as f64 * (LINE_BITS as f64 / bits as f64).powi(2) / 4.0
+}
+
 /// `lines` with its query figures NaN (not derived) when `bound`, the most
 /// the lines its theory leaves out could move them, passes 0.01: a filter
 /// too small for the theory's approximation.

@@ -270,7 +270,7 @@ impl ApbfTheory {
     /// The most the lines two slices share could lower a query's mean,
     /// (k + l)(512 / m)² / 4, which the theory leaves in.
     pub fn shared_bound(&self) -> f64 {
-        (self.k + self.l) as f64 * (LINE_BITS as f64 / self.m as f64).powi(2) / 4.0
+        crate::lines::shared_lines_bound(self.k + self.l, self.m)
     }
 
     /// Lines a shift clears, averaged over the k + l slice positions: the

@@ -20,7 +20,7 @@
 //! uniform hashing over S slots the quotients' counts c_i tend to
 //! independent Poisson(α) draws, α = entries / S (ghosts included). Let
 //! Q_i be the entries of quotients below i stored at i or after: Q_{i+1} =
-//! max(Q_i + c_i - 1, 0), a queue whose stationary law π is computed with
+//! max(Q_i + c_i - 1, 0), a queue whose stationary law π follows from
 //! the level-crossing recursion π_j·a_0 = π_0·Ā_{j+1} + Σ_{0<i<j} π_i·Ā_{j-i+1}
 //! (a_k Poisson, Ā_k its tail), from π_0 = (1 - α)·e^α (the empty slots are
 //! 1 - α of them, and slot i is empty exactly when Q_i = 0 and c_i = 0).
@@ -31,8 +31,10 @@
 //! on h's alone. E\[B\] = Σ_{b ≥ 1} P(Q > 0 at the b slots ending at h), the
 //! mass of π restricted to Q > 0 and carried forward through the queue
 //! with Q = 0 removed. The sums come out at E\[Q\] = α²/(2(1 - α)) and
-//! E\[B\] = α²/(2(1 - α)²) (tested), 4.05 and 40.5 at α = 0.9: a negative
-//! query at the default load reads about 40 slots of `shifted` back.
+//! E\[B\] = α²/(2(1 - α)²) (equal to 1e-9, tested), 4.05 and 40.5 at α =
+//! 0.9, which [`overflow`] uses (the sums take seconds near α = 1): a
+//! negative query at the default load reads about 40 slots of `shifted`
+//! back.
 //!
 //! **Lines of a range.** n consecutive b-bit fields starting at a field
 //! uniform modulo the line (h, hence j = h + Q_h, is uniform and
@@ -149,67 +151,19 @@ pub struct Overflow {
 pub const MAX_LOAD: f64 = 0.98;
 
 /// The overflow queue's figures at load `alpha` in (0, [`MAX_LOAD`]], None
-/// outside.
+/// outside: P(Q = 0) = (1 - α)·e^α, E\[Q\] = α²/(2(1 - α)) and E\[B\] =
+/// E\[Q\]/(1 - α), the closed forms the queue's law and its busy runs sum
+/// to (tested against those sums, which take seconds near α = 1, and
+/// against a simulation).
 pub fn overflow(alpha: f64) -> Option<Overflow> {
     if !(alpha > 0.0 && alpha <= MAX_LOAD) {
         return None;
     }
-    // Poisson(α) pmf and tails, to where they vanish
-    let mut pmf = vec![(-alpha).exp()];
-    while pmf.len() < 8 || *pmf.last().unwrap() > 1e-18 {
-        let k = pmf.len() as f64;
-        pmf.push(pmf.last().unwrap() * alpha / k);
-    }
-    let mut tail = vec![0.0; pmf.len() + 1];
-    for k in (0..pmf.len()).rev() {
-        tail[k] = tail[k + 1] + pmf[k];
-    }
-    let tail_at = |k: usize| tail.get(k).copied().unwrap_or(0.0);
-    // stationary law by level crossing (all terms positive: stable)
-    let p0 = (1.0 - alpha) * alpha.exp();
-    let mut pi = vec![p0];
-    let mut mass = p0;
-    while 1.0 - mass > 1e-14 && pi.len() < 1_000_000 {
-        let j = pi.len();
-        let from = (j + 1).saturating_sub(tail.len()).max(1);
-        let mut up = p0 * tail_at(j + 1);
-        for (i, p) in pi.iter().enumerate().skip(from) {
-            up += p * tail_at(j - i + 1);
-        }
-        let pj = up / pmf[0];
-        pi.push(pj);
-        mass += pj;
-    }
-    let mean_q = pi.iter().enumerate().map(|(j, p)| j as f64 * p).sum();
-    // E[B]: the mass that has stayed above 0 for b slots, summed over b
-    let mut v: Vec<f64> = pi.clone();
-    v[0] = 0.0;
-    let mut mean_b = 0.0;
-    for _ in 0..10_000_000 {
-        let alive: f64 = v.iter().sum();
-        if alive < 1e-15 {
-            break;
-        }
-        mean_b += alive;
-        let mut next = vec![0.0; v.len() + pmf.len()];
-        for (i, &x) in v.iter().enumerate().skip(1) {
-            if x < 1e-300 {
-                continue;
-            }
-            for (c, &a) in pmf.iter().enumerate() {
-                next[i - 1 + c] += x * a;
-            }
-        }
-        next[0] = 0.0;
-        while next.len() > 1 && *next.last().unwrap() < 1e-300 {
-            next.pop();
-        }
-        v = next;
-    }
+    let mean_q = alpha * alpha / (2.0 * (1.0 - alpha));
     Some(Overflow {
-        p_zero: p0,
+        p_zero: (1.0 - alpha) * alpha.exp(),
         mean_q,
-        mean_b,
+        mean_b: mean_q / (1.0 - alpha),
     })
 }
 
@@ -331,12 +285,75 @@ mod tests {
         );
     }
 
+    /// The overflow queue's figures summed from its law (module
+    /// documentation): the stationary law by level crossing, E\[B\] as the
+    /// mass that stays above 0 for b slots, summed over b.
+    fn overflow_by_sums(alpha: f64) -> Overflow {
+        // Poisson(α) pmf and tails, to where they vanish
+        let mut pmf = vec![(-alpha).exp()];
+        while pmf.len() < 8 || *pmf.last().unwrap() > 1e-18 {
+            let k = pmf.len() as f64;
+            pmf.push(pmf.last().unwrap() * alpha / k);
+        }
+        let mut tail = vec![0.0; pmf.len() + 1];
+        for k in (0..pmf.len()).rev() {
+            tail[k] = tail[k + 1] + pmf[k];
+        }
+        let tail_at = |k: usize| tail.get(k).copied().unwrap_or(0.0);
+        // stationary law by level crossing (all terms positive: stable)
+        let p0 = (1.0 - alpha) * alpha.exp();
+        let mut pi = vec![p0];
+        let mut mass = p0;
+        while 1.0 - mass > 1e-14 && pi.len() < 1_000_000 {
+            let j = pi.len();
+            let from = (j + 1).saturating_sub(tail.len()).max(1);
+            let mut up = p0 * tail_at(j + 1);
+            for (i, p) in pi.iter().enumerate().skip(from) {
+                up += p * tail_at(j - i + 1);
+            }
+            let pj = up / pmf[0];
+            pi.push(pj);
+            mass += pj;
+        }
+        let mean_q = pi.iter().enumerate().map(|(j, p)| j as f64 * p).sum();
+        // E[B]: the mass that has stayed above 0 for b slots, summed over b
+        let mut v: Vec<f64> = pi.clone();
+        v[0] = 0.0;
+        let mut mean_b = 0.0;
+        for _ in 0..10_000_000 {
+            let alive: f64 = v.iter().sum();
+            if alive < 1e-15 {
+                break;
+            }
+            mean_b += alive;
+            let mut next = vec![0.0; v.len() + pmf.len()];
+            for (i, &x) in v.iter().enumerate().skip(1) {
+                if x < 1e-300 {
+                    continue;
+                }
+                for (c, &a) in pmf.iter().enumerate() {
+                    next[i - 1 + c] += x * a;
+                }
+            }
+            next[0] = 0.0;
+            while next.len() > 1 && *next.last().unwrap() < 1e-300 {
+                next.pop();
+            }
+            v = next;
+        }
+        Overflow {
+            p_zero: p0,
+            mean_q,
+            mean_b,
+        }
+    }
+
     /// The numeric sums agree with the closed forms E\[Q\] = α²/(2(1 - α))
     /// and E\[B\] = α²/(2(1 - α)²).
     #[test]
     fn the_overflow_sums_have_closed_forms() {
         for alpha in [0.1, 0.5, 0.8, 0.9, 0.95] {
-            let o = overflow(alpha).unwrap();
+            let o = overflow_by_sums(alpha);
             let q = alpha * alpha / (2.0 * (1.0 - alpha));
             let b = q / (1.0 - alpha);
             assert!((o.mean_q / q - 1.0).abs() < 1e-9, "{alpha}: {o:?}");

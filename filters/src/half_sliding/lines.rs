@@ -50,7 +50,7 @@ impl HalfSlidingTheory {
             query_negative: negative,
             query_positive: self.lo as f64,
         };
-        let bound = self.lo as f64 * (LINE_BITS as f64 / self.m as f64).powi(2) / 4.0;
+        let bound = crate::lines::shared_lines_bound(self.lo, self.m);
         crate::lines::unless_shared(lines, bound)
     }
 }
@@ -81,7 +81,7 @@ mod tests {
                 |key| f.contains(key),
                 (n, Some(f.window())),
                 f.theory().lines_at(n),
-                k as f64 * (512.0 / m as f64).powi(2) / 4.0,
+                crate::lines::shared_lines_bound(k, m),
             );
         }
     }

@@ -76,7 +76,7 @@ mod tests {
         let (k, g, m) = (5u32, 300_000u64, 440_000u64);
         // what the theory counts and a sample may not meet: two probes
         // sharing a line across two slices
-        let shared = k as f64 * (512.0 / m as f64).powi(2) / 4.0;
+        let shared = crate::lines::shared_lines_bound(k, m);
         for n in [2u32, 4] {
             let mut f = JumpingWindow::new(n, k, g, m).unwrap();
             let t = (n as u64 + 2) * g;

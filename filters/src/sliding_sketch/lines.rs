@@ -108,7 +108,7 @@ impl SlidingBloomTheory {
             query_negative: negative,
             query_positive: positive,
         };
-        crate::lines::unless_shared(lines, self.k as f64 * (LINE_BITS as f64 / mf).powi(2) / 4.0)
+        crate::lines::unless_shared(lines, crate::lines::shared_lines_bound(self.k, self.m))
     }
 }
 
@@ -177,7 +177,7 @@ mod tests {
                 |key| f.contains(key),
                 (n, Some(w)),
                 f.theory().lines_at(n),
-                k as f64 * (512.0 / m as f64).powi(2) / 4.0,
+                crate::lines::shared_lines_bound(k, m),
             );
         }
     }

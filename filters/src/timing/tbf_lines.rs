@@ -53,7 +53,7 @@ pub fn lines(k: u32, s: u64, b: u32, rate: u64, d: f64) -> Lines {
         query_negative: partitioned_query_lines(fill, k, b),
         query_positive: per * k as f64,
     };
-    let bound = k as f64 * (LINE_BITS as f64 / (s * b as u64) as f64).powi(2) / 4.0;
+    let bound = crate::lines::shared_lines_bound(k, s * b as u64);
     crate::lines::unless_shared(lines, bound)
 }
 
@@ -80,7 +80,7 @@ mod tests {
                 |key| f.contains(key),
                 (n, Some(f.window())),
                 f.lines(f.window() as f64),
-                k as f64 * (512.0 / bits as f64).powi(2) / 4.0,
+                crate::lines::shared_lines_bound(k, bits),
             );
         }
     }

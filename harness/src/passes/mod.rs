@@ -347,3 +347,29 @@ pub fn side_id(id: &Row) -> Row {
 pub fn point_seed(spec_seed: u64, index: usize) -> u64 {
     mix64(spec_seed ^ mix64(index as u64 + 1))
 }
+
+/// The lines counted over one filter state's never-inserted keys
+/// (`Instrumented::counted_lines`), for the membership and time passes:
+/// each key's count added, the state's mean then kept as one sample.
+#[derive(Debug, Default)]
+pub(crate) struct CountedLines {
+    read: u64,
+    counted: u64,
+}
+
+impl CountedLines {
+    /// Counts the lines of a query for `key`, where `f` counts them.
+    pub(crate) fn add(&mut self, f: &(dyn bloomlab_filters::Instrumented + Send), key: u64) {
+        if let Some((_, l)) = f.counted_lines(key) {
+            self.read += l as u64;
+            self.counted += 1;
+        }
+    }
+
+    /// Adds this state's mean to `states`, if any key was counted.
+    pub(crate) fn finish(self, states: &mut crate::metrics::stats::Welford) {
+        if self.counted > 0 {
+            states.add(self.read as f64 / self.counted as f64);
+        }
+    }
+}

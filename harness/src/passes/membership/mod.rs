@@ -216,7 +216,7 @@ impl MembershipPlan<'_> {
     /// query, where the design counts them.
     fn negatives(&self, r: &mut Runner, st: &mut PhaseStats) {
         let (mut sum, mut n, mut fp) = (0u64, 0u64, 0u64);
-        let (mut lines, mut counted) = (0u64, 0u64);
+        let mut lines = crate::passes::CountedLines::default();
         let count_lines = self.has(Metric::Accesses);
         for _ in 0..self.per_round {
             let key = r.stream.negative(&mut r.rng);
@@ -228,15 +228,10 @@ impl MembershipPlan<'_> {
                 n += 1;
             }
             if count_lines {
-                if let Some((_, l)) = r.f.counted_lines(key) {
-                    lines += l as u64;
-                    counted += 1;
-                }
+                lines.add(r.f, key);
             }
         }
-        if counted > 0 {
-            st.lines.add(lines as f64 / counted as f64);
-        }
+        lines.finish(&mut st.lines);
         st.fpr_rounds.add(fp as f64 / self.per_round.max(1) as f64);
         if n > 0 {
             st.probes.add(sum as f64 / n as f64);

@@ -287,19 +287,17 @@ impl Run<'_> {
     /// it.
     fn false_positives(&mut self, queries: u64, lines: Option<&mut Welford>) -> u64 {
         let count = lines.is_some();
-        let (mut yes, mut read, mut counted) = (0u64, 0u64, 0u64);
+        let mut read = crate::passes::CountedLines::default();
+        let mut yes = 0u64;
         for _ in 0..queries {
             let key = self.stream.negative(&mut self.rng);
             yes += self.f.contains(key) as u64;
             if count {
-                if let Some((_, l)) = self.f.counted_lines(key) {
-                    read += l as u64;
-                    counted += 1;
-                }
+                read.add(self.f, key);
             }
         }
-        if let (Some(w), true) = (lines, counted > 0) {
-            w.add(read as f64 / counted as f64);
+        if let Some(w) = lines {
+            read.finish(w);
         }
         yes
     }
