@@ -230,8 +230,17 @@ impl Filter for SheBloom {
     fn insert(&mut self, key: u64) {
         self.inserted += 1;
         let (t, th) = (self.inserted, self.theory());
-        for i in 0..self.k {
-            let c = self.cell(key, i);
+        // the cells first, each line asked for at once, so that the k
+        // misses overlap (the group logic between a probe's read and its
+        // write is long enough that the processor would otherwise hold
+        // only a few probes in flight)
+        let mut cells = [0u64; crate::error::MAX_HASHES as usize];
+        let cells = &mut cells[..self.k as usize];
+        for (i, c) in cells.iter_mut().enumerate() {
+            *c = self.cell(key, i as u32);
+            self.bits.prefetch(*c);
+        }
+        for &c in cells.iter() {
             let j = c / self.g;
             let now = th.position(j, t).0;
             if self.stamps.get(j) != now {
