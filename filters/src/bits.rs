@@ -172,6 +172,15 @@ impl BitArray {
         &self.words
     }
 
+    /// ORs `x` into word `w`, past the array's last bit excepted (those
+    /// stay clear).
+    #[inline]
+    pub(crate) fn or_word(&mut self, w: usize, x: u64) {
+        let tail = self.len - 64 * w as u64;
+        let mask = if tail >= 64 { !0 } else { (1u64 << tail) - 1 };
+        self.words[w] |= x & mask;
+    }
+
     /// Number of words.
     #[inline]
     pub fn words(&self) -> usize {

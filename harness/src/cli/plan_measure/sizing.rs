@@ -136,9 +136,8 @@ pub(super) fn price(
     // filled with a window's keys, then the timed operations, each beside
     // the reference's
     let ops = super::SPEED_OPS as f64;
-    let reference = reference_ns(memory, window);
-    let speed =
-        (ops * (insert_ns + 2.0 * query_ns) + (window as f64 + 3.0 * ops) * reference) * 1e-9;
+    let (reference, fill) = reference_ns(memory, window);
+    let speed = (ops * (insert_ns + 2.0 * query_ns) + 3.0 * ops * reference + fill) * 1e-9;
     let grid = work
         .into_iter()
         .map(|(n, ins, q)| {
@@ -155,10 +154,12 @@ pub(super) fn price(
     })
 }
 
-/// ns per insertion into the speed columns' reference filter
-/// ([`crate::passes::speed::reference`]) of `bits` for a window of `w`
-/// keys, timed over the first 50,000 keys (at most `w`).
-fn reference_ns(bits: u64, w: u64) -> f64 {
+/// The speed columns' reference filter ([`crate::passes::speed::reference`])
+/// of `bits` for a window of `w` keys: ns per insertion, timed over the
+/// first 50,000 keys (at most `w`), and ns for its fill with the window's
+/// keys ([`crate::passes::speed::fill`]), timed on at most 2^24 bits and
+/// scaled to `bits`.
+fn reference_ns(bits: u64, w: u64) -> (f64, f64) {
     use bloomlab_filters::Filter as _;
     let mut r = crate::passes::speed::reference(bits, w);
     let n = w.clamp(1, 50_000);
@@ -166,7 +167,16 @@ fn reference_ns(bits: u64, w: u64) -> f64 {
     for i in 0..n {
         r.insert(bloomlab_filters::hash::mix64(i));
     }
-    t0.elapsed().as_nanos() as f64 / n as f64
+    let insert = t0.elapsed().as_nanos() as f64 / n as f64;
+    let small = bits.clamp(64, 1 << 24);
+    let mut part = bloomlab_filters::bloom::BloomFilter::new(small, r.k())
+        .expect("m >= 64 and the reference's k");
+    // at the whole reference's density: the window's keys in its share
+    let keys = (w as f64 * small as f64 / bits.max(64) as f64) as u64;
+    let t0 = Instant::now();
+    crate::passes::speed::fill(&mut part, keys);
+    let fill = t0.elapsed().as_nanos() as f64 * bits.max(64) as f64 / small as f64;
+    (insert, fill)
 }
 
 /// `lo`, `hi` and sizes between, about evenly on a log scale.

@@ -242,12 +242,12 @@ fn speed(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
 /// keys ([`speed::interleaved`]): the design's ns and the ratios.
 fn speed_against_bloom(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
     let mut reference = speed::reference(r.f.memory_bits(), w);
-    // the reference holds the window's keys too, as the design does
-    for age in (1..=w.min(1 << 24)).rev() {
-        if let Some(key) = r.hist.at_age(age) {
-            reference.insert(key);
-        }
-    }
+    // the reference holds the window's keys too, as the design does: the
+    // bits they set ([`speed::fill`]), and below the keys it is asked for
+    let held = (1..=w.min(1 << 24))
+        .filter(|&age| r.hist.at_age(age).is_some())
+        .count() as u64;
+    speed::fill(&mut reference, held);
     let keys: Vec<u64> = (0..n).map(|_| r.stream.next_key(&mut r.rng)).collect();
     let f = &mut r.f;
     let insert = speed::interleaved(
@@ -267,6 +267,13 @@ fn speed_against_bloom(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
     let pos: Vec<u64> = (0..n)
         .filter_map(|_| r.hist.at_age(r.rng.random_range(1..=w)))
         .collect();
+    // the positives older than the timed insertions, which the fill
+    // stands for but does not hold (at most n keys more than the window's)
+    for &k in &pos {
+        if !reference.contains(k) {
+            reference.insert(k);
+        }
+    }
     let neg: Vec<u64> = (0..n).map(|_| r.stream.negative(&mut r.rng)).collect();
     let f = &r.f;
     let pos_t = speed::interleaved(&pos, |k| f.contains(k), |k| reference.contains(k));
