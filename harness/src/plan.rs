@@ -80,12 +80,25 @@ pub fn plan_with_fast(
     let mut rejected = Vec::new();
     // each design's configurations, planned in parallel (the exact
     // theories of the swept and SHE designs take seconds at a window of
-    // millions), then ranked in the registry's order
-    let planned: Vec<_> = REGISTRY
-        .par_iter()
-        .filter(|d| only.is_empty() || only.contains(&d.name()))
-        .map(|d| (d.name(), d.plan(c)))
-        .collect();
+    // millions), then ranked in the registry's order; the designs over
+    // insertions first, then those over time, whose plans reuse their count
+    // twins' (memoized: planned together, a twin's thread would wait on the
+    // other's sizing with its core idle)
+    let wanted = |d: &&&dyn crate::designs::Design| only.is_empty() || only.contains(&d.name());
+    let mut planned: Vec<(usize, &str, anyhow::Result<Vec<Candidate>>)> = Vec::new();
+    for over_time in [false, true] {
+        planned.par_extend(
+            REGISTRY
+                .par_iter()
+                .enumerate()
+                .filter(|(_, d)| wanted(d) && d.capabilities().time_window == over_time)
+                .map(|(i, d)| (i, d.name(), d.plan(c))),
+        );
+    }
+    planned.sort_by_key(|p| p.0);
+    let planned = planned
+        .into_iter()
+        .map(|(_, name, configs)| (name, configs));
     for (design, configs) in planned {
         let configs = match configs {
             // a configuration whose theory gave a non-finite figure is

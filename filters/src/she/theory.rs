@@ -209,16 +209,19 @@ impl SheTheory {
         };
         // the steps d at which a group is at r = P - 1 (flips next) and at
         // r = W - 2 (turns clean next)
+        // (groups in reverse: o_j grows with j, so r falls and both lists
+        // come as a few ascending runs, one per wrap of r or of the step,
+        // which the stable sort finds and merges in linear time)
         let (mut flips, mut cleans) = (Vec::new(), Vec::new());
-        for j in 0..self.groups() {
+        for j in (0..self.groups()).rev() {
             let r = (t0 + self.offset(j)) % p;
             flips.push((p - 1 + p - r) % p);
             if w >= 2 {
                 cleans.push((w - 2 + p - r) % p);
             }
         }
-        flips.sort_unstable();
-        cleans.sort_unstable();
+        flips.sort();
+        cleans.sort();
         let (on_flip, on_clean) = (h(0) - c * h(p - 1), if w >= 2 { h(w - 1) } else { 0.0 });
         let mut s = self.empty_sum(t0);
         let (mut fi, mut ci) = (0, 0);

@@ -173,11 +173,19 @@ impl SlidingBloomTheory {
 
     /// The FPR of a never-inserted key at each of the
     /// [`moments`](Self::moments), (moment, FPR).
+    ///
+    /// Memoized ([`crate::memo`]): at a window of millions a period takes
+    /// a second or more, and the sizing's last check, the plan and the
+    /// build each ask for the chosen theory's.
     pub fn phase_fprs(&self) -> Vec<(u64, f64)> {
-        self.moments()
-            .into_iter()
-            .map(|t| (t, self.presence_at(t, None)))
-            .collect()
+        static MEMO: crate::memo::Memo<SlidingBloomTheory, Vec<(u64, f64)>> =
+            crate::memo::Memo::new();
+        MEMO.get_or(*self, || {
+            self.moments()
+                .into_iter()
+                .map(|t| (t, self.presence_at(t, None)))
+                .collect()
+        })
     }
 
     /// Worst-phase FPR of a never-inserted key.

@@ -130,12 +130,10 @@ fn figures(th: &SlidingBloomTheory, memory: u64) -> (u64, Vec<(&'static str, f64
     })
 }
 
-/// [`SlidingBloomTheory::phase_fprs`], memoized: the plan's worst moment,
-/// which its build reads again.
+/// [`SlidingBloomTheory::phase_fprs`] (memoized there: the sizing's last
+/// check, the plan and the build read the same period).
 fn phases(th: &SlidingBloomTheory) -> Vec<(u64, f64)> {
-    static MEMO: bloomlab_filters::memo::Memo<SlidingBloomTheory, Vec<(u64, f64)>> =
-        bloomlab_filters::memo::Memo::new();
-    MEMO.get_or(*th, || th.phase_fprs())
+    th.phase_fprs()
 }
 
 /// The worst moment and the figures, from the FPR at each moment of the
