@@ -315,11 +315,17 @@ impl HalfSlidingTheory {
     /// The worst moment and its FPR: the worst of the
     /// [`transitions`](Self::transitions) (no other moment of the period is
     /// worse, tested moment by moment).
+    ///
+    /// Memoized ([`crate::memo`]): at a window of millions a period takes
+    /// about a second, and the sizing, the plan and the build each ask.
     pub fn worst_moment(&self) -> (u64, f64) {
-        self.transitions()
-            .into_iter()
-            .map(|t| (t, self.fpr_at(t)))
-            .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a })
+        static MEMO: crate::memo::Memo<HalfSlidingTheory, (u64, f64)> = crate::memo::Memo::new();
+        MEMO.get_or(*self, || {
+            self.transitions()
+                .into_iter()
+                .map(|t| (t, self.fpr_at(t)))
+                .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a })
+        })
     }
 
     /// Worst-phase FPR of a never-inserted key.

@@ -24,7 +24,7 @@ pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> anyhow
     if built.geometry.guaranteed && row.get("slack").is_none() {
         row.push("slack", Value::Int(built.geometry.slack));
     }
-    for (k, v) in &built.theory.scalars {
+    for (k, v) in built.theory.all() {
         row.num(*k, *v);
     }
     if let Some(p) = built.theory.get("probes_negative") {

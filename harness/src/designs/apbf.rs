@@ -93,6 +93,7 @@ impl DesignDef for Apbf {
                 .collect(),
         };
         let theory = Theory {
+            later: Default::default(),
             scalars: vec![
                 ("fpr", t.fpr()),
                 ("fpr_paper_formula", apbf_theory::fpr_paper(k, l)),

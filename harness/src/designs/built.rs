@@ -130,6 +130,10 @@ pub struct Built {
 pub struct Theory {
     /// name -> value.
     pub scalars: Vec<(&'static str, f64)>,
+    /// More name -> value, computed on first use ([`Theory::get`],
+    /// [`Theory::all`]): figures that take seconds at a window of millions
+    /// and that a pass may never read (the time pass reads only `moment`).
+    pub later: Later,
     /// P(yes | age) at the worst phase and averaged over phases.
     pub profile: Option<Box<dyn ProfileTheory>>,
     /// Zero fraction and FPR over time from empty.
@@ -187,10 +191,39 @@ impl EstimateTheory for SwampEstimates {
 impl Theory {
     /// The named scalar, if this design's theory has it.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.scalars
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, v)| v)
+        self.all().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+
+    /// Every scalar: [`scalars`](Self::scalars), then [`later`](Self::later)'s.
+    pub fn all(&self) -> impl Iterator<Item = &(&'static str, f64)> {
+        self.scalars.iter().chain(self.later.get())
+    }
+}
+
+/// Scalars a theory computes on first use, once.
+#[derive(Default)]
+pub struct Later {
+    make: Option<LaterFn>,
+    done: std::sync::OnceLock<Vec<(&'static str, f64)>>,
+}
+
+type LaterFn = Box<dyn Fn() -> Vec<(&'static str, f64)> + Send + Sync>;
+
+impl Later {
+    /// The scalars `make` gives, when first asked for.
+    pub fn new(make: impl Fn() -> Vec<(&'static str, f64)> + Send + Sync + 'static) -> Later {
+        Later {
+            make: Some(Box::new(make)),
+            done: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The scalars (none without a `make`).
+    pub fn get(&self) -> &[(&'static str, f64)] {
+        match &self.make {
+            Some(make) => self.done.get_or_init(make),
+            None => &[],
+        }
     }
 }
 
@@ -247,6 +280,7 @@ pub(crate) fn switching_theory(
         .collect();
     let n = grid.len() as f64;
     Theory {
+        later: Default::default(),
         scalars: vec![
             ("fpr", fpr_at(g)),
             ("fpr_avg", grid.iter().map(|&p| fpr_at(p)).sum::<f64>() / n),

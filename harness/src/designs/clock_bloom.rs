@@ -95,18 +95,14 @@ impl DesignDef for ClockBloom {
             int("clock_bits", th.s),
             int("m", th.m),
         ];
-        let theory = guaranteed_theory(
-            th,
-            w,
-            t_worst,
-            Figures {
-                fpr_avg: fpr_avg(&th),
-                probes: th.probes_negative_at(t_worst),
-                lines: Some(th.lines_at(t_worst)),
-                memory: f.memory_bits(),
-                payload: th.payload_bits(),
-            },
-        );
+        let memory = f.memory_bits();
+        let theory = guaranteed_theory(th, w, t_worst, move || Figures {
+            fpr_avg: fpr_avg(&th),
+            probes: th.probes_negative_at(t_worst),
+            lines: Some(th.lines_at(t_worst)),
+            memory,
+            payload: th.payload_bits(),
+        });
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,

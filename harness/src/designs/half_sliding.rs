@@ -2,7 +2,7 @@
 //! clock clearing (k - lo)·m cells per cycle, queries reading the lo
 //! arrays it cleared longest ago.
 
-use super::built::{int, Built, Geometry, Theory};
+use super::built::{int, Built, Geometry, Later, Theory};
 use super::candidate::line_scalars;
 use super::presence::{candidate, PresenceProfile};
 use super::{at_least_one, probability, DesignDef};
@@ -88,7 +88,10 @@ impl DesignDef for HalfSliding {
             ));
         }
         let guaranteed = f.window() >= w;
-        let (t_worst, worst, scalars) = figures(&th, w, guaranteed, f.memory_bits());
+        // the worst moment now (the pass's worst phase), the figures when
+        // a pass asks for them
+        let t_worst = th.worst_moment().0;
+        let memory = f.memory_bits();
         let period = th.period();
         let geometry = Geometry {
             window: w,
@@ -110,8 +113,8 @@ impl DesignDef for HalfSliding {
             int("m", th.m),
         ];
         let theory = Theory {
-            scalars,
-            profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
+            later: Later::new(move || figures(&th, w, guaranteed, memory).2),
+            profile: Some(Box::new(PresenceProfile::new(th, t_worst, PROFILE_MOMENTS))),
             ..Theory::default()
         };
         Ok(Built {

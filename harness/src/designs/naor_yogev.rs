@@ -101,6 +101,7 @@ impl DesignDef for NaorYogev {
         let phases = grid.len() as f64;
         let bound = naor_yogev::theory::space_bound_bits(n, m, eps);
         let theory = Theory {
+            later: Default::default(),
             scalars: vec![
                 ("fpr", size.fpr()),
                 ("fpr_avg", size.fpr_avg()),

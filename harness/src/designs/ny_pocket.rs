@@ -105,6 +105,7 @@ impl DesignDef for NyPocket {
         let f = bloomlab_filters::NyPocket::from_sizing(size).map_err(e)?;
         let grid = window::phase_grid(size.g, 256);
         let theory = Theory {
+            later: Default::default(),
             scalars: scalars(&size)
                 .into_iter()
                 .chain(super::candidate::line_scalars(Some(size.lines())))

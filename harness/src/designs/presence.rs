@@ -2,7 +2,7 @@
 //! any moment ([`Presence`]): the HSS-BF's, Clock-sketch's Bloom
 //! filter's and SHE-BF's.
 
-use super::built::{ProfileTheory, Theory};
+use super::built::{Later, ProfileTheory, Theory};
 use super::Candidate;
 use crate::metrics::Value;
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
@@ -60,17 +60,19 @@ impl PresenceTheory for SheTheory {
 /// of the period (computed on first use, over ages up to the longest span).
 pub(super) struct PresenceProfile<T> {
     th: T,
-    worst: Presence,
+    t_worst: u64,
+    worst: OnceLock<Presence>,
     moments: u64,
     avg: OnceLock<Vec<f64>>,
 }
 
 impl<T: PresenceTheory> PresenceProfile<T> {
-    /// The profile of `th`, `worst` its presence at the worst moment.
-    pub(super) fn new(th: T, worst: Presence, moments: u64) -> Self {
+    /// The profile of `th`, whose worst moment is `t_worst`.
+    pub(super) fn new(th: T, t_worst: u64, moments: u64) -> Self {
         PresenceProfile {
             th,
-            worst,
+            t_worst,
+            worst: OnceLock::new(),
             moments,
             avg: OnceLock::new(),
         }
@@ -79,7 +81,9 @@ impl<T: PresenceTheory> PresenceProfile<T> {
 
 impl<T: PresenceTheory> ProfileTheory for PresenceProfile<T> {
     fn worst(&self, age: u64) -> f64 {
-        self.worst.at(age.saturating_sub(1))
+        self.worst
+            .get_or_init(|| self.th.presence(self.t_worst))
+            .at(age.saturating_sub(1))
     }
     fn avg(&self, age: u64) -> f64 {
         let curve = self.avg.get_or_init(|| {
@@ -121,12 +125,34 @@ pub(super) struct Figures {
 /// at the worst moment `t_worst` (where the pass measures its worst phase)
 /// and averaged, PWS over the slack's ages at the worst moment and averaged
 /// over [`PROFILE_MOMENTS`] moments, the probes, memory and the age profile.
-pub(super) fn guaranteed_theory<T: PresenceTheory + std::fmt::Debug + 'static>(
+///
+/// Computed when a pass first asks ([`super::built::Later`]), `figures`
+/// then: at a window of millions they take seconds, and the time pass
+/// never reads them.
+pub(super) fn guaranteed_theory<T>(
     th: T,
     w: u64,
     t_worst: u64,
+    figures: impl Fn() -> Figures + Send + Sync + 'static,
+) -> Theory
+where
+    T: PresenceTheory + std::fmt::Debug + Clone + Send + Sync + 'static,
+{
+    let profile = PresenceProfile::new(th.clone(), t_worst, PROFILE_MOMENTS);
+    Theory {
+        later: Later::new(move || guaranteed_scalars(&th, w, t_worst, figures())),
+        profile: Some(Box::new(profile)),
+        ..Theory::default()
+    }
+}
+
+/// [`guaranteed_theory`]'s scalars.
+fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
+    th: &T,
+    w: u64,
+    t_worst: u64,
     f: Figures,
-) -> Theory {
+) -> Vec<(&'static str, f64)> {
     let worst = th.presence(t_worst);
     let slack = th.longest() - w;
     // the PWS over the period's moments, memoized
@@ -145,24 +171,20 @@ pub(super) fn guaranteed_theory<T: PresenceTheory + std::fmt::Debug + 'static>(
             / moments.len() as f64
     });
     let wf = w as f64;
-    Theory {
-        scalars: vec![
-            ("fpr", worst.fpr()),
-            ("fpr_avg", f.fpr_avg),
-            ("fpr_expired", worst.fpr()),
-            ("fnr", 0.0),
-            ("npws_peak", worst.sum(w, w + slack) / wf),
-            ("npws_avg", pws_avg / wf),
-            ("probes_negative", f.probes),
-            ("memory_bits", f.memory as f64),
-            ("bits_per_element", f.payload as f64 / wf),
-        ]
-        .into_iter()
-        .chain(super::candidate::line_scalars(f.lines))
-        .collect(),
-        profile: Some(Box::new(PresenceProfile::new(th, worst, PROFILE_MOMENTS))),
-        ..Theory::default()
-    }
+    vec![
+        ("fpr", worst.fpr()),
+        ("fpr_avg", f.fpr_avg),
+        ("fpr_expired", worst.fpr()),
+        ("fnr", 0.0),
+        ("npws_peak", worst.sum(w, w + slack) / wf),
+        ("npws_avg", pws_avg / wf),
+        ("probes_negative", f.probes),
+        ("memory_bits", f.memory as f64),
+        ("bits_per_element", f.payload as f64 / wf),
+    ]
+    .into_iter()
+    .chain(super::candidate::line_scalars(f.lines))
+    .collect()
 }
 
 /// The plan's candidate of a design whose theory gives P(yes | age) at any

@@ -87,18 +87,14 @@ impl DesignDef for SheBloom {
             int("group", th.g),
             int("phase", th.phase),
         ];
-        let theory = guaranteed_theory(
-            th,
-            w,
-            sweep.0,
-            Figures {
-                fpr_avg: sweep.1,
-                probes: th.probes_negative_at(sweep.0),
-                lines: Some(th.lines_at(sweep.0)),
-                memory: f.memory_bits(),
-                payload: th.payload_bits(),
-            },
-        );
+        let memory = f.memory_bits();
+        let theory = guaranteed_theory(th, w, sweep.0, move || Figures {
+            fpr_avg: sweep.1,
+            probes: th.probes_negative_at(sweep.0),
+            lines: Some(th.lines_at(sweep.0)),
+            memory,
+            payload: th.payload_bits(),
+        });
         Ok(Built {
             filter: Some(Box::new(f)),
             summary: None,

@@ -1,7 +1,7 @@
 //! The Sliding Sketches' sliding Bloom filter (Sl-BF): k arrays of
 //! two-bit cells under a sweeping clock; window W, slack W.
 
-use super::built::{int, Built, Geometry, ProfileTheory, Theory};
+use super::built::{int, Built, Geometry, Later, ProfileTheory, Theory};
 use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
@@ -67,7 +67,10 @@ impl DesignDef for SlidingBloom {
             ));
         }
         let th = f.theory();
-        let (t_worst, scalars) = figures(&th, f.memory_bits());
+        // the worst moment now (the pass's worst phase), the figures when
+        // a pass asks for them
+        let t_worst = worst_fpr(&phases(&th)).0;
+        let memory = f.memory_bits();
         let mut geometry = Geometry::sliding(&f);
         // the sweep repeats exactly every W insertions; the worst moment of
         // the FPR lies inside that period
@@ -75,7 +78,7 @@ impl DesignDef for SlidingBloom {
         geometry.worst_phase = t_worst % w;
         let resolved = vec![int("window", w), int("k", th.k), int("m", th.m)];
         let theory = Theory {
-            scalars,
+            later: Later::new(move || figures(&th, memory).1),
             profile: Some(Box::new(Profile {
                 th,
                 t_worst,

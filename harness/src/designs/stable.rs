@@ -156,6 +156,7 @@ impl DesignDef for Stable {
 fn stable_theory(t: stable::theory::StableTheory, window: u64, warmup: u64) -> Theory {
     let fnr_window = (1..=window).map(|a| t.fnr_at_age(a)).sum::<f64>() / window as f64;
     Theory {
+        later: Default::default(),
         scalars: vec![
             ("zero_fraction", t.zero_fraction()),
             ("fpr", t.fpr()),
