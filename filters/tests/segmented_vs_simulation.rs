@@ -159,16 +159,20 @@ fn forgetful_bloom_matches_theory() {
     }
 }
 
-/// The Forgetful Bloom filter's counted lines of never-inserted keys at the
-/// worst phase against the theory, over many fills: slices of 866 bits,
-/// where lines straddle slices; within 4.5 standard errors plus what an
-/// early stop at a false positive saves (at most the FPR times the lines).
+/// The Forgetful Bloom filter's counted lines of never-inserted keys, and
+/// of keys inside the window, at the worst phase against the theory, over
+/// many fills: slices of 866 bits, where lines straddle slices; within 4.5
+/// standard errors plus what an early stop at a false positive saves (at
+/// most the FPR times the lines).
 #[test]
 fn forgetful_lines_match_theory() {
     let (past, k, g, m) = (3u32, 10u32, 300u64, 866u64);
     let keys = Keys::new(0xF0F);
     let theory = theory::forgetful_lines_negative(past, k, g, m, g);
+    let theory_pos = theory::forgetful_lines_positive(past, k, g, m, g);
     let fpr = theory::forgetful_fpr(past, k, g, m, g);
+    let window = past as u64 * g;
+    let mut per_fill_pos = Vec::new();
     let mut per_fill = Vec::new();
     let mut t = 0u64;
     let mut f = ForgetfulBloom::new(past, k, g, m).unwrap();
@@ -188,15 +192,28 @@ fn forgetful_lines_match_theory() {
             read += lines as u64;
         }
         per_fill.push(read as f64 / 2000.0);
+        // every key of the window
+        let mut read = 0u64;
+        for age in 0..window {
+            let (yes, lines) = f.lines_read(keys.stream(t - age));
+            assert!(yes, "a key of the window is reported");
+            read += lines as u64;
+        }
+        per_fill_pos.push(read as f64 / window as f64);
     }
-    let mean = per_fill.iter().sum::<f64>() / per_fill.len() as f64;
-    println!("forgetful N={past}: lines of a negative query {mean:.4} (theory {theory:.4}, FPR {fpr:.2e})");
-    let sd = (per_fill.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
-        / (per_fill.len() - 1) as f64)
-        .sqrt();
-    let se = sd / (per_fill.len() as f64).sqrt();
-    assert!(
-        (mean - theory).abs() <= 4.5 * se + fpr * theory,
-        "forgetful lines {mean} ± {se} against {theory}"
-    );
+    for (what, per_fill, theory) in [
+        ("a negative", per_fill, theory),
+        ("a positive", per_fill_pos, theory_pos),
+    ] {
+        let mean = per_fill.iter().sum::<f64>() / per_fill.len() as f64;
+        let sd = (per_fill.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
+            / (per_fill.len() - 1) as f64)
+            .sqrt();
+        let se = sd / (per_fill.len() as f64).sqrt();
+        println!("forgetful N={past}: lines of {what} query {mean:.4} ± {se:.4} (theory {theory:.4}, FPR {fpr:.2e})");
+        assert!(
+            (mean - theory).abs() <= 4.5 * se + fpr * theory,
+            "forgetful lines of {what} query {mean} ± {se} against {theory}"
+        );
+    }
 }

@@ -195,6 +195,46 @@ pub fn forgetful_lines_negative(past: u32, k: u32, g: u64, m: u64, phase: u64) -
         .sum()
 }
 
+/// Expected lines of a query of a key inside the window of a Forgetful
+/// Bloom filter at phase φ, over the window's keys (generation 0's φ, g of
+/// each of generations 1..N - 1 and the newest g - φ of generation N). A
+/// key of generation j is in filters j and j + 1: the query reads filters
+/// 0..j as a never-inserted key does (filter i's share of bits set from
+/// generations i - 1 and i), then all k slices of filter j
+/// ([`present_query_lines`](crate::bloom::present_query_lines)), and all of
+/// filter j + 1 unless filter j - 1 answered yes (probability its share
+/// to the k), which ends the query at j. Left out, as in
+/// [`forgetful_lines_negative`]: an earlier stop, at two consecutive
+/// filters both answering yes before j - 1 (at most the FPR).
+pub fn forgetful_lines_positive(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    let r = forgetful_fills(past, g, m, phase);
+    let share = |i: usize| {
+        if i == 0 {
+            r[0]
+        } else {
+            1.0 - (1.0 - r[i - 1]) * (1.0 - r[i])
+        }
+    };
+    let all = crate::bloom::present_query_lines(k, m);
+    let (mut total, mut keys, mut before) = (0.0, 0.0, 0.0);
+    for j in 0..=past as usize {
+        let n = match j {
+            0 => phase.min(g),
+            j if j == past as usize => g - phase.min(g),
+            _ => g,
+        } as f64;
+        let stop = if j == 0 {
+            0.0
+        } else {
+            share(j - 1).powi(k as i32)
+        };
+        total += n * (before + all + (1.0 - stop) * all);
+        keys += n;
+        before += crate::bloom::query_lines(share(j), k, m);
+    }
+    total / keys
+}
+
 /// Forgetful Bloom filter FPR at phase φ.
 pub fn forgetful_fpr(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
     forgetful_match(&forgetful_fills(past, g, m, phase), k)

@@ -40,10 +40,16 @@ impl DesignDef for Forgetful {
         let mut t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
             f.theory_presence_by_shift(p)
         });
-        t.scalars.push((
-            "lines_query_negative",
-            seg::forgetful_lines_negative(past, k, g, m, g),
-        ));
+        t.scalars.extend([
+            (
+                "lines_query_negative",
+                seg::forgetful_lines_negative(past, k, g, m, g),
+            ),
+            (
+                "lines_query_positive",
+                seg::forgetful_lines_positive(past, k, g, m, g),
+            ),
+        ]);
         let geometry = super::Geometry::sliding(&f);
         Ok(segmented::finish(
             Box::new(f),
