@@ -193,7 +193,7 @@ pub trait DesignDef: Sync + Send + 'static {
     /// the work estimate of a point (`passes::PointPlan`): medians over
     /// `results/compare.csv` (full precision, this repository's 2-core
     /// machine), rounded. Only the ratios matter (the broom filter's
-    /// insertion costs about 150 APBF insertions); a design that sets none
+    /// insertion costs about 50 APBF insertions); a design that sets none
     /// counts as an APBF. Fixed numbers, not timings of this run, so that
     /// every shard of a spec computes the same assignment on whatever
     /// machine it runs.
