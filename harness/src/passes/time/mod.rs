@@ -478,8 +478,9 @@ fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
 /// The FPR over a set of moments of `queries` queries each: mean,
 /// Student-t interval, mean theory. When every moment measured the same
 /// rate (no false positive anywhere, say), the Student-t interval has zero
-/// width and would decide a verdict from nothing: the interval is then
-/// Clopper-Pearson's over the pooled queries, exact for that sample.
+/// width and would decide a verdict from nothing, and over one moment it
+/// has none: the interval is then Clopper-Pearson's over the pooled
+/// queries, exact for that sample.
 fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, (f64, f64), f64) {
     let mut w = Welford::default();
     for &(x, _) in m {
@@ -487,7 +488,8 @@ fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, (f64, f64),
     }
     let theory = m.iter().map(|&(_, t)| t).sum::<f64>() / m.len() as f64;
     let mut ci = w.ci_within(level, 0.0, 1.0);
-    if ci.0 == ci.1 && !m.is_empty() {
+    let undefined = !(ci.0.is_finite() && ci.1.is_finite());
+    if (ci.0 == ci.1 || undefined) && !m.is_empty() {
         let n = queries * m.len() as u64;
         let x = m
             .iter()
@@ -585,5 +587,16 @@ mod tests {
         let mut w = Welford::default();
         m.iter().for_each(|&(x, _)| w.add(x));
         assert_eq!(ci, w.ci_within(0.99, 0.0, 1.0));
+    }
+
+    /// One moment (the peak of a run whose other moments are below 90% of
+    /// it): no interval over moments exists; its queries' own binomial one
+    /// is given.
+    #[test]
+    fn one_moment_gets_its_queries_interval() {
+        let (x, ci, _) = over_moments(&[(3.0 / 2000.0, 1e-3)], 2000, 0.99);
+        assert_eq!(x, 1.5e-3);
+        assert_eq!(ci, binomial_ci(3, 2000, 0.99));
+        assert!(ci.0 > 0.0 && ci.1 > x);
     }
 }
