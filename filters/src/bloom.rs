@@ -336,6 +336,28 @@ impl PartitionedBloomFilter {
         }
         (true, lines)
     }
+
+    /// The distinct 64-byte lines an insertion of `key` writes (its k
+    /// cells, counted as [`lines_read`](Self::lines_read) counts them):
+    /// [`present_query_lines`] in theory.
+    pub fn lines_written(&self, key: u64) -> u32 {
+        let mut lines = 0u32;
+        let mut last = u64::MAX;
+        for i in 0..self.k as u64 {
+            let line = (i * self.m + index(key, i, self.m)) / LINE_BITS;
+            if line != last {
+                lines += 1;
+                last = line;
+            }
+        }
+        lines
+    }
+
+    /// The 64-byte lines [`clear`](Self::clear) writes: every line of its
+    /// k·m bits.
+    pub fn lines_cleared(&self) -> u64 {
+        (self.k as u64 * self.m).div_ceil(LINE_BITS)
+    }
 }
 
 impl crate::Instrumented for PartitionedBloomFilter {

@@ -87,6 +87,18 @@ pub fn jumping_lines_positive(segments: u32, k: u32, g: u64, m: u64) -> f64 {
     total / held as f64
 }
 
+/// Expected 64-byte lines an insertion writes into `filters` segments of
+/// k slices of m bits (jumping window and A2: 1; double buffering and the
+/// Forgetful Bloom filter: 2), and the lines per insertion of the switch
+/// every g insertions, which clears one segment whole: (insert, shift).
+pub fn segment_insert_lines(filters: u32, k: u32, m: u64, g: u64) -> (f64, f64) {
+    let cleared = (k as u64 * m).div_ceil(crate::lines::LINE_BITS) as f64;
+    (
+        filters as f64 * crate::bloom::present_query_lines(k, m),
+        cleared / g as f64,
+    )
+}
+
 /// Expected 64-byte lines a query of a key inside the window reads of
 /// double buffering: the active filter holds it, so all k slices.
 pub fn double_buffer_lines_positive(k: u32, m: u64) -> f64 {

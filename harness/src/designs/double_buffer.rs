@@ -49,6 +49,10 @@ impl DesignDef for DoubleBuffer {
                 "lines_query_positive",
                 seg::double_buffer_lines_positive(k, m),
             ),
+            ("lines_insert", {
+                let (insert, shift) = seg::segment_insert_lines(2, k, m, g);
+                insert + shift
+            }),
         ]);
         t.moment = Some(super::built::switching_moment(
             g,

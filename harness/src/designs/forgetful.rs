@@ -49,6 +49,10 @@ impl DesignDef for Forgetful {
                 "lines_query_positive",
                 seg::forgetful_lines_positive(past, k, g, m, g),
             ),
+            ("lines_insert", {
+                let (insert, shift) = seg::segment_insert_lines(2, k, m, g);
+                insert + shift
+            }),
         ]);
         let geometry = super::Geometry::sliding(&f);
         Ok(segmented::finish(

@@ -107,6 +107,10 @@ pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
             "lines_query_positive",
             seg::jumping_lines_positive(segments, f.k(), f.g(), f.m()),
         ),
+        ("lines_insert", {
+            let (insert, shift) = seg::segment_insert_lines(1, f.k(), f.m(), f.g());
+            insert + shift
+        }),
     ]);
     t
 }
