@@ -31,7 +31,10 @@
 //!   (measured at c = 1 while building this). Without refresh the active
 //!   entries are one per insertion of the last (c + 1)g at most, the
 //!   capacity the table is sized for, and a repeated key only lowers the
-//!   FPR.
+//!   FPR. The cost: a key's entries all go to its two blocks, so a key
+//!   repeated more often in a window than they have free slots (a large
+//!   flow in a packet capture) sends the rest to the stash, which then
+//!   grows with the repeats, and with it [`Filter::memory_bits`].
 //! * **Tags over c + 2 values.** The sweep purges whole blocks at b/g blocks
 //!   per insertion, so every block is purged within the generation in which
 //!   a tag expires; see [`theory`].

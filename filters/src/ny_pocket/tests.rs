@@ -114,6 +114,34 @@ fn no_entry_outlives_the_generation_after_its_expiry() {
     }
 }
 
+/// Why the filter's memory grows on traffic with heavy repeats (a packet
+/// capture's large flows): a repeated key's entries all go to its two
+/// blocks, so once those are full the rest go to the stash, and the
+/// stash's capacity counts in `memory_bits`. Here one key repeated 600
+/// times among a window's distinct keys: all but the two blocks' free
+/// slots land in the stash.
+#[test]
+fn a_key_repeated_past_its_two_blocks_fills_the_stash() {
+    let mut f = NyPocket::new(16_384, 16_384, 1e-3).unwrap();
+    let s = *f.sizing();
+    for k in keys(5).take(3 * 16_384) {
+        f.insert(k);
+    }
+    let (before, memory) = (f.stash_len(), f.memory_bits());
+    let repeats = 600u64;
+    for _ in 0..repeats {
+        f.insert(42);
+    }
+    let grown = (f.stash_len() - before) as u64;
+    let slots = 2 * s.slots_per_block as u64;
+    assert!(
+        grown + slots >= repeats,
+        "{grown} of {repeats} in the stash"
+    );
+    assert!(f.memory_bits() > memory);
+    assert!(f.contains(42));
+}
+
 #[test]
 fn a_repeated_key_takes_one_entry_per_insertion_and_expires_with_its_last() {
     // ε tiny: no collisions, so expiry is exact
