@@ -320,6 +320,19 @@ impl PartitionedBloomFilter {
     /// the start of a line (a large allocation is page-aligned):
     /// [`query_lines`] in theory.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
+        self.walk_lines(key, true)
+    }
+
+    /// The distinct 64-byte lines an insertion of `key` writes (its k
+    /// cells, counted as [`lines_read`](Self::lines_read) counts them):
+    /// [`present_query_lines`] in theory.
+    pub fn lines_written(&self, key: u64) -> u32 {
+        self.walk_lines(key, false).1
+    }
+
+    /// The distinct lines of `key`'s cells slice by slice, stopping at the
+    /// first unset one when `stop`: whether none was unset, and the lines.
+    fn walk_lines(&self, key: u64, stop: bool) -> (bool, u32) {
         let mut lines = 0u32;
         let mut last = u64::MAX;
         for i in 0..self.k as u64 {
@@ -330,27 +343,11 @@ impl PartitionedBloomFilter {
                 lines += 1;
                 last = line;
             }
-            if !self.bits.get(pos) {
+            if stop && !self.bits.get(pos) {
                 return (false, lines);
             }
         }
         (true, lines)
-    }
-
-    /// The distinct 64-byte lines an insertion of `key` writes (its k
-    /// cells, counted as [`lines_read`](Self::lines_read) counts them):
-    /// [`present_query_lines`] in theory.
-    pub fn lines_written(&self, key: u64) -> u32 {
-        let mut lines = 0u32;
-        let mut last = u64::MAX;
-        for i in 0..self.k as u64 {
-            let line = (i * self.m + index(key, i, self.m)) / LINE_BITS;
-            if line != last {
-                lines += 1;
-                last = line;
-            }
-        }
-        lines
     }
 
     /// The 64-byte lines [`clear`](Self::clear) writes: every line of its

@@ -29,22 +29,13 @@ impl JumpingWindow {
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
         self.ring.until_yes(|seg| seg.lines_read(key))
     }
-}
 
-impl JumpingWindow {
     /// The distinct lines an insertion of `key` writes into the newest
     /// segment, and the lines the switch it may start clears (the
     /// oldest segment, whole; 0 when it starts none).
     pub fn lines_written(&self, key: u64) -> (u32, u64) {
-        let switch = self.ring.count == self.ring.g;
-        let newest = if switch {
-            // after the switch the cleared oldest segment is the newest
-            self.ring.at(self.ring.segs.len() - 1)
-        } else {
-            self.ring.at(0)
-        };
-        let cleared = if switch { newest.lines_cleared() } else { 0 };
-        (newest.lines_written(key), cleared)
+        let (at, cleared) = self.ring.next_insert();
+        (at(0).lines_written(key), cleared)
     }
 }
 
@@ -66,9 +57,7 @@ impl DoubleBuffer {
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
         PartitionedBloomFilter::lines_read(&self.active, key)
     }
-}
 
-impl DoubleBuffer {
     /// The distinct lines an insertion of `key` writes (both filters), and
     /// the lines the switch it may start clears (the warm filter, whole).
     pub fn lines_written(&self, key: u64) -> (u32, u64) {
@@ -89,19 +78,8 @@ impl ForgetfulBloom {
     /// positions 0 and 1), and the lines the switch it may start clears
     /// (one filter, whole).
     pub fn lines_written(&self, key: u64) -> (u32, u64) {
-        let switch = self.ring.count == self.ring.g;
-        let n = self.ring.segs.len();
-        // after a switch, positions 0 and 1 are the old n - 1 and 0
-        let (a, b) = if switch { (n - 1, 0) } else { (0, 1) };
-        let cleared = if switch {
-            self.ring.at(n - 1).lines_cleared()
-        } else {
-            0
-        };
-        (
-            self.ring.at(a).lines_written(key) + self.ring.at(b).lines_written(key),
-            cleared,
-        )
+        let (at, cleared) = self.ring.next_insert();
+        (at(0).lines_written(key) + at(1).lines_written(key), cleared)
     }
 
     /// The answer to a query for `key` and the distinct lines it reads.

@@ -80,6 +80,22 @@ impl Ring {
         &mut self.segs[s]
     }
 
+    /// The next insertion's view, before it is made: the segment at
+    /// position `i` once the switch it may start is done (the oldest, then
+    /// cleared, becomes position 0), and the lines that switch clears (0
+    /// without one).
+    fn next_insert<'a>(&'a self) -> (impl Fn(usize) -> &'a PartitionedBloomFilter, u64) {
+        let n = self.segs.len();
+        let switch = self.count == self.g;
+        let at = move |i: usize| self.at(if switch { (i + n - 1) % n } else { i });
+        let cleared = if switch {
+            self.at(n - 1).lines_cleared()
+        } else {
+            0
+        };
+        (at, cleared)
+    }
+
     /// Starts a generation if the current one is full: the oldest segment is
     /// cleared and becomes the newest.
     fn before_insert(&mut self) {

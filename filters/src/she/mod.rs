@@ -51,6 +51,27 @@ pub const CODE_GROUP: u64 = 64;
 /// The checks both SHE-BFs make of their shape: whole groups, a phase at
 /// least the window (in insertions or in time), and (P + W)·G in 64 bits
 /// (the groups' offsets).
+/// The k cells of `key` in m bits (`index(key, i, m)`), each one's line
+/// prefetched at once: an insertion computes them before its group logic,
+/// which between a probe's read and its write is long enough that the
+/// processor would otherwise hold only a few probes' misses in flight
+/// (about 1 µs an insertion against 0.35 µs at 24 MB of bits).
+#[inline]
+fn prefetched_cells<'a>(
+    bits: &BitArray,
+    key: u64,
+    k: u32,
+    m: u64,
+    cells: &'a mut [u64; crate::error::MAX_HASHES as usize],
+) -> &'a [u64] {
+    let cells = &mut cells[..k as usize];
+    for (i, c) in cells.iter_mut().enumerate() {
+        *c = index(key, i as u64, m);
+        bits.prefetch(*c);
+    }
+    cells
+}
+
 pub(crate) fn check_shape(w: u64, m: u64, g: u64, phase: u64) -> Result<(), ParamError> {
     check_bits(Some(m))?;
     if !m.is_multiple_of(g) {
@@ -230,17 +251,8 @@ impl Filter for SheBloom {
     fn insert(&mut self, key: u64) {
         self.inserted += 1;
         let (t, th) = (self.inserted, self.theory());
-        // the cells first, each line asked for at once, so that the k
-        // misses overlap (the group logic between a probe's read and its
-        // write is long enough that the processor would otherwise hold
-        // only a few probes in flight)
-        let mut cells = [0u64; crate::error::MAX_HASHES as usize];
-        let cells = &mut cells[..self.k as usize];
-        for (i, c) in cells.iter_mut().enumerate() {
-            *c = self.cell(key, i as u32);
-            self.bits.prefetch(*c);
-        }
-        for &c in cells.iter() {
+        let mut buf = [0u64; crate::error::MAX_HASHES as usize];
+        for &c in prefetched_cells(&self.bits, key, self.k, self.m, &mut buf) {
             let j = c / self.g;
             let now = th.position(j, t).0;
             if self.stamps.get(j) != now {

@@ -363,15 +363,8 @@ impl SheMoment {
 impl Filter for TimedSheBloom {
     fn insert(&mut self, key: u64) {
         let now = self.clock;
-        // the cells first, their lines asked for at once (as the count
-        // filter's insertion)
-        let mut cells = [0u64; crate::error::MAX_HASHES as usize];
-        let cells = &mut cells[..self.k as usize];
-        for (i, c) in cells.iter_mut().enumerate() {
-            *c = self.cell(key, i as u32);
-            self.bits.prefetch(*c);
-        }
-        for &c in cells.iter() {
+        let mut buf = [0u64; crate::error::MAX_HASHES as usize];
+        for &c in super::prefetched_cells(&self.bits, key, self.k, self.m, &mut buf) {
             let j = c / self.g;
             let parity = self.phase_of(j, now as i128) & 1 == 1;
             if self.stamps.get(j) != parity {

@@ -8,7 +8,7 @@ use super::presence::{candidate, PresenceProfile};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
-use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence, MAX_EXACT_WINDOW};
+use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
@@ -113,7 +113,7 @@ impl DesignDef for HalfSliding {
             int("m", th.m),
         ];
         let theory = Theory {
-            later: Later::new(move || figures(&th, w, guaranteed, memory).2),
+            later: Later::new(move || figures(&th, w, guaranteed, memory)),
             profile: Some(Box::new(PresenceProfile::new(th, t_worst, PROFILE_MOMENTS))),
             ..Theory::default()
         };
@@ -159,22 +159,21 @@ impl DesignDef for HalfSliding {
 /// phase and half at random ones, so the theory is the mean of the two;
 /// PWS over the ages past w likewise; probes at the worst moment.
 ///
-/// Memoized ([`bloomlab_filters::memo`]) with the worst moment and its
-/// presence curve: at a window of millions they take seconds, and a plan
-/// builds a candidate more than once.
-fn figures(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Figures {
-    static MEMO: bloomlab_filters::memo::Memo<(HalfSlidingTheory, u64, bool, u64), Figures> =
+/// Memoized ([`bloomlab_filters::memo`]): at a window of millions they
+/// take seconds, and a plan builds a candidate more than once.
+fn figures(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Scalars {
+    static MEMO: bloomlab_filters::memo::Memo<(HalfSlidingTheory, u64, bool, u64), Scalars> =
         bloomlab_filters::memo::Memo::new();
     MEMO.get_or((*th, w, guaranteed, memory), || {
         scalars(th, w, guaranteed, memory)
     })
 }
 
-/// The worst moment, its presence curve and the theory's figures.
-type Figures = (u64, Presence, Vec<(&'static str, f64)>);
+/// The theory's figures, by name.
+type Scalars = Vec<(&'static str, f64)>;
 
 /// [`figures`], uncached.
-fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Figures {
+fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Scalars {
     let (t_worst, _) = th.worst_moment();
     let worst = th.presence(t_worst);
     let slack = th.longest().saturating_sub(w);
@@ -193,7 +192,7 @@ fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Fig
         (fnr_worst + fnr_avg) / 2.0
     };
     let wf = w as f64;
-    let scalars = vec![
+    vec![
         ("fpr", worst.fpr()),
         ("fpr_avg", th.fpr_avg()),
         ("fpr_expired", worst.fpr()),
@@ -206,6 +205,5 @@ fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Fig
     ]
     .into_iter()
     .chain(line_scalars(Some(th.lines_at(t_worst))))
-    .collect();
-    (t_worst, worst, scalars)
+    .collect()
 }

@@ -69,7 +69,7 @@ impl DesignDef for SlidingBloom {
         let th = f.theory();
         // the worst moment now (the pass's worst phase), the figures when
         // a pass asks for them
-        let t_worst = worst_fpr(&phases(&th)).0;
+        let t_worst = worst_fpr(&th.phase_fprs()).0;
         let memory = f.memory_bits();
         let mut geometry = Geometry::sliding(&f);
         // the sweep repeats exactly every W insertions; the worst moment of
@@ -78,7 +78,7 @@ impl DesignDef for SlidingBloom {
         geometry.worst_phase = t_worst % w;
         let resolved = vec![int("window", w), int("k", th.k), int("m", th.m)];
         let theory = Theory {
-            later: Later::new(move || figures(&th, memory).1),
+            later: Later::new(move || figures(&th, memory)),
             profile: Some(Box::new(Profile {
                 th,
                 t_worst,
@@ -100,7 +100,7 @@ impl DesignDef for SlidingBloom {
         let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
         let memory = f.memory_bits();
-        let (t, fpr) = worst_fpr(&phases(&th));
+        let (t, fpr) = worst_fpr(&th.phase_fprs());
         Ok(vec![Candidate {
             design: Self::NAME,
             params: Candidate::ints(&[("window", w), ("k", th.k as u64), ("m", th.m)]),
@@ -117,35 +117,24 @@ impl DesignDef for SlidingBloom {
     }
 }
 
-/// The theory's figures the harness compares with, and the worst moment:
-/// from the FPR at each moment of the period, the FPR at the worst moment
-/// (where the pass measures its worst phase) and averaged over the period,
-/// PWS and probes likewise. Memoized ([`bloomlab_filters::memo`]): at a
-/// window of millions they take seconds, and a plan builds a candidate
-/// more than once.
-fn figures(th: &SlidingBloomTheory, memory: u64) -> (u64, Vec<(&'static str, f64)>) {
-    type Figures = (u64, Vec<(&'static str, f64)>);
-    static MEMO: bloomlab_filters::memo::Memo<(SlidingBloomTheory, u64), Figures> =
+/// The theory's figures the harness compares with, from the FPR at each
+/// moment of the period ([`SlidingBloomTheory::phase_fprs`], memoized
+/// there): the FPR at the worst moment (where the pass measures its worst
+/// phase) and averaged over the period, PWS and probes likewise. Memoized
+/// ([`bloomlab_filters::memo`]): at a window of millions they take
+/// seconds, and a plan builds a candidate more than once.
+fn figures(th: &SlidingBloomTheory, memory: u64) -> Vec<(&'static str, f64)> {
+    static MEMO: bloomlab_filters::memo::Memo<(SlidingBloomTheory, u64), Vec<(&'static str, f64)>> =
         bloomlab_filters::memo::Memo::new();
-    MEMO.get_or((*th, memory), || {
-        // the FPR at every moment of the period, once: the worst and the mean
-        scalars(th, &phases(th), memory)
-    })
+    MEMO.get_or((*th, memory), || scalars(th, &th.phase_fprs(), memory))
 }
 
-/// [`SlidingBloomTheory::phase_fprs`] (memoized there: the sizing's last
-/// check, the plan and the build read the same period).
-fn phases(th: &SlidingBloomTheory) -> Vec<(u64, f64)> {
-    th.phase_fprs()
-}
-
-/// The worst moment and the figures, from the FPR at each moment of the
-/// period (`phases`).
+/// [`figures`], uncached.
 fn scalars(
     th: &SlidingBloomTheory,
     phases: &[(u64, f64)],
     memory: u64,
-) -> (u64, Vec<(&'static str, f64)>) {
+) -> Vec<(&'static str, f64)> {
     let (t_worst, fpr) = worst_fpr(phases);
     let w = th.w as f64;
     // the PWS over every moment of the FPR's grid up to W = 2^20, over
@@ -156,7 +145,7 @@ fn scalars(
     let moments: Vec<u64> = th.moments().into_iter().step_by(stride).collect();
     let n = moments.len() as f64;
     let npws_avg = moments.iter().map(|&t| th.pws_at(t)).sum::<f64>() / n / w;
-    let scalars = vec![
+    vec![
         ("fpr", fpr),
         ("fpr_avg", mean_fpr(phases)),
         ("fpr_expired", fpr),
@@ -169,8 +158,7 @@ fn scalars(
     ]
     .into_iter()
     .chain(line_scalars(Some(th.lines_at(t_worst))))
-    .collect();
-    (t_worst, scalars)
+    .collect()
 }
 
 /// P(yes | age) at the worst moment and averaged over the period's

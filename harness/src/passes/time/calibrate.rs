@@ -39,9 +39,10 @@ const CHUNK: f64 = 4096.0;
 /// Times the time pass on `built` (fresh from its build; it is filled by
 /// the calibration) under `spec`: arrivals from the start, a quarter of
 /// `secs` untimed, then about `secs` timed (at most a million), then
-/// never-inserted queries, then the theory at a few moments. Keys are distinct whatever the workload (what a key costs
-/// to draw is small beside the rest); arrivals from a trace need the trace,
-/// which is an error here.
+/// never-inserted queries, then the theory at a few moments. Keys are
+/// distinct whatever the workload (what a key costs to draw is small
+/// beside the rest); arrivals from a trace need the trace, which is an
+/// error here.
 pub fn calibrate(
     built: &mut Built,
     spec: &TimeSpec,
@@ -71,23 +72,25 @@ pub fn calibrate(
     // a chunk of arrivals at the process's largest rate at a time
     let step = CHUNK / sc.arrivals.max_rate() * NS;
     let mut moment = run.next as f64;
+    // chunks of arrivals for about `secs` (at least one chunk, at most
+    // `most` arrivals): the arrivals and the time they took
+    let mut arrive = |secs: f64, most: u64| {
+        let (t0, from) = (Instant::now(), run.inserted);
+        while run.inserted - from < most
+            && (run.inserted == from || t0.elapsed().as_secs_f64() < secs)
+        {
+            moment += step;
+            run.until(moment as u64, &mut next_arrival, sc.horizon);
+        }
+        (run.inserted - from, t0.elapsed())
+    };
     // untimed first, for a quarter of the time: a fresh filter's first
     // touches of its pages fault (a huge page can stall for milliseconds
     // while the kernel finds one), a cost the run pays once, not per
     // arrival (it priced the TBF's arrivals at 60 us instead of 0.6)
-    let t0 = Instant::now();
-    while run.inserted < 250_000 && (run.inserted == 0 || t0.elapsed().as_secs_f64() < secs / 4.0) {
-        moment += step;
-        run.until(moment as u64, &mut next_arrival, sc.horizon);
-    }
-    let (t0, warm) = (Instant::now(), run.inserted);
-    while run.inserted - warm < 1_000_000
-        && (run.inserted == warm || t0.elapsed().as_secs_f64() < secs)
-    {
-        moment += step;
-        run.until(moment as u64, &mut next_arrival, sc.horizon);
-    }
-    let arrival_ns = t0.elapsed().as_nanos() as f64 / (run.inserted - warm).max(1) as f64;
+    arrive(secs / 4.0, 250_000);
+    let (arrivals, took) = arrive(secs, 1_000_000);
+    let arrival_ns = took.as_nanos() as f64 / arrivals.max(1) as f64;
     let queries = 20_000;
     let t0 = Instant::now();
     // with lines counted, a key is queried twice (the plan counts both)

@@ -530,7 +530,7 @@ fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
             // past it): no rate to report
             continue;
         }
-        let mean = if n > 0 { th / n as f64 } else { f64::NAN };
+        let mean = th / n as f64;
         with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
     }
     if t.lines.count() > 0 {
