@@ -232,3 +232,79 @@ fn bad_measure_flags_are_refused() {
         0
     );
 }
+
+/// A measured plan never replaces what it did not write (issue 55): a
+/// `--name` holding an experiment's results or another request's plan is
+/// refused before anything is measured, every file byte-identical; without
+/// `--name` the outputs are named by the request, so two requests never
+/// share them; the same request may write its own name again; `--name`
+/// and the output directories without `--measure` are refused, not
+/// ignored.
+#[test]
+fn a_measured_plan_replaces_only_its_own_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let committed = [
+        ("apbf_table.csv", "k,l\n4,3\n"),
+        ("apbf_table.md", "# apbf_table\n"),
+        ("stable_fnr_by_age_quick.csv", "x\n1\n"),
+    ];
+    for (f, text) in committed {
+        std::fs::write(d.join(f), text).unwrap();
+    }
+    let base = [
+        "plan", "--window", "2048", "--fpr", "0.01", "--design", "apbf", "--measure", "--budget",
+        "3s",
+    ];
+    let run = |extra: &[&str]| {
+        bloomlab()
+            .args(base)
+            .args(extra)
+            .arg("--results-dir")
+            .arg(d)
+            .arg("--plots-dir")
+            .arg(d)
+            .output()
+            .unwrap()
+    };
+    for name in ["apbf_table", "stable_fnr_by_age_quick"] {
+        let out = run(&["--name", name]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains("not a measured plan's output"), "{err}");
+        assert!(!err.contains("candidates ranked"), "measured before refusing: {err}");
+    }
+    for (f, text) in committed {
+        assert_eq!(std::fs::read_to_string(d.join(f)).unwrap(), text, "{f}");
+    }
+    // named by the request; the same request again replaces its own
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let named: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("plan_w2048-") && n.ends_with(".json"))
+        .collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    let name = named[0].trim_end_matches(".json").to_string();
+    assert!(run(&["--name", &name]).status.success());
+    // another request (another seed) under that name is refused
+    let out = run(&["--name", &name, "--seed", "7"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("another request"), "{err}");
+    for flag in [
+        &["--name", "x"][..],
+        &["--results-dir", "r"],
+        &["--plots-dir", "p"],
+        &["--memory-limit", "1"],
+    ] {
+        let out = bloomlab()
+            .args(["plan", "--window", "2048", "--fpr", "0.01"])
+            .args(flag)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--measure"));
+    }
+}

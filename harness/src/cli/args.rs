@@ -312,18 +312,20 @@ pub struct PlanMeasureArgs {
     #[arg(long, default_value = "poisson", value_parser = ["poisson", "constant", "on_off", "diurnal", "trace"], requires = "window_time")]
     pub arrivals: String,
     /// With --measure: name of the outputs (results/NAME.csv, .md, .json,
-    /// plots/NAME_pareto.svg, .png)
-    #[arg(long, default_value = "plan_measured", value_parser = parse_name)]
-    pub name: String,
+    /// plots/NAME_pareto.svg, .png) [default: named by the request,
+    /// plan_w<WINDOW>-<HASH> or plan_t<T>-r<RATE>-<HASH>]. A name whose
+    /// files hold anything but this request's measured plan is refused
+    #[arg(long, value_parser = parse_name, requires = "measure")]
+    pub name: Option<String>,
     /// With --measure: directory for the tables
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = "results", requires = "measure")]
     pub results_dir: PathBuf,
     /// With --measure: directory for the chart
-    #[arg(long, default_value = "plots")]
+    #[arg(long, default_value = "plots", requires = "measure")]
     pub plots_dir: PathBuf,
     /// With --measure: refuse a candidate whose estimated peak memory passes
     /// this many GiB [default: the memory the system reports available]
-    #[arg(long)]
+    #[arg(long, requires = "measure")]
     pub memory_limit: Option<f64>,
 }
 

@@ -180,6 +180,65 @@ mod tests {
         assert_eq!(fmt_num(0.4567), "0.4567");
     }
 
+    /// A set whose last destination cannot be written (a directory where
+    /// a chart goes) replaces nothing: the earlier files keep their bytes
+    /// and no temporary or backup is left (issue 55).
+    #[test]
+    fn a_set_that_cannot_all_be_written_replaces_none() {
+        let d = tempfile::tempdir().unwrap();
+        let (csv, md, svg) = (
+            d.path().join("r.csv"),
+            d.path().join("r.md"),
+            d.path().join("r.svg"),
+        );
+        std::fs::write(&csv, b"old csv").unwrap();
+        std::fs::write(&md, b"old md").unwrap();
+        std::fs::create_dir(&svg).unwrap();
+        let mut s = Staged::new();
+        s.write(&csv, b"new csv").unwrap();
+        s.write(&md, b"new md").unwrap();
+        s.write(&svg, b"<svg/>").unwrap();
+        let e = s.commit().unwrap_err().to_string();
+        assert!(e.contains("r.svg") && e.contains("nothing was replaced"), "{e}");
+        assert_eq!(std::fs::read(&csv).unwrap(), b"old csv");
+        assert_eq!(std::fs::read(&md).unwrap(), b"old md");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);
+    }
+
+    /// A commit killed between its renames (its journal written, half the
+    /// files moved) is finished by the next lock on the directory: the new
+    /// set whole, no journal or temporary left.
+    #[test]
+    fn a_commit_killed_between_renames_is_finished_by_the_next_lock() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(d.path()).unwrap();
+        let names = ["k.csv", "k.md", "k.json"];
+        for n in names {
+            std::fs::write(dir.join(n), b"old").unwrap();
+        }
+        // what a process that no longer exists left: pid 4194304 is above
+        // Linux's largest
+        let dead = 4_194_304u32;
+        let mut journal = String::new();
+        for (i, n) in names.iter().enumerate() {
+            let tmp = dir.join(format!(".tmp-{dead}-{i}-{n}"));
+            std::fs::write(&tmp, b"new").unwrap();
+            journal += &format!("{}\t{}\n", tmp.display(), dir.join(n).display());
+        }
+        std::fs::write(dir.join(format!(".journal-{dead}-0")), journal).unwrap();
+        std::fs::rename(dir.join(format!(".tmp-{dead}-0-k.csv")), dir.join("k.csv")).unwrap();
+        let _lock = OutputLock::take(&dir, &dir, "k").unwrap();
+        for n in names {
+            assert_eq!(std::fs::read(dir.join(n)).unwrap(), b"new", "{n}");
+        }
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.') && !n.ends_with(".lock"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
     #[test]
     fn atomic_write_replaces() {
         let d = tempfile::tempdir().unwrap();

@@ -7,11 +7,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// A number no other call in this process returns.
+fn unique() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    COUNTER.fetch_add(1, Ordering::Relaxed)
+}
+
 /// A unique temporary name beside `path` (same directory, so the final
 /// rename is atomic) that keeps the extension: `.tmp-<pid>-<n>-<file>`.
 fn temp_beside(path: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let n = unique();
     let file = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
@@ -78,21 +83,173 @@ impl Staged {
         write(&tmp)
     }
 
-    /// Renames every staged file into place; returns the final paths.
+    /// Moves every staged file into place as one transaction; returns the
+    /// final paths.
+    ///
+    /// 1. Every destination is checked first: one that is a directory, a
+    ///    FIFO or another non-file refuses the whole set before anything
+    ///    moves.
+    /// 2. Each file that will be replaced is hard-linked (else copied) to a
+    ///    backup, and a journal listing every (temporary, final) pair is
+    ///    written beside the first output.
+    /// 3. The renames run. One that fails puts every file already moved
+    ///    back (its backup, or nothing where there was none): the previous
+    ///    set is left as it was.
+    /// 4. The backups and the journal are removed.
+    ///
+    /// A process killed during step 3 leaves its journal: the next run that
+    /// takes a lock on either directory ([`OutputLock::take`],
+    /// [`remove_stale_temps`]) finishes the renames, so the set is the old
+    /// one (killed before the journal) or the new one, never a mix.
     pub fn commit(mut self) -> anyhow::Result<Vec<PathBuf>> {
         let files = std::mem::take(&mut self.files);
+        // the temporaries are ours until they are moved: clean up on error
+        let cleanup = |files: &[(PathBuf, PathBuf)]| {
+            for (t, _) in files {
+                let _ = std::fs::remove_file(t);
+            }
+        };
+        for (_, path) in &files {
+            if let Ok(meta) = std::fs::symlink_metadata(path) {
+                if !meta.is_file() {
+                    cleanup(&files);
+                    return Err(anyhow::anyhow!(
+                        "cannot write {}: it exists and is not a regular file; nothing was replaced",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        let mut backups: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
+        let drop_backups = |b: &[Option<PathBuf>]| {
+            for p in b.iter().flatten() {
+                let _ = std::fs::remove_file(p);
+            }
+        };
+        for (_, path) in &files {
+            if !path.exists() {
+                backups.push(None);
+                continue;
+            }
+            let bak = temp_beside(path);
+            let made = std::fs::hard_link(path, &bak)
+                .or_else(|_| std::fs::copy(path, &bak).map(|_| ()));
+            if let Err(e) = made {
+                cleanup(&files);
+                drop_backups(&backups);
+                return Err(anyhow::anyhow!("cannot back up {}: {e}", path.display()));
+            }
+            backups.push(Some(bak));
+        }
+        let journal = match files.first() {
+            Some((_, first)) => match write_journal(first, &files) {
+                Ok(j) => Some(j),
+                Err(e) => {
+                    cleanup(&files);
+                    drop_backups(&backups);
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
         let mut done = Vec::new();
         for (i, (tmp, path)) in files.iter().enumerate() {
             if let Err(e) = std::fs::rename(tmp, path) {
-                // leave nothing half-staged behind
-                for (t, _) in &files[i..] {
-                    let _ = std::fs::remove_file(t);
+                // put back what moved, in reverse
+                for (j, (_, moved)) in files[..i].iter().enumerate().rev() {
+                    match &backups[j] {
+                        Some(b) => {
+                            let _ = std::fs::rename(b, moved);
+                        }
+                        None => {
+                            let _ = std::fs::remove_file(moved);
+                        }
+                    }
                 }
-                return Err(anyhow::anyhow!("cannot write {}: {e}", path.display()));
+                cleanup(&files[i..]);
+                drop_backups(&backups);
+                if let Some(j) = &journal {
+                    let _ = std::fs::remove_file(j);
+                }
+                return Err(anyhow::anyhow!(
+                    "cannot write {}: {e}; the previous outputs are left as they were",
+                    path.display()
+                ));
             }
             done.push(path.clone());
         }
+        if let Some(j) = &journal {
+            let _ = std::fs::remove_file(j);
+        }
+        drop_backups(&backups);
         Ok(done)
+    }
+}
+
+/// The journal of a commit under way: `.journal-<pid>-<n>` beside `first`,
+/// one line per file, the temporary's absolute path, a tab, the final's.
+/// Written under a temporary name and renamed, so it is whole or absent.
+fn write_journal(first: &Path, files: &[(PathBuf, PathBuf)]) -> anyhow::Result<PathBuf> {
+    let abs = |p: &Path| -> PathBuf {
+        match (p.parent(), p.file_name()) {
+            (Some(d), Some(f)) => {
+                let d = if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                };
+                std::fs::canonicalize(d)
+                    .map(|d| d.join(f))
+                    .unwrap_or_else(|_| p.to_path_buf())
+            }
+            _ => p.to_path_buf(),
+        }
+    };
+    let mut text = String::new();
+    for (t, f) in files {
+        text += &format!("{}\t{}\n", abs(t).display(), abs(f).display());
+    }
+    let tmp = temp_beside(first);
+    let journal = first.with_file_name(format!(".journal-{}-{}", std::process::id(), unique()));
+    std::fs::write(&tmp, text.as_bytes())
+        .and_then(|_| std::fs::rename(&tmp, &journal))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            anyhow::anyhow!("cannot write the journal {}: {e}", journal.display())
+        })?;
+    Ok(journal)
+}
+
+/// Finishes the commits that processes killed mid-way left in `dir`: every
+/// rename its journal lists whose temporary is still there is done, then
+/// the journal is removed.
+pub fn finish_killed_commits(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".journal-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if alive(pid) {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(e.path()) {
+            for line in text.lines() {
+                if let Some((tmp, fin)) = line.split_once('\t') {
+                    if Path::new(tmp).is_file() {
+                        let _ = std::fs::rename(tmp, fin);
+                    }
+                }
+            }
+        }
+        let _ = std::fs::remove_file(e.path());
     }
 }
 
@@ -201,6 +358,11 @@ impl OutputLock {
         if !same_dir(results, plots) {
             locks.push(Lock::take(plots, name)?);
         }
+        // every journal first (one commit may span both directories),
+        // then the temporaries nobody will move
+        for dir in [results, plots] {
+            finish_killed_commits(dir);
+        }
         for dir in [results, plots] {
             remove_stale_temps(dir);
         }
@@ -219,6 +381,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// Removes `.tmp-<pid>-*` files of processes that no longer exist: what a
 /// run killed while writing its outputs (kill -9, a power cut) left.
 pub fn remove_stale_temps(dir: &Path) {
+    finish_killed_commits(dir);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -32,7 +32,7 @@ use crate::plan::Candidate;
 use crate::spec::{ArrivalSpec, Metric, Spec};
 use crate::sweep::{self, RunOptions};
 pub(super) use output::replot;
-use output::{fpr_column, mark_pareto, table, write};
+use output::{fpr_column, mark_pareto, table, write, Claim};
 use sizing::{Ledger, Priced};
 
 /// Operations timed per candidate and kind.
@@ -54,6 +54,7 @@ pub(super) fn measure(
 ) -> anyhow::Result<()> {
     let m = &a.measured;
     let ok = candidates(a, least, fast)?;
+    let claim = Claim::take(a, m, window)?;
     let time = a.window_time.zip(a.peak_rate);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -105,7 +106,7 @@ pub(super) fn measure(
     } else {
         print!("{text}");
     }
-    write(a, m, window, &rows, &text)
+    write(&claim, a, m, &rows, &text)
 }
 
 /// Every candidate with its sizing's label (" (fast)" or none), after

@@ -252,52 +252,169 @@ pub(in crate::cli) fn replot(results: &Path, plots: &Path) -> anyhow::Result<Vec
     Ok(written)
 }
 
+/// The outputs of one measured plan: their name, held under a lock for the
+/// whole run (taken before the first candidate is built, so a second run
+/// of the name is refused at once rather than when it writes).
+pub(super) struct Claim {
+    /// The outputs' name: `--name`, else one made from the request.
+    pub name: String,
+    /// What was asked, every flag that shapes the figures but the budget:
+    /// the request these outputs belong to.
+    request: String,
+    _lock: report::OutputLock,
+}
+
+/// The request's flags, in one order: the command without its budget.
+fn request(a: &PlanArgs, m: &PlanMeasureArgs, window: u64) -> String {
+    let mut r = String::from("bloomlab plan ");
+    r += &match (a.window_time, a.peak_rate) {
+        (Some(t), Some(rate)) => format!(
+            "--window-time {t} --peak-rate {rate} --arrivals {}",
+            m.arrivals
+        ),
+        _ => format!("--window {window}"),
+    };
+    r += &format!(" --fpr {}", a.fpr);
+    if let Some(x) = a.max_npws {
+        r += &format!(" --max-npws {x}");
+    }
+    if let Some(x) = a.max_bits_per_element {
+        r += &format!(" --max-bits-per-element {x}");
+    }
+    if !a.designs.is_empty() {
+        r += &format!(" --design {}", a.designs.join(","));
+    }
+    r += &format!(" --measure --seed {}", m.seed);
+    r += &match (&m.trace.trace, m.zipf) {
+        (Some(p), _) => format!(" --trace {}", p.display()),
+        (None, Some(z)) => format!(" --zipf {z} --universe {}", m.universe),
+        _ => String::new(),
+    };
+    r
+}
+
+/// The name of a request's outputs when `--name` is not given:
+/// `plan_w<WINDOW>-<HASH>` or `plan_t<T>-r<RATE>-<HASH>`, the hash (8 hex
+/// digits of XXH3) over the whole request, so two requests never share
+/// outputs and none takes an experiment's or a baseline's name (those
+/// have no `-`).
+fn default_name(a: &PlanArgs, window: u64, request: &str) -> String {
+    let hash = xxhash_rust::xxh3::xxh3_64(request.as_bytes()) as u32;
+    let label = match (a.window_time, a.peak_rate) {
+        (Some(t), Some(r)) => format!("t{t}-r{r}"),
+        _ => format!("w{window}"),
+    };
+    let label: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .take(60)
+        .collect();
+    format!("plan_{label}-{hash:08x}")
+}
+
+/// The request a measured plan's JSON says it was made for: its `command`
+/// without its budget and name.
+fn owner_request(json: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(json).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("fpr_target")?.as_f64()?;
+    let command = v.get("command")?.as_str()?;
+    let mut words: Vec<&str> = Vec::new();
+    let mut it = command.split(' ').peekable();
+    while let Some(w) = it.next() {
+        if w == "--budget" || w == "--name" {
+            it.next();
+        } else {
+            words.push(w);
+        }
+    }
+    Some(words.join(" "))
+}
+
+impl Claim {
+    /// Names the outputs, takes their lock for the whole run and refuses a
+    /// name whose files are not this request's measured plan: an
+    /// experiment's results or baseline, or another request's plan.
+    pub(super) fn take(a: &PlanArgs, m: &PlanMeasureArgs, window: u64) -> anyhow::Result<Claim> {
+        let request = request(a, m, window);
+        let name = m
+            .name
+            .clone()
+            .unwrap_or_else(|| default_name(a, window, &request));
+        let lock = report::OutputLock::take(&m.results_dir, &m.plots_dir, &name)?;
+        let json = m.results_dir.join(format!("{name}.json"));
+        let taken = ["csv", "md", "json"]
+            .iter()
+            .map(|x| m.results_dir.join(format!("{name}.{x}")))
+            .chain(
+                ["svg", "png"]
+                    .iter()
+                    .map(|x| m.plots_dir.join(format!("{name}_pareto.{x}"))),
+            )
+            .find(|p| p.exists());
+        if let Some(p) = taken {
+            match owner_request(&json) {
+                Some(r) if r == request => {}
+                Some(r) => {
+                    return Err(anyhow::anyhow!(
+                        "{} holds the measured plan of another request ({r}); give another --name, or leave it out to name the outputs by this request",
+                        p.display()
+                    ))
+                }
+                None => {
+                    return Err(anyhow::anyhow!(
+                        "{} exists and is not a measured plan's output (an experiment's results or baseline?); give another --name, or leave it out to name the outputs by this request",
+                        p.display()
+                    ))
+                }
+            }
+        }
+        Ok(Claim {
+            name,
+            request,
+            _lock: lock,
+        })
+    }
+}
+
 /// Writes results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}
-/// together (nothing is replaced unless all are ready).
+/// together (nothing is replaced unless all are ready), under the claim's
+/// lock.
 pub(super) fn write(
+    claim: &Claim,
     a: &PlanArgs,
     m: &PlanMeasureArgs,
-    window: u64,
     rows: &[Row],
     text: &str,
 ) -> anyhow::Result<()> {
     let time = a.window_time.is_some();
     let (fpr, _) = fpr_column(time);
-    let request = match (a.window_time, a.peak_rate) {
-        (Some(t), Some(r)) => format!(
-            "--window-time {t} --peak-rate {r} --arrivals {}",
-            m.arrivals
-        ),
-        _ => format!("--window {window}"),
-    };
     let workload = match (&m.trace.trace, m.zipf) {
         (Some(p), _) => format!("trace {}", p.display()),
         (None, Some(z)) => format!("Zipf({z}) over {}", m.universe),
         (None, None) => "distinct keys".into(),
     };
-    let spec = pareto_spec(&m.name, a.fpr, m.seed);
-    let _lock = report::OutputLock::take(&m.results_dir, &m.plots_dir, &m.name)?;
+    let name = &claim.name;
+    let spec = pareto_spec(name, a.fpr, m.seed);
     let mut staged = Staged::new();
     let outcome = Outcome {
         rows: rows.to_vec(),
         ..Outcome::default()
     };
     report::render_plots(&spec, &outcome, &m.plots_dir, "", &mut staged)?;
-    let command = format!(
-        "bloomlab plan {request} --fpr {} --measure --budget {}s --seed {}{}",
-        a.fpr,
-        m.budget,
-        m.seed,
-        match (&m.trace.trace, m.zipf) {
-            (Some(p), _) => format!(" --trace {}", p.display()),
-            (None, Some(z)) => format!(" --zipf {z} --universe {}", m.universe),
-            _ => String::new(),
-        }
-    );
+    let named = if m.name.is_some() {
+        format!(" --name {name}")
+    } else {
+        String::new()
+    };
+    let command = claim.request.replacen(
+        " --measure",
+        &format!(" --measure --budget {}s", m.budget),
+        1,
+    ) + &named;
     let md = format!(
-        "# {}\n\nProduced by `{command}` ({workload}; FPR column: `{fpr}`). Timing columns depend \
-         on the machine.\n\n```\n{text}```\n",
-        m.name
+        "# {name}\n\nProduced by `{command}` ({workload}; FPR column: `{fpr}`). Timing columns depend \
+         on the machine.\n\n```\n{text}```\n"
     );
     let json = serde_json::json!({
         "command": command,
@@ -306,12 +423,12 @@ pub(super) fn write(
         "rows": rows,
     });
     staged.write(
-        &m.results_dir.join(format!("{}.csv", m.name)),
+        &m.results_dir.join(format!("{name}.csv")),
         report::csv_string(rows)?.as_bytes(),
     )?;
-    staged.write(&m.results_dir.join(format!("{}.md", m.name)), md.as_bytes())?;
+    staged.write(&m.results_dir.join(format!("{name}.md")), md.as_bytes())?;
     staged.write(
-        &m.results_dir.join(format!("{}.json", m.name)),
+        &m.results_dir.join(format!("{name}.json")),
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     for p in staged.commit()? {
