@@ -155,3 +155,38 @@ fn replot_draws_the_charts_the_run_drew() {
     assert_ne!(code, 0);
     assert!(err.contains("missing.toml"), "{err}");
 }
+
+/// A CSV holding the ends of the doubles (1.797e308 in a linear column,
+/// 5e-324 and 1e-300 beside 0.99 in a log one) replots in bounded time:
+/// the axis padded to infinity used to loop 2^31 times in the tick
+/// generator, past 8 GiB with no output (issue 55).
+#[test]
+fn replot_of_extreme_finite_numbers_ends() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let spec = "name = \"ext\"\nmetrics = [\"fpr\", \"memory\"]\n\
+                [measure]\nrounds = 2\nmax_fpr_queries = 2000\nmin_fpr_queries = 1000\n\
+                [[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }, { k = 4, l = 3, g = 40 }]\n\
+                [[plot]]\nkind = \"xy\"\nx = \"g\"\ny = \"fpr\"\nlog_y = true\n\
+                [[plot]]\nkind = \"xy\"\nx = \"g\"\ny = \"memory_bits\"\n";
+    std::fs::write(dir.join("s.toml"), spec).unwrap();
+    let dirs = ["--results-dir", "r", "--plots-dir", "p"];
+    run_ok(dir, &[&["run", "s.toml"][..], &dirs].concat());
+    let csv = dir.join("r/ext.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let head: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    for (fpr, mem) in [("5e-324", "1.797e308"), ("1e-300", "1")] {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        for (i, line) in lines.iter_mut().enumerate().skip(1) {
+            let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+            cells[col("fpr")] = if i == 1 { fpr.into() } else { "0.99".into() };
+            cells[col("memory_bits")] = if i == 1 { mem.into() } else { "2".into() };
+            *line = cells.join(",");
+        }
+        std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+        let t = std::time::Instant::now();
+        run_ok(dir, &[&["replot", "s.toml"][..], &dirs].concat());
+        assert!(t.elapsed().as_secs() < 30, "{fpr}: {:?}", t.elapsed());
+    }
+}

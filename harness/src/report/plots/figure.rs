@@ -244,26 +244,30 @@ fn span(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     }
 }
 
-/// An axis range around `(lo, hi)` with room at both ends, never empty.
+/// An axis range around `(lo, hi)` with room at both ends, never empty,
+/// and finite whatever finite values it is given (an end of 1.797e308
+/// padded to infinity made the tick generator loop 2^31 times).
 pub fn padded((lo, hi): (f64, f64), log: bool) -> (f64, f64) {
     if log {
         let (l, h) = (lo.log10(), hi.log10());
         let pad = ((h - l) * 0.06).max(0.08);
-        return (10f64.powf(l - pad), 10f64.powf(h + pad));
+        let lo2 = 10f64.powf(l - pad).max(f64::MIN_POSITIVE.min(lo));
+        return (lo2, 10f64.powf(h + pad).min(f64::MAX));
     }
     let pad = if hi > lo {
-        (hi - lo) * 0.06
+        // each end scaled first: hi - lo overflows for ends near ±f64::MAX
+        hi * 0.06 - lo * 0.06
     } else {
         lo.abs().max(1.0) * 0.1
     };
     let lo2 = if lo >= 0.0 {
         (lo - pad).max(0.0)
     } else {
-        lo - pad
+        (lo - pad).max(-f64::MAX)
     };
     // a range that starts at 0 stays there
     let lo2 = if lo == 0.0 { 0.0 } else { lo2 };
-    (lo2, hi + pad)
+    (lo2, (hi + pad).min(f64::MAX))
 }
 
 /// A whole chart: a title, panels stacked top to bottom (sharing their x
@@ -394,6 +398,17 @@ mod tests {
         assert!(lo < 1e-8 && hi > 3e-3);
         let (lo, hi) = padded((5.0, 5.0), false);
         assert!(lo < 5.0 && hi > 5.0);
+        // the ends of the doubles stay finite and ordered (issue 55)
+        for (x, log) in [
+            ((1.0, f64::MAX), false),
+            ((-f64::MAX, f64::MAX), false),
+            ((5e-324, 1.0), true),
+            ((1e-300, f64::MAX), true),
+        ] {
+            let (lo, hi) = padded(x, log);
+            assert!(lo.is_finite() && hi.is_finite() && lo <= x.0 && hi >= x.1, "{x:?}");
+            assert!(!log || lo > 0.0, "{x:?}");
+        }
         assert_eq!(padded((0.0, 1.0), false).0, 0.0);
     }
 }

@@ -17,8 +17,13 @@ pub(super) fn ticker((lo, hi): (f64, f64), log: bool) -> impl Fn(&f64) -> String
 /// The ticks of a log axis over `(lo, hi)` (plotters' own were few under
 /// two decades: an axis of 13 to 600 ns had 100 to 500 alone): every
 /// m×10ⁿ under a decade, 1, 2 and 5×10ⁿ under three, the powers of ten
-/// above (every other one beyond twelve decades).
+/// above, every s-th one so that there are at most 13. Computed in closed
+/// form over the exponents, so an axis of 5e-324 to 1.8e308 has a dozen
+/// ticks, and one that is not a finite positive range has none.
 pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo) {
+        return Vec::new();
+    }
     let decades = (hi / lo).log10();
     let ms: &[f64] = if decades < 1.0 {
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
@@ -27,11 +32,16 @@ pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     } else {
         &[1.0]
     };
+    // both within ±325: the exponents of finite positive doubles
+    let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let step = if decades > 12.0 {
+        ((e1 - e0) as f64 / 12.0).ceil().max(2.0) as i32
+    } else {
+        1
+    };
     let mut out = Vec::new();
-    for e in (lo.log10().floor() as i32)..=(hi.log10().ceil() as i32) {
-        if decades > 12.0 && e % 2 != 0 {
-            continue;
-        }
+    let first = e0 + (step - e0.rem_euclid(step)) % step;
+    for e in (first..=e1).step_by(step as usize) {
         for m in ms {
             let v = m * 10f64.powi(e);
             if v >= lo && v <= hi {
@@ -146,6 +156,11 @@ mod tests {
         assert_eq!(log_ticks(1.2e6, 4.1e6), vec![2e6, 3e6, 4e6]);
         assert_eq!(log_ticks(1e-9, 1.0).len(), 10);
         assert_eq!(log_ticks(1e-20, 1.0).len(), 11);
+        // the ends of the doubles: a dozen ticks at once, none of nothing
+        assert!((1..=13).contains(&log_ticks(5e-324, f64::MAX).len()));
+        assert!((1..=13).contains(&log_ticks(1e-300, 0.99).len()));
+        assert!(log_ticks(1.0, f64::INFINITY).is_empty());
+        assert!(log_ticks(0.0, 1.0).is_empty());
         assert_eq!(powers("W = 2^16, n = 2^-3, a^b"), "W = 2¹⁶, n = 2⁻³, a^b");
     }
 }
