@@ -230,6 +230,30 @@ fn blank_or_finite(v: &str) -> bool {
     v.is_empty() || v.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
+/// Why the interval of `col` in `r` cannot be one, if it cannot: a bound
+/// its column cannot hold (a probability's outside [0, 1], a negative one
+/// of a figure that is never negative), low above high, or a value outside
+/// it. A baseline of [-1e308, 1e308] used to pass every run ("nothing
+/// moved", hiding a 50x shift), and one of low > high too.
+fn bad_interval(col: &str, r: &BTreeMap<String, String>) -> Option<String> {
+    let (lo_c, hi_c) = (format!("{col}_ci_low"), format!("{col}_ci_high"));
+    for c in [col, lo_c.as_str(), hi_c.as_str()] {
+        if let Some(x) = num(r, c) {
+            if let Err(e) = crate::metrics::row::check_cell(c, &crate::metrics::Value::Num(x)) {
+                return Some(e);
+            }
+        }
+    }
+    let (x, lo, hi) = (num(r, col)?, num(r, &lo_c)?, num(r, &hi_c)?);
+    if lo > hi {
+        return Some(format!("interval of {col} is inverted: low {lo} > high {hi}"));
+    }
+    if x < lo || x > hi {
+        return Some(format!("{col} = {x} lies outside its interval [{lo}, {hi}]"));
+    }
+    None
+}
+
 /// Collects the findings of one experiment.
 struct Checker<'a> {
     experiment: &'a str,
@@ -324,6 +348,11 @@ impl Checker<'_> {
                 if !blank_or_finite(v) {
                     return Some(format!("{side} {c} = {v:?} is not a finite number"));
                 }
+            }
+        }
+        for (side, r) in [("baseline", br), ("run", nr)] {
+            if let Some(bad) = bad_interval(col, r) {
+                return Some(format!("{side} {bad}"));
             }
         }
         let blank = |r: &BTreeMap<String, String>| r.get(col).is_none_or(|v| v.is_empty());

@@ -304,3 +304,30 @@ fn power_reads_each_row_s_standard_error_from_its_interval() {
     let best = row_shift(&[signal; 4], T.z_fail(), 0.9).unwrap();
     assert!((p[0].best_row.unwrap() - best).abs() < 1e-9 * best);
 }
+
+/// A baseline whose interval cannot be one fails the check instead of
+/// passing every run: [-1e308, 1e308] around an FPR (it hid a 50x shift),
+/// low above high, a value outside its interval (issue 55).
+#[test]
+fn a_baseline_with_an_impossible_interval_fails() {
+    for (lo, hi, needle) in [
+        ("-1e308", "1e308", "fpr_ci_low"),
+        ("0.011", "0.009", "inverted"),
+        ("0.02", "0.03", "outside its interval"),
+    ] {
+        let f = corrupted(|b| {
+            b[0].insert("fpr_ci_low".into(), lo.into());
+            b[0].insert("fpr_ci_high".into(), hi.into());
+        });
+        assert!(
+            f.iter()
+                .any(|f| f.regression && f.column == "fpr" && f.measure.contains(needle)),
+            "[{lo}, {hi}]: {f:?}"
+        );
+    }
+    // and so does a run's
+    let mut run = one_row();
+    run[0].insert("fpr_ci_low".into(), "0.5".into());
+    let f = compare("x", (&one_row(), &run), &["point"], &T);
+    assert!(f.iter().any(|f| f.regression && f.measure.starts_with("run ")), "{f:?}");
+}

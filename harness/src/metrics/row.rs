@@ -105,7 +105,22 @@ impl Row {
     /// Checks every number against what its column can hold (see
     /// [`check_cell`]); the error names the first that cannot.
     pub fn check(&self) -> Result<(), String> {
-        self.0.iter().try_for_each(|(n, v)| check_cell(n, v))
+        self.0.iter().try_for_each(|(n, v)| check_cell(n, v))?;
+        // an interval's low end is not above its high end
+        for (n, v) in &self.0 {
+            let Some(base) = n.strip_suffix("_ci_low") else {
+                continue;
+            };
+            let (Some(lo), Some(hi)) = (v.num(), self.get_num(&format!("{base}_ci_high"))) else {
+                continue;
+            };
+            if lo > hi {
+                return Err(format!(
+                    "column {base}: interval [{lo}, {hi}] has its low end above its high end"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -294,5 +309,13 @@ mod tests {
         assert!(check_cell("bits_per_element", &Value::Num(-1.0)).is_err());
         assert!(check_cell("entropy_error", &Value::Num(-1e-3)).is_ok());
         assert!(check_cell("entropy_error_ci_low", &Value::Num(-1e-3)).is_ok());
+        // an interval with its ends crossed is refused (a part or a run)
+        let mut r = Row::default();
+        r.num("probes", 3.0);
+        r.num("probes_ci_low", 3.5);
+        r.num("probes_ci_high", 2.5);
+        assert!(r.check().unwrap_err().contains("low end above"));
+        r.0[2].1 = Value::Num(4.0);
+        assert!(r.check().is_ok());
     }
 }
