@@ -73,6 +73,7 @@ pub struct Target {
     quanta: Option<u64>,
     c: Option<u64>,
     max_load: Option<f64>,
+    burst: Option<f64>,
 }
 
 impl Target {
@@ -105,6 +106,7 @@ impl Target {
             quanta: None,
             c: None,
             max_load: None,
+            burst: None,
         }
     }
 
@@ -146,8 +148,15 @@ impl Target {
         self
     }
 
-    /// What ends the APBF's generations over time (default
-    /// [`Trigger::Hybrid`]: the FPR holds in a burst).
+    /// What ends the APBF's generations over time (the APBF over time and
+    /// the concurrent APBF). Default [`Trigger::Time`]: every key younger
+    /// than T is reported whatever the arrivals, and the FPR meets the
+    /// target while the rate stays within the peak (it climbs in a burst
+    /// above it). [`Trigger::Hybrid`] also ends a generation on g
+    /// insertions, which bounds the FPR in any burst but loses keys younger
+    /// than T whenever a generation fills in less than τ: under batches of
+    /// a second's ids at exactly the sized rate, 20% of the ids 599 s old
+    /// in the 10-minute example (`filters/tests/conformance/arrivals.rs`).
     pub fn trigger(mut self, trigger: Trigger) -> Target {
         self.trigger = Some(trigger);
         self
@@ -183,6 +192,28 @@ impl Target {
     /// [`naor_yogev::DEFAULT_MAX_LOAD`](crate::naor_yogev::DEFAULT_MAX_LOAD)).
     pub fn max_load(mut self, load: f64) -> Target {
         self.max_load = Some(load);
+        self
+    }
+
+    /// The largest batch, in keys: in any interval of length t at most
+    /// R·t + `burst` keys arrive (a token bucket of rate R and depth
+    /// `burst`). Default: one time unit's keys at the peak rate, R (a batch
+    /// of a second's ids when the unit is the second), or one clock tick's
+    /// if a tick is longer than the unit.
+    ///
+    /// The designs that take only the hybrid trigger (the Naor-Yogev filter
+    /// and SWBF over time, whose dictionaries would overflow on time alone)
+    /// size their generations for R·τ + `burst` keys (τ rounded up to whole
+    /// ticks), so that within this bound no generation fills before τ and
+    /// no key younger than T is lost. When not given, the headroom is one
+    /// unit's keys plus 6√(R·τ), which covers Poisson arrivals to six
+    /// standard deviations as well. `burst(0.0)` is the papers' sizing,
+    /// g = R·τ: Poisson or batched arrivals at the sized rate then end some
+    /// generations on count and lose keys younger than T (docs/time.md).
+    /// The other time designs keep every key younger than T whatever the
+    /// arrivals and ignore it.
+    pub fn burst(mut self, keys: f64) -> Target {
+        self.burst = Some(keys);
         self
     }
 
@@ -262,6 +293,33 @@ impl Target {
             _ => Ok(()),
         }
     }
+}
+
+/// The keys a generation of a hybrid-only design is sized for so that it
+/// never fills before τ ends within the target's arrivals: R·τ (τ in
+/// ticks, rounded up) + the burst given, or by default one unit's keys +
+/// 6√(R·τ) (see [`Target::burst`]).
+fn hybrid_generation(t: &Target, rate: f64, ticks: f64, tau: u64) -> Result<u64, ParamError> {
+    let per_tau = rate * tau as f64 / ticks;
+    let headroom = match t.burst {
+        Some(b) if b.is_finite() && b >= 0.0 => b,
+        Some(b) => {
+            return Err(ParamError::OutOfRange {
+                name: "burst",
+                value: b.to_string(),
+                expected: "finite and at least 0",
+            })
+        }
+        None => rate * (1.0f64).max(1.0 / ticks) + 6.0 * per_tau.sqrt(),
+    };
+    let keys = (per_tau + headroom).ceil();
+    if !(keys < 1e15) {
+        return Err(ParamError::TooLarge {
+            what: "keys per generation",
+            limit: "1e15".into(),
+        });
+    }
+    Ok((keys as u64).max(1))
 }
 
 /// τ = ⌈window · ticks / generations⌉: the length of a generation in clock

@@ -82,11 +82,12 @@ fn time_designs_meet_their_window_of_time() {
         );
         f
     }
+    // the time trigger by default: it keeps every key younger than T
     let a = check::<OnTime<Apbf>>(&t);
-    assert_eq!(a.trigger(), Trigger::Hybrid);
+    assert_eq!(a.trigger(), Trigger::Time);
     assert_eq!(
-        check::<OnTime<Apbf>>(&t.clone().trigger(Trigger::Time)).trigger(),
-        Trigger::Time
+        check::<OnTime<Apbf>>(&t.clone().trigger(Trigger::Hybrid)).trigger(),
+        Trigger::Hybrid
     );
     check::<OnTime<NaorYogev>>(&t);
     check::<OnTime<JumpingWindow>>(&t);
@@ -100,6 +101,16 @@ fn time_designs_meet_their_window_of_time() {
     check::<crate::she::TimedSheBloom>(&t);
     let c: ConcurrentApbf = t.build().unwrap();
     assert!(c.window() >= 60_000);
+    assert_eq!(c.shift(), crate::apbf::blocked::concurrent::Shift::Time(c.tau().unwrap()));
+    // the hybrid-only designs: a generation holds R·τ + one unit's keys +
+    // 6√(R·τ) by default, exactly R·τ (rounded up) at burst 0
+    let ny: OnTime<NaorYogev> = t.build().unwrap();
+    let per_tau = 100.0 * ny.tau() as f64 / 1000.0;
+    let g = crate::Generational::generation_size(ny.inner()) as f64;
+    assert!(g >= per_tau + 100.0 + 6.0 * per_tau.sqrt(), "{g} {per_tau}");
+    let sw: TimedSwbf = t.clone().burst(0.0).build().unwrap();
+    assert_eq!(sw.g() as f64, (100.0 * sw.delta() as f64 / 1000.0).ceil());
+    assert!(t.clone().burst(-1.0).build::<TimedSwbf>().is_err());
     assert!(matches!(
         t.build::<Apbf>(),
         Err(ParamError::OutOfRange { name: "window", .. })

@@ -1,7 +1,9 @@
 //! The time designs' sizing: a window of time, a peak rate and an FPR,
 //! on a clock of a given resolution.
 
-use super::{fewest_bits, generation_ticks, Build, Target, Window, DEFAULT_QUANTA};
+use super::{
+    fewest_bits, generation_ticks, hybrid_generation, Build, Target, Window, DEFAULT_QUANTA,
+};
 use crate::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
 use crate::apbf::theory as apbf_theory;
 use crate::naor_yogev::{self, NaorYogev};
@@ -12,7 +14,8 @@ use crate::{Apbf, ParamError};
 
 impl Build for OnTime<Apbf> {
     /// (k, l) as the count APBF chooses them, τ = ⌈T/l⌉ ticks, g =
-    /// ⌈T·R / l⌉; the trigger as given (default hybrid).
+    /// ⌈T·R / l⌉; the trigger as given (default [`Trigger::Time`]: every
+    /// key younger than T is kept whatever the arrivals).
     fn build(t: &Target) -> Result<Self, ParamError> {
         let name = "apbf_time";
         let (window, rate, ticks) = t.time_window(name)?;
@@ -23,7 +26,7 @@ impl Build for OnTime<Apbf> {
             }
         })?;
         let (tau, g) = apbf_generations(window, rate, ticks, l)?;
-        OnTime::<Apbf>::new(k, l, g, tau, t.trigger.unwrap_or(Trigger::Hybrid))
+        OnTime::<Apbf>::new(k, l, g, tau, t.trigger.unwrap_or(Trigger::Time))
     }
 }
 
@@ -47,15 +50,23 @@ pub fn apbf_generations(
 }
 
 impl Build for OnTime<NaorYogev> {
-    /// Window and slack of T·R keys (at least 2), c of least memory unless
-    /// given, τ = ⌈T/c⌉; the hybrid trigger (a dictionary sized for g keys
-    /// per generation must not overflow in a burst).
+    /// c of least memory for a window and slack of T·R keys (at least 2)
+    /// unless given, τ = ⌈T/c⌉, then the window and slack grown so that a
+    /// generation holds R·τ plus the burst ([`Target::burst`]); the hybrid
+    /// trigger (a dictionary sized for g keys per generation must not
+    /// overflow in a burst). Within the target's arrivals no generation
+    /// ends on count, so every key younger than T is reported.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let (window, rate, ticks) = t.time_window("naor_yogev_hybrid")?;
         let n = (window * rate).ceil().max(2.0) as u64;
         let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
-        let size = naor_yogev::Sizing::new(n, n, t.the_fpr()?, t.c, load)?;
-        let tau = generation_ticks(window, ticks, size.c)?;
+        let eps = t.the_fpr()?;
+        let c = naor_yogev::Sizing::new(n, n, eps, t.c, load)?.c;
+        let tau = generation_ticks(window, ticks, c)?;
+        let g = hybrid_generation(t, rate, ticks, tau)?;
+        // g = ⌈(n - 1)/c⌉ >= the generation needed
+        let n = n.max(c.saturating_mul(g).saturating_add(1));
+        let size = naor_yogev::Sizing::new(n, n, eps, Some(c), load)?;
         let inner = NaorYogev::from_sizing(size)?.with_seed(t.seed);
         OnTime::wrap(inner, tau, Trigger::Hybrid)
     }
@@ -197,15 +208,17 @@ pub fn tbf_keys(window: f64, rate: f64, r: u64) -> u64 {
 }
 
 impl Build for TimedSwbf {
-    /// r quanta (default [`DEFAULT_QUANTA`]) of δ = ⌈T/r⌉ and at most g =
-    /// ⌈R·δ⌉ keys, the fewest fingerprint bits meeting the FPR at (r + 1)g
-    /// keys.
+    /// r quanta (default [`DEFAULT_QUANTA`]) of δ = ⌈T/r⌉ and at most g
+    /// keys, g = R·δ plus the burst ([`Target::burst`]), so that within the
+    /// target's arrivals no quantum ends on count and every key younger
+    /// than T is reported; the fewest fingerprint bits meeting the FPR at
+    /// (r + 1)g keys.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let (window, rate, ticks) = t.time_window("swbf_hybrid")?;
         let e = t.the_fpr()?;
         let r = t.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
         let delta = generation_ticks(window, ticks, r)?;
-        let g = (rate * delta as f64 / ticks).ceil().max(1.0) as u64;
+        let g = hybrid_generation(t, rate, ticks, delta)?;
         let keys = (r + 1) * g;
         let f = (1..=48)
             .find(|&f| swbf::fpr(keys.div_ceil(2), f, keys as f64) <= e)
@@ -218,14 +231,15 @@ impl Build for TimedSwbf {
 
 impl Build for ConcurrentApbf {
     /// A count window as [`BlockedApbf`](crate::BlockedApbf); a time window with the trigger
-    /// given (default hybrid), τ = ⌈T/l⌉, slices for T·R keys.
+    /// given (default [`Trigger::Time`]: every key younger than T is kept
+    /// whatever the arrivals), τ = ⌈T/l⌉, slices for T·R keys.
     fn build(t: &Target) -> Result<Self, ParamError> {
         match t.window {
             Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?, Shift::Count, t.seed),
             Window::Time { .. } => {
                 let (window, rate, ticks) = t.time_window("concurrent_apbf")?;
                 let keys = window_keys(window, rate);
-                let hybrid = t.trigger.unwrap_or(Trigger::Hybrid) == Trigger::Hybrid;
+                let hybrid = t.trigger.unwrap_or(Trigger::Time) == Trigger::Hybrid;
                 let ticks_total = (window * ticks).ceil() as u64;
                 ConcurrentApbf::for_time(ticks_total, keys, t.the_fpr()?, hybrid, t.seed)
             }

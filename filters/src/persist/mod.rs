@@ -136,6 +136,13 @@ pub(crate) mod sealed {
         /// operations not to panic (sizes against parameters, positions in
         /// range).
         fn check(&self) -> Result<(), String>;
+        /// The invariants when the design's generations are ended by time
+        /// ([`crate::OnTime`]): by default [`check`](Self::check); a design
+        /// whose count design bounds a generation's insertions by g, which
+        /// time generations may pass, checks the rest.
+        fn check_on_time(&self) -> Result<(), String> {
+            self.check()
+        }
     }
 }
 

@@ -94,7 +94,7 @@ impl DoubleBuffer {
 
 impl Filter for DoubleBuffer {
     fn insert(&mut self, key: u64) {
-        if self.count == self.g {
+        if self.count >= self.g {
             self.switch();
         }
         self.write(key);
@@ -148,6 +148,10 @@ impl crate::persist::sealed::Design for DoubleBuffer {
         "double_buffer".into()
     }
     fn check(&self) -> Result<(), String> {
+        self.check_on_time()?;
+        crate::persist::ensure(self.count <= self.g, || format!("count {} > g", self.count))
+    }
+    fn check_on_time(&self) -> Result<(), String> {
         use crate::persist::ensure;
         self.active.check()?;
         self.warm.check()?;
@@ -155,8 +159,7 @@ impl crate::persist::sealed::Design for DoubleBuffer {
             self.active.k() == self.warm.k() && self.active.m() == self.warm.m(),
             || "filters of different sizes".into(),
         )?;
-        ensure(self.g >= 1, || "g is 0".into())?;
-        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+        ensure(self.g >= 1, || "g is 0".into())
     }
 }
 

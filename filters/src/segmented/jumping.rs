@@ -222,6 +222,9 @@ impl crate::persist::sealed::Design for JumpingWindow {
     fn check(&self) -> Result<(), String> {
         self.ring.check(2..=usize::MAX)
     }
+    fn check_on_time(&self) -> Result<(), String> {
+        self.ring.check_shape(2..=usize::MAX)
+    }
 }
 
 impl crate::persist::Persist for JumpingWindow {}

@@ -86,7 +86,7 @@ impl Ring {
     /// without one).
     fn next_insert<'a>(&'a self) -> (impl Fn(usize) -> &'a PartitionedBloomFilter, u64) {
         let n = self.segs.len();
-        let switch = self.count == self.g;
+        let switch = self.count >= self.g;
         let at = move |i: usize| self.at(if switch { (i + n - 1) % n } else { i });
         let cleared = if switch {
             self.at(n - 1).lines_cleared()
@@ -99,7 +99,7 @@ impl Ring {
     /// Starts a generation if the current one is full: the oldest segment is
     /// cleared and becomes the newest.
     fn before_insert(&mut self) {
-        if self.count == self.g {
+        if self.count >= self.g {
             self.switch();
         }
         self.count += 1;
@@ -149,6 +149,15 @@ crate::persist::codec_struct!(Ring {
 impl Ring {
     /// The invariants of a loaded ring of `n` segments.
     pub(super) fn check(&self, n: std::ops::RangeInclusive<usize>) -> Result<(), String> {
+        self.check_shape(n)?;
+        crate::persist::ensure(self.count <= self.g, || {
+            format!("count {} > g", self.count)
+        })
+    }
+
+    /// The checks but the bound on the current segment's count, which a
+    /// segment ended by time may pass.
+    pub(super) fn check_shape(&self, n: std::ops::RangeInclusive<usize>) -> Result<(), String> {
         use crate::persist::{ensure, sealed::Design};
         ensure(n.contains(&self.segs.len()), || {
             format!("{} segments, not in {n:?}", self.segs.len())
@@ -163,8 +172,7 @@ impl Ring {
         ensure(self.g >= 1, || "g is 0".into())?;
         ensure(self.head < self.segs.len(), || {
             format!("head {}", self.head)
-        })?;
-        ensure(self.count <= self.g, || format!("count {} > g", self.count))
+        })
     }
 }
 

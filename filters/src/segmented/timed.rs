@@ -181,6 +181,26 @@ mod tests {
     use crate::segmented::theory::{double_buffer_fpr, jumping_fpr};
     use crate::TimedFilter;
 
+    /// A time generation that took more than g keys (a burst within one τ)
+    /// saves and loads back, through the public API alone: the loaders
+    /// used to refuse their own save (`count 600 > g`, issue 55).
+    #[test]
+    fn a_burst_above_g_saves_and_loads() {
+        use crate::{Filter, Persist};
+        let mut j =
+            OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 100, Trigger::Time).unwrap();
+        let mut d = OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 100, Trigger::Time).unwrap();
+        for i in 0..600u64 {
+            j.insert(crate::hash::mix64(i));
+            d.insert(crate::hash::mix64(i));
+        }
+        let j2 = OnTime::<JumpingWindow>::from_bytes(&j.to_bytes()).unwrap();
+        let d2 = OnTime::<DoubleBuffer>::from_bytes(&d.to_bytes()).unwrap();
+        for i in 0..600u64 {
+            assert!(j2.contains(crate::hash::mix64(i)) && d2.contains(crate::hash::mix64(i)));
+        }
+    }
+
     /// At a steady g keys per τ, the end of a generation is the
     /// count-based design just before a switch.
     #[test]

@@ -653,3 +653,4 @@ fn a_check_that_loops_fails_by_name_instead_of_hanging() {
 mod adaptive;
 mod repeats;
 mod time;
+mod arrivals;

@@ -21,6 +21,13 @@ time_params! {
         /// Generations kept (default: the c of least memory at slack = window)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         c: Option<u64>,
+        /// Keys a batch may bring on top of the peak rate: generations are
+        /// sized for peak_rate·τ + burst keys (default: one second's keys
+        /// at the peak plus 6√(peak_rate·τ), the crate builder's; 0: the
+        /// paper's sizing, peak_rate·τ, which loses keys younger than T
+        /// under Poisson or batched arrivals at the peak)
+        #[arg(long)]
+        burst: Option<f64>,
     }
 }
 
@@ -44,6 +51,9 @@ impl DesignDef for NyHybrid {
         let mut target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).seed(seed);
         if let Some(c) = p.c {
             target = target.c(c);
+        }
+        if let Some(b) = p.burst {
+            target = target.burst(b);
         }
         let f: OnTime<NaorYogev> = target.build().map_err(e)?;
         let (n, c, tau) = (f.inner().sizing().n, f.inner().sizing().c, f.tau());

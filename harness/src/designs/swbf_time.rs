@@ -19,6 +19,13 @@ time_params! {
         /// Time quanta per window (default 64; slack T / quanta)
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
         quanta: Option<u64>,
+        /// Keys a batch may bring on top of the peak rate: generations are
+        /// sized for peak_rate·τ + burst keys (default: one second's keys
+        /// at the peak plus 6√(peak_rate·τ), the crate builder's; 0: the
+        /// paper's sizing, peak_rate·τ, which loses keys younger than T
+        /// under Poisson or batched arrivals at the peak)
+        #[arg(long)]
+        burst: Option<f64>,
     }
 }
 
@@ -39,7 +46,10 @@ impl DesignDef for SwbfHybrid {
             probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!("swbf_hybrid needs fpr"))?;
         let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
         // the sizing rules are the crate's (bloomlab_filters::build)
-        let target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).quanta(r);
+        let mut target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).quanta(r);
+        if let Some(b) = p.burst {
+            target = target.burst(b);
+        }
         let f: TimedSwbf = target
             .build()
             .map_err(|e| anyhow::anyhow!("swbf_hybrid: {e}"))?;

@@ -234,7 +234,7 @@ impl ConcurrentApbf {
     /// returns is in a generation begun within τ of `now`. Does nothing for
     /// [`Shift::Count`].
     pub fn advance(&self, now: u64) {
-        let tau = self.tau();
+        let tau = self.tau_or_zero();
         if tau == 0 {
             return;
         }
@@ -256,7 +256,7 @@ impl ConcurrentApbf {
     }
 
     /// τ, or 0 for the count trigger.
-    fn tau(&self) -> u64 {
+    fn tau_or_zero(&self) -> u64 {
         match self.shift {
             Shift::Count => 0,
             Shift::Time(t) | Shift::Hybrid(t) => t,
@@ -314,6 +314,67 @@ impl ConcurrentApbf {
         }
     }
 
+    /// k: slices a key is written to.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// l: generations a key is kept for (the window is l generations).
+    pub fn l(&self) -> u32 {
+        self.l
+    }
+
+    /// g: insertions a generation is sized for (and, for the count and
+    /// hybrid triggers, the most it holds).
+    pub fn g(&self) -> u64 {
+        self.g
+    }
+
+    /// Blocks B.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// τ: the longest a generation lasts, in clock ticks (None for the
+    /// count trigger).
+    pub fn tau(&self) -> Option<u64> {
+        Some(self.tau_or_zero()).filter(|&t| t > 0)
+    }
+
+    /// What ends a generation.
+    pub fn shift(&self) -> Shift {
+        self.shift
+    }
+
+    /// T = lτ: every key younger than this (in clock ticks) is reported
+    /// under the time trigger, whatever the arrivals (None for the count
+    /// trigger; the hybrid's condition is in the module docs).
+    pub fn window_time(&self) -> Option<u64> {
+        self.tau().map(|t| self.l as u64 * t)
+    }
+
+    /// How much longer than T a key may still be reported: kτ (None for
+    /// the count trigger).
+    pub fn slack_time(&self) -> Option<u64> {
+        self.tau().map(|t| self.k as u64 * t)
+    }
+
+    /// The slack over a window of insertions: k·g (count trigger), as
+    /// [`BlockedApbf`]'s.
+    pub fn slack(&self) -> u64 {
+        self.k as u64 * self.g
+    }
+
+    /// The clock: the latest time it was advanced to.
+    pub fn now(&self) -> u64 {
+        self.now.load(Acquire)
+    }
+
+    /// When the current generation began (time triggers).
+    pub fn generation_start(&self) -> u64 {
+        self.start.load(Acquire)
+    }
+
     /// Bits of state: the words, and 64 each for the state word, the clock
     /// and the generation's start.
     pub fn memory_bits(&self) -> u64 {
@@ -349,7 +410,7 @@ impl ConcurrentApbf {
             Shift::Time(_) => Trigger::Time,
             Shift::Hybrid(_) => Trigger::Hybrid,
         };
-        let mut f = OnTime::wrap(self.to_blocked(), self.tau(), trigger).expect("a valid shape");
+        let mut f = OnTime::wrap(self.to_blocked(), self.tau_or_zero(), trigger).expect("a valid shape");
         f.set_clock(self.start.load(Acquire), self.now.load(Acquire));
         Some(f)
     }
@@ -444,7 +505,7 @@ impl crate::persist::sealed::Design for ConcurrentApbf {
         "concurrent_blocked_apbf".into()
     }
     fn check(&self) -> Result<(), String> {
-        let tau = self.tau();
+        let tau = self.tau_or_zero();
         let (start, now) = (self.start.load(Relaxed), self.now.load(Relaxed));
         ensure(self.shift == Shift::Count || tau >= 1, || "tau is 0".into())?;
         ensure(tau == 0 || (start <= now && now - start < tau), || {
