@@ -55,6 +55,7 @@ pub mod build;
 pub(crate) mod clock;
 pub mod clock_sketch;
 pub(crate) mod cpu;
+pub mod designs;
 mod error;
 pub mod half_sliding;
 pub mod hash;
@@ -78,6 +79,7 @@ pub mod timing;
 pub mod tlbf;
 pub mod window;
 
+pub use apbf::blocked::concurrent::{ConcurrentApbf, Shift};
 pub use apbf::blocked::BlockedApbf;
 pub use apbf::timed::TimedApbf;
 pub use apbf::Apbf;

@@ -253,7 +253,15 @@ fn a_measured_plan_replaces_only_its_own_request() {
         std::fs::write(d.join(f), text).unwrap();
     }
     let base = [
-        "plan", "--window", "2048", "--fpr", "0.01", "--design", "apbf", "--measure", "--budget",
+        "plan",
+        "--window",
+        "2048",
+        "--fpr",
+        "0.01",
+        "--design",
+        "apbf",
+        "--measure",
+        "--budget",
         "3s",
     ];
     let run = |extra: &[&str]| {
@@ -272,14 +280,21 @@ fn a_measured_plan_replaces_only_its_own_request() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");
         assert!(err.contains("not a measured plan's output"), "{err}");
-        assert!(!err.contains("candidates ranked"), "measured before refusing: {err}");
+        assert!(
+            !err.contains("candidates ranked"),
+            "measured before refusing: {err}"
+        );
     }
     for (f, text) in committed {
         assert_eq!(std::fs::read_to_string(d.join(f)).unwrap(), text, "{f}");
     }
     // named by the request; the same request again replaces its own
     let out = run(&[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let named: Vec<String> = std::fs::read_dir(d)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -1,17 +1,10 @@
-//! `Serialize` and `Deserialize` for every design (the `serde` feature): a
+//! `Serialize` and `Deserialize` for every design of
+//! [`for_each_design!`](crate::for_each_design) (the `serde` feature): a
 //! design travels as the bytes of [`Persist::to_bytes`](super::Persist), so
 //! that whatever format carries it, loading goes through the same checks.
 
 use super::Persist;
-use crate::apbf::blocked::BlockedApbf;
-use crate::naor_yogev::NaorYogev;
-use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
-use crate::timewindow::{Generational, OnTime};
-use crate::timing::{Swbf, TimedSwbf, TimedTbf, TimingBloom};
-use crate::{
-    Apbf, BloomFilter, Broom, BroomFilter, Keyed, NyPocket, PartitionedBloomFilter, SlidingHll,
-    StableBloomFilter, Swamp, Swlc, Wcss,
-};
+use crate::Keyed;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::marker::PhantomData;
@@ -65,50 +58,14 @@ macro_rules! via_bytes {
     )*};
 }
 
-via_bytes!(
-    Apbf,
-    BlockedApbf,
-    BloomFilter,
-    PartitionedBloomFilter,
-    StableBloomFilter,
-    NaorYogev,
-    NyPocket,
-    BroomFilter,
-    Broom,
-    Swamp,
-    TimingBloom,
-    TimedTbf,
-    Swbf,
-    TimedSwbf,
-    JumpingWindow,
-    DoubleBuffer,
-    A2Buffer,
-    ForgetfulBloom,
-    Wcss,
-    SlidingHll,
-    Swlc,
-    crate::sliding_sketch::SlidingBloom,
-    crate::sliding_sketch::TimedSlidingBloom,
-    crate::half_sliding::TimedHalfSliding,
-    crate::clock_sketch::TimedClockBloom,
-    crate::tlbf::Tlbf,
-    crate::she::TimedSheBloom,
-    crate::half_sliding::HalfSliding,
-    crate::clock_sketch::ClockBloom,
-    crate::she::SheBloom,
-);
-
-impl<F: Generational + Persist> Serialize for OnTime<F> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
+/// Expands [`via_bytes`] over the types of the crate's one list of designs.
+macro_rules! serde_for_each {
+    (types { $($t:ty),* $(,)? } designs { $($rest:tt)* }) => {
+        via_bytes!($($t),*);
+    };
 }
 
-impl<'de, F: Generational + Persist> Deserialize<'de> for OnTime<F> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        OnTime::<F>::from_bytes(&bytes(d)?).map_err(de::Error::custom)
-    }
-}
+crate::for_each_design!(serde_for_each);
 
 impl<F: Persist> Serialize for Keyed<F> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -125,7 +82,7 @@ impl<'de, F: Persist> Deserialize<'de> for Keyed<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Filter;
+    use crate::{Apbf, Filter, OnTime};
 
     #[test]
     fn a_design_round_trips_through_json_with_its_checks() {

@@ -150,9 +150,7 @@ impl Ring {
     /// The invariants of a loaded ring of `n` segments.
     pub(super) fn check(&self, n: std::ops::RangeInclusive<usize>) -> Result<(), String> {
         self.check_shape(n)?;
-        crate::persist::ensure(self.count <= self.g, || {
-            format!("count {} > g", self.count)
-        })
+        crate::persist::ensure(self.count <= self.g, || format!("count {} > g", self.count))
     }
 
     /// The checks but the bound on the current segment's count, which a

@@ -187,9 +187,14 @@ mod tests {
     #[test]
     fn a_burst_above_g_saves_and_loads() {
         use crate::{Filter, Persist};
-        let mut j =
-            OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 100, Trigger::Time).unwrap();
-        let mut d = OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 100, Trigger::Time).unwrap();
+        let mut j = OnTime::wrap(
+            JumpingWindow::new(4, 7, 500, 722).unwrap(),
+            100,
+            Trigger::Time,
+        )
+        .unwrap();
+        let mut d =
+            OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 100, Trigger::Time).unwrap();
         for i in 0..600u64 {
             j.insert(crate::hash::mix64(i));
             d.insert(crate::hash::mix64(i));

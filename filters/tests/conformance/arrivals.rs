@@ -214,7 +214,10 @@ fn concurrent_apbf_default() {
             for p in patterns(unit as u64, tau) {
                 let mut f = Shared(target(unit).build().unwrap());
                 let (lost, asked) = drive(&mut f, p, (60.0 * unit) as u64, 200.0 / unit);
-                assert_eq!(lost, 0, "concurrent: {lost} of {asked} lost under {p:?} at {unit}");
+                assert_eq!(
+                    lost, 0,
+                    "concurrent: {lost} of {asked} lost under {p:?} at {unit}"
+                );
             }
         }
     });

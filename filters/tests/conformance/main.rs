@@ -651,6 +651,6 @@ fn a_check_that_loops_fails_by_name_instead_of_hanging() {
 }
 
 mod adaptive;
+mod arrivals;
 mod repeats;
 mod time;
-mod arrivals;

@@ -246,10 +246,14 @@ fn bad_interval(col: &str, r: &BTreeMap<String, String>) -> Option<String> {
     }
     let (x, lo, hi) = (num(r, col)?, num(r, &lo_c)?, num(r, &hi_c)?);
     if lo > hi {
-        return Some(format!("interval of {col} is inverted: low {lo} > high {hi}"));
+        return Some(format!(
+            "interval of {col} is inverted: low {lo} > high {hi}"
+        ));
     }
     if x < lo || x > hi {
-        return Some(format!("{col} = {x} lies outside its interval [{lo}, {hi}]"));
+        return Some(format!(
+            "{col} = {x} lies outside its interval [{lo}, {hi}]"
+        ));
     }
     None
 }

@@ -329,5 +329,9 @@ fn a_baseline_with_an_impossible_interval_fails() {
     let mut run = one_row();
     run[0].insert("fpr_ci_low".into(), "0.5".into());
     let f = compare("x", (&one_row(), &run), &["point"], &T);
-    assert!(f.iter().any(|f| f.regression && f.measure.starts_with("run ")), "{f:?}");
+    assert!(
+        f.iter()
+            .any(|f| f.regression && f.measure.starts_with("run ")),
+        "{f:?}"
+    );
 }

@@ -199,7 +199,10 @@ mod tests {
         s.write(&md, b"new md").unwrap();
         s.write(&svg, b"<svg/>").unwrap();
         let e = s.commit().unwrap_err().to_string();
-        assert!(e.contains("r.svg") && e.contains("nothing was replaced"), "{e}");
+        assert!(
+            e.contains("r.svg") && e.contains("nothing was replaced"),
+            "{e}"
+        );
         assert_eq!(std::fs::read(&csv).unwrap(), b"old csv");
         assert_eq!(std::fs::read(&md).unwrap(), b"old md");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);

@@ -132,8 +132,8 @@ impl Staged {
                 continue;
             }
             let bak = temp_beside(path);
-            let made = std::fs::hard_link(path, &bak)
-                .or_else(|_| std::fs::copy(path, &bak).map(|_| ()));
+            let made =
+                std::fs::hard_link(path, &bak).or_else(|_| std::fs::copy(path, &bak).map(|_| ()));
             if let Err(e) = made {
                 cleanup(&files);
                 drop_backups(&backups);

@@ -410,7 +410,8 @@ impl ConcurrentApbf {
             Shift::Time(_) => Trigger::Time,
             Shift::Hybrid(_) => Trigger::Hybrid,
         };
-        let mut f = OnTime::wrap(self.to_blocked(), self.tau_or_zero(), trigger).expect("a valid shape");
+        let mut f =
+            OnTime::wrap(self.to_blocked(), self.tau_or_zero(), trigger).expect("a valid shape");
         f.set_clock(self.start.load(Acquire), self.now.load(Acquire));
         Some(f)
     }
@@ -451,18 +452,92 @@ impl Codec for Shift {
     }
 }
 
+/// A consistent copy of a [`ConcurrentApbf`]'s state, taken while other
+/// threads insert, query and advance (see [`ConcurrentApbf::snapshot`]).
+struct Snapshot {
+    words: Vec<u64>,
+    base: u64,
+    count: u64,
+    inserted: u64,
+    start: u64,
+    now: u64,
+}
+
+impl ConcurrentApbf {
+    /// The state, copied under the shift lock: no slice is cleared and no
+    /// generation begins while it is read, so every key whose insertion
+    /// returned before the copy began is in it (later insertions may or
+    /// may not be, and only add bits). The clock is the one of the last
+    /// completed shift: an `advance` waiting for the lock has not happened
+    /// yet in the copy (its shifts are made by the next `advance` of the
+    /// restored filter).
+    fn snapshot(&self) -> Snapshot {
+        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
+        let (base, count) = unpack(self.state.load(Acquire));
+        let words: Vec<u64> = self.words.iter().map(|a| a.load(Acquire)).collect();
+        let start = self.start.load(Acquire);
+        let tau = self.tau_or_zero();
+        let now = match tau {
+            0 => self.now.load(Acquire),
+            t => self.now.load(Acquire).min(start + t - 1),
+        };
+        Snapshot {
+            words,
+            base,
+            // insertions that claimed a place meanwhile and were counted
+            // past g before their shift: at most g in the copy
+            count: match self.shift {
+                Shift::Count | Shift::Hybrid(_) => count.min(self.g),
+                Shift::Time(_) => count,
+            },
+            inserted: self.inserted(),
+            start,
+            now,
+        }
+    }
+
+    /// A filter from a snapshot of this one's shape.
+    fn from_snapshot(&self, s: Snapshot) -> ConcurrentApbf {
+        ConcurrentApbf {
+            k: self.k,
+            l: self.l,
+            g: self.g,
+            blocks: self.blocks,
+            words: s.words.into_iter().map(AtomicU64::new).collect(),
+            mult: multipliers(),
+            simd: self.simd,
+            state: AtomicU64::new(pack(s.base, s.count)),
+            inserted: AtomicU64::new(s.inserted),
+            shift: self.shift,
+            start: AtomicU64::new(s.start),
+            now: AtomicU64::new(s.now),
+            shifting: Mutex::new(()),
+            hasher: self.hasher,
+        }
+    }
+}
+
+/// A consistent copy, taken as [`Persist::to_bytes`](crate::Persist) takes
+/// it: safe while other threads write (see the module docs).
+impl Clone for ConcurrentApbf {
+    fn clone(&self) -> Self {
+        self.from_snapshot(self.snapshot())
+    }
+}
+
 impl Codec for ConcurrentApbf {
+    /// A consistent snapshot, taken while other threads may insert, query
+    /// and advance: `to_bytes` needs no pause of the writers.
     fn put(&self, w: &mut Writer) {
+        let s = self.snapshot();
         (self.k, self.l).put(w);
         (self.g, self.blocks).put(w);
         self.shift.put(w);
         self.hasher.seed().put(w);
-        let words: Vec<u64> = self.words.iter().map(|a| a.load(Acquire)).collect();
-        words.put(w);
-        let (base, count) = unpack(self.state.load(Acquire));
-        (base, count).put(w);
-        self.inserted().put(w);
-        (self.start.load(Acquire), self.now.load(Acquire)).put(w);
+        s.words.put(w);
+        (s.base, s.count).put(w);
+        s.inserted.put(w);
+        (s.start, s.now).put(w);
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
         let (k, l): (u32, u32) = Codec::get(r)?;

@@ -306,7 +306,13 @@ fn default_name(a: &PlanArgs, window: u64, request: &str) -> String {
     };
     let label: String = label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(60)
         .collect();
     format!("plan_{label}-{hash:08x}")

@@ -406,7 +406,10 @@ mod tests {
             ((1e-300, f64::MAX), true),
         ] {
             let (lo, hi) = padded(x, log);
-            assert!(lo.is_finite() && hi.is_finite() && lo <= x.0 && hi >= x.1, "{x:?}");
+            assert!(
+                lo.is_finite() && hi.is_finite() && lo <= x.0 && hi >= x.1,
+                "{x:?}"
+            );
             assert!(!log || lo > 0.0, "{x:?}");
         }
         assert_eq!(padded((0.0, 1.0), false).0, 0.0);

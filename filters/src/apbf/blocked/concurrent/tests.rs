@@ -72,6 +72,18 @@ fn race(
     stamp: fn(&ConcurrentApbf, &AtomicU64, u64) -> u64,
     inside: fn(u64, u64) -> bool,
 ) -> (u64, u64) {
+    race_on(f, stamp, inside, false)
+}
+
+/// [`race`], the reader asking either the live filter or (`saved`) a
+/// filter loaded from `to_bytes` taken after it read the finished keys
+/// and while the writers go on.
+fn race_on(
+    f: &Arc<ConcurrentApbf>,
+    stamp: fn(&ConcurrentApbf, &AtomicU64, u64) -> u64,
+    inside: fn(u64, u64) -> bool,
+    saved: bool,
+) -> (u64, u64) {
     let counter = Arc::new(AtomicU64::new(0));
     let done: Arc<Vec<AtomicU64>> =
         Arc::new((0..THREADS).map(|_| AtomicU64::new(u64::MAX)).collect());
@@ -81,13 +93,18 @@ fn race(
         std::thread::spawn(move || {
             let (mut checked, mut misses) = (0u64, 0u64);
             while !stop.load(Acquire) {
-                for d in done.iter() {
-                    let v = d.load(Acquire);
+                let finished: Vec<u64> = done.iter().map(|d| d.load(Acquire)).collect();
+                let copy = saved.then(|| {
+                    use crate::Persist;
+                    ConcurrentApbf::from_bytes(&f.to_bytes()).expect("loads its own snapshot")
+                });
+                let asked = copy.as_ref().unwrap_or(&f);
+                for &v in &finished {
                     if v == u64::MAX {
                         continue;
                     }
                     let (at, key) = (v >> 32, v & 0xFFFF_FFFF);
-                    let yes = f.contains_hash(mix64(key));
+                    let yes = asked.contains_hash(mix64(key));
                     if inside(at, counter.load(Acquire)) {
                         checked += 1;
                         misses += !yes as u64;
@@ -169,6 +186,44 @@ fn finished_insertions_are_reported_under_concurrent_time_shifts() {
         "{misses} false negatives among {checked} checked"
     );
     assert!(checked > 100, "only {checked} queries inside the window");
+}
+
+/// A service saves the filter while its threads keep writing: `to_bytes`
+/// takes its copy under the shift lock, so a filter loaded from it reports
+/// every key finished before the save began that is inside the window, under
+/// time and hybrid shifts made by the writers meanwhile; and the copy
+/// always loads (its clock and count are those of a state the filter was
+/// in: an `advance` under way used to leave a clock τ past the
+/// generation's start).
+#[test]
+fn snapshots_taken_while_writing_keep_every_finished_key() {
+    for shift in [Shift::Time(20), Shift::Hybrid(20)] {
+        let f = Arc::new(ConcurrentApbf::new(3, 4, 64, 256, shift, 1).unwrap());
+        let (checked, misses) = race_on(
+            &f,
+            |f, clock, key| {
+                let now = if mix64(key).is_multiple_of(8) {
+                    clock.fetch_add(1, AcqRel) + 1
+                } else {
+                    clock.load(Acquire)
+                };
+                f.advance(now);
+                now
+            },
+            // the hybrid's: ⌊age/τ⌋ + ⌊later/g⌋ < l holds within 10 ticks
+            // (about 80 insertions later, g = 64)
+            match shift {
+                Shift::Time(_) => |t_k, clock| clock < t_k + 4 * 20,
+                _ => |t_k, clock| clock < t_k + 10,
+            },
+            true,
+        );
+        assert_eq!(
+            misses, 0,
+            "{shift:?}: {misses} of {checked} lost in a snapshot"
+        );
+        assert!(checked > 50, "{shift:?}: only {checked} checked");
+    }
 }
 
 /// A saved concurrent filter loads and answers as before.
