@@ -21,9 +21,9 @@
 //! not parallel speed-up. `bloomlab bench-report` writes the table
 //! (`results/bench_concurrent.csv`) and the chart.
 
-use bloomlab_filters::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
 use bloomlab_filters::hash::mix64;
-use bloomlab_filters::{BlockedApbf, Filter};
+use bloomlab_filters::ConcurrentApbf;
+use bloomlab_filters::{BlockedApbf, Filter, Trigger};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, Mutex};
@@ -106,14 +106,15 @@ fn timed<F: Shared>(f: &F, threads: u64, iters: u64, mixed: bool, round: &Atomic
 fn bench(c: &mut Criterion) {
     let sizing = BlockedApbf::sizing(WINDOW, FPR).expect("sizing");
     let bits = (sizing.k + sizing.l) as u64 * sizing.blocks * 64;
-    let counted = ConcurrentApbf::new(sizing.k, sizing.l, sizing.g, sizing.blocks, Shift::Count, 1)
-        .expect("filter");
-    let hybrid = ConcurrentApbf::new(
+    let counted =
+        ConcurrentApbf::new(sizing.k, sizing.l, sizing.g, sizing.blocks, 1).expect("filter");
+    let hybrid = ConcurrentApbf::timed(
         sizing.k,
         sizing.l,
         sizing.g,
         sizing.blocks,
-        Shift::Hybrid(64),
+        64,
+        Trigger::Hybrid,
         1,
     )
     .expect("filter");

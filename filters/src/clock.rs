@@ -172,6 +172,11 @@ impl crate::persist::Codec for Clock {
 }
 
 impl Clock {
+    /// Whether `code` is one this clock stores: 0 (empty) or 1..=T.
+    pub fn valid_code(&self, code: u64) -> bool {
+        code <= self.modulus
+    }
+
     /// Cells the clock sweeps.
     pub fn len(&self) -> u64 {
         self.len

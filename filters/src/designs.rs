@@ -70,8 +70,8 @@ macro_rules! for_each_design {
                     $crate::PartitionedBloomFilter::new(3, 1024).unwrap();
                 apbf: $crate::Apbf = $crate::Apbf::new(4, 3, 64).unwrap();
                 blocked_apbf: $crate::BlockedApbf = $crate::BlockedApbf::new(4, 3, 64, 16).unwrap();
-                concurrent_apbf: $crate::ConcurrentApbf = $crate::ConcurrentApbf::new(
-                    4, 3, 64, 16, $crate::apbf::blocked::concurrent::Shift::Hybrid(50), 7,
+                concurrent_apbf: $crate::ConcurrentApbf = $crate::ConcurrentApbf::timed(
+                    4, 3, 64, 16, 50, $crate::Trigger::Hybrid, 7,
                 ).unwrap();
                 stable: $crate::StableBloomFilter =
                     $crate::StableBloomFilter::new(2048, 3, 3, 10).unwrap().with_seed(3);

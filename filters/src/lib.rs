@@ -79,7 +79,7 @@ pub mod timing;
 pub mod tlbf;
 pub mod window;
 
-pub use apbf::blocked::concurrent::{ConcurrentApbf, Shift};
+pub use apbf::blocked::concurrent::ConcurrentApbf;
 pub use apbf::blocked::BlockedApbf;
 pub use apbf::timed::TimedApbf;
 pub use apbf::Apbf;

@@ -540,5 +540,45 @@ impl crate::persist::sealed::Design for BroomFilter {
 
 impl crate::persist::Persist for BroomFilter {}
 
+impl BroomFilter {
+    /// The invariants that tie a loaded filter to its remote dictionary,
+    /// which deletion, Extend and the frontier's moves rely on: every live
+    /// element's fingerprint is its key's hash under the function it is
+    /// under, cut to a length in [r, usable bits], and stored as a live
+    /// entry; every ghost's entry is stored; and the table holds nothing
+    /// else. A dictionary crafted to disagree made the filter delete the
+    /// wrong entry and answer no for a key just inserted (issue 55).
+    pub(crate) fn check_with(&self, remote: &Remote) -> Result<(), String> {
+        use crate::persist::ensure;
+        let mut stored: std::collections::HashMap<Entry, u64> = Default::default();
+        for e in self.table.all_entries() {
+            *stored.entry(e).or_default() += 1;
+        }
+        for (key, s) in remote.elems.iter() {
+            let (fp, e) = match s {
+                Stored::Live(fp) => (fp, self.live_entry(fp)),
+                Stored::Ghost(fp) => (fp, self.ghost_entry(fp)),
+            };
+            let (q, frac) = self.digits(key);
+            let len = fp.len as u32;
+            ensure(
+                len >= self.r
+                    && len <= self.fbits
+                    && fp.quot == q
+                    && fp.prefix == Self::top(frac, len),
+                || format!("element {key:#x}'s fingerprint is not its hash's"),
+            )?;
+            let n = stored
+                .get_mut(&e)
+                .filter(|n| **n > 0)
+                .ok_or_else(|| format!("element {key:#x}'s entry is not in the table"))?;
+            *n -= 1;
+        }
+        ensure(stored.values().all(|&n| n == 0), || {
+            "table entries of no element".into()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -32,7 +32,7 @@ use crate::bits::{BitArray, PackedInts};
 /// One stored fingerprint: quotient, remainder and adaptivity bits, or a
 /// ghost (a deleted element's quotient and adaptivity bits, remainder
 /// forgotten and stored as 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Entry {
     /// The slot the fingerprint belongs to.
     pub quot: u64,

@@ -140,12 +140,29 @@ impl crate::persist::sealed::Design for Broom {
         "broom".into()
     }
     fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
         self.local.check()?;
         self.remote.check()?;
         self.arrivals.check()?;
-        crate::persist::ensure(
+        ensure(
             crate::WindowSummary::summary_window(&self.arrivals) == self.local.capacity(),
             || "an arrival window other than the filter's capacity".into(),
+        )?;
+        self.local.check_with(&self.remote)?;
+        // the stored set is the window's distinct keys (no false negative,
+        // no key the window has left)
+        let mut live = 0u64;
+        for (key, s) in self.remote.elems.iter() {
+            if matches!(s, super::remote::Stored::Live(_)) {
+                live += 1;
+                ensure(self.arrivals.frequency(key) > 0, || {
+                    format!("element {key:#x} stored but not in the window")
+                })?;
+            }
+        }
+        ensure(
+            live == crate::DistinctEstimator::distinct(&self.arrivals) as u64,
+            || "window keys with no stored element".into(),
         )
     }
 }

@@ -101,10 +101,7 @@ fn time_designs_meet_their_window_of_time() {
     check::<crate::she::TimedSheBloom>(&t);
     let c: ConcurrentApbf = t.build().unwrap();
     assert!(c.window() >= 60_000);
-    assert_eq!(
-        c.shift(),
-        crate::apbf::blocked::concurrent::Shift::Time(c.tau().unwrap())
-    );
+    assert_eq!(c.trigger(), Some(Trigger::Time));
     // the hybrid-only designs: a generation holds R·τ + one unit's keys +
     // 6√(R·τ) by default, exactly R·τ (rounded up) at burst 0
     let ny: OnTime<NaorYogev> = t.build().unwrap();

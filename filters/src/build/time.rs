@@ -4,7 +4,7 @@
 use super::{
     fewest_bits, generation_ticks, hybrid_generation, Build, Target, Window, DEFAULT_QUANTA,
 };
-use crate::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
+use crate::apbf::blocked::concurrent::ConcurrentApbf;
 use crate::apbf::theory as apbf_theory;
 use crate::naor_yogev::{self, NaorYogev};
 use crate::segmented::{DoubleBuffer, JumpingWindow};
@@ -232,16 +232,17 @@ impl Build for TimedSwbf {
 impl Build for ConcurrentApbf {
     /// A count window as [`BlockedApbf`](crate::BlockedApbf); a time window with the trigger
     /// given (default [`Trigger::Time`]: every key younger than T is kept
-    /// whatever the arrivals), τ = ⌈T/l⌉, slices for T·R keys.
+    /// whatever the arrivals): (k, l, B) as the blocked APBF chooses them
+    /// for the T·R keys of a window at the peak, τ = ⌈T/l⌉ ticks.
     fn build(t: &Target) -> Result<Self, ParamError> {
         match t.window {
-            Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?, Shift::Count, t.seed),
+            Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?, t.seed),
             Window::Time { .. } => {
                 let (window, rate, ticks) = t.time_window("concurrent_apbf")?;
-                let keys = window_keys(window, rate);
-                let hybrid = t.trigger.unwrap_or(Trigger::Time) == Trigger::Hybrid;
-                let ticks_total = (window * ticks).ceil() as u64;
-                ConcurrentApbf::for_time(ticks_total, keys, t.the_fpr()?, hybrid, t.seed)
+                let s = crate::BlockedApbf::sizing(window_keys(window, rate), t.the_fpr()?)?;
+                let tau = generation_ticks(window, ticks, s.l as u64)?;
+                let trigger = t.trigger.unwrap_or(Trigger::Time);
+                ConcurrentApbf::timed(s.k, s.l, s.g, s.blocks, tau, trigger, t.seed)
             }
         }
     }

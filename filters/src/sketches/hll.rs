@@ -300,7 +300,16 @@ impl crate::persist::sealed::Design for SlidingHll {
         let pairs: usize = self.lists.iter().map(|l| l.len()).sum();
         crate::persist::ensure(pairs as u64 == self.pairs, || {
             format!("{pairs} pairs counted as {}", self.pairs)
-        })
+        })?;
+        // a stamp past the clock's codes made every age computation
+        // overflow (a panic in a debug build)
+        crate::persist::ensure(
+            self.lists
+                .iter()
+                .flatten()
+                .all(|&(c, rho)| self.clock.valid_code(c) && rho as u32 <= 65 - self.p),
+            || "a pair whose stamp or rank the sketch cannot hold".into(),
+        )
     }
 }
 

@@ -295,7 +295,7 @@ impl crate::persist::sealed::Design for Tlbf {
                 && c.m0 >= 2 * c.k as u64
                 && c.largest() <= crate::MAX_BITS
                 && c.first >= 1
-                && n >= (c.k + c.l) as usize
+                && n as u64 >= c.k as u64 + c.l as u64
                 && sizes_match
                 && c.counter <= c.gen_size
                 && c.gen_size >= 1,

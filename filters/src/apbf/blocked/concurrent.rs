@@ -45,12 +45,15 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering::*};
 use std::sync::Mutex;
 
-/// What ends a generation of a [`ConcurrentApbf`].
+/// What ends a generation of a [`ConcurrentApbf`]: g insertions, or a
+/// [`Trigger`] with its τ. Crate-private: the public constructors take a
+/// [`Trigger`] and τ, the one trigger type of the crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shift {
+pub(crate) enum Shift {
     /// Every g insertions: a window of l g insertions.
     Count,
-    /// Every τ time units on a grid from time 0: a window of lτ of time.
+    /// Every τ time units on a grid from the filter's start: a window of lτ
+    /// of time.
     Time(u64),
     /// After τ or g insertions, whichever first.
     Hybrid(u64),
@@ -71,9 +74,9 @@ fn unpack(state: u64) -> (u64, u64) {
 /// module documentation for what it guarantees under concurrent shifts).
 ///
 /// ```
-/// use bloomlab_filters::apbf::blocked::concurrent::{ConcurrentApbf, Shift};
+/// use bloomlab_filters::ConcurrentApbf;
 /// use std::sync::Arc;
-/// let f = Arc::new(ConcurrentApbf::with_fpr(10_000, 1e-3, Shift::Count, 7).unwrap());
+/// let f = Arc::new(ConcurrentApbf::with_fpr(10_000, 1e-3, 7).unwrap());
 /// let writers: Vec<_> = (0..4u64)
 ///     .map(|t| {
 ///         let f = Arc::clone(&f);
@@ -109,8 +112,34 @@ pub struct ConcurrentApbf {
 
 impl ConcurrentApbf {
     /// An empty filter of the shape of `BlockedApbf::new(k, l, g, blocks)`,
-    /// its generations ended by `shift`, keys hashed with seed `seed`.
-    pub fn new(
+    /// its generations ended every g insertions (a window of l g
+    /// insertions), keys hashed with seed `seed`.
+    pub fn new(k: u32, l: u32, g: u64, blocks: u64, seed: u64) -> Result<Self, ParamError> {
+        Self::with_shift(k, l, g, blocks, Shift::Count, seed)
+    }
+
+    /// An empty filter of that shape whose generations are ended by
+    /// `trigger` with τ = `tau` clock ticks: every key younger than T = lτ
+    /// is reported under [`Trigger::Time`] whatever the arrivals (see the
+    /// module docs for [`Trigger::Hybrid`]). Most callers size it with
+    /// [`Target`](crate::build::Target) instead.
+    pub fn timed(
+        k: u32,
+        l: u32,
+        g: u64,
+        blocks: u64,
+        tau: u64,
+        trigger: Trigger,
+        seed: u64,
+    ) -> Result<Self, ParamError> {
+        let shift = match trigger {
+            Trigger::Time => Shift::Time(tau),
+            Trigger::Hybrid => Shift::Hybrid(tau),
+        };
+        Self::with_shift(k, l, g, blocks, shift, seed)
+    }
+
+    pub(crate) fn with_shift(
         k: u32,
         l: u32,
         g: u64,
@@ -121,6 +150,13 @@ impl ConcurrentApbf {
         let words = BlockedApbf::shape(k, l, g, blocks)? * 8;
         if let Shift::Time(tau) | Shift::Hybrid(tau) = shift {
             check_nonzero("tau", tau)?;
+            // the window and slack of time, (k + l)τ, in a u64
+            if (k as u64 + l as u64).checked_mul(tau).is_none() {
+                return Err(ParamError::TooLarge {
+                    what: "(k + l) times tau",
+                    limit: "2^64 - 1".into(),
+                });
+            }
         }
         Ok(ConcurrentApbf {
             k,
@@ -141,40 +177,11 @@ impl ConcurrentApbf {
     }
 
     /// Sized as [`BlockedApbf::with_fpr`] for a window of `window`
-    /// insertions ([`Shift::Count`]), or of `window` time units at up to
-    /// `window` insertions per window for a time trigger (use
-    /// [`for_time`](Self::for_time) to give the peak separately).
-    pub fn with_fpr(window: u64, fpr: f64, shift: Shift, seed: u64) -> Result<Self, ParamError> {
+    /// insertions, generations ended on count. A window of time goes
+    /// through [`Target::time`](crate::build::Target::time).
+    pub fn with_fpr(window: u64, fpr: f64, seed: u64) -> Result<Self, ParamError> {
         let t = BlockedApbf::sizing(window, fpr)?;
-        let shift = match shift {
-            Shift::Count => Shift::Count,
-            Shift::Time(_) => Shift::Time(window.div_ceil(t.l as u64)),
-            Shift::Hybrid(_) => Shift::Hybrid(window.div_ceil(t.l as u64)),
-        };
-        Self::new(t.k, t.l, t.g, t.blocks, shift, seed)
-    }
-
-    /// Sized for a window of `window_time` time units holding up to
-    /// `peak_keys` insertions at FPR <= `fpr`: (k, l, B) as
-    /// [`BlockedApbf::with_fpr`] chooses them for a window of `peak_keys`,
-    /// τ = ⌈window_time / l⌉, generations ended by time (`hybrid` false) or
-    /// by τ or g insertions, whichever first (`hybrid` true).
-    pub fn for_time(
-        window_time: u64,
-        peak_keys: u64,
-        fpr: f64,
-        hybrid: bool,
-        seed: u64,
-    ) -> Result<Self, ParamError> {
-        check_nonzero("window_time", window_time)?;
-        let t = BlockedApbf::sizing(peak_keys, fpr)?;
-        let tau = window_time.div_ceil(t.l as u64);
-        let shift = if hybrid {
-            Shift::Hybrid(tau)
-        } else {
-            Shift::Time(tau)
-        };
-        Self::new(t.k, t.l, t.g, t.blocks, shift, seed)
+        Self::new(t.k, t.l, t.g, t.blocks, seed)
     }
 
     fn slices(&self) -> u64 {
@@ -341,9 +348,14 @@ impl ConcurrentApbf {
         Some(self.tau_or_zero()).filter(|&t| t > 0)
     }
 
-    /// What ends a generation.
-    pub fn shift(&self) -> Shift {
-        self.shift
+    /// What ends a generation besides g insertions: None for count
+    /// generations, else the trigger (with τ, [`tau`](Self::tau)).
+    pub fn trigger(&self) -> Option<Trigger> {
+        match self.shift {
+            Shift::Count => None,
+            Shift::Time(_) => Some(Trigger::Time),
+            Shift::Hybrid(_) => Some(Trigger::Hybrid),
+        }
     }
 
     /// T = lτ: every key younger than this (in clock ticks) is reported

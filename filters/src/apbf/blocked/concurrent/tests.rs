@@ -8,7 +8,7 @@ use std::sync::Arc;
 /// is the state.
 #[test]
 fn one_thread_answers_as_the_sequential_filter() {
-    let c = ConcurrentApbf::new(4, 3, 40, 32, Shift::Count, 0).unwrap();
+    let c = ConcurrentApbf::with_shift(4, 3, 40, 32, Shift::Count, 0).unwrap();
     let mut s = BlockedApbf::new(4, 3, 40, 32).unwrap();
     for i in 0..5000u64 {
         c.insert_hash(mix64(i));
@@ -33,7 +33,7 @@ fn one_thread_answers_as_the_sequential_time_filter() {
         (Shift::Time(30), Trigger::Time),
         (Shift::Hybrid(30), Trigger::Hybrid),
     ] {
-        let c = ConcurrentApbf::new(4, 3, 40, 32, shift, 0).unwrap();
+        let c = ConcurrentApbf::with_shift(4, 3, 40, 32, shift, 0).unwrap();
         let mut s = OnTime::wrap(BlockedApbf::new(4, 3, 40, 32).unwrap(), 30, trigger).unwrap();
         let mut now = 0;
         for i in 0..6000u64 {
@@ -147,7 +147,7 @@ fn race_on(
 /// one slice off fails it every time.
 #[test]
 fn finished_insertions_are_reported_under_concurrent_shifts() {
-    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Count, 1).unwrap());
+    let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 16, 2048, Shift::Count, 1).unwrap());
     // window l g = 64 insertions
     let (checked, misses) = race(
         &f,
@@ -167,7 +167,7 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
 /// time t is reported while the clock is below t + T.
 #[test]
 fn finished_insertions_are_reported_under_concurrent_time_shifts() {
-    let f = Arc::new(ConcurrentApbf::new(3, 4, 16, 2048, Shift::Time(20), 1).unwrap());
+    let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 16, 2048, Shift::Time(20), 1).unwrap());
     let (checked, misses) = race(
         &f,
         |f, clock, key| {
@@ -198,7 +198,7 @@ fn finished_insertions_are_reported_under_concurrent_time_shifts() {
 #[test]
 fn snapshots_taken_while_writing_keep_every_finished_key() {
     for shift in [Shift::Time(20), Shift::Hybrid(20)] {
-        let f = Arc::new(ConcurrentApbf::new(3, 4, 64, 256, shift, 1).unwrap());
+        let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 64, 256, shift, 1).unwrap());
         let (checked, misses) = race_on(
             &f,
             |f, clock, key| {
@@ -230,7 +230,7 @@ fn snapshots_taken_while_writing_keep_every_finished_key() {
 #[test]
 fn saves_and_loads() {
     use crate::Persist;
-    let f = ConcurrentApbf::with_fpr(1000, 1e-2, Shift::Hybrid(0), 5).unwrap();
+    let f = ConcurrentApbf::with_shift(3, 4, 100, 64, Shift::Hybrid(100), 5).unwrap();
     for i in 0..3000u64 {
         f.advance(i / 10);
         f.insert(&i);
