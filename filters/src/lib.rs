@@ -47,6 +47,11 @@
 
 #![warn(missing_docs)]
 
+/// The adopter's guide's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/adopting.md")]
+mod adopting_guide {}
+
 pub mod apbf;
 pub(crate) mod bits;
 pub mod bloom;

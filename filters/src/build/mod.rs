@@ -140,9 +140,21 @@ impl Target {
         self
     }
 
-    /// The seed of the designs that draw random numbers (the broom
-    /// filter's hash, the Naor-Yogev displacement walk, the Stable Bloom
-    /// filter's decrements, SWAMP's fingerprints). Default 0.
+    /// The seed the design takes, if it takes one (default 0), per design:
+    /// - [`ConcurrentApbf`](crate::ConcurrentApbf): its key hasher's seed
+    ///   (the concurrent filter hashes the keys itself);
+    /// - the broom filter: its hash functions' salt;
+    /// - the Naor-Yogev filter (and over time): its displacement walk;
+    /// - the Stable Bloom filter: its random decrements;
+    /// - SWAMP: its fingerprints' salt;
+    /// - every other design: nothing. They store hashes the caller made:
+    ///   the seed that matters against an adversary is then
+    ///   [`Keyed`](crate::Keyed)'s hasher seed.
+    ///
+    /// Where keys may come from someone aiming for false positives, keep
+    /// the hashing seed secret: give `Keyed` (or, for `ConcurrentApbf`,
+    /// this) a random seed and store it with the saves; the default 0 is
+    /// public.
     pub fn seed(mut self, seed: u64) -> Target {
         self.seed = seed;
         self
