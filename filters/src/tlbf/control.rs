@@ -113,6 +113,26 @@ impl Control {
         c
     }
 
+    /// Whether no key has been inserted yet.
+    pub fn untouched(&self) -> bool {
+        self.slices.iter().all(|s| s.count == 0)
+            && self.counter == self.gen_size
+            && self.slices.len() == (self.k + self.l) as usize
+    }
+
+    /// Moves the virtual end of the generation before the first to `now`:
+    /// the first generation's duration is measured from there.
+    pub fn start_at(&mut self, now: u64) {
+        let k = self.k as usize;
+        self.slices[k].stamp = Some(now);
+    }
+
+    /// Empties slice `i`'s bookkeeping (its keys all older than T).
+    pub fn forget(&mut self, i: usize) {
+        self.slices[i].count = 0;
+        self.slices[i].stamp = None;
+    }
+
     /// The largest slice the bookkeeping makes: 2·m₀·max_growth bits.
     pub fn largest(&self) -> u64 {
         self.m0.saturating_mul(2 * self.max_growth)

@@ -40,7 +40,12 @@
 //! leaves them: the stamps the slides read are the same (a slice's last
 //! insertion is the one before it leaves), but the code's query never
 //! expires the k newest slices, so after a lull of any length it still
-//! reports the keys of the generation the lull interrupted. A generation that took no time
+//! reports the keys of the generation the lull interrupted. Here a query
+//! ignores them after T, and a slice about to be written after more than
+//! T without insertions is cleared first, so those keys stay gone once
+//! traffic resumes. The first generation is measured from the first time
+//! the filter is advanced to (the code's from its creation on the system
+//! clock). A generation that took no time
 //! (simultaneous keys) counts as one time unit, where the code divides by
 //! zero, and the target is capped at [`MAX_GROWTH`] times the first
 //! generation, so that a rate estimated from one burst cannot ask for an
@@ -211,6 +216,16 @@ impl Filter for Tlbf {
             }
             self.bits.push_front(BitArray::new(s.size));
         }
+        // a slice about to be written whose last insertion is more than T
+        // old holds only keys older than T: cleared, so that stamping it
+        // now does not bring them back (a lull's interrupted generation
+        // came back whole at the first insertion after it)
+        for i in 0..self.ctl.k as usize {
+            if self.ctl.expired(i, now) {
+                self.bits[i] = BitArray::new(self.ctl.slices[i].size);
+                self.ctl.forget(i);
+            }
+        }
         for i in 0..self.ctl.k as usize {
             let s = &self.ctl.slices[i];
             self.bits[i].set(index(key, s.hash as u64, s.size));
@@ -252,7 +267,14 @@ impl crate::Instrumented for Tlbf {
 impl TimedFilter for Tlbf {
     /// Moves the clock: slices expire by it (a query ignores them); they
     /// are removed at the next slide.
+    /// The first time a filter that has taken no key is advanced to is
+    /// its creation: the first generation's rate is measured from it (a
+    /// clock that does not start at 0, Unix milliseconds say, made the
+    /// first generation look 2^41 ms long and shrank every later one).
     fn advance(&mut self, now: u64) {
+        if self.ctl.untouched() {
+            self.ctl.start_at(now);
+        }
         self.clock = self.clock.max(now);
     }
 

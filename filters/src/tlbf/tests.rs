@@ -324,3 +324,32 @@ fn counted_lines_match_the_theory_given_the_bits() {
         );
     }
 }
+
+/// A clock that does not start at 0 (Unix milliseconds): the filter sizes
+/// its generations exactly as one whose clock starts at 0 under the same
+/// traffic. The first generation was measured from time 0, 2^41 ms long,
+/// and the generations stayed at 37,501 keys instead of 93,750 (issue 56).
+#[test]
+fn a_clock_that_does_not_start_at_zero_sizes_as_one_that_does() {
+    let base = 1u64 << 41;
+    let mut a = Tlbf::with_fpr(600_000, 5.0, 1e-3).unwrap();
+    let mut b = a.clone();
+    for i in 0..400_000u64 {
+        a.advance(i / 5);
+        b.advance(base + i / 5);
+        a.insert(crate::hash::mix64(i));
+        b.insert(crate::hash::mix64(i));
+    }
+    assert_eq!(a.control().gen_size, b.control().gen_size);
+    assert_eq!(a.memory_bits(), b.memory_bits());
+    let g = a.control().gen_size as f64;
+    // T·R/l keys a generation at the steady rate
+    let want = 600_000.0 * 5.0 / a.l() as f64;
+    assert!((g / want - 1.0).abs() < 0.05, "{g} against {want}");
+    for i in (0..400_000u64).step_by(997) {
+        assert_eq!(
+            a.contains(crate::hash::mix64(i)),
+            b.contains(crate::hash::mix64(i))
+        );
+    }
+}
