@@ -97,6 +97,13 @@ impl Tlbf {
                 expected: "at least 2k bits (a slice must take one insertion)",
             });
         }
+        if t < 2 * l as u64 {
+            return Err(ParamError::OutOfRange {
+                name: "window time",
+                value: format!("{t} clock ticks for l = {l}"),
+                expected: "at least 2l ticks: the TLBF measures each generation's duration (about T/l) in whole ticks, and at under 2 a generation it ran at FPR 0.81 instead of 0.01; give the clock in a finer unit",
+            });
+        }
         check_bits(m0.checked_mul((k + l) as u64))?;
         check_bits(m0.checked_mul(2 * MAX_GROWTH))?;
         let ctl = Control::new(k, l, t, m0, MAX_GROWTH);
@@ -312,7 +319,7 @@ impl crate::persist::sealed::Design for Tlbf {
         crate::persist::ensure(
             (1..=crate::MAX_HASHES).contains(&c.k)
                 && c.l >= 1
-                && c.t >= 1
+                && c.t >= 2 * c.l as u64
                 && (1..=MAX_GROWTH).contains(&c.max_growth)
                 && c.m0 >= 2 * c.k as u64
                 && c.largest() <= crate::MAX_BITS

@@ -259,6 +259,40 @@ fn sizing_and_bad_parameters() {
     assert!(Tlbf::with_fpr(100, f64::NAN, 0.01).is_err());
     assert!(Tlbf::with_fpr(100, 1.0, 1.0).is_err());
     assert!(Tlbf::with_fpr(100, 1e30, 0.01).is_err());
+    // a clock too coarse for the window: T/l under 2 ticks (T = 10 s in
+    // seconds ran at FPR 0.83 for 0.01 with 5x the memory; issue 55)
+    let e = Tlbf::with_fpr(10, 1000.0, 0.01).unwrap_err().to_string();
+    assert!(e.contains("finer unit"), "{e}");
+    assert!(Tlbf::new(3, 3, 5, 100).is_err());
+    assert!(Tlbf::new(3, 3, 6, 100).is_ok());
+}
+
+/// At the coarsest clock accepted, two ticks a generation, and at ms and
+/// ns, the FPR of a steady rate is the APBF's F(k, l) within sampling: the
+/// unit does not matter once accepted.
+#[test]
+fn any_clock_unit_accepted_gives_the_same_fpr() {
+    let (k, l) = crate::apbf::theory::choose_kl(0.01, crate::apbf::DEFAULT_MAX_L).unwrap();
+    let bound = crate::apbf::theory::fpr(k, l);
+    for ticks_per_window in [2 * l as u64, 10_000, 10_000_000_000] {
+        let per_tick = 10_000.0 / ticks_per_window as f64;
+        let mut f = Tlbf::with_fpr(ticks_per_window, per_tick, 0.01).unwrap();
+        let (mut fp, mut n) = (0u64, 0u64);
+        for i in 0..200_000u64 {
+            f.advance((i as f64 / per_tick) as u64);
+            f.insert(crate::hash::mix64(i));
+            if i > 50_000 && i % 3 == 0 {
+                n += 1;
+                fp += f.contains(crate::hash::mix64(u64::MAX - i)) as u64;
+            }
+        }
+        let rate = fp as f64 / n as f64;
+        let sd = (bound * (1.0 - bound) / n as f64).sqrt();
+        assert!(
+            rate < bound + 4.5 * sd,
+            "{ticks_per_window} ticks: FPR {rate} against {bound}"
+        );
+    }
 }
 
 /// Counted lines of never-inserted keys against the lines theory given
