@@ -99,28 +99,29 @@ impl<'a> MembershipPlan<'a> {
         let warm = self.warm_to_worst();
         let mut inserts = warm as f64 + rounds * self.spacing as f64;
         // per phase, as `phase` makes them (two phases a round)
-        let mut per_phase = 0u64;
+        // in f64: counts near 2^64 summed in u64 wrapped to a small work
+        // estimate (`--queries 18446744073709551615` then ran for ever)
+        let mut per_phase = 0f64;
         if self.has(Metric::Fpr) || self.has(Metric::Accesses) {
-            per_phase += self.per_round;
+            per_phase += self.per_round as f64;
         }
         // the lines of each negative key, counted by a second query (a
         // design that counts none answers at once: an upper bound)
         if self.has(Metric::Accesses) {
-            per_phase += self.per_round;
+            per_phase += self.per_round as f64;
         }
         if self.has(Metric::Fnr) && self.w > 0 {
-            per_phase += u64::from(self.guaranteed) + m.age_samples.min(self.w);
+            per_phase += f64::from(u8::from(self.guaranteed)) + m.age_samples.min(self.w) as f64;
         }
         if self.has(Metric::Fpr) && self.guaranteed && self.margin > 0 {
-            per_phase += m.age_samples.min(self.margin);
+            per_phase += m.age_samples.min(self.margin) as f64;
         }
         if self.has(Metric::Npws) {
-            per_phase += self.s;
+            per_phase += self.s as f64;
         }
         if self.has(Metric::Profile) {
-            per_phase += self.horizon;
+            per_phase += self.horizon as f64;
         }
-        let per_phase = per_phase as f64;
         let mut queries = 0.0;
         queries += 2.0 * rounds * per_phase;
         let timed = m.speed_ops as f64;
@@ -137,7 +138,7 @@ impl<'a> MembershipPlan<'a> {
         }
         if self.has(Metric::Convergence) {
             inserts += rounds * self.warm as f64;
-            queries += (m.convergence_points * m.convergence_queries) as f64 * rounds;
+            queries += m.convergence_points as f64 * m.convergence_queries as f64 * rounds;
         }
         (inserts, queries)
     }

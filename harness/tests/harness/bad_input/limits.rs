@@ -116,6 +116,15 @@ fn loops_a_user_sizes_end_or_are_refused() {
         &sh("measure broom --n 1024 --eps 0.01 --load 0.9999 --workload adversarial --attack-queries 200"),
         "load",
     );
+    // counts whatever the integer's size: the last ~1024 values below 2^64
+    // wrapped the work estimate to nothing and ran silently for ever
+    for q in ["9007199254740993", "18446744073709550000", "18446744073709551615"] {
+        refused(
+            d,
+            &sh(&format!("measure apbf --k 4 --l 3 --g 20 --rounds 2 --queries {q}")),
+            "limit of a day",
+        );
+    }
 }
 
 #[test]
