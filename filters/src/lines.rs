@@ -66,11 +66,22 @@ pub fn two_bucket_lines(bucket_bits: u64) -> f64 {
 /// the second, uniform and independent of the first, shares Σ_λ n_λ²/B²
 /// lines with it on average (n_λ the buckets touching line λ; a bucket
 /// that is its own other counts once).
+///
+/// A table of fewer than eight periods of lcm(bucket bits, 512) is averaged
+/// over its own pairs of buckets instead ([`small_table_lines`]): its
+/// buckets do not take every offset of the period evenly (a table of one
+/// or two buckets never straddles a line), and the period's figures came
+/// out at 1.128 lines where the filter reads exactly 1, and below 0 for the
+/// shared lines of a window of 1 to 32 keys.
 pub fn two_bucket_lines_stopping(slot_bits: u64, fpr: f64, buckets: u64) -> f64 {
     let bucket = 4 * slot_bits;
+    let p = 1.0 - (1.0 - fpr.clamp(0.0, 1.0)).powf(1.0 / 8.0);
+    let period = LINE_BITS / crate::half_sliding::theory::gcd(LINE_BITS, bucket);
+    if buckets < 8 * period {
+        return small_table_lines(slot_bits, p, buckets.max(1));
+    }
     let mu = field_lines_mean(bucket);
     let prefix = |j: u64| prefix_lines_mean(bucket, j * slot_bits);
-    let p = 1.0 - (1.0 - fpr.clamp(0.0, 1.0)).powf(1.0 / 8.0);
     let mut total = 0.0;
     for s in 1..=8u64 {
         let lines = if s <= 4 {
@@ -82,6 +93,58 @@ pub fn two_bucket_lines_stopping(slot_bits: u64, fpr: f64, buckets: u64) -> f64 
     }
     let shared = shared_lines(bucket, buckets);
     total + (1.0 - p).powi(4) * (1.0 - p).powi(4) * (2.0 * mu - shared)
+}
+
+/// [`two_bucket_lines_stopping`] of a table of `buckets` buckets, averaged
+/// over every ordered pair of its buckets (the key's two, uniform and
+/// independent), each slot matching with probability `p`: a stop at slot s
+/// reads the lines of the first bucket's first s slots, or of the first
+/// bucket and the second's first s - 4; no stop, of both.
+fn small_table_lines(slot_bits: u64, p: f64, buckets: u64) -> f64 {
+    let bucket = 4 * slot_bits;
+    // the lines of bucket b's first j slots, as a range
+    let range = |b: u64, j: u64| {
+        let start = b * bucket;
+        (start / LINE_BITS, (start + j * slot_bits - 1) / LINE_BITS)
+    };
+    let len = |(a, z): (u64, u64)| (z - a + 1) as f64;
+    let overlap =
+        |x: (u64, u64), y: (u64, u64)| (x.1.min(y.1) + 1).saturating_sub(x.0.max(y.0)) as f64;
+    let stop = |s: u64| (1.0 - p).powi(s as i32 - 1) * p;
+    // Σ over second buckets of the lines of their first j slots
+    let sums: Vec<f64> = (0..=4)
+        .map(|j| {
+            if j == 0 {
+                0.0
+            } else {
+                (0..buckets).map(|b| len(range(b, j))).sum()
+            }
+        })
+        .collect();
+    let n = buckets as f64;
+    let mut total = 0.0;
+    for b1 in 0..buckets {
+        let whole = range(b1, 4);
+        let mut first = 0.0;
+        for s in 1..=4 {
+            first += stop(s) * len(range(b1, s));
+        }
+        // Σ over b2 of |whole ∪ prefix(b2, j)|: the sizes less the overlaps,
+        // which only the buckets touching `whole`'s lines have
+        let lo = (whole.0 * LINE_BITS / bucket).saturating_sub(1);
+        let hi = ((whole.1 + 1) * LINE_BITS / bucket + 1).min(buckets - 1);
+        let unions = |j: u64| {
+            let shared: f64 = (lo..=hi).map(|b2| overlap(whole, range(b2, j))).sum();
+            n * len(whole) + sums[j as usize] - shared
+        };
+        let mut second = 0.0;
+        for s in 5..=8 {
+            second += stop(s) * unions(s - 4);
+        }
+        second += (1.0 - p).powi(8) * unions(4);
+        total += first + second / n;
+    }
+    total / n
 }
 
 /// E[lines two independent uniform buckets of `bucket_bits` bits, among

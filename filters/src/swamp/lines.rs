@@ -78,7 +78,23 @@ mod tests {
     /// empty stash, within 4 standard errors.
     #[test]
     fn counted_lines_match_the_theory() {
-        for (w, l) in [(100_000u64, 27u32), (50_000, 26)] {
+        // and the smallest windows, whose tables hold less than a period
+        // of buckets over the lines (the theory went negative there). Not
+        // held: windows of 64 and 128 keys at L = 13 and 14, where the
+        // count is 0.3% and 0.5% above the theory (1.5499 against 1.5454,
+        // 1.8226 against 1.8135), beyond 4 standard errors. Summing the
+        // table's own buckets gives the period's figure there, so the
+        // offsets are not the cause; the likely one is the stop at a false
+        // match, whose per-slot chance is taken from the FPR formula, which
+        // at these FPRs (about 1%) weighs in: left open.
+        for (w, l) in [
+            (100_000u64, 27u32),
+            (50_000, 26),
+            (1, 7),
+            (4, 9),
+            (16, 11),
+            (32, 12),
+        ] {
             let mut f = Swamp::new(w, l).unwrap();
             for t in 0..3 * w {
                 f.insert(mix64(t));
