@@ -154,6 +154,25 @@ fn is_probability(name: &str) -> bool {
     RATES.contains(&base)
 }
 
+/// Whether a column is a measured or theoretical figure, which is always a
+/// number: a probability, an interval's end, a theory, a timing, a count of
+/// bits or lines.
+fn is_figure(name: &str) -> bool {
+    is_probability(name)
+        || is_signed(name)
+        || [
+            "_ci_low",
+            "_ci_high",
+            "_theory",
+            "_ns",
+            "_bits",
+            "_bits_max",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
+        || name.starts_with("lines_")
+}
+
 /// Whether a column may be negative: a signed error (an estimate minus the
 /// truth) and its interval.
 fn is_signed(name: &str) -> bool {
@@ -168,6 +187,17 @@ fn is_signed(name: &str) -> bool {
 /// negative. Every figure that leaves bloomlab passes this, on the way out
 /// of a run and on the way into `merge`.
 pub fn check_cell(name: &str, v: &Value) -> Result<(), String> {
+    if let Value::Text(t) = v {
+        // a figure's column holds a number: a part whose checksum was made
+        // again over `fpr = "abc"` used to merge into the results
+        return if is_figure(name) {
+            Err(format!(
+                "column {name} = {t:?} is text where a number belongs"
+            ))
+        } else {
+            Ok(())
+        };
+    }
     let Value::Num(x) = *v else {
         return Ok(());
     };
@@ -317,5 +347,9 @@ mod tests {
         assert!(r.check().unwrap_err().contains("low end above"));
         r.0[2].1 = Value::Num(4.0);
         assert!(r.check().is_ok());
+        // text where a figure belongs
+        assert!(check_cell("fpr", &Value::Text("abc".into())).is_err());
+        assert!(check_cell("memory_bits", &Value::Text("1".into())).is_err());
+        assert!(check_cell("design", &Value::Text("apbf".into())).is_ok());
     }
 }

@@ -49,8 +49,10 @@ pub fn csv_string(rows: &[Row]) -> anyhow::Result<String> {
 /// number (Rust prints a float as the shortest text that reads back to
 /// it, so the values are the ones written), anything else text.
 pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
-    let mut r = csv::Reader::from_path(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    // a regular file of at most 1 GiB (a FIFO or /dev/zero given as a
+    // CSV used to hang or fill the memory)
+    let bytes = crate::spec::read_limited(path, 1 << 30, "CSV")?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
     let headers = r
         .headers()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
@@ -73,6 +75,13 @@ pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
             row.push(h, cell);
         }
         rows.push(row);
+    }
+    if rows.is_empty() {
+        // an empty or garbled file: a run writes a header and a row a point
+        return Err(anyhow::anyhow!(
+            "{} holds no rows (empty, cut short or not a bloomlab CSV): run its experiment again",
+            path.display()
+        ));
     }
     Ok(rows)
 }

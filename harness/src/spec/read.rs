@@ -12,13 +12,22 @@ pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 pub fn read_limited(path: &Path, limit: u64, what: &str) -> anyhow::Result<Vec<u8>> {
     use std::io::Read;
     let shown = path.display();
-    let file = std::fs::File::open(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {what} {shown}: {e}"))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
+    // before opening: opening a FIFO waits for a writer, and a device
+    // (/dev/zero) never ends
+    let meta =
+        std::fs::metadata(path).map_err(|e| anyhow::anyhow!("cannot read {what} {shown}: {e}"))?;
+    if meta.is_dir() {
         return Err(anyhow::anyhow!(
             "cannot read {what} {shown}: it is a directory"
         ));
     }
+    if !meta.is_file() {
+        return Err(anyhow::anyhow!(
+            "cannot read {what} {shown}: not a regular file (a FIFO or a device?)"
+        ));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {what} {shown}: {e}"))?;
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)

@@ -299,6 +299,16 @@ fn read_part(path: &Path, id: &SpecId) -> anyhow::Result<PartFile> {
             part.version
         ));
     }
+    // a part of another bloomlab: its rows may be another version's
+    // figures (the version is under the checksum, but never compared)
+    if part.version != env!("CARGO_PKG_VERSION") {
+        return Err(anyhow::anyhow!(
+            "{} was written by bloomlab {}; this is bloomlab {}: rerun its shard with this one",
+            path.display(),
+            part.version,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
     // the values too: a part is input like any other
     for r in &part.results {
         let row = from_json(r.row.clone());
@@ -390,6 +400,7 @@ mod tests {
         for (cell, needle) in [
             (Value::Num(f64::INFINITY), "not a finite number"),
             (Value::Num(1.5), "outside [0, 1]"),
+            (Value::Text("abc".into()), "text where a number belongs"),
         ] {
             file.results[0].row = super::to_json(&Row(vec![("fpr".into(), cell)]));
             file.checksum.clear();
@@ -398,6 +409,14 @@ mod tests {
             let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
             assert!(e.contains(needle), "{e}");
         }
+        // a part of another bloomlab version, its checksum made to match
+        file.results[0].row = super::to_json(&Row(vec![("fpr".into(), Value::Num(0.25))]));
+        file.version = "0.0.1".into();
+        file.checksum.clear();
+        file.checksum = checksum(&file).unwrap();
+        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+        let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();
+        assert!(e.contains("written by bloomlab 0.0.1"), "{e}");
         file.bloomlab_part = 1;
         std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
         let e = merge(d.path(), &id, &[0]).err().unwrap().to_string();

@@ -190,3 +190,61 @@ fn replot_of_extreme_finite_numbers_ends() {
         assert!(t.elapsed().as_secs() < 30, "{fpr}: {:?}", t.elapsed());
     }
 }
+
+/// The report site: a spec named `index` keeps its page (it was written
+/// over by the site's index), an empty or garbled CSV is an error rather
+/// than a page saying "not run", and a FIFO given as a CSV is refused at
+/// once instead of hanging (issue 55); a failed report leaves the site as
+/// it was.
+#[test]
+fn report_keeps_every_page_and_refuses_empty_tables() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::create_dir(dir.join("ex")).unwrap();
+    std::fs::write(
+        dir.join("ex/index.toml"),
+        SPEC.replace("swamp_trace", "index"),
+    )
+    .unwrap();
+    let dirs = ["--results-dir", "r", "--plots-dir", "p"];
+    run_ok(dir, &[&["run", "ex/index.toml"][..], &dirs].concat());
+    let report = [
+        "report",
+        "--experiments-dir",
+        "ex",
+        "--results-dir",
+        "r",
+        "--plots-dir",
+        "p",
+        "--out",
+        "site",
+    ];
+    run_ok(dir, &report);
+    let index = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
+    assert!(index.contains("href=\"index.page.html\""), "{index}");
+    let page = std::fs::read_to_string(dir.join("site/index.page.html")).unwrap();
+    assert!(page.contains("index"));
+    std::fs::write(dir.join("r/index.csv"), "").unwrap();
+    let (code, err) = run(bloomlab().args(report).current_dir(dir));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("holds no rows"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("site/index.html")).unwrap(),
+        index
+    );
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(dir.join("r/index.csv")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.join("r/index.csv"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let (code, err) = run(bloomlab()
+            .args(report)
+            .current_dir(dir)
+            .timeout(std::time::Duration::from_secs(20)));
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}

@@ -154,12 +154,13 @@ pub(super) fn index(exps: &[Experiment], others: &[PathBuf], out: &Path, d: &Sit
         };
         let _ = writeln!(
             s,
-            "<tr><td><a href=\"{n}.html\">{n}</a></td><td>{}</td><td class=\"num\">{rows}</td>\
+            "<tr><td><a href=\"{page}\">{n}</a></td><td>{}</td><td class=\"num\">{rows}</td>\
              <td>{inside}</td><td>{}</td><td><code>{}</code></td></tr>",
             esc(&first_sentence(&x.spec.description)),
             esc(&when_and_where(x)),
             esc(&command(x)),
             n = esc(&x.spec.name),
+            page = esc(&super::page_file(&x.spec.name)),
         );
     }
     s.push_str("</tbody>\n</table>\n");

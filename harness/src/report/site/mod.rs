@@ -58,8 +58,9 @@ impl Table {
         if !path.exists() {
             return Ok(None);
         }
-        let mut r = csv::Reader::from_path(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        // a regular file of at most 1 GiB, read once (a FIFO hung)
+        let bytes = crate::spec::read_limited(path, 1 << 30, "CSV")?;
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
         let header = r
             .headers()
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
@@ -70,6 +71,13 @@ impl Table {
         for rec in r.records() {
             let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             rows.push(rec.iter().map(String::from).collect());
+        }
+        if rows.is_empty() {
+            // not "not run yet": the file is there and says nothing
+            return Err(anyhow::anyhow!(
+                "{} holds no rows (empty, cut short or not a bloomlab CSV): run its experiment again",
+                path.display()
+            ));
         }
         Ok(Some(Table { header, rows }))
     }
@@ -219,8 +227,10 @@ pub fn write_site(d: &SiteDirs, files: &[PathBuf]) -> anyhow::Result<Written> {
     std::fs::create_dir_all(d.out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.out.display()))?;
     let out = d.out.canonicalize()?;
-    let write = |name: &str, text: &str| -> anyhow::Result<()> {
-        super::write_atomic(&out.join(name), text.as_bytes())
+    // the whole site as one transaction: every page or none
+    let mut staged = super::Staged::new();
+    let mut write = |name: &str, text: &str| -> anyhow::Result<()> {
+        staged.write(&out.join(name), text.as_bytes())
     };
     write("style.css", html::STYLE)?;
     write("sort.js", html::SORT)?;
@@ -231,7 +241,7 @@ pub fn write_site(d: &SiteDirs, files: &[PathBuf]) -> anyhow::Result<Written> {
         not_run: Vec::new(),
     };
     for x in &exps {
-        write(&format!("{}.html", x.spec.name), &html::page(x, &out, d))?;
+        write(&page_file(&x.spec.name), &html::page(x, &out, d))?;
         written.pages += 1;
         if x.table.is_none() {
             written.not_run.push(x.spec.name.clone());
@@ -248,7 +258,19 @@ pub fn write_site(d: &SiteDirs, files: &[PathBuf]) -> anyhow::Result<Written> {
     }
     let others = other_results(d.results, &exps);
     write("index.html", &html::index(&exps, &others, &out, d))?;
+    staged.commit()?;
     Ok(written)
+}
+
+/// The page of experiment `name`: `<name>.html`, or `<name>.page.html` for
+/// a name the site's own files take (a spec named `index` lost its page to
+/// the index). Spec names hold no dot, so no other page takes it.
+pub fn page_file(name: &str) -> String {
+    if ["index", "style", "sort"].contains(&name) {
+        format!("{name}.page.html")
+    } else {
+        format!("{name}.html")
+    }
 }
 
 /// The markdown results no spec writes (benchmarks, measured plans), by

@@ -118,14 +118,14 @@ fn loops_a_user_sizes_end_or_are_refused() {
     );
     // every theory down to a window of one key: the two-bucket designs'
     // lines went negative there and were refused as "a bug"
-    for d in [
+    for design in [
         "swamp",
         "swbf",
         "naor_yogev --slack 1",
         "ny_pocket --slack 1",
     ] {
-        let (code, err) = run_in(d, &sh(&format!("theory {d} --window 1 --fpr 0.01")));
-        assert_eq!(code, 0, "{d}: {err}");
+        let (code, err) = run_in(d, &sh(&format!("theory {design} --window 1 --fpr 0.01")));
+        assert_eq!(code, 0, "{design}: {err}");
     }
     // counts whatever the integer's size: the last ~1024 values below 2^64
     // wrapped the work estimate to nothing and ran silently for ever
