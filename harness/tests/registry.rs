@@ -461,3 +461,37 @@ fn plan_for_a_time_window() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+/// Every design over a window of time states what it promises a key
+/// younger than T, and `designs` and `theory` print it; no count design
+/// claims one (issue 56).
+#[test]
+fn every_time_design_states_its_window_promise() {
+    for d in REGISTRY {
+        let time = d.capabilities().time_window;
+        assert_eq!(
+            d.window_promise().is_some(),
+            time,
+            "{}: a time design states its window promise, a count design none",
+            d.name()
+        );
+        if !time {
+            continue;
+        }
+        let mut cmd = bloomlab();
+        cmd.args(["theory", d.name()]);
+        for (k, v) in small_params(d.name()) {
+            cmd.arg(format!("--{}", k.replace('_', "-"))).arg(v);
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("window promise: {}", d.window_promise().unwrap())),
+            "{}: {text}",
+            d.name()
+        );
+    }
+    let out = bloomlab().arg("designs").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.matches("window promise:").count() >= 12, "{text}");
+}

@@ -40,6 +40,9 @@ pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> anyhow
         );
     } else {
         print_plain(&row);
+        if let Some(p) = d.window_promise() {
+            println!("window promise: {p}");
+        }
     }
     Ok(())
 }
@@ -182,6 +185,7 @@ pub(super) fn designs(a: &DesignsArgs) -> anyhow::Result<()> {
                     "name": d.name(),
                     "aliases": d.aliases(),
                     "about": d.about(),
+                    "window_promise": d.window_promise(),
                     "capabilities": d.capabilities().words(),
                     "parameters": d.parameters().into_iter().map(|(n, h)| serde_json::json!({"name": n, "help": h})).collect::<Vec<_>>(),
                     "measure_metrics": d.measure_metrics().iter().map(|m| format!("{m:?}").to_lowercase()).collect::<Vec<_>>(),
@@ -194,6 +198,9 @@ pub(super) fn designs(a: &DesignsArgs) -> anyhow::Result<()> {
     for d in REGISTRY {
         println!("{}  ({})", d.name(), d.capabilities().words());
         println!("    {}", d.about());
+        if let Some(p) = d.window_promise() {
+            println!("    window promise: {p}");
+        }
         for (name, help) in d.parameters() {
             println!("    --{name:<26} {help}");
         }

@@ -198,6 +198,12 @@ pub trait DesignDef: Sync + Send + 'static {
     /// every shard of a spec computes the same assignment on whatever
     /// machine it runs.
     const OP_NS: (f64, f64) = (70.0, 120.0);
+    /// For a design over a window of time: what it promises a key younger
+    /// than T, under any arrivals or under a stated condition (every time
+    /// design states one; `bloomlab designs` and `theory` print it, and
+    /// `filters/tests/conformance/arrivals.rs` holds the builder's
+    /// configurations to it).
+    const WINDOW_PROMISE: Option<&'static str> = None;
     /// Builds the design; `seed` seeds its own randomness.
     fn build(p: Self::Params, seed: u64) -> anyhow::Result<Built>;
     /// Every configuration worth considering for a plan request, or why the
@@ -222,6 +228,9 @@ pub trait Design: Sync {
     fn measure_metrics(&self) -> &'static [Metric];
     /// (insertion, query) cost in ns ([`DesignDef::OP_NS`]).
     fn op_ns(&self) -> (f64, f64);
+    /// What a time design promises a key younger than T
+    /// ([`DesignDef::WINDOW_PROMISE`]).
+    fn window_promise(&self) -> Option<&'static str>;
     /// Adds the parameter flags to a command.
     fn args(&self, cmd: clap::Command) -> clap::Command;
     /// The parameters given on a command line, as a map.
@@ -252,6 +261,9 @@ impl<D: DesignDef> Design for D {
     }
     fn op_ns(&self) -> (f64, f64) {
         D::OP_NS
+    }
+    fn window_promise(&self) -> Option<&'static str> {
+        D::WINDOW_PROMISE
     }
     fn args(&self, cmd: clap::Command) -> clap::Command {
         <D::Params as clap::Args>::augment_args(cmd)

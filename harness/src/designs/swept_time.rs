@@ -133,7 +133,8 @@ pub(super) fn plan(
 /// twin, whose plan it takes for the keys of a window at the peak rate.
 macro_rules! swept_design {
     ($(#[$meta:meta])* $design:ident, $params:ident, $filter:ty, $name:literal,
-     aliases = $aliases:expr, about = $about:literal, count = $count:ty) => {
+     aliases = $aliases:expr, about = $about:literal, promise = $promise:literal,
+     count = $count:ty) => {
         time_params! {
             /// Parameters of a swept design over time: the cells of its
             /// count twin for ⌈peak_rate · T⌉ keys at fpr, swept on a clock
@@ -149,6 +150,7 @@ macro_rules! swept_design {
             const NAME: &'static str = $name;
             const ALIASES: &'static [&'static str] = $aliases;
             const ABOUT: &'static str = $about;
+            const WINDOW_PROMISE: Option<&'static str> = Some($promise);
             const CAPS: Capabilities = CAPS;
             const METRICS: &'static [Metric] = TIME_METRICS;
 
@@ -171,6 +173,7 @@ swept_design!(
     SlidingBloomTime, SlidingBloomTimeParams, TimedSlidingBloom, "sliding_bloom_time",
     aliases = &["sl_bf_time"],
     about = "Sliding Sketches' Sl-BF over a window of time: its cells swept once per T (window T, slack T at any rate)",
+    promise = "every key younger than T is reported, whatever the arrivals (its cells swept once per T of time)",
     count = super::sliding_bloom::SlidingBloom
 );
 
@@ -179,6 +182,7 @@ swept_design!(
     HalfSlidingTime, HalfSlidingTimeParams, TimedHalfSliding, "half_sliding_time",
     aliases = &["hss_bf_time"],
     about = "Half Sliding Sketch's HSS-BF over a window of time: (k - lo - 1)·m cells cleared per T (window T at any rate)",
+    promise = "every key younger than T is reported, whatever the arrivals (cells cleared on a clock of time)",
     count = super::half_sliding::HalfSliding
 );
 
@@ -187,6 +191,7 @@ swept_design!(
     SheBloomTime, SheBloomTimeParams, TimedSheBloom, "she_bloom_time",
     aliases = &["she_time", "she_bf_time"],
     about = "SHE's Bloom filter over a window of time: groups under 1-bit timestamps flipping every P of time (window T at any rate; a lull of two phases brings stale keys back)",
+    promise = "every key younger than T is reported, whatever the arrivals (groups' phases of time); after a lull of two phases stale keys come back (1-bit stamps)",
     count = super::she_bloom::SheBloom
 );
 
@@ -195,6 +200,7 @@ swept_design!(
     ClockBloomTime, ClockBloomTimeParams, TimedClockBloom, "clock_bloom_time",
     aliases = &["clock_sketch_time"],
     about = "Clock-sketch's Bloom filter over a window of time: (2^s - 2)·m decrements per T (window T, slack T/(2^s - 2) at any rate)",
+    promise = "every key younger than T is reported, whatever the arrivals (clocks decremented on a clock of time)",
     count = super::clock_bloom::ClockBloom
 );
 

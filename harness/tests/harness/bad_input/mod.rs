@@ -50,8 +50,11 @@ const CASES: &[(&str, &str)] = &[
         "measure apbf --k 4 --l 3 --g 100 --queries 18446744073709551615",
         "above the limit of a day",
     ),
-    // the spec is read with a limit: /dev/zero read 10.5 GB
-    ("run /dev/zero", "larger than 1 MiB"),
+    // a device is not read at all (/dev/zero read 10.5 GB, then was cut
+    // at the 1 MiB limit)
+    ("run /dev/zero", "not a regular file"),
+    // a regular file is read up to the limit
+    ("run big.toml", "larger than 1 MiB"),
     ("run inf_grid.toml", "window = inf"),
     ("measure stable --m 100 --d 1 --k 3", "m, d, k and p"),
     ("measure stable --m 10 --d 1 --k 30 --p 1", "k = 30"),
@@ -140,6 +143,7 @@ fn write_inputs(dir: &Path) {
             "threads.toml",
             SPEC.replace("seed = ", "threads = 0\nseed = "),
         ),
+        ("big.toml", "#".repeat(2 << 20)),
     ];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
