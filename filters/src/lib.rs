@@ -102,7 +102,14 @@ pub use summary::{
 };
 pub use swamp::Swamp;
 pub use timewindow::{Generational, OnTime, Trigger};
-pub use timing::{Swbf, TimingBloom};
+pub use timing::{Swbf, TimedSwbf, TimedTbf, TimingBloom};
+// every design the crate ships, at the root (`for_each_design!` lists them)
+pub use clock_sketch::{ClockBloom, TimedClockBloom};
+pub use half_sliding::{HalfSliding, TimedHalfSliding};
+pub use segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+pub use she::{SheBloom, TimedSheBloom};
+pub use sliding_sketch::{SlidingBloom, TimedSlidingBloom};
+pub use tlbf::Tlbf;
 
 /// An approximate-membership filter over 64-bit key hashes.
 pub trait Filter {

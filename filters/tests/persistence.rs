@@ -556,3 +556,24 @@ fn crafted_scan() {
         }
     }
 }
+
+/// Every design of the one list is reachable from the crate root.
+#[test]
+fn every_design_is_at_the_crate_root() {
+    #[allow(unused_imports)]
+    use bloomlab_filters::{
+        A2Buffer, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, ClockBloom, ConcurrentApbf,
+        DoubleBuffer, ForgetfulBloom, HalfSliding, JumpingWindow, NaorYogev, NyPocket, OnTime,
+        PartitionedBloomFilter, SheBloom, SlidingBloom, SlidingHll, StableBloomFilter, Swamp, Swbf,
+        Swlc, TimedClockBloom, TimedHalfSliding, TimedSheBloom, TimedSlidingBloom, TimedSwbf,
+        TimedTbf, TimingBloom, Tlbf, Wcss,
+    };
+    let roots: Vec<&str> = listed_types()
+        .iter()
+        .map(|t| t.split('<').next().unwrap().trim())
+        .collect();
+    for t in roots {
+        // `$crate::Name`, not `$crate::module::Name`
+        assert_eq!(t.matches("::").count(), 1, "{t} is listed outside the root");
+    }
+}
