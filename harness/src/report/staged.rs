@@ -220,6 +220,16 @@ fn write_journal(first: &Path, files: &[(PathBuf, PathBuf)]) -> anyhow::Result<P
     Ok(journal)
 }
 
+/// The process id in a file name `<prefix><pid>-...`.
+fn pid_of(name: &std::ffi::OsStr, prefix: &str) -> Option<u32> {
+    name.to_str()?
+        .strip_prefix(prefix)?
+        .split('-')
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// Finishes the commits that processes killed mid-way left in `dir`: every
 /// rename its journal lists whose temporary is still there is done, then
 /// the journal is removed.
@@ -228,13 +238,7 @@ pub fn finish_killed_commits(dir: &Path) {
         return;
     };
     for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(".journal-"))
-            .and_then(|n| n.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+        let Some(pid) = pid_of(&e.file_name(), ".journal-") else {
             continue;
         };
         if alive(pid) {
@@ -386,13 +390,7 @@ pub fn remove_stale_temps(dir: &Path) {
         return;
     };
     for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(".tmp-"))
-            .and_then(|n| n.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+        let Some(pid) = pid_of(&e.file_name(), ".tmp-") else {
             continue;
         };
         if !alive(pid) {

@@ -162,25 +162,25 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
     assert_eq!(f.inserted(), THREADS * PER);
 }
 
+/// A writer's stamp: the shared clock, moved on by one about every 8th
+/// key, and the filter advanced to it.
+fn tick_every_8th(f: &ConcurrentApbf, clock: &AtomicU64, key: u64) -> u64 {
+    let now = if mix64(key).is_multiple_of(8) {
+        clock.fetch_add(1, AcqRel) + 1
+    } else {
+        clock.load(Acquire)
+    };
+    f.advance(now);
+    now
+}
+
 /// The same under time generations (τ = 20, a window of 80), the clock
 /// moved by the writers about once per 8 insertions: a key finished at
 /// time t is reported while the clock is below t + T.
 #[test]
 fn finished_insertions_are_reported_under_concurrent_time_shifts() {
     let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 16, 2048, Shift::Time(20), 1).unwrap());
-    let (checked, misses) = race(
-        &f,
-        |f, clock, key| {
-            let now = if mix64(key).is_multiple_of(8) {
-                clock.fetch_add(1, AcqRel) + 1
-            } else {
-                clock.load(Acquire)
-            };
-            f.advance(now);
-            now
-        },
-        |t_k, clock| clock < t_k + 4 * 20,
-    );
+    let (checked, misses) = race(&f, tick_every_8th, |t_k, clock| clock < t_k + 4 * 20);
     assert_eq!(
         misses, 0,
         "{misses} false negatives among {checked} checked"
@@ -201,15 +201,7 @@ fn snapshots_taken_while_writing_keep_every_finished_key() {
         let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 64, 256, shift, 1).unwrap());
         let (checked, misses) = race_on(
             &f,
-            |f, clock, key| {
-                let now = if mix64(key).is_multiple_of(8) {
-                    clock.fetch_add(1, AcqRel) + 1
-                } else {
-                    clock.load(Acquire)
-                };
-                f.advance(now);
-                now
-            },
+            tick_every_8th,
             // the hybrid's: ⌊age/τ⌋ + ⌊later/g⌋ < l holds within 10 ticks
             // (about 80 insertions later, g = 64)
             match shift {
