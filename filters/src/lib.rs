@@ -15,7 +15,7 @@
 //! type through a platform-stable hasher; every design saves and loads
 //! through [`Persist`] (the crate's own checked format, see [`persist`]; with
 //! the `serde` feature also `Serialize`/`Deserialize`); every design is
-//! `Send + Sync`, and [`ConcurrentApbf`](apbf::blocked::concurrent::ConcurrentApbf)
+//! `Send + Sync`, and [`ConcurrentApbf`]
 //! takes insertions and queries from many threads at once.
 //!
 //! ```

@@ -68,7 +68,7 @@ pub fn two_bucket_lines(bucket_bits: u64) -> f64 {
 /// that is its own other counts once).
 ///
 /// A table of fewer than eight periods of lcm(bucket bits, 512) is averaged
-/// over its own pairs of buckets instead ([`small_table_lines`]): its
+/// over its own pairs of buckets instead: its
 /// buckets do not take every offset of the period evenly (a table of one
 /// or two buckets never straddles a line), and the period's figures came
 /// out at 1.128 lines where the filter reads exactly 1, and below 0 for the

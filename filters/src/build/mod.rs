@@ -325,7 +325,7 @@ fn hybrid_generation(t: &Target, rate: f64, ticks: f64, tau: u64) -> Result<u64,
         None => rate * (1.0f64).max(1.0 / ticks) + 6.0 * per_tau.sqrt(),
     };
     let keys = (per_tau + headroom).ceil();
-    if !(keys < 1e15) {
+    if keys.is_nan() || keys >= 1e15 {
         return Err(ParamError::TooLarge {
             what: "keys per generation",
             limit: "1e15".into(),

@@ -312,8 +312,8 @@ pub struct PlanMeasureArgs {
     #[arg(long, default_value = "poisson", value_parser = ["poisson", "constant", "on_off", "diurnal", "trace"], requires = "window_time")]
     pub arrivals: String,
     /// With --measure: name of the outputs (results/NAME.csv, .md, .json,
-    /// plots/NAME_pareto.svg, .png) [default: named by the request,
-    /// plan_w<WINDOW>-<HASH> or plan_t<T>-r<RATE>-<HASH>]. A name whose
+    /// plots/NAME_pareto.svg, .png); by default named by the request,
+    /// `plan_w<WINDOW>-<HASH>` or `plan_t<T>-r<RATE>-<HASH>`. A name whose
     /// files hold anything but this request's measured plan is refused
     #[arg(long, value_parser = parse_name, requires = "measure")]
     pub name: Option<String>,

@@ -239,7 +239,7 @@ impl ConcurrentApbf {
     /// Moves the clock to `now` (never back) and makes the shifts due by
     /// then, or waits for the thread making them: an insertion after this
     /// returns is in a generation begun within τ of `now`. Does nothing for
-    /// [`Shift::Count`].
+    /// count generations.
     pub fn advance(&self, now: u64) {
         let tau = self.tau_or_zero();
         if tau == 0 {
@@ -312,7 +312,7 @@ impl ConcurrentApbf {
         self.inserted.load(Relaxed)
     }
 
-    /// The window: l g insertions for [`Shift::Count`], lτ time units
+    /// The window: l g insertions for count generations, lτ time units
     /// otherwise.
     pub fn window(&self) -> u64 {
         match self.shift {
@@ -509,7 +509,7 @@ impl ConcurrentApbf {
     }
 
     /// A filter from a snapshot of this one's shape.
-    fn from_snapshot(&self, s: Snapshot) -> ConcurrentApbf {
+    fn restored(&self, s: Snapshot) -> ConcurrentApbf {
         ConcurrentApbf {
             k: self.k,
             l: self.l,
@@ -533,7 +533,7 @@ impl ConcurrentApbf {
 /// it: safe while other threads write (see the module docs).
 impl Clone for ConcurrentApbf {
     fn clone(&self) -> Self {
-        self.from_snapshot(self.snapshot())
+        self.restored(self.snapshot())
     }
 }
 
