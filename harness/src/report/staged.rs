@@ -86,9 +86,8 @@ impl Staged {
     /// Moves every staged file into place as one transaction; returns the
     /// final paths.
     ///
-    /// 1. Every destination is checked first: one that is a directory, a
-    ///    FIFO or another non-file refuses the whole set before anything
-    ///    moves.
+    /// 1. Every destination is checked first: one that is a directory
+    ///    refuses the whole set before anything moves.
     /// 2. Each file that will be replaced is hard-linked (else copied) to a
     ///    backup, and a journal listing every (temporary, final) pair is
     ///    written beside the first output.
@@ -110,14 +109,14 @@ impl Staged {
             }
         };
         for (_, path) in &files {
-            if let Ok(meta) = std::fs::symlink_metadata(path) {
-                if !meta.is_file() {
-                    cleanup(&files);
-                    return Err(anyhow::anyhow!(
-                        "cannot write {}: it exists and is not a regular file; nothing was replaced",
-                        path.display()
-                    ));
-                }
+            // a rename cannot replace a directory (a link or a FIFO it
+            // replaces, as it always did)
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                cleanup(&files);
+                return Err(anyhow::anyhow!(
+                    "cannot write {}: it is a directory; nothing was replaced",
+                    path.display()
+                ));
             }
         }
         let mut backups: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
