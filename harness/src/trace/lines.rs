@@ -26,7 +26,7 @@ pub fn for_each_line(
     let mut said = 0u64;
     loop {
         n += 1;
-        if n % (1 << 20) == 0 {
+        if n.is_multiple_of(1 << 20) {
             let secs = started.elapsed().as_secs();
             if secs >= said + 10 {
                 said = secs;
