@@ -69,6 +69,21 @@ use std::collections::VecDeque;
 /// Largest target generation, as a multiple of the first.
 pub const MAX_GROWTH: u64 = 64;
 
+/// [`Tlbf::memory_at`] of a filter of (k, l, m₀, growth cap), from its
+/// parameters alone.
+pub fn memory_estimate(k: u32, l: u32, m0: u64, max_growth: u64, ratio: f64) -> u64 {
+    let ratio = if ratio.is_finite() {
+        ratio.max(1.0)
+    } else {
+        1.0
+    };
+    let cap = max_growth.max(1) as f64;
+    let grow = ratio.min(cap);
+    let slices = k as f64 + l as f64 * (ratio / cap).max(1.0);
+    let bits = 2.0 * slices * (m0 as f64 * grow + META_BITS as f64) + 7.0 * 64.0;
+    bits.min(u64::MAX as f64 / 2.0) as u64
+}
+
 /// Bits of bookkeeping per slice (size, count, timestamp, hash index).
 pub const META_BITS: u64 = 4 * 64;
 
@@ -155,6 +170,19 @@ impl Tlbf {
             });
         }
         Self::new(k, l, t, (m0 as u64).max(2 * k as u64))
+    }
+
+    /// An estimate of the bits this filter holds (slices and bookkeeping)
+    /// under traffic at up to `ratio` times the rate its first slices were
+    /// sized for, for memory budgets: slices sized for min(`ratio`,
+    /// [`MAX_GROWTH`]) times the first generation; above the cap,
+    /// generations shorter than T/l, so about l·`ratio`/[`MAX_GROWTH`] of
+    /// them within T besides the k newest; twice that, for the slices of an
+    /// earlier rate that stay live for T after a change. Not a bound: a
+    /// burst of simultaneous keys makes generations of no time at all.
+    pub fn memory_at(&self, ratio: f64) -> u64 {
+        let c = &self.ctl;
+        memory_estimate(c.k, c.l, c.m0, c.max_growth, ratio)
     }
 
     /// k: slices written per insertion.

@@ -387,3 +387,28 @@ fn a_clock_that_does_not_start_at_zero_sizes_as_one_that_does() {
         );
     }
 }
+
+/// The memory estimate covers what the filter grows to under rates of 4
+/// and 200 times its sizing (above the 64x cap), and is within 8x of it.
+#[test]
+fn the_memory_estimate_covers_the_growth() {
+    for ratio in [1.0f64, 4.0, 200.0] {
+        let mut f = Tlbf::with_fpr(10_000, 0.5, 0.01).unwrap();
+        let per_tick = 0.5 * ratio;
+        let mut peak = 0;
+        for i in 0..(per_tick * 40_000.0) as u64 {
+            f.advance((i as f64 / per_tick) as u64);
+            f.insert(crate::hash::mix64(i));
+            peak = peak.max(f.memory_bits());
+        }
+        let est = f.memory_at(ratio);
+        assert!(
+            peak <= est,
+            "ratio {ratio}: grew to {peak}, estimated {est}"
+        );
+        assert!(
+            est <= 8 * peak,
+            "ratio {ratio}: estimate {est} against {peak}"
+        );
+    }
+}

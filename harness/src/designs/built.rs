@@ -46,6 +46,39 @@ pub struct TimeWindow {
     pub slack_ns: u64,
     /// Keys per second the design is sized for.
     pub peak_rate: f64,
+    /// For a design whose memory follows its traffic: how, so that the
+    /// time pass adds the filter's growth at its arrivals' largest rate to
+    /// the point's memory estimate (the estimate counted the TLBF's first
+    /// sizing only, "0.0 MiB filter", while the filter grew 39-122x).
+    pub growth: Option<Growth>,
+}
+
+/// How a design's memory follows its traffic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Growth {
+    /// The TLBF of (k, l, m₀, growth cap):
+    /// `bloomlab_filters::tlbf::memory_estimate`.
+    Tlbf {
+        /// k.
+        k: u32,
+        /// l.
+        l: u32,
+        /// m₀: the first slices' bits.
+        m0: u64,
+        /// The growth cap.
+        cap: u64,
+    },
+}
+
+impl Growth {
+    /// Bytes at up to `ratio` times the rate the design is sized for.
+    pub fn bytes_at(&self, ratio: f64) -> u64 {
+        match *self {
+            Growth::Tlbf { k, l, m0, cap } => {
+                bloomlab_filters::tlbf::memory_estimate(k, l, m0, cap, ratio) / 8
+            }
+        }
+    }
 }
 
 /// A moment of a time-window run: the time and the insertions so far.

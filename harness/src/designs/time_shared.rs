@@ -107,6 +107,7 @@ pub(super) fn time_geometry(
         window_ns,
         slack_ns,
         peak_rate: keys as f64 / (ns as f64 / NS),
+        growth: None,
     });
     g
 }

@@ -76,12 +76,22 @@ impl DesignDef for Tlbf {
             ..Theory::default()
         };
         let slack = g;
-        let geometry = time_geometry(
+        let mut geometry = time_geometry(
             keys,
             slack,
             (window_ns, slack_ns),
             (g, window_ns / l as u64),
         );
+        // its memory follows the rate: the time pass estimates it at its
+        // arrivals' largest rate
+        if let Some(tw) = geometry.time.as_mut() {
+            tw.growth = Some(super::built::Growth::Tlbf {
+                k,
+                l,
+                m0: f.control().m0,
+                cap: f.control().max_growth,
+            });
+        }
         Ok(Built {
             geometry,
             resolved: vec![

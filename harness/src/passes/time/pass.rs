@@ -48,11 +48,22 @@ impl Pass for TimePass {
             };
         };
         let bytes = super::peak_bytes(built, t, s.distinct());
+        let mut parts: Vec<(&'static str, u64)> =
+            bytes.map(|b| ("arrival history", b)).into_iter().collect();
+        // a filter whose memory follows the rate, at the largest one
+        if let Some(tw) = built.geometry.time {
+            if let Some(growth) = tw.growth {
+                let first = built.filter.as_ref().map_or(0, |f| f.memory_bits() / 8);
+                let ratio = sc.arrivals.max_rate() / tw.peak_rate;
+                let grown = growth.bytes_at(ratio);
+                parts.push(("filter growth", grown.saturating_sub(first)));
+            }
+        }
         Work {
             inserts: sc.arrivals.cum((sc.warmup + sc.duration) / NS),
             queries,
             copies: 0,
-            bytes: bytes.map(|b| ("arrival history", b)).into_iter().collect(),
+            bytes: parts,
         }
     }
 

@@ -127,6 +127,13 @@ fn loops_a_user_sizes_end_or_are_refused() {
         let (code, err) = run_in(d, &sh(&format!("theory {design} --window 1 --fpr 0.01")));
         assert_eq!(code, 0, "{design}: {err}");
     }
+    // the TLBF's memory follows its traffic: its growth at the arrivals'
+    // largest rate is in the estimate (it counted the first sizing only)
+    refused(
+        d,
+        &sh("measure tlbf --window-time 2 --peak-rate 500 --fpr 0.01 --memory-limit 0.000001"),
+        "filter growth",
+    );
     // counts whatever the integer's size: the last ~1024 values below 2^64
     // wrapped the work estimate to nothing and ran silently for ever
     for q in [
