@@ -38,7 +38,6 @@
 use super::{key_bit, mask, multipliers, BlockedApbf, MAX_SLICES};
 use crate::error::check_nonzero;
 use crate::hash::{fastrange, KeyHasher};
-use crate::persist::{ensure, Codec, LoadError, Reader, Writer};
 use crate::timewindow::{OnTime, Trigger};
 use crate::ParamError;
 use std::hash::Hash;
@@ -57,6 +56,17 @@ pub(crate) enum Shift {
     Time(u64),
     /// After τ or g insertions, whichever first.
     Hybrid(u64),
+}
+
+/// What a filter holds beside its shape, as plain numbers: an empty
+/// filter's, a snapshot's (`persist`), a loaded file's.
+struct State {
+    words: Vec<u64>,
+    base: u64,
+    count: u64,
+    inserted: u64,
+    start: u64,
+    now: u64,
 }
 
 const COUNT_BITS: u32 = 56;
@@ -158,22 +168,43 @@ impl ConcurrentApbf {
                 });
             }
         }
-        Ok(ConcurrentApbf {
+        let empty = State {
+            words: vec![0; words],
+            base: 0,
+            count: 0,
+            inserted: 0,
+            start: 0,
+            now: 0,
+        };
+        let shape = (k, l, g, blocks);
+        Ok(Self::assemble(shape, shift, KeyHasher::new(seed), empty))
+    }
+
+    /// The filter of `shape` (k, l, g, B), checked by the caller, holding
+    /// `state`: the one place the struct is put together (a new filter, a
+    /// clone, a loaded one).
+    fn assemble(
+        (k, l, g, blocks): (u32, u32, u64, u64),
+        shift: Shift,
+        hasher: KeyHasher,
+        state: State,
+    ) -> Self {
+        ConcurrentApbf {
             k,
             l,
             g,
             blocks,
-            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            words: state.words.into_iter().map(AtomicU64::new).collect(),
             mult: multipliers(),
             simd: crate::cpu::avx512(),
-            state: AtomicU64::new(0),
-            inserted: AtomicU64::new(0),
+            state: AtomicU64::new(pack(state.base, state.count)),
+            inserted: AtomicU64::new(state.inserted),
             shift,
-            start: AtomicU64::new(0),
-            now: AtomicU64::new(0),
+            start: AtomicU64::new(state.start),
+            now: AtomicU64::new(state.now),
             shifting: Mutex::new(()),
-            hasher: KeyHasher::new(seed),
-        })
+            hasher,
+        }
     }
 
     /// Sized as [`BlockedApbf::with_fpr`] for a window of `window`
@@ -417,11 +448,7 @@ impl ConcurrentApbf {
     /// For a time trigger, the sequential [`OnTime`] filter with the same
     /// state (see [`to_blocked`](Self::to_blocked)).
     pub fn to_on_time(&self) -> Option<OnTime<BlockedApbf>> {
-        let trigger = match self.shift {
-            Shift::Count => return None,
-            Shift::Time(_) => Trigger::Time,
-            Shift::Hybrid(_) => Trigger::Hybrid,
-        };
+        let trigger = self.trigger()?;
         let mut f =
             OnTime::wrap(self.to_blocked(), self.tau_or_zero(), trigger).expect("a valid shape");
         f.set_clock(self.start.load(Acquire), self.now.load(Acquire));
@@ -446,169 +473,7 @@ impl crate::Filter for ConcurrentApbf {
     }
 }
 
-impl Codec for Shift {
-    fn put(&self, w: &mut Writer) {
-        match *self {
-            Shift::Count => (0u8, 0u64).put(w),
-            Shift::Time(t) => (1u8, t).put(w),
-            Shift::Hybrid(t) => (2u8, t).put(w),
-        }
-    }
-    fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
-        match <(u8, u64)>::get(r)? {
-            (0, _) => Ok(Shift::Count),
-            (1, t) => Ok(Shift::Time(t)),
-            (2, t) => Ok(Shift::Hybrid(t)),
-            (v, _) => Err(LoadError::Invalid(format!("shift kind {v}"))),
-        }
-    }
-}
-
-/// A consistent copy of a [`ConcurrentApbf`]'s state, taken while other
-/// threads insert, query and advance (see [`ConcurrentApbf::snapshot`]).
-struct Snapshot {
-    words: Vec<u64>,
-    base: u64,
-    count: u64,
-    inserted: u64,
-    start: u64,
-    now: u64,
-}
-
-impl ConcurrentApbf {
-    /// The state, copied under the shift lock: no slice is cleared and no
-    /// generation begins while it is read, so every key whose insertion
-    /// returned before the copy began is in it (later insertions may or
-    /// may not be, and only add bits). The clock is the one of the last
-    /// completed shift: an `advance` waiting for the lock has not happened
-    /// yet in the copy (its shifts are made by the next `advance` of the
-    /// restored filter).
-    fn snapshot(&self) -> Snapshot {
-        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
-        let (base, count) = unpack(self.state.load(Acquire));
-        let words: Vec<u64> = self.words.iter().map(|a| a.load(Acquire)).collect();
-        let start = self.start.load(Acquire);
-        let tau = self.tau_or_zero();
-        let now = match tau {
-            0 => self.now.load(Acquire),
-            t => self.now.load(Acquire).min(start + t - 1),
-        };
-        Snapshot {
-            words,
-            base,
-            // insertions that claimed a place meanwhile and were counted
-            // past g before their shift: at most g in the copy
-            count: match self.shift {
-                Shift::Count | Shift::Hybrid(_) => count.min(self.g),
-                Shift::Time(_) => count,
-            },
-            inserted: self.inserted(),
-            start,
-            now,
-        }
-    }
-
-    /// A filter from a snapshot of this one's shape.
-    fn restored(&self, s: Snapshot) -> ConcurrentApbf {
-        ConcurrentApbf {
-            k: self.k,
-            l: self.l,
-            g: self.g,
-            blocks: self.blocks,
-            words: s.words.into_iter().map(AtomicU64::new).collect(),
-            mult: multipliers(),
-            simd: self.simd,
-            state: AtomicU64::new(pack(s.base, s.count)),
-            inserted: AtomicU64::new(s.inserted),
-            shift: self.shift,
-            start: AtomicU64::new(s.start),
-            now: AtomicU64::new(s.now),
-            shifting: Mutex::new(()),
-            hasher: self.hasher,
-        }
-    }
-}
-
-/// A consistent copy, taken as [`Persist::to_bytes`](crate::Persist) takes
-/// it: safe while other threads write (see the module docs).
-impl Clone for ConcurrentApbf {
-    fn clone(&self) -> Self {
-        self.restored(self.snapshot())
-    }
-}
-
-impl Codec for ConcurrentApbf {
-    /// A consistent snapshot, taken while other threads may insert, query
-    /// and advance: `to_bytes` needs no pause of the writers.
-    fn put(&self, w: &mut Writer) {
-        let s = self.snapshot();
-        (self.k, self.l).put(w);
-        (self.g, self.blocks).put(w);
-        self.shift.put(w);
-        self.hasher.seed().put(w);
-        s.words.put(w);
-        (s.base, s.count).put(w);
-        s.inserted.put(w);
-        (s.start, s.now).put(w);
-    }
-    fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
-        let (k, l): (u32, u32) = Codec::get(r)?;
-        let (g, blocks): (u64, u64) = Codec::get(r)?;
-        let shift = Shift::get(r)?;
-        let seed = u64::get(r)?;
-        let words = Vec::<u64>::get(r)?;
-        let (base, count): (u64, u64) = Codec::get(r)?;
-        let inserted = u64::get(r)?;
-        let (start, now): (u64, u64) = Codec::get(r)?;
-        let invalid = |e: ParamError| LoadError::Invalid(e.to_string());
-        let lines = BlockedApbf::shape(k, l, g, blocks).map_err(invalid)?;
-        if words.len() != lines * 8 || base >= k as u64 + l as u64 || count > COUNT_MASK {
-            return Err(LoadError::Invalid(
-                "words, base or count out of shape".into(),
-            ));
-        }
-        let f = ConcurrentApbf {
-            k,
-            l,
-            g,
-            blocks,
-            words: words.into_iter().map(AtomicU64::new).collect(),
-            mult: multipliers(),
-            simd: crate::cpu::avx512(),
-            state: AtomicU64::new(pack(base, count)),
-            inserted: AtomicU64::new(inserted),
-            shift,
-            start: AtomicU64::new(start),
-            now: AtomicU64::new(now),
-            shifting: Mutex::new(()),
-            hasher: KeyHasher::new(seed),
-        };
-        Ok(f)
-    }
-}
-
-impl crate::persist::sealed::Design for ConcurrentApbf {
-    fn tag() -> String {
-        "concurrent_blocked_apbf".into()
-    }
-    fn check(&self) -> Result<(), String> {
-        let tau = self.tau_or_zero();
-        let (start, now) = (self.start.load(Relaxed), self.now.load(Relaxed));
-        ensure(self.shift == Shift::Count || tau >= 1, || "tau is 0".into())?;
-        ensure(tau == 0 || (start <= now && now - start < tau), || {
-            format!("generation begun at {start} of {now}")
-        })?;
-        ensure(
-            self.l as u64 * self.k as u64 >= 1
-                && (self.l as u64).checked_mul(tau.max(self.g)).is_some(),
-            || "a window that overflows".into(),
-        )
-    }
-}
-
-/// Saves the state as it is when no insertion runs (see
-/// [`ConcurrentApbf::to_blocked`]); loads as an idle filter.
-impl crate::persist::Persist for ConcurrentApbf {}
+mod persist;
 
 #[cfg(test)]
 mod tests;
