@@ -115,9 +115,10 @@ impl Control {
 
     /// Whether no key has been inserted yet.
     pub fn untouched(&self) -> bool {
-        self.slices.iter().all(|s| s.count == 0)
-            && self.counter == self.gen_size
+        // the cheap tests first: `advance` asks on every call
+        self.counter == self.gen_size
             && self.slices.len() == (self.k + self.l) as usize
+            && self.slices.iter().all(|s| s.count == 0)
     }
 
     /// Moves the virtual end of the generation before the first to `now`:

@@ -254,11 +254,16 @@ impl Filter for Tlbf {
         // a slice about to be written whose last insertion is more than T
         // old holds only keys older than T: cleared, so that stamping it
         // now does not bring them back (a lull's interrupted generation
-        // came back whole at the first insertion after it)
-        for i in 0..self.ctl.k as usize {
-            if self.ctl.expired(i, now) {
-                self.bits[i] = BitArray::new(self.ctl.slices[i].size);
-                self.ctl.forget(i);
+        // came back whole at the first insertion after it). Every insertion
+        // stamps the k newest slices together, so the (k-1)-th, stamped
+        // unless empty, says whether any expired: one test an insertion.
+        let k = self.ctl.k as usize;
+        if self.ctl.expired(k - 1, now) {
+            for i in 0..k {
+                if self.ctl.expired(i, now) {
+                    self.bits[i] = BitArray::new(self.ctl.slices[i].size);
+                    self.ctl.forget(i);
+                }
             }
         }
         for i in 0..self.ctl.k as usize {
