@@ -49,41 +49,57 @@ pub fn csv_string(rows: &[Row]) -> anyhow::Result<String> {
 /// number (Rust prints a float as the shortest text that reads back to
 /// it, so the values are the ones written), anything else text.
 pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
-    // a regular file of at most 1 GiB (a FIFO or /dev/zero given as a
-    // CSV used to hang or fill the memory)
+    let (headers, records) = read_records(path)?;
+    let rows = records
+        .iter()
+        .map(|rec| {
+            let mut row = Row::default();
+            for (h, v) in headers.iter().zip(rec) {
+                let cell = match v.as_str() {
+                    "" => continue,
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    _ => match (v.parse::<u64>(), v.parse::<f64>()) {
+                        (Ok(n), _) => Value::Int(n),
+                        (_, Ok(x)) => Value::Num(x),
+                        _ => Value::Text(v.to_string()),
+                    },
+                };
+                row.push(h, cell);
+            }
+            row
+        })
+        .collect();
+    Ok(rows)
+}
+
+/// A results CSV's header and records, as text: a regular file of at most
+/// 1 GiB (a FIFO or /dev/zero given as a CSV hung or filled the memory)
+/// holding at least one row (an empty or garbled file is an error, not an
+/// experiment with nothing to show). What [`read_rows`] and the report
+/// site read.
+pub fn read_records(path: &std::path::Path) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
     let bytes = crate::spec::read_limited(path, 1 << 30, "CSV")?;
     let mut r = csv::Reader::from_reader(bytes.as_slice());
-    let headers = r
+    let header = r
         .headers()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-        .clone();
+        .iter()
+        .map(String::from)
+        .collect();
     let mut rows = Vec::new();
     for rec in r.records() {
         let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let mut row = Row::default();
-        for (h, v) in headers.iter().zip(rec.iter()) {
-            let cell = match v {
-                "" => continue,
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                _ => match (v.parse::<u64>(), v.parse::<f64>()) {
-                    (Ok(n), _) => Value::Int(n),
-                    (_, Ok(x)) => Value::Num(x),
-                    _ => Value::Text(v.to_string()),
-                },
-            };
-            row.push(h, cell);
-        }
-        rows.push(row);
+        rows.push(rec.iter().map(String::from).collect());
     }
     if rows.is_empty() {
-        // an empty or garbled file: a run writes a header and a row a point
+        // a run writes a header and a row a point
         return Err(anyhow::anyhow!(
             "{} holds no rows (empty, cut short or not a bloomlab CSV): run its experiment again",
             path.display()
         ));
     }
-    Ok(rows)
+    Ok((header, rows))
 }
 
 /// Four significant digits; scientific notation for small or large values.

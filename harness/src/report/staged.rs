@@ -232,7 +232,7 @@ fn pid_of(name: &std::ffi::OsStr, prefix: &str) -> Option<u32> {
 /// Finishes the commits that processes killed mid-way left in `dir`: every
 /// rename its journal lists whose temporary is still there is done, then
 /// the journal is removed.
-pub fn finish_killed_commits(dir: &Path) {
+fn finish_killed_commits(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -361,14 +361,7 @@ impl OutputLock {
         if !same_dir(results, plots) {
             locks.push(Lock::take(plots, name)?);
         }
-        // every journal first (one commit may span both directories),
-        // then the temporaries nobody will move
-        for dir in [results, plots] {
-            finish_killed_commits(dir);
-        }
-        for dir in [results, plots] {
-            remove_stale_temps(dir);
-        }
+        remove_stale_temps(&[results, plots]);
         check_plots_owner(results, plots, name)?;
         Ok(OutputLock { _locks: locks })
     }
@@ -381,19 +374,26 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Removes `.tmp-<pid>-*` files of processes that no longer exist: what a
-/// run killed while writing its outputs (kill -9, a power cut) left.
-pub fn remove_stale_temps(dir: &Path) {
-    finish_killed_commits(dir);
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Some(pid) = pid_of(&e.file_name(), ".tmp-") else {
+/// Cleans up after processes that no longer exist in `dirs`: first every
+/// commit they left under way is finished (one commit may span both the
+/// results and the plots directory), then the `.tmp-<pid>-*` files nobody
+/// will move are removed: what a run killed while writing its outputs
+/// (kill -9, a power cut) left.
+pub fn remove_stale_temps(dirs: &[&Path]) {
+    for dir in dirs {
+        finish_killed_commits(dir);
+    }
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
-        if !alive(pid) {
-            let _ = std::fs::remove_file(e.path());
+        for e in entries.flatten() {
+            let Some(pid) = pid_of(&e.file_name(), ".tmp-") else {
+                continue;
+            };
+            if !alive(pid) {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }

@@ -326,7 +326,7 @@ fn owner_request(json: &Path) -> Option<String> {
     v.get("fpr_target")?.as_f64()?;
     let command = v.get("command")?.as_str()?;
     let mut words: Vec<&str> = Vec::new();
-    let mut it = command.split(' ').peekable();
+    let mut it = command.split(' ');
     while let Some(w) = it.next() {
         if w == "--budget" || w == "--name" {
             it.next();

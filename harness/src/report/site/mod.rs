@@ -58,27 +58,7 @@ impl Table {
         if !path.exists() {
             return Ok(None);
         }
-        // a regular file of at most 1 GiB, read once (a FIFO hung)
-        let bytes = crate::spec::read_limited(path, 1 << 30, "CSV")?;
-        let mut r = csv::Reader::from_reader(bytes.as_slice());
-        let header = r
-            .headers()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-            .iter()
-            .map(String::from)
-            .collect();
-        let mut rows = Vec::new();
-        for rec in r.records() {
-            let rec = rec.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            rows.push(rec.iter().map(String::from).collect());
-        }
-        if rows.is_empty() {
-            // not "not run yet": the file is there and says nothing
-            return Err(anyhow::anyhow!(
-                "{} holds no rows (empty, cut short or not a bloomlab CSV): run its experiment again",
-                path.display()
-            ));
-        }
+        let (header, rows) = super::read_records(path)?;
         Ok(Some(Table { header, rows }))
     }
 
