@@ -13,7 +13,7 @@
 
 use super::*;
 use bloomlab_filters::apbf::blocked::concurrent::ConcurrentApbf;
-use bloomlab_filters::build::{Build, Target};
+use bloomlab_filters::build::Target;
 use bloomlab_filters::clock_sketch::TimedClockBloom;
 use bloomlab_filters::half_sliding::TimedHalfSliding;
 use bloomlab_filters::she::TimedSheBloom;
@@ -172,24 +172,23 @@ fn target(unit: f64) -> Target {
     Target::time(60.0, 200.0).ticks_per_unit(unit).fpr(0.01)
 }
 
-/// Builds `F` for the target and checks it under every pattern, at the
-/// three clock units; `tau` gives the design's generation length in ticks
-/// (the window over 8 where it has none).
-fn keeps_every_key<F: Build + TimedFilter + 'static>(tau: impl Fn(&F) -> u64) {
+/// Builds a filter for the target at each of the three clock units (with
+/// `make`, which also gives its window of time, None where it has no such
+/// figure, and its generation length in ticks) and checks it under every
+/// pattern.
+fn keeps_every_key(name: &str, make: impl Fn(Target) -> (Box<dyn Driven>, Option<u64>, u64)) {
     for unit in [1.0, 1000.0, 1e9] {
-        let probe: F = target(unit).build().unwrap();
-        let window = probe.window_time();
-        let t = tau(&probe);
-        assert!(
-            window as f64 >= 60.0 * unit,
-            "{}: window {window} below T",
-            probe.name()
-        );
-        for p in patterns(unit as u64, t) {
-            let mut f: F = target(unit).build().unwrap();
-            let name = f.name();
+        let (_, window, tau) = make(target(unit));
+        if let Some(window) = window {
+            assert!(
+                window as f64 >= 60.0 * unit,
+                "{name}: window {window} below T"
+            );
+        }
+        for p in patterns(unit as u64, tau) {
+            let (mut f, _, _) = make(target(unit));
             // the requested T, not the design's own (which may be longer)
-            let (lost, asked) = drive(&mut f, p, (60.0 * unit) as u64, 200.0 / unit);
+            let (lost, asked) = drive(f.as_mut(), p, (60.0 * unit) as u64, 200.0 / unit);
             assert_eq!(
                 lost, 0,
                 "{name}: {lost} of {asked} keys younger than T reported absent under {p:?} at {unit} ticks a unit"
@@ -198,98 +197,45 @@ fn keeps_every_key<F: Build + TimedFilter + 'static>(tau: impl Fn(&F) -> u64) {
     }
 }
 
-#[test]
-fn apbf_time_default() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedApbf>(|f| f.tau());
-    });
+/// The arm of a time design `$t` the builder makes, `$tau` its generation
+/// length in ticks (the window over 8 where it has none).
+macro_rules! arm {
+    ($($name:ident: $t:ty, $tau:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            within(DEADLINE_SECS, || {
+                keeps_every_key(stringify!($name), |t| {
+                    let f: $t = t.build().unwrap();
+                    let (window, tau) = (f.window_time(), ($tau)(&f));
+                    (Box::new(f), Some(window), tau)
+                });
+            });
+        }
+    )*};
+}
+
+arm! {
+    apbf_time_default: TimedApbf, |f: &TimedApbf| f.tau();
+    naor_yogev_hybrid: OnTime<NaorYogev>, |f: &OnTime<NaorYogev>| f.tau();
+    jumping_time: OnTime<JumpingWindow>, |f: &OnTime<JumpingWindow>| f.tau();
+    double_buffer_time: OnTime<DoubleBuffer>, |f: &OnTime<DoubleBuffer>| f.tau();
+    tbf_time: TimedTbf, |f: &TimedTbf| f.window_time() / 8;
+    swbf_hybrid: TimedSwbf, |f: &TimedSwbf| f.delta();
+    sliding_bloom_time: TimedSlidingBloom, |f: &TimedSlidingBloom| f.window_time() / 8;
+    half_sliding_time: TimedHalfSliding, |f: &TimedHalfSliding| f.window_time() / 8;
+    clock_bloom_time: TimedClockBloom, |f: &TimedClockBloom| f.window_time() / 8;
+    she_bloom_time: TimedSheBloom, |f: &TimedSheBloom| f.window_time() / 8;
+    tlbf: Tlbf, |f: &Tlbf| f.window_time() / 8;
 }
 
 #[test]
 fn concurrent_apbf_default() {
     within(DEADLINE_SECS, || {
-        for unit in [1.0, 1000.0, 1e9] {
-            let probe: ConcurrentApbf = target(unit).build().unwrap();
-            let tau = probe.tau().unwrap();
-            for p in patterns(unit as u64, tau) {
-                let mut f = Shared(target(unit).build().unwrap());
-                let (lost, asked) = drive(&mut f, p, (60.0 * unit) as u64, 200.0 / unit);
-                assert_eq!(
-                    lost, 0,
-                    "concurrent: {lost} of {asked} lost under {p:?} at {unit}"
-                );
-            }
-        }
-    });
-}
-
-#[test]
-fn naor_yogev_hybrid() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<OnTime<NaorYogev>>(|f| f.tau());
-    });
-}
-
-#[test]
-fn jumping_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<OnTime<JumpingWindow>>(|f| f.tau());
-    });
-}
-
-#[test]
-fn double_buffer_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<OnTime<DoubleBuffer>>(|f| f.tau());
-    });
-}
-
-#[test]
-fn tbf_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedTbf>(|f| f.window_time() / 8);
-    });
-}
-
-#[test]
-fn swbf_hybrid() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedSwbf>(|f| f.delta());
-    });
-}
-
-#[test]
-fn sliding_bloom_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedSlidingBloom>(|f| f.window_time() / 8);
-    });
-}
-
-#[test]
-fn half_sliding_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedHalfSliding>(|f| f.window_time() / 8);
-    });
-}
-
-#[test]
-fn clock_bloom_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedClockBloom>(|f| f.window_time() / 8);
-    });
-}
-
-#[test]
-fn she_bloom_time() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<TimedSheBloom>(|f| f.window_time() / 8);
-    });
-}
-
-#[test]
-fn tlbf() {
-    within(DEADLINE_SECS, || {
-        keeps_every_key::<Tlbf>(|f| f.window_time() / 8);
+        keeps_every_key("concurrent_apbf", |t| {
+            let f: ConcurrentApbf = t.build().unwrap();
+            let (window, tau) = (f.window_time(), f.tau().unwrap());
+            (Box::new(Shared(f)), window, tau)
+        });
     });
 }
 
