@@ -166,9 +166,11 @@ impl Target {
     /// target while the rate stays within the peak (it climbs in a burst
     /// above it). [`Trigger::Hybrid`] also ends a generation on g
     /// insertions, which bounds the FPR in any burst but loses keys younger
-    /// than T whenever a generation fills in less than τ: under batches of
-    /// a second's ids at exactly the sized rate, 20% of the ids 599 s old
-    /// in the 10-minute example (`filters/tests/conformance/arrivals.rs`).
+    /// than T whenever a generation fills in less than τ, which batches at
+    /// exactly the sized rate do (the arrival arm's
+    /// `the_hybrid_apbf_loses_keys_under_batches` in
+    /// `filters/tests/conformance/arrivals.rs`; issue 56 reported 20% of the
+    /// ids 599 s old lost under batches of a second's ids).
     pub fn trigger(mut self, trigger: Trigger) -> Target {
         self.trigger = Some(trigger);
         self

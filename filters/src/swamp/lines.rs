@@ -86,7 +86,8 @@ mod tests {
         // table's own buckets gives the period's figure there, so the
         // offsets are not the cause; the likely one is the stop at a false
         // match, whose per-slot chance is taken from the FPR formula, which
-        // at these FPRs (about 1%) weighs in: left open.
+        // at these FPRs (about 1%) weighs in: left open. Add (64, 13) or
+        // (128, 14) to the list to see it fail by these figures.
         for (w, l) in [
             (100_000u64, 27u32),
             (50_000, 26),

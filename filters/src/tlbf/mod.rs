@@ -116,7 +116,7 @@ impl Tlbf {
             return Err(ParamError::OutOfRange {
                 name: "window time",
                 value: format!("{t} clock ticks for l = {l}"),
-                expected: "at least 2l ticks: the TLBF measures each generation's duration (about T/l) in whole ticks, and at under 2 a generation it ran at FPR 0.81 instead of 0.01; give the clock in a finer unit",
+                expected: "at least 2l ticks: the TLBF measures each generation's duration (about T/l) in whole ticks, and under 2 a generation its FPR runs far above the target; give the clock in a finer unit",
             });
         }
         check_bits(m0.checked_mul((k + l) as u64))?;
