@@ -5,7 +5,7 @@
 //! persistence round-trip, hostile-file and crafted-state suites, the
 //! committed-fixture check and the `Send + Sync` check. A design added to
 //! the crate and not here fails a test that reads the crate's sources for
-//! `Persist` impls (`tests/persistence.rs`); a design here and missing from
+//! `Persist` impls (`tests/persistence/`); a design here and missing from
 //! a suite cannot be, since each suite is this list.
 
 /// Expands `$callback! { types { T, ... } designs { name: T = make; ... } }`:
