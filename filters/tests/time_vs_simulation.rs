@@ -367,3 +367,85 @@ fn swbf_hybrid_stays_bounded_under_bursts() {
     assert_bounded_and_near_fluid("swbf hybrid", &diffs, &theory, f.fpr_theory(17.0 * 250.0));
     assert_eq!(f.inner().stash_len(), 0);
 }
+
+/// Per moment, the share of probed keys younger than T answered no: keys of
+/// ages drawn uniformly from (0, T) (the newest key at least that old),
+/// `probes` per moment, moments `span` apart at steady Poisson arrivals of
+/// `rate` keys per τ.
+fn loss_at_moments<F: TimedFilter>(
+    f: &mut F,
+    rate: f64,
+    span: u64,
+    moments: usize,
+    probes: u64,
+    seed: u64,
+) -> Vec<f64> {
+    let keys = Keys::new(seed);
+    let a = OnOff {
+        on: rate,
+        off: rate,
+        period: 1.0,
+        duty: 0.5,
+    };
+    let mut arr = Arrivals {
+        a,
+        t: 0.0,
+        rng: Rng(seed),
+    };
+    let window = f.window_time();
+    let mut live: std::collections::VecDeque<(u64, u64)> = Default::default();
+    let (mut next, mut inserted) = (arr.next(), 0u64);
+    let mut shares = Vec::with_capacity(moments);
+    for s in 0..moments as u64 {
+        let moment = (s + 1) * span + arr.rng.range(0, span - 1);
+        while next < moment as f64 {
+            let at = next as u64;
+            f.advance(at);
+            inserted += 1;
+            let key = keys.stream(inserted);
+            f.insert(key);
+            live.push_back((at, key));
+            next = arr.next();
+        }
+        f.advance(moment);
+        while live.front().is_some_and(|&(at, _)| moment - at >= window) {
+            live.pop_front();
+        }
+        let (mut asked, mut lost) = (0u64, 0u64);
+        for _ in 0..probes {
+            let age = arr.rng.range(1, window - 1);
+            // the newest key at least `age` old
+            let i = live.partition_point(|&(at, _)| at <= moment - age);
+            if i == 0 {
+                continue;
+            }
+            asked += 1;
+            lost += !f.contains(live[i - 1].1) as u64;
+        }
+        shares.push(lost as f64 / asked.max(1) as f64);
+    }
+    shares
+}
+
+/// The hybrid loses keys younger than T at steady Poisson rates near g/τ,
+/// where its fluid theory predicts none: the renewal theory
+/// (`timewindow::renewal`) gives how many, from 0.8 to 2 times g/τ.
+#[test]
+fn hybrid_loss_of_young_keys_matches_its_renewal_theory() {
+    let (k, l, g) = (4, 6, 256);
+    for (i, ratio) in [0.9, 1.0, 1.1, 1.25, 2.0].into_iter().enumerate() {
+        let mut f = TimedApbf::new(k, l, g, TAU, Trigger::Hybrid).unwrap();
+        let rate = ratio * g as f64;
+        let theory = f.theory().loss_at_rate(rate / TAU as f64).unwrap();
+        let span = 2 * (k + l) as u64 * TAU;
+        let shares = loss_at_moments(&mut f, rate, span, 3000, 64, 40 + i as u64);
+        let sd_of_mean = sd(&shares) / (shares.len() as f64).sqrt();
+        // up to g/τ the fluid boundaries end every generation on time
+        let fluid = if ratio <= 1.0 { "0" } else { "-" };
+        println!(
+            "hybrid at {ratio} g/tau: lost {:.4e} (sd of the mean {sd_of_mean:.1e}), renewal theory {theory:.4e}, fluid theory {fluid}",
+            mean(&shares)
+        );
+        assert_mean(&format!("loss at {ratio} g/tau"), &shares, theory);
+    }
+}

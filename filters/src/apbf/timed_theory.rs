@@ -115,6 +115,44 @@ impl TimedApbfTheory {
         }
     }
 
+    /// The share of keys younger than T answered no, for ages uniform in
+    /// (0, T), at a steady Poisson rate of `rate` keys per unit of time:
+    /// 0 for the time trigger; for the hybrid, the renewal theory of
+    /// [`crate::timewindow::renewal`] (the fluid boundaries predict 0 at any
+    /// rate up to g/τ, where real generations sometimes fill early).
+    /// P(yes) for a key j shifts old is averaged over 64 phases of the
+    /// fluid steady state. `None` for a rate that is not positive and
+    /// finite.
+    pub fn loss_at_rate(&self, rate: f64) -> Option<f64> {
+        if !(rate.is_finite() && rate > 0.0) {
+            return None;
+        }
+        if self.trigger == Trigger::Time {
+            return Some(0.0);
+        }
+        let forgotten = (self.k + self.l) as u64;
+        let cum = |t: f64| rate * t;
+        let period = self.tau.min(self.g as f64 / rate);
+        let warm = (forgotten + 2) as f64 * self.tau;
+        const PHASES: usize = 64;
+        let states: Vec<TimedState> = (0..PHASES)
+            .map(|i| self.at(warm + (i as f64 + 0.5) / PHASES as f64 * period, &cum))
+            .collect();
+        let presence = |j: u64| {
+            states
+                .iter()
+                .map(|s| presence_probability(&s.fills, self.k, j))
+                .sum::<f64>()
+                / PHASES as f64
+        };
+        let renewal = crate::timewindow::renewal::HybridRenewal {
+            tau: self.tau,
+            g: self.g,
+            rate,
+        };
+        renewal.loss(self.l as u64, forgotten, &presence)
+    }
+
     /// The expected state at time `now` (see the module docs): slice s_i
     /// holds generations i - k + 1 ..= i (those that exist).
     pub fn at(&self, now: f64, cum: &dyn Fn(f64) -> f64) -> TimedState {

@@ -34,6 +34,7 @@
 //! design's time theory builds on them (`apbf::timed_theory`,
 //! `segmented::timed`).
 
+pub mod renewal;
 pub mod theory;
 
 use crate::error::check_nonzero;
