@@ -109,7 +109,15 @@ impl DesignDef for Stable {
                 ))
             }
             Some(w) => w,
-            None => t.age_at_fnr(0.01).map_or(1, |a| a.saturating_sub(1).max(1)),
+            None => {
+                let w = t.age_at_fnr(0.01).map_or(1, |a| a.saturating_sub(1).max(1));
+                if w >= MAX_HORIZON {
+                    return Err(anyhow::anyhow!(
+                        "stable: the window its theory gives ({w} keys, the age where P(yes) falls to 0.99) is not below 2^24 (the longest age history the harness keeps); give a window below 2^24 or a smaller m"
+                    ));
+                }
+                w
+            }
         };
         // Profile up to where P(yes | age) is within 1% of its limit, the FPR.
         let horizon = t

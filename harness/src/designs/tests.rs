@@ -93,6 +93,11 @@ fn bad_parameters_give_one_line_errors() {
         0
     )
     .is_err());
+    // a stable filter so large that its own window passes the age history
+    // the harness keeps: refused, not a panic (hostile round, issue 55)
+    let huge = [("m", 2f64.powi(32)), ("d", 2.0), ("k", 3.0), ("p", 5.0)];
+    let e = build("stable", &p(&huge), 0).err().unwrap().to_string();
+    assert!(e.contains("2^24") && !e.contains('\n'), "{e}");
     assert!(build("nope", &p(&[]), 0)
         .err()
         .unwrap()
