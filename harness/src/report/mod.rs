@@ -10,7 +10,7 @@ mod staged;
 pub use markdown::markdown;
 pub use plots::{figure, plot_path, render_plots, svg_string};
 pub use staged::{
-    owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged,
+    owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged, STALL_VAR,
 };
 
 use crate::metrics::{Row, Value};

@@ -140,6 +140,7 @@ impl Staged {
             }
             backups.push(Some(bak));
         }
+        stall_for_test("journal");
         let journal = match files.first() {
             Some((_, first)) => match write_journal(first, &files) {
                 Ok(j) => Some(j),
@@ -153,6 +154,7 @@ impl Staged {
         };
         let mut done = Vec::new();
         for (i, (tmp, path)) in files.iter().enumerate() {
+            stall_for_test(&i.to_string());
             if let Err(e) = std::fs::rename(tmp, path) {
                 // put back what moved, in reverse
                 for (j, (_, moved)) in files[..i].iter().enumerate().rev() {
@@ -182,6 +184,21 @@ impl Staged {
         }
         drop_backups(&backups);
         Ok(done)
+    }
+}
+
+/// The environment variable that stops a commit at one step, for the test
+/// that kills a real run there (`harness/tests/harness/killed.rs`):
+/// `journal` (backups made, no journal yet) or `n` (the journal written and
+/// n files moved). The process says so on stderr and waits to be killed.
+pub const STALL_VAR: &str = "BLOOMLAB_TEST_STALL_COMMIT";
+
+fn stall_for_test(step: &str) {
+    if std::env::var_os(STALL_VAR).is_some_and(|v| v == step) {
+        eprintln!("bloomlab: commit stalled at step {step} for a test");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
     }
 }
 

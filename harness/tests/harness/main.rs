@@ -6,6 +6,7 @@ mod adversary;
 mod bad_input;
 mod commands;
 mod determinism;
+mod killed;
 mod layers;
 mod outputs;
 mod reproduce;
