@@ -100,7 +100,14 @@ pub fn calibrate(
     let query_ns = t0.elapsed().as_nanos() as f64 / (per_key * queries as f64);
     // a moment's own row: its FPR's exact interval
     let t0 = Instant::now();
-    std::hint::black_box(super::timeline_row(1.0, 1.0, 3, spec.queries, 0.0, 0.99));
+    std::hint::black_box(super::rows::timeline_row(
+        1.0,
+        1.0,
+        3,
+        spec.queries,
+        0.0,
+        0.99,
+    ));
     let row_ns = t0.elapsed().as_nanos() as f64;
     let theory_ns = match moment_fn.as_ref() {
         None => 0.0,

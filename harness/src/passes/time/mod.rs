@@ -35,12 +35,15 @@
 pub mod arrivals;
 pub mod calibrate;
 mod pass;
+mod rows;
+
+use rows::{age_rows, summary, timeline_row};
 
 pub use arrivals::{Arrivals, Process};
 pub use pass::TimePass;
 
 use crate::designs::{Built, Moment, MomentTheory};
-use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};
+use crate::metrics::stats::{Binomial, Welford};
 use crate::metrics::{Row, Value};
 use crate::spec::{ArrivalSpec, TimeSpec, NS};
 use crate::workload::KeyStream;
@@ -155,7 +158,7 @@ struct Past {
 }
 
 /// Per-moment and per-bucket accumulators.
-struct Tally {
+pub(super) struct Tally {
     /// Each moment's FPR and its theory.
     moments: Vec<(f64, f64)>,
     /// Queries at each moment.
@@ -345,20 +348,6 @@ impl Run<'_> {
     }
 }
 
-/// One row of the timeline table.
-fn timeline_row(t_s: f64, rate: f64, fp: u64, queries: u64, theory: f64, level: f64) -> Row {
-    let mut r = Row::default();
-    r.num("t", t_s);
-    r.num("rate", rate);
-    r.push("queries", Value::Int(queries));
-    r.num("fpr", fp as f64 / queries as f64);
-    let (lo, hi) = binomial_ci(fp, queries, level);
-    r.num("fpr_ci_low", lo);
-    r.num("fpr_ci_high", hi);
-    r.num("fpr_theory", theory);
-    r
-}
-
 /// Runs the pass (see the module docs).
 pub fn measure(
     built: &mut Built,
@@ -457,113 +446,6 @@ pub fn measure(
         timeline,
         ages,
     })
-}
-
-/// A measured column with its interval and, where known, its theory.
-fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
-    row.num(name, x);
-    row.num(format!("{name}_ci_low"), ci.0);
-    row.num(format!("{name}_ci_high"), ci.1);
-    if theory.is_finite() {
-        row.num(format!("{name}_theory"), theory);
-        if theory != 0.0 {
-            row.num(format!("{name}_ratio"), x / theory);
-        }
-        if let Some(inside) = in_interval(theory, ci) {
-            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
-        }
-    }
-}
-
-/// The FPR over a set of moments of `queries` queries each: mean,
-/// Student-t interval, mean theory. When every moment measured the same
-/// rate (no false positive anywhere, say), the Student-t interval has zero
-/// width and would decide a verdict from nothing, and over one moment it
-/// has none: the interval is then Clopper-Pearson's over the pooled
-/// queries, exact for that sample.
-fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, (f64, f64), f64) {
-    let mut w = Welford::default();
-    for &(x, _) in m {
-        w.add(x);
-    }
-    let theory = m.iter().map(|&(_, t)| t).sum::<f64>() / m.len() as f64;
-    let mut ci = w.ci_within(level, 0.0, 1.0);
-    let undefined = !(ci.0.is_finite() && ci.1.is_finite());
-    if (ci.0 == ci.1 || undefined) && !m.is_empty() {
-        let n = queries * m.len() as u64;
-        let x = m
-            .iter()
-            .map(|&(r, _)| (r * queries as f64).round() as u64)
-            .sum();
-        ci = binomial_ci(x, n, level);
-    }
-    (w.mean(), ci, theory)
-}
-
-fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
-    let mut row = Row::default();
-    row.num("time_window_s", sc.window / NS);
-    row.num("arrivals_mean_rate", sc.arrivals.mean_rate());
-    row.num("arrivals_max_rate", sc.arrivals.max_rate());
-    row.push("moments", Value::Int(t.moments.len() as u64));
-    let (x, ci, th) = over_moments(&t.moments, t.queries, level);
-    with_theory(&mut row, "fpr_time_avg", x, ci, th);
-    let top = t.moments.iter().map(|m| m.1).fold(f64::NAN, f64::max);
-    if top.is_finite() {
-        let worst: Vec<(f64, f64)> = t
-            .moments
-            .iter()
-            .copied()
-            .filter(|m| m.1 >= 0.9 * top)
-            .collect();
-        let (x, ci, th) = over_moments(&worst, t.queries, level);
-        row.push("fpr_time_peak_moments", Value::Int(worst.len() as u64));
-        with_theory(&mut row, "fpr_time_peak", x, ci, th);
-    }
-    for (name, b, th, n) in [
-        ("fnr_time", t.fnr, t.fnr_theory, t.fnr.n),
-        ("p_yes_past_window", t.past, t.past_theory, t.past.n),
-    ] {
-        row.push(format!("{name}_probes"), Value::Int(n));
-        if n == 0 {
-            // no key of those ages was probed (a horizon of T leaves none
-            // past it): no rate to report
-            continue;
-        }
-        let mean = th / n as f64;
-        with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
-    }
-    if t.lines.count() > 0 {
-        // measured only: the designs' lines theories are at a steady rate
-        let (lo, hi) = t.lines.ci_within(level, 0.0, f64::INFINITY);
-        row.num("lines_query_negative", t.lines.mean());
-        row.num("lines_query_negative_ci_low", lo);
-        row.num("lines_query_negative_ci_high", hi);
-    }
-    row
-}
-
-fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> Vec<Row> {
-    let width = sc.horizon / spec.buckets as f64 / NS;
-    t.buckets
-        .iter()
-        .enumerate()
-        .filter(|(_, (b, _))| b.n > 0)
-        .map(|(i, (b, th))| {
-            let mut r = Row::default();
-            let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
-            r.num("age_lo", lo);
-            r.num("age_hi", hi);
-            r.num("age_mid_over_t", (lo + hi) / 2.0 / (sc.window / NS));
-            r.push("queries", Value::Int(b.n));
-            r.num("p_yes", b.rate());
-            let (l, h) = binomial_ci(b.x, b.n, level);
-            r.num("p_yes_ci_low", l);
-            r.num("p_yes_ci_high", h);
-            r.num("p_yes_theory", th / b.n as f64);
-            r
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
+use super::rows::over_moments;
 use super::*;
+use crate::metrics::stats::{binomial_ci, in_interval};
 
 /// Moments that all measured no false positive: the interval is the
 /// pooled Clopper-Pearson one, not [0, 0], and a theory of 1e-10 is
