@@ -32,6 +32,62 @@ use crate::{Filter, ParamError, SlidingFilter};
 /// Largest l that [`Apbf::with_fpr`] considers.
 pub const DEFAULT_MAX_L: u32 = 32;
 
+/// Largest l the slack-constrained choice ([`KlRule::WithinSlack`])
+/// considers.
+pub const MAX_L_WITH_SLACK: u32 = 4096;
+
+/// How [`choose`] picks the APBF's k and l for an FPR target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KlRule {
+    /// The fewest bits per window element, l at most [`DEFAULT_MAX_L`].
+    FewestBits,
+    /// l as given: the smallest k.
+    FixedL(u32),
+    /// The fewest bits whose slack k·⌈window / l⌉ is at most `slack`, l at
+    /// most [`MAX_L_WITH_SLACK`].
+    WithinSlack {
+        /// The window in insertions.
+        window: u64,
+        /// The largest slack in insertions.
+        slack: u64,
+    },
+}
+
+/// The APBF's sizing rule: (k, l) whose worst-phase FPR (asymptotic
+/// F(k, l)) is at most `fpr`, by `rule`. Every way of sizing an APBF goes
+/// through it: [`Apbf::with_fpr`], the builder ([`crate::build::Target`]),
+/// the designs over time, the blocked APBF, the TLBF and the harness. The
+/// window then sets g = ⌈window / l⌉ (or τ = ⌈T / l⌉ over time).
+pub fn choose(fpr: f64, rule: KlRule) -> Result<(u32, u32), ParamError> {
+    check_probability("fpr", fpr)?;
+    let max_k = theory::MAX_K;
+    match rule {
+        KlRule::FewestBits => {
+            theory::choose_kl(fpr, DEFAULT_MAX_L).ok_or_else(|| ParamError::Unreachable {
+                target: format!("apbf fpr {fpr} with k <= {max_k} and l <= {DEFAULT_MAX_L}"),
+            })
+        }
+        KlRule::FixedL(l) => {
+            check_nonzero("l", l as u64)?;
+            let k = theory::choose_k(fpr, l).ok_or_else(|| ParamError::Unreachable {
+                target: format!("apbf fpr {fpr} with l = {l} and k <= {max_k}"),
+            })?;
+            Ok((k, l))
+        }
+        KlRule::WithinSlack { window, slack } => {
+            check_nonzero("window", window)?;
+            check_nonzero("slack", slack)?;
+            theory::choose_kl_with_slack(fpr, window, slack, MAX_L_WITH_SLACK).ok_or_else(|| {
+                ParamError::Unreachable {
+                    target: format!(
+                        "apbf fpr {fpr} with slack <= {slack} and l <= {MAX_L_WITH_SLACK}"
+                    ),
+                }
+            })
+        }
+    }
+}
+
 /// Algorithm 1 of the paper over abstract slice probes `bit(i)` (logical slice
 /// i matches): start at slice l, count consecutive matches c moving right; on a
 /// miss at slice i, keep p = c and restart at i - k; yes when p + c = k, no when
@@ -168,11 +224,7 @@ impl Apbf {
     /// ```
     pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
-        check_probability("fpr", fpr)?;
-        let (k, l) =
-            theory::choose_kl(fpr, DEFAULT_MAX_L).ok_or_else(|| ParamError::Unreachable {
-                target: format!("fpr {fpr} with k <= {}", theory::MAX_K),
-            })?;
+        let (k, l) = choose(fpr, KlRule::FewestBits)?;
         Self::new(k, l, window.div_ceil(l as u64))
     }
 
@@ -180,11 +232,7 @@ impl Apbf {
     /// F(k, l) <= `fpr`.
     pub fn with_fpr_and_l(window: u64, fpr: f64, l: u32) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
-        check_nonzero("l", l as u64)?;
-        check_probability("fpr", fpr)?;
-        let k = theory::choose_k(fpr, l).ok_or_else(|| ParamError::Unreachable {
-            target: format!("fpr {fpr} with l = {l} and k <= {}", theory::MAX_K),
-        })?;
+        let (k, l) = choose(fpr, KlRule::FixedL(l))?;
         Self::new(k, l, window.div_ceil(l as u64))
     }
 

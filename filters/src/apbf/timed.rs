@@ -17,7 +17,7 @@
 //! by its cumulative mean) is in [`super::timed_theory`].
 
 use super::Apbf;
-use crate::error::{check_nonzero, check_probability};
+use crate::error::check_nonzero;
 use crate::timewindow::{Generational, OnTime, Trigger};
 use crate::ParamError;
 
@@ -75,12 +75,7 @@ impl OnTime<Apbf> {
     ) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_nonzero("peak_keys", peak_keys)?;
-        check_probability("fpr", fpr)?;
-        let (k, l) = super::theory::choose_kl(fpr, super::DEFAULT_MAX_L).ok_or_else(|| {
-            ParamError::Unreachable {
-                target: format!("fpr {fpr} with k <= {}", super::theory::MAX_K),
-            }
-        })?;
+        let (k, l) = super::choose(fpr, super::KlRule::FewestBits)?;
         Self::new(
             k,
             l,

@@ -1,7 +1,7 @@
 //! The count designs' sizing: a window of insertions and an FPR.
 
-use super::{fewest_bits, Build, Target, MAX_L_WITH_SLACK};
-use crate::apbf::theory as apbf_theory;
+use super::{fewest_bits, Build, Target};
+use crate::apbf::KlRule;
 use crate::naor_yogev::{self, NaorYogev};
 use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use crate::{
@@ -14,20 +14,11 @@ impl Build for Apbf {
     /// largest slack (l at most [`MAX_L_WITH_SLACK`]); g = ⌈window / l⌉.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let (w, e) = (t.count("apbf")?, t.the_fpr()?);
-        let (k, l) =
-            match t.max_slack {
-                Some(s) => apbf_theory::choose_kl_with_slack(e, w, s, MAX_L_WITH_SLACK)
-                    .ok_or_else(|| ParamError::Unreachable {
-                        target: format!(
-                            "apbf fpr {e} with slack <= {s} and l <= {MAX_L_WITH_SLACK}"
-                        ),
-                    })?,
-                None => apbf_theory::choose_kl(e, crate::apbf::DEFAULT_MAX_L).ok_or_else(|| {
-                    ParamError::Unreachable {
-                        target: format!("apbf fpr {e} with k <= {}", apbf_theory::MAX_K),
-                    }
-                })?,
-            };
+        let rule = match t.max_slack {
+            Some(slack) => KlRule::WithinSlack { window: w, slack },
+            None => KlRule::FewestBits,
+        };
+        let (k, l) = crate::apbf::choose(e, rule)?;
         Apbf::new(k, l, w.div_ceil(l as u64))
     }
 }

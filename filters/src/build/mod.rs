@@ -36,7 +36,7 @@ mod time;
 pub use time::{apbf_generations, tbf_keys};
 
 /// Largest l the slack-constrained APBF choice considers.
-pub const MAX_L_WITH_SLACK: u32 = 4096;
+pub use crate::apbf::MAX_L_WITH_SLACK;
 /// Time quanta per window of the timing Bloom filter and SWBF over time,
 /// when not given.
 pub const DEFAULT_QUANTA: u64 = 64;

@@ -5,7 +5,6 @@ use super::{
     fewest_bits, generation_ticks, hybrid_generation, Build, Target, Window, DEFAULT_QUANTA,
 };
 use crate::apbf::blocked::concurrent::ConcurrentApbf;
-use crate::apbf::theory as apbf_theory;
 use crate::naor_yogev::{self, NaorYogev};
 use crate::segmented::{DoubleBuffer, JumpingWindow};
 use crate::timewindow::{OnTime, Trigger};
@@ -20,11 +19,7 @@ impl Build for OnTime<Apbf> {
         let name = "apbf_time";
         let (window, rate, ticks) = t.time_window(name)?;
         let e = t.the_fpr()?;
-        let (k, l) = apbf_theory::choose_kl(e, crate::apbf::DEFAULT_MAX_L).ok_or_else(|| {
-            ParamError::Unreachable {
-                target: format!("{name} fpr {e} with k <= {}", apbf_theory::MAX_K),
-            }
-        })?;
+        let (k, l) = crate::apbf::choose(e, crate::apbf::KlRule::FewestBits)?;
         let (tau, g) = apbf_generations(window, rate, ticks, l)?;
         OnTime::<Apbf>::new(k, l, g, tau, t.trigger.unwrap_or(Trigger::Time))
     }

@@ -132,7 +132,7 @@ impl Tlbf {
 
     /// For keys at about `rate` per time unit over a window of `t`, at FPR
     /// about `fpr`: (k, l) as the count APBF chooses them
-    /// ([`crate::apbf::theory::choose_kl`]), slices of m₀ = ⌈R·T·k/(l·ln 2)⌉
+    /// ([`crate::apbf::choose`]), slices of m₀ = ⌈R·T·k/(l·ln 2)⌉
     /// bits at first (the reference code's high-level sizing, with the
     /// APBF's exact-fill choice of (k, l) in place of its table).
     ///
@@ -156,12 +156,7 @@ impl Tlbf {
                 target: format!("a window of {t} time units at rate {rate}"),
             });
         }
-        let (k, l) =
-            crate::apbf::theory::choose_kl(fpr, crate::apbf::DEFAULT_MAX_L).ok_or_else(|| {
-                ParamError::Unreachable {
-                    target: format!("tlbf fpr {fpr}"),
-                }
-            })?;
+        let (k, l) = crate::apbf::choose(fpr, crate::apbf::KlRule::FewestBits)?;
         let m0 = (keys * k as f64 / (l as f64 * std::f64::consts::LN_2)).ceil();
         if m0 >= crate::MAX_BITS as f64 {
             return Err(ParamError::TooLarge {

@@ -6,15 +6,12 @@ use super::{at_least_one, probability, DesignDef, Params};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
+use bloomlab_filters::apbf::{self, KlRule};
 use bloomlab_filters::{naor_yogev, window, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
 /// Most steps the APBF's theory may take (about a minute here).
 const MAX_THEORY_WORK: f64 = 1e11;
-
-/// Largest l the slack-constrained APBF choice considers: the crate's
-/// (`Target::max_slack` sizes the APBF by the same rule).
-use bloomlab_filters::build::MAX_L_WITH_SLACK;
 
 /// APBF parameters: (k, l, g | window), or (fpr[, l], g | window) picking
 /// k (and l), or (fpr, window, slack) picking the (k, l) with fewest bits
@@ -155,7 +152,7 @@ impl DesignDef for Apbf {
         let (w, e) = (c.window, c.fpr);
         Ok((1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
             .filter_map(|l| {
-                let k = apbf_theory::choose_k(e, l)?;
+                let (k, _) = apbf::choose(e, KlRule::FixedL(l)).ok()?;
                 let g = w.div_ceil(l as u64);
                 let t = ApbfTheory::new(k, l, g)?;
                 Some(Candidate {
@@ -177,43 +174,33 @@ impl DesignDef for Apbf {
 }
 
 /// (k, l, g) from the parameters: as given, or chosen for an FPR target
-/// (and a largest slack).
+/// (and a largest slack) by the crate's rule ([`apbf::choose`]).
 fn resolve(p: &ApbfParams) -> anyhow::Result<(u32, u32, u64)> {
     let fpr = probability("fpr", p.fpr)?;
-    let (mut k, mut l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+    let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
     let (g, window) = (at_least_one("g", p.g)?, at_least_one("window", p.window)?);
     let slack = at_least_one("slack", p.slack)?;
-    if let Some(max_slack) = slack {
-        // fewest bits with slack <= max_slack: needs fpr and window only
-        let (Some(e), Some(w), None, None, None) = (fpr, window, k, l, g) else {
-            return Err(anyhow::anyhow!(
-                "apbf: slack (the largest slack) goes with fpr and window only"
-            ));
-        };
-        let (kk, ll) = apbf_theory::choose_kl_with_slack(e, w, max_slack, MAX_L_WITH_SLACK)
-            .ok_or_else(|| {
-                anyhow::anyhow!("apbf: no (k, l <= {MAX_L_WITH_SLACK}) reaches fpr {e} with slack <= {max_slack}")
-            })?;
-        (k, l) = (Some(kk), Some(ll));
-    }
-    if p.k.is_some() && fpr.is_some() {
+    if k.is_some() && fpr.is_some() {
         return Err(anyhow::anyhow!("apbf: give k or fpr, not both"));
     }
     if g.is_some() && window.is_some() {
         return Err(anyhow::anyhow!("apbf: give g or window, not both"));
     }
-    let (k, l) = match (k, l, fpr) {
-        (None, None, Some(e)) => {
-            apbf_theory::choose_kl(e, bloomlab_filters::apbf::DEFAULT_MAX_L)
-                .ok_or_else(|| anyhow::anyhow!("apbf: no (k, l) reaches fpr {e}"))?
+    let choose =
+        |e: f64, rule: KlRule| apbf::choose(e, rule).map_err(|e| anyhow::anyhow!("apbf: {e}"));
+    let (k, l) = match (slack, fpr, window, k, l, g) {
+        // fewest bits with slack <= max_slack: needs fpr and window only
+        (Some(slack), Some(e), Some(window), None, None, None) => {
+            choose(e, KlRule::WithinSlack { window, slack })?
         }
-        (None, Some(l), Some(e)) => (
-            apbf_theory::choose_k(e, l)
-                .ok_or_else(|| anyhow::anyhow!("apbf: no k reaches fpr {e} with l = {l}"))?,
-            l,
-        ),
-        (Some(k), Some(l), None) => (k, l),
-        (Some(k), Some(l), Some(_)) if slack.is_some() => (k, l),
+        (Some(_), ..) => {
+            return Err(anyhow::anyhow!(
+                "apbf: slack (the largest slack) goes with fpr and window only"
+            ))
+        }
+        (None, Some(e), _, None, None, _) => choose(e, KlRule::FewestBits)?,
+        (None, Some(e), _, None, Some(l), _) => choose(e, KlRule::FixedL(l))?,
+        (None, None, _, Some(k), Some(l), _) => (k, l),
         _ => {
             return Err(anyhow::anyhow!(
                 "apbf needs k and l, or fpr (and optionally l)"

@@ -10,8 +10,8 @@ use super::time_shared::{
 use super::{at_least_one, probability, Candidate, Capabilities, Constraints, DesignDef};
 use crate::spec::Metric;
 use crate::spec::NS;
-use bloomlab_filters::apbf::theory as apbf_theory;
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
+use bloomlab_filters::apbf::KlRule;
 use bloomlab_filters::{Filter, TimedApbf, TimedFilter, Trigger};
 
 time_params! {
@@ -70,16 +70,13 @@ fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> 
     let (t, rate) = window_and_rate(name, p.window_time, p.peak_rate)?;
     let fpr = probability("fpr", p.fpr)?;
     let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+    let choose = |e: f64, rule: KlRule| {
+        bloomlab_filters::apbf::choose(e, rule).map_err(|e| anyhow::anyhow!("{name}: {e}"))
+    };
+    // k and l by the crate's rule (bloomlab_filters::apbf::choose)
     let (k, l) = match (k, l, fpr) {
-        (None, None, Some(e)) => {
-            apbf_theory::choose_kl(e, bloomlab_filters::apbf::DEFAULT_MAX_L)
-                .ok_or_else(|| anyhow::anyhow!("{name}: no (k, l) reaches fpr {e}"))?
-        }
-        (None, Some(l), Some(e)) => (
-            apbf_theory::choose_k(e, l)
-                .ok_or_else(|| anyhow::anyhow!("{name}: no k reaches fpr {e} with l = {l}"))?,
-            l,
-        ),
+        (None, None, Some(e)) => choose(e, KlRule::FewestBits)?,
+        (None, Some(l), Some(e)) => choose(e, KlRule::FixedL(l))?,
         (Some(k), Some(l), None) => (k, l),
         _ => {
             return Err(anyhow::anyhow!(
@@ -165,7 +162,7 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
     let (t, rate) = time_request(c)?;
     Ok((1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
         .filter_map(|l| {
-            let k = apbf_theory::choose_k(c.fpr, l)?;
+            let (k, _) = bloomlab_filters::apbf::choose(c.fpr, KlRule::FixedL(l)).ok()?;
             let p = TimedParams {
                 window_time: Some(t),
                 peak_rate: Some(rate),

@@ -157,7 +157,11 @@ impl DesignDef for BlockedApbf {
         let mut quick: Vec<(f64, u32, u32)> = (1..=bloomlab_filters::apbf::DEFAULT_MAX_L)
             .filter(|&l| l != t.l)
             .filter_map(|l| {
-                let k = bloomlab_filters::apbf::theory::choose_k(c.fpr, l)?;
+                let (k, _) = bloomlab_filters::apbf::choose(
+                    c.fpr,
+                    bloomlab_filters::apbf::KlRule::FixedL(l),
+                )
+                .ok()?;
                 let g = c.window.div_ceil(l as u64);
                 let blocks = blocked::default_blocks(k, g)?;
                 let x = BlockedTheory { k, l, g, blocks };

@@ -115,3 +115,35 @@ fn the_layer_check_sees_what_it_looks_for() {
     );
     assert!(layer("cli") < layer("sweep"));
 }
+
+/// The APBF's sizing rule is written once, in `bloomlab_filters::apbf::choose`:
+/// no other source of either crate (its tests apart) calls the theory's
+/// choosers it is built from.
+#[test]
+fn the_apbf_sizing_rule_is_written_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    sources(&root.join("harness/src"), &mut files);
+    sources(&root.join("filters/src"), &mut files);
+    let home = [Path::new("apbf/mod.rs"), Path::new("apbf/theory.rs")];
+    let mut found = Vec::new();
+    for f in files {
+        if home.iter().any(|h| f.ends_with(h)) || f.to_string_lossy().contains("tests") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines() {
+            if line.trim_start().starts_with("mod tests") {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            if ["choose_kl(", "choose_k(", "choose_kl_with_slack("]
+                .iter()
+                .any(|c| code.contains(c))
+            {
+                found.push(format!("{}: {}", f.display(), line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "size the APBF through apbf::choose: {found:#?}");
+}

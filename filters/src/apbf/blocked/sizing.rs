@@ -36,11 +36,7 @@ impl BlockedApbf {
     pub fn sizing(window: u64, fpr: f64) -> Result<BlockedTheory, ParamError> {
         check_nonzero("window", window)?;
         crate::error::check_probability("fpr", fpr)?;
-        let unreachable = || ParamError::Unreachable {
-            target: format!("fpr {fpr} with k <= {MAX_EXACT_K}"),
-        };
-        let (k, l) = crate::apbf::theory::choose_kl(fpr, crate::apbf::DEFAULT_MAX_L)
-            .ok_or_else(unreachable)?;
+        let (k, l) = crate::apbf::choose(fpr, crate::apbf::KlRule::FewestBits)?;
         Self::sizing_kl(window, fpr, k, l)
     }
 
