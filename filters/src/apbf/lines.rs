@@ -26,7 +26,8 @@
 //! the shift clears a slice, ⌈m / 512⌉ lines or one more, every g
 //! insertions.
 
-use super::theory::{cost_from, shifts_at_age, ApbfTheory};
+use super::cost::cost_from;
+use super::theory::{shifts_at_age, ApbfTheory};
 use super::Apbf;
 use crate::hash::index;
 use crate::lines::{LineSet, Lines, LINE_BITS};

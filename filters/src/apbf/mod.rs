@@ -18,6 +18,7 @@
 //! after they have shifted.
 
 pub mod blocked;
+mod cost;
 pub mod lines;
 mod simd;
 pub mod theory;

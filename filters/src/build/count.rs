@@ -11,7 +11,8 @@ use crate::{
 impl Build for Apbf {
     /// (k, l) of fewest bits per element (l at most
     /// [`DEFAULT_MAX_L`](crate::apbf::DEFAULT_MAX_L)), or within the
-    /// largest slack (l at most [`MAX_L_WITH_SLACK`]); g = ⌈window / l⌉.
+    /// largest slack (l at most [`crate::apbf::MAX_L_WITH_SLACK`]), by
+    /// [`crate::apbf::choose`]; g = ⌈window / l⌉.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let (w, e) = (t.count("apbf")?, t.the_fpr()?);
         let rule = match t.max_slack {

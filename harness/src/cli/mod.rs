@@ -12,6 +12,7 @@ mod design;
 mod experiment;
 mod peers;
 mod plan;
+mod plan_args;
 mod plan_measure;
 mod replot;
 mod shard;

@@ -145,5 +145,30 @@ fn the_apbf_sizing_rule_is_written_once() {
             }
         }
     }
-    assert!(found.is_empty(), "size the APBF through apbf::choose: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "size the APBF through apbf::choose: {found:#?}"
+    );
+}
+
+/// No source file of either crate passes 500 lines before its unit tests
+/// (a file that long is asking to be split).
+#[test]
+fn no_source_file_passes_500_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    sources(&root.join("harness/src"), &mut files);
+    sources(&root.join("filters/src"), &mut files);
+    let mut long = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines = text
+            .lines()
+            .take_while(|l| !l.starts_with("#[cfg(test)]"))
+            .count();
+        if lines > 500 {
+            long.push(format!("{}: {lines}", f.display()));
+        }
+    }
+    assert!(long.is_empty(), "split these files: {long:#?}");
 }
