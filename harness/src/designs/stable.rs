@@ -124,7 +124,16 @@ impl DesignDef for Stable {
             .age_at_fnr((1.0 - t.fpr()) * 0.99)
             .unwrap_or(MAX_HORIZON)
             .clamp(window + 1, MAX_HORIZON);
-        let warmup = t.steps_to_stable(1e-4).min(1 << 30);
+        // the theory is of the stable state: a filter that needs more than
+        // 2^30 insertions to come within 1e-4 of it would be measured in
+        // its transient against the stable theory
+        let warmup = t.steps_to_stable(1e-4);
+        if warmup > 1 << 30 {
+            return Err(anyhow::anyhow!(
+                "stable: m = {} takes {warmup} insertions to come within 1e-4 of its stable state, past the 2^30 the harness warms up for; choose a smaller m",
+                t.m
+            ));
+        }
         let theory = stable_theory(t, window, warmup);
         Ok(Built {
             geometry: Geometry {

@@ -98,6 +98,11 @@ fn bad_parameters_give_one_line_errors() {
     let huge = [("m", 2f64.powi(32)), ("d", 2.0), ("k", 3.0), ("p", 5.0)];
     let e = build("stable", &p(&huge), 0).err().unwrap().to_string();
     assert!(e.contains("2^24") && !e.contains('\n'), "{e}");
+    // with a window of its own it would be measured in its transient,
+    // against the stable state's theory (hostile round, re-checked): refused
+    let windowed = [huge.as_slice(), &[("window", 1000.0)]].concat();
+    let e = build("stable", &p(&windowed), 0).err().unwrap().to_string();
+    assert!(e.contains("stable state") && !e.contains('\n'), "{e}");
     assert!(build("nope", &p(&[]), 0)
         .err()
         .unwrap()

@@ -280,9 +280,8 @@ impl PointPlan {
 /// this repository's 2-core machine (L2 1 MiB per core, L3 32 MiB shared):
 /// `measure apbf --window W --fpr 0.01 --rounds 1` gives insertions of 51
 /// and 174 ns and queries of 119 and 410 ns at 2.6 and 26 MB (factor 1.9
-/// and 3.9 here); `measure sliding_bloom --window 1000000 --fpr 0.01` ran
-/// 2.8 times its unscaled estimate, and `measure stable --m 4294967296 --d 2
-/// --k 3 --p 5 --window 1000` (1 GiB) 6 times (factor 7.6 here).
+/// and 3.9 here); `measure sliding_bloom --window 1000000 --fpr 0.01` (3.5
+/// MB) ran 2.8 times its unscaled estimate (factor 2.05 here).
 pub fn cache_factor(bytes: u64) -> f64 {
     const NEAR: f64 = (1u64 << 20) as f64;
     let over = bytes as f64 / NEAR;
