@@ -4,6 +4,7 @@
 //! operation and thread count.
 
 use super::{is, Bench};
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use std::fmt::Write as _;
 
@@ -35,8 +36,8 @@ pub fn rows(benches: &[Bench]) -> Vec<Row> {
             r.push("design", Value::Text(b.function.clone()));
             r.push("threads", Value::Int(t));
             r.num("ns_per_op", b.ns);
-            r.num("ns_per_op_ci_low", b.ci.0);
-            r.num("ns_per_op_ci_high", b.ci.1);
+            r.num(Part::CiLow.of("ns_per_op"), b.ci.0);
+            r.num(Part::CiHigh.of("ns_per_op"), b.ci.1);
             r.num("mops_per_s", 1e3 / b.ns);
             if let Some(m) = of(BASELINE, t) {
                 r.num("throughput_vs_mutex", m.ns / b.ns);

@@ -18,6 +18,7 @@ pub mod concurrent;
 pub mod probe;
 pub mod targets;
 
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report;
 use crate::spec::Spec;
@@ -159,8 +160,8 @@ pub fn rows(benches: &[Bench]) -> Vec<Row> {
             r.push("log2_window", Value::Int(lw as u64));
             r.num("window", (1u64 << lw) as f64);
             r.num("ns_per_op", b.ns);
-            r.num("ns_per_op_ci_low", b.ci.0);
-            r.num("ns_per_op_ci_high", b.ci.1);
+            r.num(Part::CiLow.of("ns_per_op"), b.ci.0);
+            r.num(Part::CiHigh.of("ns_per_op"), b.ci.1);
             r.num("mops_per_s", 1e3 / b.ns);
             if let Some(f) = base.get(&(op.to_string(), lw)) {
                 r.num("ratio_to_fastbloom", b.ns / f);

@@ -4,6 +4,7 @@
 //! value of every row, with their intervals), and the power of the check.
 
 use super::{Finding, Power, Table};
+use crate::metrics::Part;
 use crate::report::site::{esc, SORT, STYLE};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -141,7 +142,7 @@ fn value(row: &BTreeMap<String, String>, col: &str) -> Option<(f64, Option<(f64,
             .filter(|v| v.is_finite())
     };
     let v = get(col)?;
-    let ci = get(&format!("{col}_ci_low")).zip(get(&format!("{col}_ci_high")));
+    let ci = get(&Part::CiLow.of(col)).zip(get(&Part::CiHigh.of(col)));
     Some((v, ci))
 }
 

@@ -27,6 +27,7 @@ mod pooled;
 mod power;
 mod table;
 
+use crate::metrics::Part;
 pub use pooled::{pooled_shift, row_shift, PooledResult, MIN_ROWS as MIN_POOLED_ROWS};
 pub use power::{count_pooled, power, Power};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -146,8 +147,7 @@ pub fn count_tests(base: &Table) -> usize {
         .map(|r| {
             r.keys()
                 .filter(|c| {
-                    r.contains_key(&format!("{c}_ci_low"))
-                        && num(r, &format!("{c}_ci_low")).is_some()
+                    r.contains_key(&Part::CiLow.of(c)) && num(r, &Part::CiLow.of(c)).is_some()
                 })
                 .count()
         })
@@ -197,7 +197,7 @@ impl Checker<'_> {
     ) {
         let bv = &br[col];
         let nv = nr.get(col).cloned().unwrap_or_default();
-        let has_interval = br.contains_key(&format!("{col}_ci_low"));
+        let has_interval = br.contains_key(&Part::CiLow.of(col));
         let streamed = !has_interval
             && ((col == "memory_bits" && stream_memory(br)) || STREAM_THEORY.contains(&col));
         if streamed {
@@ -209,7 +209,7 @@ impl Checker<'_> {
             if *bv != nv {
                 self.finding(point, col, bv.clone(), nv, "exact".into(), true);
             }
-        } else if col.ends_with("_theory") {
+        } else if col.ends_with(Part::Theory.suffix()) {
             // a formula that changed is a finding in itself
             if !within(bv, &nv, 1e-9) {
                 self.finding(point, col, bv.clone(), nv, "theory".into(), true);
@@ -238,7 +238,7 @@ impl Checker<'_> {
         br: &BTreeMap<String, String>,
         nr: &BTreeMap<String, String>,
     ) -> Option<String> {
-        let (lo, hi) = (format!("{col}_ci_low"), format!("{col}_ci_high"));
+        let (lo, hi) = (Part::CiLow.of(col), Part::CiHigh.of(col));
         if !(br.contains_key(&lo) || nr.contains_key(&lo)) {
             return None;
         }
@@ -272,13 +272,13 @@ impl Checker<'_> {
         nr: &BTreeMap<String, String>,
     ) -> Option<f64> {
         let (lo, hi) = (
-            num(br, &format!("{col}_ci_low"))?,
-            num(br, &format!("{col}_ci_high"))?,
+            num(br, &Part::CiLow.of(col))?,
+            num(br, &Part::CiHigh.of(col))?,
         );
         let (x0, x1) = (num(br, col)?, num(nr, col)?);
         let (lo1, hi1) = (
-            num(nr, &format!("{col}_ci_low")).unwrap_or(x1),
-            num(nr, &format!("{col}_ci_high")).unwrap_or(x1),
+            num(nr, &Part::CiLow.of(col)).unwrap_or(x1),
+            num(nr, &Part::CiHigh.of(col)).unwrap_or(x1),
         );
         let z_ci = self.z_ci;
         let se = ((hi - lo) / (2.0 * z_ci)).powi(2) + ((hi1 - lo1) / (2.0 * z_ci)).powi(2);

@@ -2,14 +2,14 @@
 //! table `check` prints.
 
 use super::{num, pooled, pooled_shift, row_shift, Table, Thresholds};
+use crate::metrics::Part;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
 /// Columns with an interval in a row, and whether it is numeric.
 fn interval_columns(r: &BTreeMap<String, String>) -> impl Iterator<Item = &String> {
-    r.keys().filter(|c| {
-        num(r, &format!("{c}_ci_low")).is_some() && num(r, &format!("{c}_ci_high")).is_some()
-    })
+    r.keys()
+        .filter(|c| num(r, &Part::CiLow.of(c)).is_some() && num(r, &Part::CiHigh.of(c)).is_some())
 }
 
 /// Number of pooled column tests a results baseline gives: its columns with
@@ -53,8 +53,8 @@ pub fn power(base: &Table, t: &Thresholds, columns: &[&str]) -> Vec<Power> {
                 .filter_map(|r| {
                     let x = num(r, col)?;
                     let (lo, hi) = (
-                        num(r, &format!("{col}_ci_low"))?,
-                        num(r, &format!("{col}_ci_high"))?,
+                        num(r, &Part::CiLow.of(col))?,
+                        num(r, &Part::CiHigh.of(col))?,
                     );
                     // both sides' standard errors, each the baseline's
                     let se = (hi - lo) / (2.0 * z_ci) * std::f64::consts::SQRT_2;

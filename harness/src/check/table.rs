@@ -2,6 +2,7 @@
 //! that identify a row, and the checks on one row's cells and interval.
 
 use super::{num, Table};
+use crate::metrics::Part;
 use crate::metrics::TableKind;
 use std::collections::BTreeMap;
 
@@ -89,7 +90,7 @@ pub(super) fn blank_or_finite(v: &str) -> bool {
 /// it. A baseline of [-1e308, 1e308] used to pass every run ("nothing
 /// moved", hiding a 50x shift), and one of low > high too.
 pub(super) fn bad_interval(col: &str, r: &BTreeMap<String, String>) -> Option<String> {
-    let (lo_c, hi_c) = (format!("{col}_ci_low"), format!("{col}_ci_high"));
+    let (lo_c, hi_c) = (Part::CiLow.of(col), Part::CiHigh.of(col));
     for c in [col, lo_c.as_str(), hi_c.as_str()] {
         if let Some(x) = num(r, c) {
             if let Err(e) = crate::metrics::row::check_cell(c, &crate::metrics::Value::Num(x)) {

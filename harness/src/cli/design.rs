@@ -7,6 +7,7 @@
 
 use super::args::{DesignsArgs, MeasureFlags, TheoryFlags};
 use crate::designs::{Design, Params, REGISTRY};
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report;
 use crate::spec::{AdversarySpec, MeasureSpec, Metric, Spec, SweepSpec, WorkloadSpec};
@@ -158,11 +159,11 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         .ok_or_else(|| anyhow::anyhow!("the point gave no row"))?;
     // the names for the sustained FPR's interval
     if let (Some(lo), Some(hi)) = (
-        row.get_num("sustained_fpr_ci_low"),
-        row.get_num("sustained_fpr_ci_high"),
+        row.get_num(&Part::CiLow.of("sustained_fpr")),
+        row.get_num(&Part::CiHigh.of("sustained_fpr")),
     ) {
-        row.num("fpr_ci_low", lo);
-        row.num("fpr_ci_high", hi);
+        row.num(Part::CiLow.of("fpr"), lo);
+        row.num(Part::CiHigh.of("fpr"), hi);
     }
     if a.json {
         println!(
@@ -295,7 +296,7 @@ fn print_grouped(row: &Row, level: f64) {
     for group in ["membership", "summary", "adversary", "speed", "memory"] {
         let cols: Vec<_> = figures
             .iter()
-            .filter(|(k, _)| group_of(k) == group && !k.ends_with("_theory_in_ci"))
+            .filter(|(k, _)| group_of(k) == group && !k.ends_with(Part::TheoryInCi.suffix()))
             .collect();
         if cols.is_empty() {
             continue;
@@ -310,9 +311,9 @@ fn print_grouped(row: &Row, level: f64) {
     let verdicts: Vec<(&str, Option<bool>)> = figures
         .iter()
         .filter_map(|(k, _)| {
-            let name = k.strip_suffix("_theory")?;
-            row.get_num(&format!("{name}_ci_low"))?;
-            let verdict = match row.get(&format!("{name}_theory_in_ci")) {
+            let name = k.strip_suffix(Part::Theory.suffix())?;
+            row.get_num(&Part::CiLow.of(name))?;
+            let verdict = match row.get(&Part::TheoryInCi.of(name)) {
                 Some(Value::Bool(b)) => Some(*b),
                 _ => None,
             };
@@ -322,7 +323,7 @@ fn print_grouped(row: &Row, level: f64) {
     if !verdicts.is_empty() {
         println!("verdicts ({:.0}% intervals)", level * 100.0);
         for (name, verdict) in verdicts {
-            let theory = row.get_num(&format!("{name}_theory"));
+            let theory = row.get_num(&Part::Theory.of(name));
             let measured = row.get_num(name);
             println!(
                 "  {name}: measured {} against theory {}: {}",

@@ -5,6 +5,7 @@
 //! plans count with. What each metric means and how it is measured is in
 //! the module of the pass that measures it (the table in `crate::passes`).
 pub mod columns;
+pub mod figure;
 pub mod progress;
 pub mod row;
 
@@ -22,6 +23,7 @@ pub const ROW_BYTES: u64 = 5 << 10;
 pub const MAP_ENTRY: u64 = 40;
 pub mod stats;
 
+pub use figure::{Figure, Part, TheoryColumns};
 pub use row::{is_timing_column, Row, TableKind, Value};
 pub use stats::{binomial_ci, in_interval, t_value, z_value, Welford};
 

@@ -1,5 +1,6 @@
 //! Result rows: ordered (column, value) pairs, serialized in order.
 
+use super::figure::Part;
 use std::fmt;
 
 /// A cell of a result row.
@@ -108,10 +109,10 @@ impl Row {
         self.0.iter().try_for_each(|(n, v)| check_cell(n, v))?;
         // an interval's low end is not above its high end
         for (n, v) in &self.0 {
-            let Some(base) = n.strip_suffix("_ci_low") else {
+            let Some(base) = n.strip_suffix(Part::CiLow.suffix()) else {
                 continue;
             };
-            let (Some(lo), Some(hi)) = (v.num(), self.get_num(&format!("{base}_ci_high"))) else {
+            let (Some(lo), Some(hi)) = (v.num(), self.get_num(&Part::CiHigh.of(base))) else {
                 continue;
             };
             if lo > hi {
@@ -127,10 +128,7 @@ impl Row {
 /// Whether a column holds a probability: its value, interval bounds and
 /// theory lie in [0, 1].
 fn is_probability(name: &str) -> bool {
-    let base = ["_ci_low", "_ci_high", "_theory"]
-        .iter()
-        .find_map(|s| name.strip_suffix(s))
-        .unwrap_or(name);
+    let base = figure_of(name);
     const RATES: &[&str] = &[
         "fpr",
         "fpr_avg",
@@ -160,26 +158,28 @@ fn is_probability(name: &str) -> bool {
 fn is_figure(name: &str) -> bool {
     is_probability(name)
         || is_signed(name)
-        || [
-            "_ci_low",
-            "_ci_high",
-            "_theory",
-            "_ns",
-            "_bits",
-            "_bits_max",
-        ]
-        .iter()
-        .any(|s| name.ends_with(s))
+        || [Part::CiLow, Part::CiHigh, Part::Theory]
+            .iter()
+            .any(|p| p.base(name).is_some())
+        || ["_ns", "_bits", "_bits_max"]
+            .iter()
+            .any(|s| name.ends_with(s))
         || name.starts_with("lines_")
 }
 
 /// Whether a column may be negative: a signed error (an estimate minus the
 /// truth) and its interval.
 fn is_signed(name: &str) -> bool {
-    name.ends_with("_error")
-        || name.ends_with("_error_ci_low")
-        || name.ends_with("_error_ci_high")
-        || name.ends_with("_error_theory")
+    figure_of(name).ends_with("_error")
+}
+
+/// The figure a column holds a number of: `fpr` for `fpr`, `fpr_ci_low`,
+/// `fpr_ci_high` and `fpr_theory`.
+fn figure_of(name: &str) -> &str {
+    [Part::CiLow, Part::CiHigh, Part::Theory]
+        .iter()
+        .find_map(|p| p.base(name))
+        .unwrap_or(name)
 }
 
 /// Checks one cell: a number is finite (NaN stands for "no value", a blank

@@ -29,7 +29,7 @@
 //!   `fpr` for a design whose FPR is the same at every moment).
 
 use crate::designs::Built;
-use crate::metrics::{Value, MAP_ENTRY};
+use crate::metrics::{Part, Value, MAP_ENTRY};
 use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
 use std::collections::HashMap;
@@ -189,7 +189,7 @@ impl Pass for SeenPass {
             row.num("seen_fpr", fp as f64 / expired as f64);
         }
         if let Some(t) = distinct.then(|| theory(&fresh, &s, w)).flatten() {
-            row.num("seen_fpr_theory", t);
+            row.num(Part::Theory.of("seen_fpr"), t);
         }
         row.push("seen_window_queries", Value::Int(inside));
         row.push("seen_false_negatives", Value::Int(fn_));
@@ -203,7 +203,7 @@ impl Pass for SeenPass {
             // (an exact window) states only `fpr`
             let th = &fresh.theory;
             if let Some(t) = th.get("fpr_avg").or_else(|| th.get("fpr")) {
-                row.num("seen_negative_fpr_theory", t);
+                row.num(Part::Theory.of("seen_negative_fpr"), t);
             }
         }
         Ok(out)

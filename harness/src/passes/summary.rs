@@ -54,6 +54,7 @@
 
 use crate::designs::Built;
 use crate::designs::EstimateTheory;
+use crate::metrics::{Figure, Part, TheoryColumns};
 use crate::metrics::{Row, Value, Welford, MAP_ENTRY};
 use crate::passes::{PassOutput, PointRun, Settings, Work};
 use crate::spec::{MeasureSpec, Metric};
@@ -121,15 +122,7 @@ impl crate::passes::Pass for SummaryPass {
 /// A measured figure with its interval and, where the theory has it, the
 /// theoretical value and whether the interval holds it.
 fn interval(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: Option<f64>) {
-    row.num(name, x);
-    row.num(format!("{name}_ci_low"), ci.0);
-    row.num(format!("{name}_ci_high"), ci.1);
-    if let Some(t) = theory {
-        row.num(format!("{name}_theory"), t);
-        if let Some(inside) = crate::metrics::in_interval(t, ci) {
-            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
-        }
-    }
+    row.figure(Figure::new(name, x, ci).theory(theory, TheoryColumns::Verdict));
 }
 
 /// The interval of a root mean square from that of the mean square.
@@ -422,8 +415,8 @@ fn size_columns(row: &mut Row, bits: &Welford, w: u64, level: f64, memory: bool)
         if bits.count() >= 2 {
             let (lo, hi) = bits.ci_within(level, 0.0, f64::INFINITY);
             if hi > lo {
-                row.num("memory_bits_ci_low", lo);
-                row.num("memory_bits_ci_high", hi);
+                row.num(Part::CiLow.of("memory_bits"), lo);
+                row.num(Part::CiHigh.of("memory_bits"), hi);
             }
         }
         row.num("bits_per_element", bits.mean() / w as f64);

@@ -6,6 +6,7 @@ use super::derived;
 use super::rows::id_row;
 use super::{PointRows, Prepared};
 use crate::designs;
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::passes::{self, PassKind, PointPlan, PointRun, Settings};
 use crate::spec::{Metric, Point, Spec, WorkloadSpec};
@@ -123,7 +124,7 @@ fn warn_no_interval(row: &Row, index: usize) {
         .0
         .iter()
         .filter_map(|(n, v)| {
-            let name = n.strip_suffix("_ci_low")?;
+            let name = n.strip_suffix(Part::CiLow.suffix())?;
             let value = row.get_num(name)?;
             (value.is_finite() && !matches!(v, Value::Num(x) if x.is_finite())).then_some(name)
         })

@@ -2,6 +2,7 @@
 //! results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}.
 
 use super::super::args::{PlanArgs, PlanMeasureArgs};
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report::{self, Staged};
 use crate::spec::{PlotKind, PlotSpec, Spec};
@@ -54,8 +55,8 @@ pub(super) fn mark_pareto(rows: &mut [Row], fpr: &str) {
 fn with_ci(r: &Row, name: &str) -> String {
     match (
         r.get_num(name),
-        r.get_num(&format!("{name}_ci_low")),
-        r.get_num(&format!("{name}_ci_high")),
+        r.get_num(&Part::CiLow.of(name)),
+        r.get_num(&Part::CiHigh.of(name)),
     ) {
         (Some(x), Some(lo), Some(hi)) => format!(
             "{} [{}, {}]",
@@ -170,8 +171,8 @@ fn neg_lines(r: &Row) -> String {
 fn precision(r: &Row, fpr: &str) -> String {
     match (
         r.get_num(fpr),
-        r.get_num(&format!("{fpr}_ci_low")),
-        r.get_num(&format!("{fpr}_ci_high")),
+        r.get_num(&Part::CiLow.of(fpr)),
+        r.get_num(&Part::CiHigh.of(fpr)),
     ) {
         (Some(x), Some(lo), Some(hi)) if x > 0.0 => format!("{:.0}%", 50.0 * (hi - lo) / x),
         _ => "-".into(),

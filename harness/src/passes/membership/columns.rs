@@ -3,6 +3,7 @@
 //! profile's buckets.
 
 use super::*;
+use crate::metrics::{Figure, Part, TheoryColumns};
 use crate::passes::speed;
 use bloomlab_filters::Filter as _;
 
@@ -103,18 +104,7 @@ fn stratified_ci(a: &Welford, b: &Welford, level: f64) -> Option<(f64, f64)> {
 /// A measured figure with its interval and, where the theory has it, the
 /// theoretical value, the ratio and whether the interval holds it.
 fn with_theory(row: &mut Row, theory: &Theory, name: &str, x: f64, ci: (f64, f64)) {
-    row.num(name, x);
-    row.num(format!("{name}_ci_low"), ci.0);
-    row.num(format!("{name}_ci_high"), ci.1);
-    if let Some(t) = theory.get(name) {
-        row.num(format!("{name}_theory"), t);
-        if t != 0.0 {
-            row.num(format!("{name}_ratio"), x / t);
-        }
-        if let Some(inside) = in_interval(t, ci) {
-            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
-        }
-    }
+    row.figure(Figure::new(name, x, ci).theory(theory.get(name), TheoryColumns::Full));
 }
 
 /// `fpr` (worst phase), its alternative formulas, `fpr_avg`, `fpr_expired`.
@@ -184,7 +174,7 @@ fn memory_columns(row: &mut Row, theory: &Theory, bits: u64, w: u64) {
     let bpe = bits as f64 / w as f64;
     row.num("bits_per_element", bpe);
     if let Some(t) = theory.get("bits_per_element") {
-        row.num("bits_per_element_theory", t);
+        row.num(Part::Theory.of("bits_per_element"), t);
     }
     // SWAMP: the paper's figure with TinyTable, beside our table's
     if let Some(t) = theory.get("tinytable_bits_per_element") {

@@ -5,6 +5,7 @@ use super::plan::MembershipPlan;
 use super::{ConvergenceRow, PointResult, ProfileRow};
 use crate::designs::Built;
 use crate::metrics::{self, Row, TableKind, Value};
+use crate::metrics::{Figure, TheoryColumns};
 use crate::passes::{side_id, Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
 
@@ -108,17 +109,12 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
         (pr.age_lo + pr.age_hi) as f64 / 2.0 / window,
     );
     row.push("queries", Value::Int(pr.n));
-    row.num(
-        "p_yes",
-        if pr.n > 0 {
-            pr.yes as f64 / pr.n as f64
-        } else {
-            f64::NAN
-        },
-    );
-    row.num("p_yes_ci_low", lo);
-    row.num("p_yes_ci_high", hi);
-    row.num("p_yes_theory", pr.theory);
+    let p_yes = if pr.n > 0 {
+        pr.yes as f64 / pr.n as f64
+    } else {
+        f64::NAN
+    };
+    row.figure(Figure::new("p_yes", p_yes, (lo, hi)).theory(Some(pr.theory), TheoryColumns::Value));
     row
 }
 
@@ -127,22 +123,15 @@ fn convergence_row(id: &Row, c: &ConvergenceRow, level: f64) -> Row {
     let mut row = id.clone();
     row.push("t", Value::Int(c.t));
     row.push("runs", Value::Int(c.zeros.count()));
-    let (lo, hi) = c.zeros.ci_within(level, 0.0, 1.0);
-    row.num("zero_fraction", c.zeros.mean());
-    row.num("zero_fraction_ci_low", lo);
-    row.num("zero_fraction_ci_high", hi);
-    row.num("zero_fraction_theory", c.zero_theory);
-    let (lo, hi) = metrics::binomial_ci(c.fp, c.n, level);
-    row.num(
-        "fpr",
-        if c.n == 0 {
-            f64::NAN
-        } else {
-            c.fp as f64 / c.n as f64
-        },
-    );
-    row.num("fpr_ci_low", lo);
-    row.num("fpr_ci_high", hi);
-    row.num("fpr_theory", c.fpr_theory);
+    let ci = c.zeros.ci_within(level, 0.0, 1.0);
+    let zeros = Figure::new("zero_fraction", c.zeros.mean(), ci);
+    row.figure(zeros.theory(Some(c.zero_theory), TheoryColumns::Value));
+    let ci = metrics::binomial_ci(c.fp, c.n, level);
+    let fpr = if c.n == 0 {
+        f64::NAN
+    } else {
+        c.fp as f64 / c.n as f64
+    };
+    row.figure(Figure::new("fpr", fpr, ci).theory(Some(c.fpr_theory), TheoryColumns::Value));
     row
 }

@@ -2,7 +2,8 @@
 //! and the age buckets', from the pass's tallies.
 
 use super::{Scales, Tally};
-use crate::metrics::stats::{binomial_ci, in_interval, Welford};
+use crate::metrics::stats::{binomial_ci, Welford};
+use crate::metrics::{Figure, TheoryColumns};
 use crate::metrics::{Row, Value};
 use crate::spec::{TimeSpec, NS};
 
@@ -19,28 +20,18 @@ pub(super) fn timeline_row(
     r.num("t", t_s);
     r.num("rate", rate);
     r.push("queries", Value::Int(queries));
-    r.num("fpr", fp as f64 / queries as f64);
-    let (lo, hi) = binomial_ci(fp, queries, level);
-    r.num("fpr_ci_low", lo);
-    r.num("fpr_ci_high", hi);
-    r.num("fpr_theory", theory);
+    let ci = binomial_ci(fp, queries, level);
+    r.figure(
+        Figure::new("fpr", fp as f64 / queries as f64, ci)
+            .theory(Some(theory), TheoryColumns::Value),
+    );
     r
 }
 
 /// A measured column with its interval and, where known, its theory.
 fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
-    row.num(name, x);
-    row.num(format!("{name}_ci_low"), ci.0);
-    row.num(format!("{name}_ci_high"), ci.1);
-    if theory.is_finite() {
-        row.num(format!("{name}_theory"), theory);
-        if theory != 0.0 {
-            row.num(format!("{name}_ratio"), x / theory);
-        }
-        if let Some(inside) = in_interval(theory, ci) {
-            row.push(format!("{name}_theory_in_ci"), Value::Bool(inside));
-        }
-    }
+    let theory = Some(theory).filter(|t| t.is_finite());
+    row.figure(Figure::new(name, x, ci).theory(theory, TheoryColumns::Full));
 }
 
 /// The FPR over a set of moments of `queries` queries each: mean,
@@ -103,10 +94,8 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     }
     if t.lines.count() > 0 {
         // measured only: the designs' lines theories are at a steady rate
-        let (lo, hi) = t.lines.ci_within(level, 0.0, f64::INFINITY);
-        row.num("lines_query_negative", t.lines.mean());
-        row.num("lines_query_negative_ci_low", lo);
-        row.num("lines_query_negative_ci_high", hi);
+        let ci = t.lines.ci_within(level, 0.0, f64::INFINITY);
+        row.figure(Figure::new("lines_query_negative", t.lines.mean(), ci));
     }
     row
 }
@@ -124,11 +113,9 @@ pub(super) fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> V
             r.num("age_hi", hi);
             r.num("age_mid_over_t", (lo + hi) / 2.0 / (sc.window / NS));
             r.push("queries", Value::Int(b.n));
-            r.num("p_yes", b.rate());
-            let (l, h) = binomial_ci(b.x, b.n, level);
-            r.num("p_yes_ci_low", l);
-            r.num("p_yes_ci_high", h);
-            r.num("p_yes_theory", th / b.n as f64);
+            let ci = binomial_ci(b.x, b.n, level);
+            let theory = Some(th / b.n as f64);
+            r.figure(Figure::new("p_yes", b.rate(), ci).theory(theory, TheoryColumns::Value));
             r
         })
         .collect()

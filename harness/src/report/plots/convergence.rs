@@ -3,6 +3,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, label, title};
+use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
@@ -34,7 +35,7 @@ pub(super) fn convergence(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> 
                 .points
                 .push(Point {
                     y_ci: ci(r, col),
-                    theory: finite(r, &format!("{col}_theory")),
+                    theory: finite(r, &Part::Theory.of(col)),
                     ..Point::at(t.max(1.0), y)
                 });
         }

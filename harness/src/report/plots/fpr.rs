@@ -2,6 +2,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Reference, Series};
 use super::{ci, finite, title, NO_ROWS};
+use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
 
@@ -14,7 +15,7 @@ pub(super) fn fpr_vs_theory(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure
     let mut theory = Vec::new();
     let mut paper = Vec::new();
     for r in rows {
-        let (Some(t), Some(y)) = (finite(r, "fpr_theory"), finite(r, "fpr")) else {
+        let (Some(t), Some(y)) = (finite(r, &Part::Theory.of("fpr")), finite(r, "fpr")) else {
             continue;
         };
         let y_ci = ci(r, "fpr");

@@ -2,6 +2,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, label, title, NO_ROWS};
+use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
@@ -37,7 +38,7 @@ pub(super) fn age_profile(p: &PlotSpec, profile: &[Row]) -> anyhow::Result<Figur
             .points
             .push(Point {
                 y_ci: ci(r, "p_yes"),
-                theory: finite(r, "p_yes_theory"),
+                theory: finite(r, &Part::Theory.of("p_yes")),
                 ..Point::at(x, y)
             });
     }

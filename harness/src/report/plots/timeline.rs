@@ -3,6 +3,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, kept, title, NO_ROWS};
+use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
@@ -44,7 +45,7 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
             .points
             .push(Point {
                 y_ci: ci(r, y),
-                theory: finite(r, &format!("{y}_theory")),
+                theory: finite(r, &Part::Theory.of(y)),
                 ..Point::at(xv, yv)
             });
     }

@@ -3,6 +3,7 @@
 use super::figure::{Draw, Figure, Panel, Point, Reference, Series};
 use super::{ci, finite, kept, NO_ROWS};
 use crate::metrics::columns::axis_label;
+use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
@@ -91,7 +92,7 @@ fn series(
     Vec<String>,
 ) {
     let series_col = p.series.as_deref().unwrap_or("design");
-    let theory_col = format!("{yc}_theory");
+    let theory_col = Part::Theory.of(yc);
     let mut groups: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     let mut reference: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
     let mut dropped = 0usize;

@@ -1,6 +1,7 @@
 //! The site's pages: plain HTML, one stylesheet, one small script.
 
 use super::{relative, Experiment, SiteDirs, Table, MAX_ROWS};
+use crate::metrics::Part;
 use crate::report::fmt_num;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -187,7 +188,7 @@ pub(super) fn index(exps: &[Experiment], others: &[PathBuf], out: &Path, d: &Sit
 /// A cell: numbers in four significant digits (the CSV has them all),
 /// theory-outside flags highlighted.
 fn cell(col: &str, v: &str) -> (String, &'static str) {
-    if col.ends_with("_theory_in_ci") && v == "false" {
+    if col.ends_with(Part::TheoryInCi.suffix()) && v == "false" {
         return ("no".into(), " class=\"miss\"");
     }
     if col.ends_with("_in_ci") && v == "false" {
@@ -221,7 +222,8 @@ fn table_html(x: &Experiment, t: &Table) -> String {
     s.push_str("</tr></thead>\n<tbody>\n");
     for r in t.rows.iter().take(MAX_ROWS) {
         let miss = cols.iter().any(|&c| {
-            t.header[c].ends_with("_theory_in_ci") && r.get(c).is_some_and(|v| v == "false")
+            t.header[c].ends_with(Part::TheoryInCi.suffix())
+                && r.get(c).is_some_and(|v| v == "false")
         });
         s.push_str(if miss { "<tr class=\"miss\">" } else { "<tr>" });
         for &c in &cols {

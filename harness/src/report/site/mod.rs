@@ -16,6 +16,7 @@ mod html;
 
 pub use html::{esc, SORT, STYLE};
 
+use crate::metrics::Part;
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 
@@ -71,7 +72,7 @@ impl Table {
     /// is shown but not counted).
     fn inside(&self) -> (usize, usize) {
         let cols: Vec<usize> = (0..self.header.len())
-            .filter(|&i| self.header[i].ends_with("_theory_in_ci"))
+            .filter(|&i| self.header[i].ends_with(Part::TheoryInCi.suffix()))
             .collect();
         let (mut yes, mut all) = (0, 0);
         for r in &self.rows {
