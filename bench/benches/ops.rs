@@ -40,7 +40,7 @@ use bloomlab_filters::clock_sketch::{ClockBloom, TimedClockBloom};
 use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
-use bloomlab_filters::she::SheBloom;
+use bloomlab_filters::she::{SheBloom, TimedSheBloom};
 use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Instrumented;
@@ -612,6 +612,16 @@ fn designs(c: &mut Criterion) {
             }),
             prepare_with("clock_bloom_time", log_w, sliding, || {
                 Timed::<TimedClockBloom>::sized(w, None)
+            }),
+            prepare_with("she_bloom_time", log_w, sliding, || {
+                Timed::<TimedSheBloom>::sized(w, None)
+            }),
+            prepare_with("blocked_apbf_time", log_w, sliding, || {
+                // no builder sizing: the count design's, τ = T/l
+                let inner = BlockedApbf::with_fpr(w, FPR).unwrap();
+                let tau = (w * DT).div_ceil(inner.l() as u64);
+                let f: OnTime<BlockedApbf> = OnTime::wrap(inner, tau, Trigger::Time).unwrap();
+                Timed(f, 0)
             }),
             prepare_with("tlbf", log_w, sliding, || {
                 Timed::<bloomlab_filters::tlbf::Tlbf>::sized(w, None)

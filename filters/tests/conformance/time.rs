@@ -101,6 +101,13 @@ conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).u
     bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
            TimedApbf::with_fpr(100, 10, 0.0, Trigger::Time)]);
 
+conformance!(timed blocked_apbf_time: OnTime::wrap(BlockedApbf::new(4, 3, 500, 8).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<BlockedApbf>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<BlockedApbf>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &OnTime<BlockedApbf>| blocked_bound(f.inner()),
+    memory = |f: &OnTime<BlockedApbf>| blocked_memory(f.inner()) + 2 * 64,
+    bad = [OnTime::wrap(BlockedApbf::new(4, 3, 500, 8).unwrap(), 0, Trigger::Time)]);
+
 conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybrid).unwrap(),
     guarantee = |f: &TimedApbf| {
         let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);

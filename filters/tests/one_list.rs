@@ -1,0 +1,86 @@
+//! Every design of the crate's one list (`for_each_design!`) has a
+//! conformance arm (`tests/conformance/`) and a benchmark entry
+//! (`bench/benches/`): a design added to the list and left out of either
+//! fails here. (The persistence suites, fixtures, serde and `Send + Sync`
+//! expand the list itself, so they cannot leave one out.)
+
+use std::path::Path;
+
+macro_rules! type_names {
+    (types { $($t:ty),* $(,)? } designs { $($name:ident: $u:ty = $make:expr;)* }) => {
+        vec![$(stringify!($t)),*]
+    };
+}
+
+/// The designs that reach a suite under another name, and where.
+const ELSEWHERE: &[(&str, &str, &str)] = &[
+    // (design, suite, what stands for it there)
+    ("OnTime<Apbf>", "conformance", "TimedApbf"),
+    ("BroomFilter", "bench", "Broom"),
+    // window summaries: their promises (estimates against exact counts)
+    // are tested in swamp_vs_simulation.rs, not by the filters' arms
+    ("SlidingHll", "conformance", "swamp_vs_simulation.rs"),
+    ("Swlc", "conformance", "swamp_vs_simulation.rs"),
+];
+
+/// The sources under `dir` as one text, whitespace and crate paths
+/// removed, turbofish written as a type.
+fn sources(dir: &Path) -> String {
+    let mut text = String::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "rs") {
+            text += &std::fs::read_to_string(&p).unwrap();
+        }
+    }
+    normalise(&text)
+}
+
+fn normalise(s: &str) -> String {
+    let s: String = s.split_whitespace().collect();
+    s.replace("::<", "<")
+        .replace("$crate::", "")
+        .replace("bloomlab_filters::", "")
+}
+
+/// Whether `name` stands in `text` as a whole word.
+fn names(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+#[test]
+fn every_design_has_a_conformance_arm_and_a_benchmark() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suites = [
+        ("conformance", sources(&root.join("tests/conformance"))),
+        ("bench", sources(&root.join("../bench/benches"))),
+    ];
+    let list: Vec<&str> = bloomlab_filters::for_each_design!(type_names);
+    let mut missing = Vec::new();
+    for t in list {
+        let t = normalise(t);
+        for (suite, text) in &suites {
+            let stand_in = ELSEWHERE
+                .iter()
+                .find(|(d, s, _)| *d == t && s == suite)
+                .map(|e| e.2);
+            let found = match stand_in {
+                Some(file) if file.ends_with(".rs") => {
+                    let other = std::fs::read_to_string(root.join("tests").join(file)).unwrap();
+                    names(&normalise(&other), &t)
+                }
+                Some(other) => names(text, other),
+                None => names(text, &t),
+            };
+            if !found {
+                missing.push(format!("{t}: no {suite} entry"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
