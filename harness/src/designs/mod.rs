@@ -14,12 +14,16 @@
 //! filters' conformance suite (`docs/extending.md` has the recipe).
 
 mod a2;
+/// What the design files share: the built design and its theory, the plan's
+/// candidates, the age-profile helpers, shared parameter structs and the
+/// summaries' and time designs' common parts. The design files are the
+/// other modules here, one per design.
+mod support;
+use support::{built, candidate, presence, shared, sketches, time_shared};
 mod apbf;
 mod apbf_time;
 mod blocked_apbf;
 mod broom;
-mod built;
-mod candidate;
 mod clock_bloom;
 mod double_buffer;
 mod forgetful;
@@ -28,12 +32,9 @@ mod jumping;
 mod naor_yogev;
 mod ny_pocket;
 mod ny_time;
-mod presence;
 mod segmented;
 mod segmented_time;
-mod shared;
 mod she_bloom;
-mod sketches;
 mod sliding_bloom;
 mod stable;
 mod swamp;
@@ -44,7 +45,6 @@ mod swhll;
 mod swlc;
 mod tbf;
 mod tbf_time;
-mod time_shared;
 mod tlbf;
 mod wcss;
 

@@ -1,17 +1,18 @@
 //! What the measurement-only baselines (WCSS, sliding HyperLogLog, SWLC)
 //! share: an exact window, no membership queries, no plan.
 
-use super::at_least_one;
-use super::built::{int, Built, Geometry, Theory};
-use super::shared::RegistersParams;
+use crate::designs::at_least_one;
+use crate::designs::built::{int, Built, Geometry, Theory};
+use crate::designs::shared::RegistersParams;
 use crate::metrics::Value;
 use bloomlab_filters::WindowSummary;
 
 /// Why a summary takes no part in a plan.
-pub(super) const NOT_A_FILTER: &str = "a measurement summary: it answers no membership queries";
+pub(in crate::designs) const NOT_A_FILTER: &str =
+    "a measurement summary: it answers no membership queries";
 
 /// A summary over an exact window of `w` arrivals.
-pub(super) fn summary(
+pub(in crate::designs) fn summary(
     s: Box<dyn WindowSummary + Send>,
     w: u64,
     resolved: Vec<(&'static str, Value)>,
@@ -27,7 +28,7 @@ pub(super) fn summary(
 
 /// A register sketch over a window from (window, registers): `make` builds
 /// it, seeded.
-pub(super) fn registers(
+pub(in crate::designs) fn registers(
     design: &str,
     p: RegistersParams,
     make: impl FnOnce(u64, u64) -> Result<Box<dyn WindowSummary + Send>, bloomlab_filters::ParamError>,

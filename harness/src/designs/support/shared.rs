@@ -10,13 +10,13 @@ use serde::{Deserialize, Serialize};
 pub struct FingerprintParams {
     /// Window W (arrivals)
     #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(super) window: Option<u64>,
+    pub(in crate::designs) window: Option<u64>,
     /// Target FPR ε, in (0, 1) (picks the fingerprint bits)
     #[arg(long, alias = "eps")]
-    pub(super) fpr: Option<f64>,
+    pub(in crate::designs) fpr: Option<f64>,
     /// Fingerprint bits (instead of fpr)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub(super) fingerprint_bits: Option<u32>,
+    pub(in crate::designs) fingerprint_bits: Option<u32>,
 }
 
 /// A window and a number of registers.
@@ -25,8 +25,8 @@ pub struct FingerprintParams {
 pub struct RegistersParams {
     /// Window (arrivals)
     #[arg(long, alias = "w", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(super) window: Option<u64>,
+    pub(in crate::designs) window: Option<u64>,
     /// Registers
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub(super) registers: Option<u64>,
+    pub(in crate::designs) registers: Option<u64>,
 }

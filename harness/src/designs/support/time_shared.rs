@@ -2,8 +2,8 @@
 //! common fields, their capabilities and metrics, the theory at a moment
 //! from two closures, their geometry, and the time request of a plan.
 
-use super::built::{Geometry, MomentTheory, TimeWindow};
-use super::{Capabilities, Constraints};
+use crate::designs::built::{Geometry, MomentTheory, TimeWindow};
+use crate::designs::{Capabilities, Constraints};
 use crate::spec::Metric;
 use crate::spec::NS;
 
@@ -28,18 +28,18 @@ macro_rules! time_params {
         }
     };
 }
-pub(super) use time_params;
+pub(in crate::designs) use time_params;
 
 /// The metrics of a design over a window of time.
-pub(super) const TIME_METRICS: &[Metric] = &[Metric::Timeline, Metric::Memory];
+pub(in crate::designs) const TIME_METRICS: &[Metric] = &[Metric::Timeline, Metric::Memory];
 
 /// What a time design can be asked: membership, with a window of time and
 /// a slack.
-pub(super) const CAPS: Capabilities = Capabilities::TIME;
+pub(in crate::designs) const CAPS: Capabilities = Capabilities::TIME;
 
 /// T (seconds) and the peak rate (keys per second) from a time design's
 /// parameters.
-pub(super) fn window_and_rate(
+pub(in crate::designs) fn window_and_rate(
     name: &str,
     window_time: Option<f64>,
     peak_rate: Option<f64>,
@@ -69,7 +69,7 @@ pub(super) fn window_and_rate(
 
 /// The (T, peak rate) of a plan's time request, or why a design that
 /// forgets by time is not planned for a count request.
-pub(super) fn time_request(c: &Constraints) -> anyhow::Result<(f64, f64)> {
+pub(in crate::designs) fn time_request(c: &Constraints) -> anyhow::Result<(f64, f64)> {
     c.time.ok_or_else(|| {
         anyhow::anyhow!("forgets by time: plan it with --window-time and --peak-rate")
     })
@@ -77,9 +77,9 @@ pub(super) fn time_request(c: &Constraints) -> anyhow::Result<(f64, f64)> {
 
 /// The theory at a moment from the FPR and P(yes) for a key inserted at a
 /// time (nanoseconds).
-pub(super) struct AtMoment<P: Fn(f64) -> f64> {
-    pub(super) fpr: f64,
-    pub(super) presence: P,
+pub(in crate::designs) struct AtMoment<P: Fn(f64) -> f64> {
+    pub(in crate::designs) fpr: f64,
+    pub(in crate::designs) presence: P,
 }
 
 impl<P: Fn(f64) -> f64> MomentTheory for AtMoment<P> {
@@ -94,7 +94,7 @@ impl<P: Fn(f64) -> f64> MomentTheory for AtMoment<P> {
 /// The geometry of a time design: `window` and `slack` in insertions at the
 /// peak rate (what the membership figures would use), and the window of
 /// time itself.
-pub(super) fn time_geometry(
+pub(in crate::designs) fn time_geometry(
     window: u64,
     slack: u64,
     (window_ns, slack_ns): (u64, u64),
@@ -114,26 +114,29 @@ pub(super) fn time_geometry(
 
 /// A time design built at its defaults for a plan's time request, with the
 /// parameters a candidate names.
-pub(super) struct Planned {
+pub(in crate::designs) struct Planned {
     /// The design as built.
-    pub(super) built: super::Built,
+    pub(in crate::designs) built: crate::designs::Built,
     /// Its memory_bits.
-    pub(super) memory: u64,
+    pub(in crate::designs) memory: u64,
     /// window_time, peak_rate and fpr, as a candidate's parameters.
-    pub(super) params: Vec<(&'static str, crate::metrics::Value)>,
+    pub(in crate::designs) params: Vec<(&'static str, crate::metrics::Value)>,
 }
 
 /// Builds `d` for the time request of `c` (see [`Planned`]); why it cannot
 /// be built is the plan's one-line reason.
-pub(super) fn planned(d: &dyn super::Design, c: &Constraints) -> anyhow::Result<Planned> {
+pub(in crate::designs) fn planned(
+    d: &dyn crate::designs::Design,
+    c: &Constraints,
+) -> anyhow::Result<Planned> {
     let (t, rate) = time_request(c)?;
-    let map: super::Params = [("window_time", t), ("peak_rate", rate), ("fpr", c.fpr)]
+    let map: crate::designs::Params = [("window_time", t), ("peak_rate", rate), ("fpr", c.fpr)]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     let built = d.build(&map, 0)?;
     let memory = built.filter.as_ref().map_or(0, |f| f.memory_bits());
-    let real = super::built::real;
+    let real = crate::designs::built::real;
     Ok(Planned {
         built,
         memory,

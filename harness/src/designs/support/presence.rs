@@ -2,8 +2,8 @@
 //! any moment ([`Presence`]): the HSS-BF's, Clock-sketch's Bloom
 //! filter's and SHE-BF's.
 
-use super::built::{Later, ProfileTheory, Theory};
-use super::Candidate;
+use crate::designs::built::{Later, ProfileTheory, Theory};
+use crate::designs::Candidate;
 use crate::metrics::Value;
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence};
@@ -11,7 +11,7 @@ use bloomlab_filters::she::theory::SheTheory;
 use std::sync::OnceLock;
 
 /// A theory of P(yes | age) at each moment of a period.
-pub(super) trait PresenceTheory: Send + Sync {
+pub(in crate::designs) trait PresenceTheory: Send + Sync {
     /// P(yes | age) after insertion t.
     fn presence(&self, t: u64) -> Presence;
     /// `n` moments spread over one period of the steady state.
@@ -58,7 +58,7 @@ impl PresenceTheory for SheTheory {
 
 /// P(yes | age) at the worst moment, and averaged over `moments` moments
 /// of the period (computed on first use, over ages up to the longest span).
-pub(super) struct PresenceProfile<T> {
+pub(in crate::designs) struct PresenceProfile<T> {
     th: T,
     t_worst: u64,
     worst: OnceLock<Presence>,
@@ -68,7 +68,7 @@ pub(super) struct PresenceProfile<T> {
 
 impl<T: PresenceTheory> PresenceProfile<T> {
     /// The profile of `th`, whose worst moment is `t_worst`.
-    pub(super) fn new(th: T, t_worst: u64, moments: u64) -> Self {
+    pub(in crate::designs) fn new(th: T, t_worst: u64, moments: u64) -> Self {
         PresenceProfile {
             th,
             t_worst,
@@ -103,10 +103,10 @@ impl<T: PresenceTheory> ProfileTheory for PresenceProfile<T> {
 
 /// Moments the average profile and PWS are taken over (each costs a sort
 /// of the cells' spans).
-pub(super) const PROFILE_MOMENTS: u64 = 16;
+pub(in crate::designs) const PROFILE_MOMENTS: u64 = 16;
 
 /// A guaranteed-window design's figures beside its presence theory.
-pub(super) struct Figures {
+pub(in crate::designs) struct Figures {
     /// The FPR averaged over the period.
     pub fpr_avg: f64,
     /// Probes of a negative query at the worst moment.
@@ -126,10 +126,10 @@ pub(super) struct Figures {
 /// and averaged, PWS over the slack's ages at the worst moment and averaged
 /// over [`PROFILE_MOMENTS`] moments, the probes, memory and the age profile.
 ///
-/// Computed when a pass first asks ([`super::built::Later`]), `figures`
+/// Computed when a pass first asks ([`crate::designs::built::Later`]), `figures`
 /// then: at a window of millions they take seconds, and the time pass
 /// never reads them.
-pub(super) fn guaranteed_theory<T>(
+pub(in crate::designs) fn guaranteed_theory<T>(
     th: T,
     w: u64,
     t_worst: u64,
@@ -183,7 +183,7 @@ fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
         ("bits_per_element", f.payload as f64 / wf),
     ]
     .into_iter()
-    .chain(super::candidate::line_scalars(f.lines))
+    .chain(crate::designs::candidate::line_scalars(f.lines))
     .collect()
 }
 
@@ -192,7 +192,7 @@ fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
 /// its worst moment `t_worst` (whose FPR is `fpr`), `cost` the bits
 /// written per insertion and the reads of a negative query there (64-byte
 /// lines where the design's theory gives them).
-pub(super) fn candidate<T: PresenceTheory>(
+pub(in crate::designs) fn candidate<T: PresenceTheory>(
     design: &'static str,
     params: Vec<(&'static str, Value)>,
     th: &T,

@@ -104,7 +104,7 @@ impl Candidate {
 
     /// The parameters as the point a spec or `measure` builds the candidate
     /// from.
-    pub fn point(&self) -> anyhow::Result<super::Params> {
+    pub fn point(&self) -> anyhow::Result<crate::designs::Params> {
         self.params
             .iter()
             .map(|(k, v)| {

@@ -1,0 +1,8 @@
+//! The design files' shared parts (see `designs`): not designs themselves.
+
+pub mod built;
+pub mod candidate;
+pub mod presence;
+pub mod shared;
+pub mod sketches;
+pub mod time_shared;
