@@ -495,3 +495,56 @@ fn every_time_design_states_its_window_promise() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.matches("window promise:").count() >= 12, "{text}");
 }
+
+macro_rules! filter_types {
+    (types { $($t:ty),* $(,)? } designs { $($name:ident: $u:ty = $make:expr;)* }) => {
+        vec![$(stringify!($t)),*]
+    };
+}
+
+/// The filters crate's types no registry design measures, and why.
+const CRATE_ONLY: &[(&str, &str)] = &[
+    (
+        "BloomFilter",
+        "the baseline of every speed figure (`*_vs_bloom`)",
+    ),
+    ("PartitionedBloomFilter", "a baseline of the crate"),
+    ("ConcurrentApbf", "measured by `bloomlab bench concurrent`"),
+    ("BroomFilter", "measured inside `broom`, its window design"),
+    ("OnTime<BlockedApbf>", "the crate's; no harness design yet"),
+];
+
+/// One mapping between the crates' names: every registry design names a
+/// type of the filters crate's list (`DesignDef::FILTER`), and every type
+/// of that list is measured by a design or is in `CRATE_ONLY` with its
+/// reason.
+#[test]
+fn every_design_names_its_filters_type() {
+    // `$crate::OnTime<$crate::Apbf>` as the macro gives it from here
+    let norm = |s: &str| {
+        s.replace(' ', "")
+            .replace("$crate::", "")
+            .replace("::bloomlab_filters::", "")
+            .replace("bloomlab_filters::", "")
+    };
+    let list: Vec<String> = bloomlab_filters::for_each_design!(filter_types)
+        .into_iter()
+        .map(norm)
+        .collect();
+    for d in REGISTRY {
+        assert!(
+            list.iter().any(|t| *t == d.filter()),
+            "{}: FILTER {:?} is not in for_each_design!",
+            d.name(),
+            d.filter()
+        );
+    }
+    for t in &list {
+        let measured = REGISTRY.iter().any(|d| d.filter() == t);
+        let exempt = CRATE_ONLY.iter().any(|(c, _)| c == t);
+        assert!(
+            measured != exempt,
+            "{t}: measured {measured}, in CRATE_ONLY {exempt}"
+        );
+    }
+}

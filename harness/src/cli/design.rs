@@ -188,6 +188,7 @@ pub(super) fn designs(a: &DesignsArgs) -> anyhow::Result<()> {
                     "about": d.about(),
                     "window_promise": d.window_promise(),
                     "capabilities": d.capabilities().words(),
+                    "filter": d.filter(),
                     "parameters": d.parameters().into_iter().map(|(n, h)| serde_json::json!({"name": n, "help": h})).collect::<Vec<_>>(),
                     "measure_metrics": d.measure_metrics().iter().map(|m| format!("{m:?}").to_lowercase()).collect::<Vec<_>>(),
                 })
@@ -199,6 +200,7 @@ pub(super) fn designs(a: &DesignsArgs) -> anyhow::Result<()> {
     for d in REGISTRY {
         println!("{}  ({})", d.name(), d.capabilities().words());
         println!("    {}", d.about());
+        println!("    in the crate: bloomlab_filters::{}", d.filter());
         if let Some(p) = d.window_promise() {
             println!("    window promise: {p}");
         }

@@ -19,6 +19,7 @@ pub struct A2;
 impl DesignDef for A2 {
     type Params = A2Params;
     const NAME: &'static str = "a2";
+    const FILTER: &'static str = "A2Buffer";
     const OP_NS: (f64, f64) = (50.0, 50.0);
     const ABOUT: &'static str =
         "Active-active buffering: two Bloom filters, the older dropped every g insertions";

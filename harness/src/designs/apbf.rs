@@ -45,6 +45,7 @@ pub struct Apbf;
 impl DesignDef for Apbf {
     type Params = ApbfParams;
     const NAME: &'static str = "apbf";
+    const FILTER: &'static str = "Apbf";
     const OP_NS: (f64, f64) = (70.0, 120.0);
     const ABOUT: &'static str =
         "Age-Partitioned Bloom filter: k + l slices, a shift every g insertions";

@@ -36,6 +36,7 @@ pub struct ApbfHybrid;
 impl DesignDef for ApbfTime {
     type Params = TimedParams;
     const NAME: &'static str = "apbf_time";
+    const FILTER: &'static str = "OnTime<Apbf>";
     const WINDOW_PROMISE: Option<&'static str> = Some("every key younger than T is reported, whatever the arrivals (a generation every T/l on a fixed grid); above the peak rate the FPR climbs");
     const ABOUT: &'static str =
         "APBF over a window of time T: a shift every τ = T/l, slices sized for a peak rate";
@@ -52,6 +53,7 @@ impl DesignDef for ApbfTime {
 impl DesignDef for ApbfHybrid {
     type Params = TimedParams;
     const NAME: &'static str = "apbf_hybrid";
+    const FILTER: &'static str = "OnTime<Apbf>";
     const WINDOW_PROMISE: Option<&'static str> = Some("a key younger than T is reported while floor(age/tau) + floor(later insertions/g) < l: keys younger than T are lost whenever a generation fills before tau ends (under batched arrivals at the sized rate, and under Poisson arrivals there: fnr_time_at_peak, its renewal theory, 0.23% in docs/time.md's run where 0.28% is measured), in exchange for an FPR bounded in any burst");
     const ABOUT: &'static str =
         "APBF over a window of time: a shift after τ or g insertions, whichever comes first";

@@ -48,6 +48,7 @@ const PHASES: u64 = 8;
 impl DesignDef for BlockedApbf {
     type Params = BlockedApbfParams;
     const NAME: &'static str = "blocked_apbf";
+    const FILTER: &'static str = "BlockedApbf";
     const OP_NS: (f64, f64) = (80.0, 105.0);
     const ALIASES: &'static [&'static str] = &["blocked-apbf"];
     const ABOUT: &'static str =

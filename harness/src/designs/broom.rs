@@ -46,6 +46,7 @@ const PLAN_LOADS: [f64; 3] = [0.8, DEFAULT_LOAD, 0.9];
 impl DesignDef for Broom {
     type Params = BroomParams;
     const NAME: &'static str = "broom";
+    const FILTER: &'static str = "Broom";
     // the median of results/compare.csv's broom rows (it was 10,860 ns an
     // insertion, from before the table's and the window's speedups: three
     // times what an insertion now takes at a window of millions)

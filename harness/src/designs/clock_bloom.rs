@@ -42,6 +42,7 @@ pub struct ClockBloom;
 impl DesignDef for ClockBloom {
     type Params = ClockBloomParams;
     const NAME: &'static str = "clock_bloom";
+    const FILTER: &'static str = "ClockBloom";
     const ALIASES: &'static [&'static str] = &["clock_sketch", "clock-sketch", "bf_clock"];
     // a first estimate: k cells read, a few dozen clocks decremented per insertion
     const OP_NS: (f64, f64) = (80.0, 40.0);

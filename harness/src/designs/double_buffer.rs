@@ -19,6 +19,7 @@ pub struct DoubleBuffer;
 impl DesignDef for DoubleBuffer {
     type Params = DoubleBufferParams;
     const NAME: &'static str = "double_buffer";
+    const FILTER: &'static str = "DoubleBuffer";
     const OP_NS: (f64, f64) = (65.0, 27.0);
     const ALIASES: &'static [&'static str] = &["double-buffer"];
     const ABOUT: &'static str =

@@ -21,6 +21,7 @@ pub struct Forgetful;
 impl DesignDef for Forgetful {
     type Params = ForgetfulParams;
     const NAME: &'static str = "forgetful";
+    const FILTER: &'static str = "ForgetfulBloom";
     const OP_NS: (f64, f64) = (115.0, 340.0);
     const ABOUT: &'static str =
         "Forgetful Bloom filter: N past filters, a present and a future one; keys refreshed on insert";

@@ -51,6 +51,7 @@ const PROFILE_MOMENTS: u64 = 16;
 impl DesignDef for HalfSliding {
     type Params = HalfSlidingParams;
     const NAME: &'static str = "half_sliding";
+    const FILTER: &'static str = "HalfSliding";
     const ALIASES: &'static [&'static str] = &["hss_bf", "hss-bf", "half-sliding"];
     // a first estimate, by analogy with the Sl-BF (one bit per array read)
     const OP_NS: (f64, f64) = (40.0, 40.0);

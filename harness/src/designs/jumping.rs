@@ -21,6 +21,7 @@ pub struct Jumping;
 impl DesignDef for Jumping {
     type Params = JumpingParams;
     const NAME: &'static str = "jumping";
+    const FILTER: &'static str = "JumpingWindow";
     const OP_NS: (f64, f64) = (50.0, 145.0);
     const ABOUT: &'static str =
         "Jumping window: n Bloom segments, the oldest dropped every g insertions";

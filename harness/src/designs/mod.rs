@@ -181,6 +181,11 @@ pub trait DesignDef: Sync + Send + 'static {
     type Params: clap::Args + clap::FromArgMatches + DeserializeOwned + Serialize;
     /// The name specs and commands use (`naor_yogev`).
     const NAME: &'static str;
+    /// The filters crate's type this design measures, as the crate's one
+    /// list (`bloomlab_filters::for_each_design!`) writes it
+    /// (`OnTime<Apbf>`): the one mapping between the crates' names (the
+    /// registry tests hold it to that list).
+    const FILTER: &'static str;
     /// Other names the command line accepts (`naor-yogev`).
     const ALIASES: &'static [&'static str] = &[];
     /// One line: what the design is.
@@ -231,6 +236,8 @@ pub trait Design: Sync {
     /// What a time design promises a key younger than T
     /// ([`DesignDef::WINDOW_PROMISE`]).
     fn window_promise(&self) -> Option<&'static str>;
+    /// The filters crate's type ([`DesignDef::FILTER`]).
+    fn filter(&self) -> &'static str;
     /// Adds the parameter flags to a command.
     fn args(&self, cmd: clap::Command) -> clap::Command;
     /// The parameters given on a command line, as a map.
@@ -264,6 +271,9 @@ impl<D: DesignDef> Design for D {
     }
     fn window_promise(&self) -> Option<&'static str> {
         D::WINDOW_PROMISE
+    }
+    fn filter(&self) -> &'static str {
+        D::FILTER
     }
     fn args(&self, cmd: clap::Command) -> clap::Command {
         <D::Params as clap::Args>::augment_args(cmd)

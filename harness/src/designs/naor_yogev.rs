@@ -78,6 +78,7 @@ const PLAN_SLACKS: u32 = 12;
 impl DesignDef for NaorYogev {
     type Params = NaorYogevParams;
     const NAME: &'static str = "naor_yogev";
+    const FILTER: &'static str = "NaorYogev";
     const OP_NS: (f64, f64) = (285.0, 80.0);
     const ALIASES: &'static [&'static str] = &["naor-yogev"];
     const ABOUT: &'static str =

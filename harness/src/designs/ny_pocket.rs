@@ -84,6 +84,7 @@ fn scalars(size: &ny_pocket::Sizing) -> Vec<(&'static str, f64)> {
 impl DesignDef for NyPocket {
     type Params = NyPocketParams;
     const NAME: &'static str = "ny_pocket";
+    const FILTER: &'static str = "NyPocket";
     // from results/space_vs_bound_quick.csv beside naor_yogev's rows there
     const OP_NS: (f64, f64) = (540.0, 300.0);
     const ALIASES: &'static [&'static str] = &["ny-pocket"];

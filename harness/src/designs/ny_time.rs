@@ -37,6 +37,7 @@ pub struct NyHybrid;
 impl DesignDef for NyHybrid {
     type Params = NyHybridParams;
     const NAME: &'static str = "naor_yogev_hybrid";
+    const FILTER: &'static str = "OnTime<NaorYogev>";
     const WINDOW_PROMISE: Option<&'static str> = Some("a key younger than T is reported while floor(age/tau) + floor(later insertions/g) < c: with the builder's sizing (g for peak_rate*tau plus a batch, --burst) every key younger than T within the target's arrivals; at burst = 0 (the paper's g) batched or Poisson arrivals at the peak lose some");
     const ABOUT: &'static str =
         "Naor-Yogev over a window of time: a new generation after T/c or g insertions, whichever first";

@@ -97,6 +97,7 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
 impl DesignDef for JumpingTime {
     type Params = JumpingTimeParams;
     const NAME: &'static str = "jumping_time";
+    const FILTER: &'static str = "OnTime<JumpingWindow>";
     const WINDOW_PROMISE: Option<&'static str> = Some("every key younger than T is reported, whatever the arrivals (a switch every T/(n-1) on a fixed grid)");
     const ABOUT: &'static str =
         "Jumping window over a window of time T: n Bloom segments, a switch every T/(n-1)";
@@ -143,6 +144,7 @@ impl DesignDef for JumpingTime {
 impl DesignDef for DoubleBufferTime {
     type Params = DoubleBufferTimeParams;
     const NAME: &'static str = "double_buffer_time";
+    const FILTER: &'static str = "OnTime<DoubleBuffer>";
     const WINDOW_PROMISE: Option<&'static str> = Some("every key younger than T is reported, whatever the arrivals (a swap every T on a fixed grid)");
     const ABOUT: &'static str =
         "Double buffering over a window of time T: active and warm-up filters swapped every T";

@@ -50,6 +50,7 @@ pub struct SheBloom;
 impl DesignDef for SheBloom {
     type Params = SheBloomParams;
     const NAME: &'static str = "she_bloom";
+    const FILTER: &'static str = "SheBloom";
     const ALIASES: &'static [&'static str] = &["she", "she_bf", "she-bf"];
     // a first estimate: k bits and their groups' timestamps read
     const OP_NS: (f64, f64) = (60.0, 40.0);

@@ -38,6 +38,7 @@ pub struct SlidingBloom;
 impl DesignDef for SlidingBloom {
     type Params = SlidingBloomParams;
     const NAME: &'static str = "sliding_bloom";
+    const FILTER: &'static str = "SlidingBloom";
     const ALIASES: &'static [&'static str] = &["sl_bf", "sliding-bloom"];
     // from `measure sliding_bloom --window 65536 --fpr 1e-3` (37 and 35 ns; this
     // session's compare run shared the machine with others, its timings are not)

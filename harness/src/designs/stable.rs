@@ -59,6 +59,7 @@ pub struct Stable;
 impl DesignDef for Stable {
     type Params = StableParams;
     const NAME: &'static str = "stable";
+    const FILTER: &'static str = "StableBloomFilter";
     const ABOUT: &'static str =
         "Stable Bloom filter: d-bit cells, P random decrements per insertion; no window";
     const CAPS: super::Capabilities = super::Capabilities {

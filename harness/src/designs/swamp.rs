@@ -16,6 +16,7 @@ pub struct Swamp;
 impl DesignDef for Swamp {
     type Params = FingerprintParams;
     const NAME: &'static str = "swamp";
+    const FILTER: &'static str = "Swamp";
     const OP_NS: (f64, f64) = (310.0, 80.0);
     const ABOUT: &'static str =
         "SWAMP: membership, per-flow counts, distinct count and entropy over an exact window";

@@ -15,6 +15,7 @@ pub struct Swbf;
 impl DesignDef for Swbf {
     type Params = FingerprintParams;
     const NAME: &'static str = "swbf";
+    const FILTER: &'static str = "Swbf";
     const OP_NS: (f64, f64) = (450.0, 260.0);
     const ABOUT: &'static str =
         "SWBF: cuckoo table of fingerprints with insertion timestamps over an exact window";

@@ -35,6 +35,7 @@ pub struct SwbfHybrid;
 impl DesignDef for SwbfHybrid {
     type Params = SwbfHybridParams;
     const NAME: &'static str = "swbf_hybrid";
+    const FILTER: &'static str = "TimedSwbf";
     const WINDOW_PROMISE: Option<&'static str> = Some("a key younger than T is reported while floor(age/delta) + floor(later insertions/g) < r: with the builder's sizing (g for peak_rate*delta plus a batch, --burst) every key younger than T within the target's arrivals; at burst = 0 batched or Poisson arrivals at the peak lose some");
     const ABOUT: &'static str =
         "SWBF over a window of time: timestamps of quanta that end after T/quanta or g insertions";

@@ -148,6 +148,7 @@ macro_rules! swept_design {
         impl DesignDef for $design {
             type Params = $params;
             const NAME: &'static str = $name;
+            const FILTER: &'static str = stringify!($filter);
             const ALIASES: &'static [&'static str] = $aliases;
             const ABOUT: &'static str = $about;
             const WINDOW_PROMISE: Option<&'static str> = Some($promise);

@@ -13,6 +13,7 @@ pub struct Swhll;
 impl DesignDef for Swhll {
     type Params = RegistersParams;
     const NAME: &'static str = "swhll";
+    const FILTER: &'static str = "SlidingHll";
     const ABOUT: &'static str = "Sliding HyperLogLog: distinct count over a window";
     const CAPS: super::Capabilities = super::Capabilities::SUMMARY;
     const METRICS: &'static [Metric] = &[Metric::Distinct, Metric::Memory];

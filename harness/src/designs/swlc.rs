@@ -13,6 +13,7 @@ pub struct Swlc;
 impl DesignDef for Swlc {
     type Params = RegistersParams;
     const NAME: &'static str = "swlc";
+    const FILTER: &'static str = "Swlc";
     const ABOUT: &'static str =
         "SWLC: sliding-window linear counting, distinct count over a window";
     const CAPS: super::Capabilities = super::Capabilities::SUMMARY;

@@ -34,6 +34,7 @@ pub struct Tbf;
 impl DesignDef for Tbf {
     type Params = TbfParams;
     const NAME: &'static str = "tbf";
+    const FILTER: &'static str = "TimingBloom";
     const OP_NS: (f64, f64) = (735.0, 330.0);
     const ABOUT: &'static str =
         "Timing Bloom filter: k slices of insertion timestamps over an exact window";

@@ -41,6 +41,7 @@ fn resolve(p: &TbfTimeParams) -> anyhow::Result<(f64, f64, f64, u64, u64)> {
 impl DesignDef for TbfTime {
     type Params = TbfTimeParams;
     const NAME: &'static str = "tbf_time";
+    const FILTER: &'static str = "TimedTbf";
     const WINDOW_PROMISE: Option<&'static str> = Some("every key younger than T is reported, whatever the arrivals (cells stamped with time quanta)");
     const ABOUT: &'static str =
         "Timing Bloom filter over a window of time T: cells hold time quanta of T/quanta";

@@ -30,6 +30,7 @@ pub struct Tlbf;
 impl DesignDef for Tlbf {
     type Params = TlbfParams;
     const NAME: &'static str = "tlbf";
+    const FILTER: &'static str = "Tlbf";
     const WINDOW_PROMISE: Option<&'static str> = Some("every key younger than T is reported, whatever the arrivals (a slice leaves only once its last insertion is more than T old); the FPR stays near F(k, l) at rates up to 64 times the first generation's");
     const ALIASES: &'static [&'static str] = &["time_limited", "time_limited_bloom"];
     const ABOUT: &'static str = "The time-limited Bloom filter (its authors' Redis module): APBF slices sized for the rate measured, generations ended by a count, slices retired by time (window T at any rate; memory follows the rate)";

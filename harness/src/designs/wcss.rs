@@ -32,6 +32,7 @@ pub struct Wcss;
 impl DesignDef for Wcss {
     type Params = WcssParams;
     const NAME: &'static str = "wcss";
+    const FILTER: &'static str = "Wcss";
     const ABOUT: &'static str = "WCSS: window compact space saving, per-flow counts over a window";
     const CAPS: super::Capabilities = super::Capabilities::SUMMARY;
     const METRICS: &'static [Metric] = &[Metric::Count, Metric::Memory];
