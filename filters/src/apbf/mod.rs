@@ -20,147 +20,20 @@
 pub mod blocked;
 mod cost;
 pub mod lines;
+mod query;
 mod simd;
+mod sizing;
 pub mod theory;
 pub mod timed;
 pub mod timed_theory;
 
 use crate::bits::BitArray;
-use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::error::{check_bits, check_nonzero};
 use crate::hash::index;
 use crate::{Filter, ParamError, SlidingFilter};
 
-/// Largest l that [`Apbf::with_fpr`] considers.
-pub const DEFAULT_MAX_L: u32 = 32;
-
-/// Largest l the slack-constrained choice ([`KlRule::WithinSlack`])
-/// considers.
-pub const MAX_L_WITH_SLACK: u32 = 4096;
-
-/// How [`choose`] picks the APBF's k and l for an FPR target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KlRule {
-    /// The fewest bits per window element, l at most [`DEFAULT_MAX_L`].
-    FewestBits,
-    /// l as given: the smallest k.
-    FixedL(u32),
-    /// The fewest bits whose slack k·⌈window / l⌉ is at most `slack`, l at
-    /// most [`MAX_L_WITH_SLACK`].
-    WithinSlack {
-        /// The window in insertions.
-        window: u64,
-        /// The largest slack in insertions.
-        slack: u64,
-    },
-}
-
-/// The APBF's sizing rule: (k, l) whose worst-phase FPR (asymptotic
-/// F(k, l)) is at most `fpr`, by `rule`. Every way of sizing an APBF goes
-/// through it: [`Apbf::with_fpr`], the builder ([`crate::build::Target`]),
-/// the designs over time, the blocked APBF, the TLBF and the harness. The
-/// window then sets g = ⌈window / l⌉ (or τ = ⌈T / l⌉ over time).
-pub fn choose(fpr: f64, rule: KlRule) -> Result<(u32, u32), ParamError> {
-    check_probability("fpr", fpr)?;
-    let max_k = theory::MAX_K;
-    match rule {
-        KlRule::FewestBits => {
-            theory::choose_kl(fpr, DEFAULT_MAX_L).ok_or_else(|| ParamError::Unreachable {
-                target: format!("apbf fpr {fpr} with k <= {max_k} and l <= {DEFAULT_MAX_L}"),
-            })
-        }
-        KlRule::FixedL(l) => {
-            check_nonzero("l", l as u64)?;
-            let k = theory::choose_k(fpr, l).ok_or_else(|| ParamError::Unreachable {
-                target: format!("apbf fpr {fpr} with l = {l} and k <= {max_k}"),
-            })?;
-            Ok((k, l))
-        }
-        KlRule::WithinSlack { window, slack } => {
-            check_nonzero("window", window)?;
-            check_nonzero("slack", slack)?;
-            theory::choose_kl_with_slack(fpr, window, slack, MAX_L_WITH_SLACK).ok_or_else(|| {
-                ParamError::Unreachable {
-                    target: format!(
-                        "apbf fpr {fpr} with slack <= {slack} and l <= {MAX_L_WITH_SLACK}"
-                    ),
-                }
-            })
-        }
-    }
-}
-
-/// Algorithm 1 of the paper over abstract slice probes `bit(i)` (logical slice
-/// i matches): start at slice l, count consecutive matches c moving right; on a
-/// miss at slice i, keep p = c and restart at i - k; yes when p + c = k, no when
-/// the index falls below 0. Returns the answer and the number of probes.
-#[inline]
-pub(crate) fn algorithm1(k: u32, l: u32, bit: impl FnMut(usize) -> bool) -> (bool, u32) {
-    algorithm1_from(k, l as isize, 0, bit)
-}
-
-/// Algorithm 1 from slice `i` with `c` consecutive matches counted and
-/// p = 0: where the algorithm stands after its first c probes matched.
-#[inline]
-fn algorithm1_from(k: u32, i: isize, c: u32, mut bit: impl FnMut(usize) -> bool) -> (bool, u32) {
-    let k_i = k as isize;
-    let (mut i, mut p, mut c, mut probes) = (i, 0u32, c, 0u32);
-    if c == k {
-        return (true, 0);
-    }
-    while i >= 0 {
-        probes += 1;
-        if bit(i as usize) {
-            c += 1;
-            if p + c == k {
-                return (true, probes);
-            }
-            i += 1;
-        } else {
-            p = c;
-            c = 0;
-            i -= k_i;
-        }
-    }
-    (false, probes)
-}
-
-/// Algorithm 1's answer for a key known to match the middle slices
-/// l .. k - 1 (see [`middle_hits`]): Algorithm 1 starts at slice l and
-/// moves right while slices match, so it is resumed after them (at slice
-/// max(k, l) with max(k - l, 0) matches) instead of probing them again.
-#[inline]
-pub(crate) fn algorithm1_after_middle(k: u32, l: u32, bit: impl FnMut(usize) -> bool) -> bool {
-    let c = k.saturating_sub(l);
-    algorithm1_from(k, (l + c) as isize, c, bit).0
-}
-
-/// Whether a key can be present by the slices every run of k covers: when
-/// l < k, each run of k consecutive slices among the k + l contains the
-/// logical slices l .. k - 1, so a miss in any of them answers no. Reads
-/// them all (no branch between the probes, so their loads overlap); `true`
-/// when l >= k (no slice is common to every run).
-#[inline]
-pub(crate) fn middle_hits(k: u32, l: u32, mut bit: impl FnMut(usize) -> bool) -> bool {
-    let mut all = true;
-    for i in l..k {
-        all &= bit(i as usize);
-    }
-    all
-}
-
-/// Whether `mask` (bit i: logical slice i matches) holds k consecutive
-/// ones, by log2 k shift-and-ANDs: after each, bit i says that slices
-/// i .. i + have - 1 all match.
-#[inline]
-pub(crate) fn has_run(mut run: u64, k: u32) -> bool {
-    let mut have = 1;
-    while have < k {
-        let step = have.min(k - have);
-        run &= run >> step;
-        have += step;
-    }
-    run != 0
-}
+pub(crate) use query::{algorithm1, algorithm1_after_middle, has_run, middle_hits};
+pub use sizing::{choose, KlRule, DEFAULT_MAX_L, MAX_L_WITH_SLACK};
 
 /// Whether queries can use the AVX-512 probes: the processor has them, and
 /// k + l <= 64 and m < 2^32.
