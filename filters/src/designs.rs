@@ -134,3 +134,31 @@ macro_rules! for_each_design {
         }
     };
 }
+
+macro_rules! type_names {
+    (types { $($t:ty),* $(,)? } designs { $($name:ident: $u:ty = $make:expr;)* }) => {
+        [$(stringify!($t)),*]
+    };
+}
+
+/// The list's types as the crate's root names them, without paths or
+/// spaces (`OnTime<Apbf>`): what suites in other files and crates match
+/// against their sources and registries.
+pub fn type_names() -> Vec<String> {
+    crate::for_each_design!(type_names)
+        .iter()
+        .map(|t| {
+            t.split_whitespace()
+                .collect::<String>()
+                .replace("$crate::", "")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[test]
+fn type_names_are_plain() {
+    let names = type_names();
+    assert!(names.contains(&"OnTime<Apbf>".to_string()), "{names:?}");
+    assert!(names.iter().all(|n| !n.contains("::")), "{names:?}");
+}

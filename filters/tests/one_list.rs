@@ -6,12 +6,6 @@
 
 use std::path::Path;
 
-macro_rules! type_names {
-    (types { $($t:ty),* $(,)? } designs { $($name:ident: $u:ty = $make:expr;)* }) => {
-        vec![$(stringify!($t)),*]
-    };
-}
-
 /// The designs that reach a suite under another name, and where.
 const ELSEWHERE: &[(&str, &str, &str)] = &[
     // (design, suite, what stands for it there)
@@ -38,9 +32,7 @@ fn sources(dir: &Path) -> String {
 
 fn normalise(s: &str) -> String {
     let s: String = s.split_whitespace().collect();
-    s.replace("::<", "<")
-        .replace("$crate::", "")
-        .replace("bloomlab_filters::", "")
+    s.replace("::<", "<").replace("bloomlab_filters::", "")
 }
 
 /// Whether `name` stands in `text` as a whole word.
@@ -60,10 +52,8 @@ fn every_design_has_a_conformance_arm_and_a_benchmark() {
         ("conformance", sources(&root.join("tests/conformance"))),
         ("bench", sources(&root.join("../bench/benches"))),
     ];
-    let list: Vec<&str> = bloomlab_filters::for_each_design!(type_names);
     let mut missing = Vec::new();
-    for t in list {
-        let t = normalise(t);
+    for t in bloomlab_filters::designs::type_names() {
         for (suite, text) in &suites {
             let stand_in = ELSEWHERE
                 .iter()

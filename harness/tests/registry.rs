@@ -496,12 +496,6 @@ fn every_time_design_states_its_window_promise() {
     assert!(text.matches("window promise:").count() >= 12, "{text}");
 }
 
-macro_rules! filter_types {
-    (types { $($t:ty),* $(,)? } designs { $($name:ident: $u:ty = $make:expr;)* }) => {
-        vec![$(stringify!($t)),*]
-    };
-}
-
 /// The filters crate's types no registry design measures, and why.
 const CRATE_ONLY: &[(&str, &str)] = &[
     (
@@ -520,17 +514,7 @@ const CRATE_ONLY: &[(&str, &str)] = &[
 /// reason.
 #[test]
 fn every_design_names_its_filters_type() {
-    // `$crate::OnTime<$crate::Apbf>` as the macro gives it from here
-    let norm = |s: &str| {
-        s.replace(' ', "")
-            .replace("$crate::", "")
-            .replace("::bloomlab_filters::", "")
-            .replace("bloomlab_filters::", "")
-    };
-    let list: Vec<String> = bloomlab_filters::for_each_design!(filter_types)
-        .into_iter()
-        .map(norm)
-        .collect();
+    let list = bloomlab_filters::designs::type_names();
     for d in REGISTRY {
         assert!(
             list.iter().any(|t| *t == d.filter()),

@@ -79,8 +79,7 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64, provenance
     if !provenance.is_empty() {
         md += &format!("{provenance}\n\n");
     }
-    // the paper's formula is scored against the worst-phase FPR's interval
-    let verdicts = [
+    let mut flags: Vec<String> = [
         "fpr",
         "probes_negative",
         "npws_peak",
@@ -90,15 +89,11 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64, provenance
         "entropy_error",
         "sustained_fpr",
     ]
-    .map(|f| Part::TheoryInCi.of(f));
-    let paper = "fpr_paper_formula_in_ci".to_string();
-    for flag in verdicts
-        .iter()
-        .take(1)
-        .chain([&paper])
-        .chain(&verdicts[1..])
-    {
-        let flag = flag.as_str();
+    .map(|f| Part::TheoryInCi.of(f))
+    .into();
+    // the paper's formula, scored against the worst-phase FPR's interval
+    flags.insert(1, "fpr_paper_formula_in_ci".into());
+    for flag in flags.iter().map(String::as_str) {
         let vals: Vec<bool> = rows
             .iter()
             .filter_map(|r| match r.get(flag) {
