@@ -27,8 +27,9 @@
 //! A key arriving at a random moment (Poisson arrivals see time averages)
 //! sits in a generation of kind e with probability ∝ π_e E\[D_e\], and the
 //! time R₁ to the next switch has the forward-recurrence density
-//! P(D_e > x)/E\[D_e\]: uniform on (0, τ) when that generation ends on time,
-//! P(x < G_e < τ)/… when it ends on count. Its age at the j-th switch is
+//! P(D_e > x)/E\[D_e\], which splits by how that generation ends: on time
+//! with density P(G_e ≥ τ)/E\[D_e\] (uniform on (0, τ)), on count with
+//! density P(x < G_e < τ)/E\[D_e\]. Its age at the j-th switch is
 //! X_j = R₁ + D₂ + … + D_j, where the kinds chain on from R₁'s. A key
 //! j switches after insertion answers yes with probability p_j (1 for
 //! j ≤ kept), so a key of age a is lost with probability
@@ -55,7 +56,7 @@
 //!   error in any mean.
 //!
 //! The filters crate's `time_vs_simulation` tests hold it to simulations of
-//! the APBF's hybrid at rates from 0.8 to 2 times g/τ.
+//! the APBF's hybrid at rates from 0.9 to 2 times g/τ.
 
 /// Generations ended by τ or by g keys, at a steady Poisson rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
