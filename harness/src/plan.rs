@@ -189,8 +189,11 @@ mod tests {
             let built = crate::designs::build(x.design, &params, 0).unwrap();
             let f = built.filter.as_ref().unwrap();
             assert_eq!(f.memory_bits(), x.memory_bits, "{}", x.design);
-            assert!((built.theory.get("fpr").unwrap() - x.fpr).abs() < 1e-12);
-            match built.theory.get("npws_peak") {
+            assert!(
+                (built.theory.get(crate::metrics::columns::col::FPR).unwrap() - x.fpr).abs()
+                    < 1e-12
+            );
+            match built.theory.get(crate::metrics::columns::col::NPWS_PEAK) {
                 Some(n) => assert!((n - x.npws_peak).abs() < 1e-9),
                 None => assert_eq!((x.slack, x.npws_peak), (0, 0.0), "{}", x.design),
             }

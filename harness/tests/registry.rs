@@ -532,3 +532,19 @@ fn every_design_names_its_filters_type() {
         );
     }
 }
+
+/// Every design's parameters are registered columns: they are written as
+/// the design resolved them and as the targets a point asked for.
+#[test]
+fn every_design_parameter_is_a_column() {
+    for d in REGISTRY {
+        for (flag, _) in d.parameters() {
+            let name = flag.split(' ').next().unwrap().replace('-', "_");
+            assert!(
+                bloomlab_harness::metrics::columns::lookup(&name).is_some(),
+                "{}: parameter {name} is not in metrics/columns/col.rs",
+                d.name()
+            );
+        }
+    }
+}

@@ -79,7 +79,7 @@ fn measurements_agree_with_the_theory() {
     for r in [steady, burst, count] {
         for c in ["fpr_time_avg", "fpr_time_peak", "p_yes_past_window"] {
             assert_eq!(
-                r.get(&format!("{c}_theory_in_ci")).map(|v| v.to_string()),
+                r.get(format!("{c}_theory_in_ci")).map(|v| v.to_string()),
                 Some("true".into()),
                 "{c}: {r:?}"
             );
@@ -236,7 +236,7 @@ fn a_trace_s_own_times_drive_the_run() {
     assert_eq!(num(r, "fnr_time"), 0.0);
     for c in ["fpr_time_avg", "p_yes_past_window"] {
         assert_eq!(
-            r.get(&format!("{c}_theory_in_ci")).map(|v| v.to_string()),
+            r.get(format!("{c}_theory_in_ci")).map(|v| v.to_string()),
             Some("true".into()),
             "{c}: {r:?}"
         );

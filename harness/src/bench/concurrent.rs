@@ -4,6 +4,7 @@
 //! operation and thread count.
 
 use super::{is, Bench};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use std::fmt::Write as _;
@@ -32,15 +33,15 @@ pub fn rows(benches: &[Bench]) -> Vec<Row> {
                 continue;
             };
             let mut r = Row::default();
-            r.push("operation", Value::Text(group.to_string()));
-            r.push("design", Value::Text(b.function.clone()));
-            r.push("threads", Value::Int(t));
-            r.num("ns_per_op", b.ns);
-            r.num(Part::CiLow.of("ns_per_op"), b.ci.0);
-            r.num(Part::CiHigh.of("ns_per_op"), b.ci.1);
-            r.num("mops_per_s", 1e3 / b.ns);
+            r.push(col::OPERATION, Value::Text(group.to_string()));
+            r.push(col::DESIGN, Value::Text(b.function.clone()));
+            r.push(col::THREADS, Value::Int(t));
+            r.num(col::NS_PER_OP, b.ns);
+            r.num(Part::CiLow.of(col::NS_PER_OP), b.ci.0);
+            r.num(Part::CiHigh.of(col::NS_PER_OP), b.ci.1);
+            r.num(col::MOPS_PER_S, 1e3 / b.ns);
             if let Some(m) = of(BASELINE, t) {
-                r.num("throughput_vs_mutex", m.ns / b.ns);
+                r.num(col::THROUGHPUT_VS_MUTEX, m.ns / b.ns);
             }
             out.push(r);
         }
@@ -63,7 +64,7 @@ pub fn markdown(rows: &[Row]) -> String {
         let mut threads: Vec<u64> = rows
             .iter()
             .filter(|r| is(r, "operation", group))
-            .filter_map(|r| r.get_num("threads").map(|t| t as u64))
+            .filter_map(|r| r.get_num(col::THREADS).map(|t| t as u64))
             .collect();
         threads.sort_unstable();
         threads.dedup();
@@ -89,10 +90,13 @@ pub fn markdown(rows: &[Row]) -> String {
                 let r = rows.iter().find(|r| {
                     is(r, "operation", group)
                         && is(r, "design", &d)
-                        && r.get_num("threads") == Some(t as f64)
+                        && r.get_num(col::THREADS) == Some(t as f64)
                 });
                 match r.and_then(|r| {
-                    Some((r.get_num("mops_per_s")?, r.get_num("throughput_vs_mutex")))
+                    Some((
+                        r.get_num(col::MOPS_PER_S)?,
+                        r.get_num(col::THROUGHPUT_VS_MUTEX),
+                    ))
                 }) {
                     Some((m, Some(x))) => {
                         let _ = write!(md, " {m:.1} ({x:.2}x) |");

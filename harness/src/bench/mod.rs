@@ -18,6 +18,7 @@ pub mod concurrent;
 pub mod probe;
 pub mod targets;
 
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report;
@@ -155,16 +156,16 @@ pub fn rows(benches: &[Bench]) -> Vec<Row> {
                 continue;
             };
             let mut r = Row::default();
-            r.push("operation", Value::Text(op.to_string()));
-            r.push("design", Value::Text(b.function.clone()));
-            r.push("log2_window", Value::Int(lw as u64));
-            r.num("window", (1u64 << lw) as f64);
-            r.num("ns_per_op", b.ns);
-            r.num(Part::CiLow.of("ns_per_op"), b.ci.0);
-            r.num(Part::CiHigh.of("ns_per_op"), b.ci.1);
-            r.num("mops_per_s", 1e3 / b.ns);
+            r.push(col::OPERATION, Value::Text(op.to_string()));
+            r.push(col::DESIGN, Value::Text(b.function.clone()));
+            r.push(col::LOG2_WINDOW, Value::Int(lw as u64));
+            r.num(col::WINDOW, (1u64 << lw) as f64);
+            r.num(col::NS_PER_OP, b.ns);
+            r.num(Part::CiLow.of(col::NS_PER_OP), b.ci.0);
+            r.num(Part::CiHigh.of(col::NS_PER_OP), b.ci.1);
+            r.num(col::MOPS_PER_S, 1e3 / b.ns);
             if let Some(f) = base.get(&(op.to_string(), lw)) {
-                r.num("ratio_to_fastbloom", b.ns / f);
+                r.num(col::RATIO_TO_FASTBLOOM, b.ns / f);
             }
             out.push(r);
         }
@@ -186,12 +187,12 @@ fn cell(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<(f64, Option<f6
         .find(|r| {
             is(r, "operation", op)
                 && is(r, "design", design)
-                && r.get_num("log2_window") == Some(lw as f64)
+                && r.get_num(col::LOG2_WINDOW) == Some(lw as f64)
         })
         .map(|r| {
             (
-                r.get_num("ns_per_op").unwrap_or(f64::NAN),
-                r.get_num("ratio_to_fastbloom"),
+                r.get_num(col::NS_PER_OP).unwrap_or(f64::NAN),
+                r.get_num(col::RATIO_TO_FASTBLOOM),
             )
         })
 }
@@ -216,7 +217,7 @@ pub fn markdown(benches: &[Bench], rows: &[Row], first: Option<Run>) -> String {
     let sizes: Vec<u32> = {
         let mut s: Vec<u32> = rows
             .iter()
-            .filter_map(|r| r.get_num("log2_window").map(|x| x as u32))
+            .filter_map(|r| r.get_num(col::LOG2_WINDOW).map(|x| x as u32))
             .collect();
         s.sort();
         s.dedup();
@@ -413,7 +414,7 @@ fn ops_charts(rows: &[Row], plots: &Path, staged: &mut report::Staged) -> anyhow
             rows,
             "operation",
             op,
-            ("window", "ns_per_op", true),
+            (col::WINDOW.name(), col::NS_PER_OP.name(), true),
             &title,
             plots,
             staged,
@@ -434,7 +435,7 @@ fn concurrent_charts(
             rows,
             "operation",
             group,
-            ("threads", "mops_per_s", false),
+            (col::THREADS.name(), col::MOPS_PER_S.name(), false),
             &title,
             plots,
             staged,

@@ -7,6 +7,7 @@
 //! far a design sits from what its memory touches can cost on this machine.
 
 use super::{is, text_of, Bench};
+use crate::metrics::columns::col;
 use crate::metrics::{Row, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -115,7 +116,8 @@ pub struct Limits {
 /// `x_over_mlp_limit`: every miss overlapped).
 pub fn annotate(rows: &mut [Row], probe: &Probe, limits: &Limits) {
     for r in rows.iter_mut() {
-        let (Some(Value::Text(d)), Some(lw)) = (r.get("design"), r.get_num("log2_window")) else {
+        let (Some(Value::Text(d)), Some(lw)) = (r.get(col::DESIGN), r.get_num(col::LOG2_WINDOW))
+        else {
             continue;
         };
         let size = format!("{d}/w2^{}", lw as u32);
@@ -124,29 +126,29 @@ pub fn annotate(rows: &mut [Row], probe: &Probe, limits: &Limits) {
         };
         let op = text_of(r, "operation").unwrap_or_default();
         let bytes = bits as f64 / 8.0;
-        r.num("memory_bytes", bytes);
-        let ns = r.get_num("ns_per_op").unwrap_or(f64::NAN);
+        r.num(col::MEMORY_BYTES, bytes);
+        let ns = r.get_num(col::NS_PER_OP).unwrap_or(f64::NAN);
         let dep = probe.at(bytes, true);
         let ind = probe.at(bytes, false);
         if let Some(dep) = dep {
-            r.num("dependent_read_ns", dep);
-            r.num("dependent_reads_per_op", ns / dep);
+            r.num(col::DEPENDENT_READ_NS, dep);
+            r.num(col::DEPENDENT_READS_PER_OP, ns / dep);
         }
         if let Some(ind) = ind {
-            r.num("independent_read_ns", ind);
-            r.num("independent_reads_per_op", ns / ind);
+            r.num(col::INDEPENDENT_READ_NS, ind);
+            r.num(col::INDEPENDENT_READS_PER_OP, ns / ind);
         }
         let Some(&lines) = limits.lines.get(&format!("{size}/{op}")) else {
             continue;
         };
-        r.num("lines_per_op", lines);
+        r.num(col::LINES_PER_OP, lines);
         if let Some(dep) = dep {
-            r.num("limit_ns", lines * dep);
-            r.num("x_over_limit", ns / (lines * dep));
+            r.num(col::LIMIT_NS, lines * dep);
+            r.num(col::X_OVER_LIMIT, ns / (lines * dep));
         }
         if let Some(ind) = ind {
-            r.num("mlp_limit_ns", lines * ind);
-            r.num("x_over_mlp_limit", ns / (lines * ind));
+            r.num(col::MLP_LIMIT_NS, lines * ind);
+            r.num(col::X_OVER_MLP_LIMIT, ns / (lines * ind));
         }
     }
 }
@@ -176,7 +178,7 @@ fn table(rows: &[Row], sizes: &[u32], op: &str, col: &str, digits: usize) -> Str
                 .find(|r| {
                     is(r, "operation", op)
                         && is(r, "design", d)
-                        && r.get_num("log2_window") == Some(lw as f64)
+                        && r.get_num(col::LOG2_WINDOW) == Some(lw as f64)
                 })
                 .and_then(|r| r.get_num(col));
             md += &v.map_or(" |".into(), |x| format!(" {x:.digits$} |"));
@@ -192,7 +194,7 @@ fn table(rows: &[Row], sizes: &[u32], op: &str, col: &str, digits: usize) -> Str
 pub(super) fn reads_table(rows: &[Row], sizes: &[u32]) -> String {
     if !rows
         .iter()
-        .any(|r| r.get_num("dependent_reads_per_op").is_some())
+        .any(|r| r.get_num(col::DEPENDENT_READS_PER_OP).is_some())
     {
         return String::new();
     }

@@ -8,6 +8,7 @@
 //! between the runs.
 
 use super::Bench;
+use crate::metrics::columns::col;
 use crate::metrics::Row;
 
 /// One target at one size, in one run.
@@ -257,7 +258,7 @@ pub fn spread(first: &[Row], second: &[Row]) -> String {
         Some((
             super::text_of(r, "operation")?,
             super::text_of(r, "design")?,
-            r.get_num("log2_window")? as u32,
+            r.get_num(col::LOG2_WINDOW)? as u32,
         ))
     };
     let mut ns_ratio = Vec::new();
@@ -267,12 +268,12 @@ pub fn spread(first: &[Row], second: &[Row]) -> String {
         let Some(a) = first.iter().find(|a| key(a).as_ref() == Some(&kb)) else {
             continue;
         };
-        if let (Some(x), Some(y)) = (a.get_num("ns_per_op"), b.get_num("ns_per_op")) {
+        if let (Some(x), Some(y)) = (a.get_num(col::NS_PER_OP), b.get_num(col::NS_PER_OP)) {
             ns_ratio.push(y / x);
         }
         if let (Some(x), Some(y)) = (
-            a.get_num("ratio_to_fastbloom"),
-            b.get_num("ratio_to_fastbloom"),
+            a.get_num(col::RATIO_TO_FASTBLOOM),
+            b.get_num(col::RATIO_TO_FASTBLOOM),
         ) {
             if kb.1 != super::BASELINE {
                 rel_ratio.push(y / x);

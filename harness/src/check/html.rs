@@ -4,6 +4,7 @@
 //! value of every row, with their intervals), and the power of the check.
 
 use super::{Finding, Power, Table};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::report::site::{esc, SORT, STYLE};
 use std::collections::BTreeMap;
@@ -155,7 +156,7 @@ pub fn chart(base: &Table, new: &Table, col: &str) -> Option<String> {
     use crate::report::figure::{Draw, Figure, Panel, Point, Series};
     let by_point = |t: &Table| -> BTreeMap<String, (f64, Option<(f64, f64)>)> {
         t.iter()
-            .filter_map(|r| Some((r.get("point")?.clone(), value(r, col)?)))
+            .filter_map(|r| Some((r.get(col::POINT.name())?.clone(), value(r, col)?)))
             .collect()
     };
     let (b, n) = (by_point(base), by_point(new));

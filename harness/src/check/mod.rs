@@ -27,6 +27,7 @@ mod pooled;
 mod power;
 mod table;
 
+use crate::metrics::columns::{self, col, Compare, Resolved};
 use crate::metrics::Part;
 pub use pooled::{pooled_shift, row_shift, PooledResult, MIN_ROWS as MIN_POOLED_ROWS};
 pub use power::{count_pooled, power, Power};
@@ -87,36 +88,26 @@ pub struct Finding {
     pub regression: bool,
 }
 
-/// Columns compared exactly.
-const EXACT: &[&str] = &[
-    "memory_bits",
-    "k",
-    "l",
-    "g",
-    "m",
-    "d",
-    "p",
-    "window",
-    "slack",
-    "segments",
-    "past",
-];
+/// Whether `check` compares a column exactly: a size or a parameter the
+/// design resolved ([`Compare::Exact`] in the registry).
+fn exact(col: &str) -> bool {
+    columns::lookup(col).is_some_and(|c| c.compare == Compare::Exact)
+}
 
-/// Theory columns computed from the window a run actually saw (SWAMP's
-/// expected errors given the window's frequencies): exact for an unchanged
-/// stream, but they move with it, so they are compared within
-/// [`STREAM_TOLERANCE`] rather than to 1e-9.
-pub const STREAM_THEORY: &[&str] = &[
-    "count_rmse_theory",
-    "distinct_lb_theory",
-    "distinct_rel_rmse_theory",
-    "entropy_error_theory",
-];
+/// Whether a column is a theory computed from the window a run actually
+/// saw (SWAMP's expected errors given the window's frequencies,
+/// [`Compare::StreamTheory`]): exact for an unchanged stream, but it moves
+/// with it, so it is compared within [`STREAM_TOLERANCE`] rather than to
+/// 1e-9.
+pub fn stream_theory(col: &str) -> bool {
+    matches!(columns::resolve(col), Some(Resolved::Part(c, Part::Theory))
+        if c.compare == Compare::StreamTheory)
+}
 
 /// Relative tolerance of the figures that depend on the stream but carry no
 /// interval: the final `memory_bits` of a filter whose memory is a
 /// measurement ([`crate::designs::Capabilities::stream_memory`]: SWAMP's
-/// table, the broom filter's adaptivity bits) and [`STREAM_THEORY`]. A
+/// table, the broom filter's adaptivity bits) and [`stream_theory`]. A
 /// change of every spec's seed moved the final memory by at most 0.06% and
 /// these theories by at most 0.92% (`count_rmse_theory`). (A summary's
 /// memory is a mean over rounds and carries an interval: tested by z.)
@@ -124,7 +115,7 @@ pub const STREAM_TOLERANCE: f64 = 0.02;
 
 /// Whether a row's design keeps memory that depends on the stream.
 fn stream_memory(row: &BTreeMap<String, String>) -> bool {
-    row.get("design")
+    row.get(col::DESIGN.name())
         .and_then(|d| crate::designs::lookup(d).ok())
         .is_some_and(|d| d.capabilities().stream_memory)
 }
@@ -199,13 +190,13 @@ impl Checker<'_> {
         let nv = nr.get(col).cloned().unwrap_or_default();
         let has_interval = br.contains_key(&Part::CiLow.of(col));
         let streamed = !has_interval
-            && ((col == "memory_bits" && stream_memory(br)) || STREAM_THEORY.contains(&col));
+            && ((col == col::MEMORY_BITS.name() && stream_memory(br)) || stream_theory(col));
         if streamed {
             if !within(bv, &nv, STREAM_TOLERANCE) {
                 let what = format!("beyond {}%", 100.0 * STREAM_TOLERANCE);
                 self.finding(point, col, bv.clone(), nv, what, true);
             }
-        } else if EXACT.contains(&col) && !has_interval {
+        } else if exact(col) && !has_interval {
             if *bv != nv {
                 self.finding(point, col, bv.clone(), nv, "exact".into(), true);
             }
@@ -320,7 +311,7 @@ impl Checker<'_> {
                     continue;
                 };
                 let change = (x1 / mn) / (x0 / mb);
-                let d = br.get("design").cloned().unwrap_or_default();
+                let d = br.get(col::DESIGN.name()).cloned().unwrap_or_default();
                 let e = per_design.entry(d).or_insert((0.0, 0, Vec::new()));
                 e.0 += change.ln();
                 e.1 += 1;

@@ -2,6 +2,7 @@
 //! table `check` prints.
 
 use super::{num, pooled, pooled_shift, row_shift, Table, Thresholds};
+use crate::metrics::columns::Col;
 use crate::metrics::Part;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
@@ -41,13 +42,14 @@ pub struct Power {
 
 /// The power table of a results baseline (the run is assumed to have the
 /// baseline's intervals), for the columns in `columns` it has.
-pub fn power(base: &Table, t: &Thresholds, columns: &[&str]) -> Vec<Power> {
+pub fn power(base: &Table, t: &Thresholds, columns: &[Col]) -> Vec<Power> {
     let z_ci = Normal::new(0.0, 1.0)
         .expect("standard normal")
         .inverse_cdf(1.0 - (1.0 - t.ci_level) / 2.0);
     columns
         .iter()
-        .filter_map(|&col| {
+        .filter_map(|c| {
+            let col = c.name();
             let signal: Vec<f64> = base
                 .iter()
                 .filter_map(|r| {

@@ -199,7 +199,7 @@ fn a_consistent_small_bias_fails_the_pooled_tests() {
     );
     // the power table says so: a 2% shift is within reach, pooled, and not
     // in any one row
-    let p = power(&base, &t, &["fpr"]);
+    let p = power(&base, &t, &[crate::metrics::columns::col::FPR]);
     assert!(
         p[0].pooled.unwrap() < 0.02 && p[0].best_row.unwrap() > 0.02,
         "{p:?}"
@@ -296,7 +296,14 @@ fn power_reads_each_row_s_standard_error_from_its_interval() {
     let base: Table = vec![r(), r(), r(), r()];
     let z = 2.5758293035489;
     let signal = 0.01 / (0.002 / (2.0 * z) * std::f64::consts::SQRT_2);
-    let p = power(&base, &T, &["fpr", "fnr"]);
+    let p = power(
+        &base,
+        &T,
+        &[
+            crate::metrics::columns::col::FPR,
+            crate::metrics::columns::col::FNR,
+        ],
+    );
     assert_eq!(p.len(), 1, "fnr has no rows");
     assert_eq!((p[0].column.as_str(), p[0].rows), ("fpr", 4));
     let want = pooled_shift(&[signal; 4], T.pooled_alpha(), 0.9).unwrap();

@@ -5,6 +5,7 @@
 use super::args::{CheckArgs, SuiteArgs};
 use crate::check::{self, Finding, Table, Thresholds};
 use crate::engine::{experiment_files, run_experiment, Experiment};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 
@@ -17,19 +18,19 @@ type TablePair = (&'static str, PathBuf, Option<Table>, Option<Table>);
 type Run = (Spec, Vec<TablePair>);
 
 /// The columns the power table reports, where an experiment has them.
-const POWER_COLUMNS: &[&str] = &[
-    "fpr",
-    "fpr_avg",
-    "fnr",
-    "npws_peak",
-    "probes_negative",
-    "sustained_fpr",
-    "count_rmse",
-    "distinct_rel_rmse",
-    "zero_fraction",
-    "fpr_time_avg",
-    "fnr_time",
-    "p_yes_past_window",
+const POWER_COLUMNS: &[Col] = &[
+    col::FPR,
+    col::FPR_AVG,
+    col::FNR,
+    col::NPWS_PEAK,
+    col::PROBES_NEGATIVE,
+    col::SUSTAINED_FPR,
+    col::COUNT_RMSE,
+    col::DISTINCT_REL_RMSE,
+    col::ZERO_FRACTION,
+    col::FPR_TIME_AVG,
+    col::FNR_TIME,
+    col::P_YES_PAST_WINDOW,
 ];
 
 /// `bloomlab check`.

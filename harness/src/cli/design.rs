@@ -7,6 +7,7 @@
 
 use super::args::{DesignsArgs, MeasureFlags, TheoryFlags};
 use crate::designs::{Design, Params, REGISTRY};
+use crate::metrics::columns::{self, col, Group, Resolved};
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report;
@@ -18,18 +19,18 @@ use crate::sweep::{self, RunOptions};
 pub(super) fn theory(d: &dyn Design, params: &Params, a: &TheoryFlags) -> anyhow::Result<()> {
     let built = d.build(params, 0)?;
     let mut row = Row::default();
-    row.push("design", Value::Text(d.name().into()));
+    row.push(col::DESIGN, Value::Text(d.name().into()));
     for (k, v) in &built.resolved {
         row.push(*k, v.clone());
     }
-    if built.geometry.guaranteed && row.get("slack").is_none() {
-        row.push("slack", Value::Int(built.geometry.slack));
+    if built.geometry.guaranteed && row.get(col::SLACK).is_none() {
+        row.push(col::SLACK, Value::Int(built.geometry.slack));
     }
     for (k, v) in built.theory.all() {
         row.num(*k, *v);
     }
-    if let Some(p) = built.theory.get("probes_negative") {
-        row.num("expected_accesses", p);
+    if let Some(p) = built.theory.get(col::PROBES_NEGATIVE) {
+        row.num(col::EXPECTED_ACCESSES, p);
     }
     // the theory's figures leave bloomlab too: finite and in range
     row.check()
@@ -159,11 +160,11 @@ pub(super) fn measure(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyh
         .ok_or_else(|| anyhow::anyhow!("the point gave no row"))?;
     // the issue's names for the sustained FPR's interval
     if let (Some(lo), Some(hi)) = (
-        row.get_num(&Part::CiLow.of("sustained_fpr")),
-        row.get_num(&Part::CiHigh.of("sustained_fpr")),
+        row.get_num(Part::CiLow.of(col::SUSTAINED_FPR)),
+        row.get_num(Part::CiHigh.of(col::SUSTAINED_FPR)),
     ) {
-        row.num(Part::CiLow.of("fpr"), lo);
-        row.num(Part::CiHigh.of("fpr"), hi);
+        row.num(Part::CiLow.of(col::FPR), lo);
+        row.num(Part::CiHigh.of(col::FPR), hi);
     }
     if a.json {
         println!(
@@ -229,55 +230,25 @@ fn print_plain(row: &Row) {
     }
 }
 
-/// Which group of the human-readable output a column belongs to.
-fn group_of(col: &str) -> &'static str {
-    const MEMORY: &[&str] = &[
-        "memory_bits",
-        "bits_per_element",
-        "info_bound_ratio",
-        "efficiency_vs_bloom",
-        "space_bound",
-        "memory_over_bound",
-        "tinytable",
-    ];
-    if col.ends_with("_ns") || col.contains("insert_probes") || col == "max_probes" {
-        "speed"
-    } else if MEMORY.iter().any(|m| col.starts_with(m)) {
-        "memory"
-    } else if ["count", "distinct", "entropy", "colliding", "flows"]
-        .iter()
-        .any(|p| col.starts_with(p))
-    {
-        "summary"
-    } else if [
-        "sustained",
-        "attack",
-        "adaptivity",
-        "remote",
-        "fixed",
-        "replay",
-        "pool",
-    ]
-    .iter()
-    .any(|p| col.starts_with(p))
-    {
-        "adversary"
-    } else {
-        "membership"
-    }
-}
-
-/// The unit a column is in, for the human-readable output.
-fn unit_of(col: &str) -> &'static str {
-    if col.ends_with("_ns") {
-        " ns"
-    } else if col == "memory_bits" || col.ends_with("_bits") {
-        " bits"
-    } else if col.starts_with("bits_per_element") || col == "space_bound_per_element" {
-        " bits/element"
-    } else {
-        ""
-    }
+/// The group of `measure`'s output a column is printed in, and its unit
+/// there, from the registry (a parameter the passes report among their
+/// figures stays with membership).
+fn group_and_unit(col: &str) -> (Group, &'static str) {
+    let Some(r) = columns::resolve(col) else {
+        return (Group::Membership, "");
+    };
+    let c = r.column();
+    let group = match c.group {
+        Group::Id | Group::Parameter | Group::Bench => Group::Membership,
+        g => g,
+    };
+    let unit = match r {
+        Resolved::Whole(_) | Resolved::Part(_, Part::CiLow | Part::CiHigh | Part::Theory) => {
+            c.unit.suffix()
+        }
+        _ => "",
+    };
+    (group, unit)
 }
 
 /// `measure`'s human-readable output: the parameters, then the membership,
@@ -295,17 +266,19 @@ fn print_grouped(row: &Row, level: f64) {
     for (k, v) in id.iter().filter(|(k, _)| k != "point" && k != "repeat") {
         println!("  {k:width$}  {}", cell(v));
     }
-    for group in ["membership", "summary", "adversary", "speed", "memory"] {
+    for (group, heading) in Group::PRINTED {
         let cols: Vec<_> = figures
             .iter()
-            .filter(|(k, _)| group_of(k) == group && !k.ends_with(Part::TheoryInCi.suffix()))
+            .filter(|(k, _)| {
+                group_and_unit(k).0 == group && !k.ends_with(Part::TheoryInCi.suffix())
+            })
             .collect();
         if cols.is_empty() {
             continue;
         }
-        println!("{group}");
+        println!("{heading}");
         for (k, v) in cols {
-            println!("  {k:width$}  {}{}", cell(v), unit_of(k));
+            println!("  {k:width$}  {}{}", cell(v), group_and_unit(k).1);
         }
     }
     // a figure with a theory and an interval gets a verdict, or "not
@@ -314,8 +287,8 @@ fn print_grouped(row: &Row, level: f64) {
         .iter()
         .filter_map(|(k, _)| {
             let name = k.strip_suffix(Part::Theory.suffix())?;
-            row.get_num(&Part::CiLow.of(name))?;
-            let verdict = match row.get(&Part::TheoryInCi.of(name)) {
+            row.get_num(Part::CiLow.of(name))?;
+            let verdict = match row.get(Part::TheoryInCi.of(name)) {
                 Some(Value::Bool(b)) => Some(*b),
                 _ => None,
             };
@@ -325,7 +298,7 @@ fn print_grouped(row: &Row, level: f64) {
     if !verdicts.is_empty() {
         println!("verdicts ({:.0}% intervals)", level * 100.0);
         for (name, verdict) in verdicts {
-            let theory = row.get_num(&Part::Theory.of(name));
+            let theory = row.get_num(Part::Theory.of(name));
             let measured = row.get_num(name);
             println!(
                 "  {name}: measured {} against theory {}: {}",

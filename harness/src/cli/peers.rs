@@ -2,9 +2,10 @@
 //! terms, and what it means here (docs/peers.md).
 
 use super::args::{PeersApbfArgs, PeersStableArgs};
+use crate::metrics::columns::col;
 use crate::peers::{stable_ours, stable_peer, PeerApbf};
 
-fn probability(name: &str, p: f64) -> anyhow::Result<f64> {
+fn probability(name: impl std::fmt::Display, p: f64) -> anyhow::Result<f64> {
     if p > 0.0 && p < 1.0 {
         Ok(p)
     } else {
@@ -14,7 +15,7 @@ fn probability(name: &str, p: f64) -> anyhow::Result<f64> {
 
 /// The peer's filter for the flags given, and how the peer was asked.
 fn peer_apbf(a: &PeersApbfArgs) -> anyhow::Result<(PeerApbf, String)> {
-    let fpr = a.fpr.map(|p| probability("fpr", p)).transpose()?;
+    let fpr = a.fpr.map(|p| probability(col::FPR, p)).transpose()?;
     match (a.convention.as_str(), a.capacity, fpr, a.k, a.l, a.g) {
         ("dcrd", Some(c), Some(e), None, None, None) => Ok((
             PeerApbf::dcrd(c, e),
@@ -86,7 +87,7 @@ pub(super) fn apbf(a: PeersApbfArgs) -> anyhow::Result<()> {
 
 /// `bloomlab peers stable`.
 pub(super) fn stable(a: PeersStableArgs) -> anyhow::Result<()> {
-    let fpr = probability("fpr", a.fpr)?;
+    let fpr = probability(col::FPR, a.fpr)?;
     let peer = stable_peer(a.m, a.d, fpr);
     let ours = stable_ours(&peer, fpr);
     let ours_p = ours.map(|t| t.p);

@@ -4,6 +4,7 @@ use super::built::{int, Built, Geometry, ShiftProfile, Theory};
 use super::candidate::line_scalars_over_rotations;
 use super::{at_least_one, probability, DesignDef, Params};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::apbf::{self, KlRule};
@@ -53,7 +54,7 @@ impl DesignDef for Apbf {
     const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     fn cli_defaults(p: &mut Params) {
-        if !p.contains_key("g") && !p.contains_key("window") {
+        if !p.contains_key(col::G.name()) && !p.contains_key(col::WINDOW.name()) {
             p.insert("g".into(), 1024.0);
         }
     }
@@ -77,7 +78,7 @@ impl DesignDef for Apbf {
         // fpr) applies to the APBF as to any sliding Bloom filter
         let bound = match (slack, window, fpr) {
             (Some(m), Some(w), Some(e)) => vec![(
-                "space_bound_bits",
+                col::SPACE_BOUND_BITS,
                 naor_yogev::theory::space_bound_bits(w, m, e),
             )],
             _ => Vec::new(),
@@ -93,28 +94,28 @@ impl DesignDef for Apbf {
         let theory = Theory {
             later: Default::default(),
             scalars: vec![
-                ("fpr", t.fpr()),
-                ("fpr_paper_formula", apbf_theory::fpr_paper(k, l)),
-                ("fpr_asymptotic", apbf_theory::fpr(k, l)),
-                ("fpr_avg", t.fpr_avg()),
-                ("fpr_expired", t.fpr()),
-                ("fnr", 0.0),
-                ("probes_negative", cost.probes_no),
-                ("probes_false_positive", cost.probes_yes),
-                ("npws_peak", t.npws_peak()),
+                (col::FPR, t.fpr()),
+                (col::FPR_PAPER_FORMULA, apbf_theory::fpr_paper(k, l)),
+                (col::FPR_ASYMPTOTIC, apbf_theory::fpr(k, l)),
+                (col::FPR_AVG, t.fpr_avg()),
+                (col::FPR_EXPIRED, t.fpr()),
+                (col::FNR, 0.0),
+                (col::PROBES_NEGATIVE, cost.probes_no),
+                (col::PROBES_FALSE_POSITIVE, cost.probes_yes),
+                (col::NPWS_PEAK, t.npws_peak()),
                 (
-                    "npws_peak_paper_formula",
+                    col::NPWS_PEAK_PAPER_FORMULA,
                     apbf_theory::npws_peak_paper(k, l),
                 ),
-                ("npws_avg", t.npws_avg()),
-                ("bits_per_element", t.bits_per_element()),
-                ("efficiency_vs_bloom", t.efficiency_vs_bloom()),
+                (col::NPWS_AVG, t.npws_avg()),
+                (col::BITS_PER_ELEMENT, t.bits_per_element()),
+                (col::EFFICIENCY_VS_BLOOM, t.efficiency_vs_bloom()),
                 (
-                    "efficiency_paper_formula",
+                    col::EFFICIENCY_PAPER_FORMULA,
                     apbf_theory::efficiency_paper(k, l),
                 ),
                 (
-                    "efficiency_asymptotic",
+                    col::EFFICIENCY_ASYMPTOTIC,
                     apbf_theory::efficiency_vs_bloom(k, l),
                 ),
             ]
@@ -135,12 +136,12 @@ impl DesignDef for Apbf {
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
-                int("k", k),
-                int("l", l),
-                int("g", g),
-                int("m", f.m()),
-                int("window", f.window()),
-                int("slack", f.slack()),
+                int(col::K, k),
+                int(col::L, l),
+                int(col::G, g),
+                int(col::M, f.m()),
+                int(col::WINDOW, f.window()),
+                int(col::SLACK, f.slack()),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -158,7 +159,7 @@ impl DesignDef for Apbf {
                 let t = ApbfTheory::new(k, l, g)?;
                 Some(Candidate {
                     design: Self::NAME,
-                    params: Candidate::ints(&[("k", k as u64), ("l", l as u64), ("g", g)]),
+                    params: Candidate::ints(&[(col::K, k as u64), (col::L, l as u64), (col::G, g)]),
                     memory_bits: t.payload_bits() + 128,
                     bits_per_element: (t.payload_bits() + 128) as f64 / t.window() as f64,
                     fpr: t.fpr(),
@@ -177,10 +178,13 @@ impl DesignDef for Apbf {
 /// (k, l, g) from the parameters: as given, or chosen for an FPR target
 /// (and a largest slack) by the crate's rule ([`apbf::choose`]).
 fn resolve(p: &ApbfParams) -> anyhow::Result<(u32, u32, u64)> {
-    let fpr = probability("fpr", p.fpr)?;
-    let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
-    let (g, window) = (at_least_one("g", p.g)?, at_least_one("window", p.window)?);
-    let slack = at_least_one("slack", p.slack)?;
+    let fpr = probability(col::FPR, p.fpr)?;
+    let (k, l) = (at_least_one(col::K, p.k)?, at_least_one(col::L, p.l)?);
+    let (g, window) = (
+        at_least_one(col::G, p.g)?,
+        at_least_one(col::WINDOW, p.window)?,
+    );
+    let slack = at_least_one(col::SLACK, p.slack)?;
     if k.is_some() && fpr.is_some() {
         return Err(anyhow::anyhow!("apbf: give k or fpr, not both"));
     }

@@ -8,6 +8,7 @@ use super::time_shared::{
     time_geometry, time_params, time_request, window_and_rate, AtMoment, CAPS, TIME_METRICS,
 };
 use super::{at_least_one, probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
@@ -70,8 +71,8 @@ impl DesignDef for ApbfHybrid {
 /// (k, l, g, τ in ns) from the parameters.
 fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> {
     let (t, rate) = window_and_rate(name, p.window_time, p.peak_rate)?;
-    let fpr = probability("fpr", p.fpr)?;
-    let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+    let fpr = probability(col::FPR, p.fpr)?;
+    let (k, l) = (at_least_one(col::K, p.k)?, at_least_one(col::L, p.l)?);
     let choose = |e: f64, rule: KlRule| {
         bloomlab_filters::apbf::choose(e, rule).map_err(|e| anyhow::anyhow!("{name}: {e}"))
     };
@@ -106,10 +107,10 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
     let theory = Theory {
         scalars: vec![
             // at a steady g per τ (the peak rate), the end of a generation
-            ("fpr", count.fpr()),
-            ("fpr_avg", count.fpr_avg()),
-            ("memory_bits", bits),
-            ("bits_per_element", bits / peak_keys),
+            (col::FPR, count.fpr()),
+            (col::FPR_AVG, count.fpr_avg()),
+            (col::MEMORY_BITS, bits),
+            (col::BITS_PER_ELEMENT, bits / peak_keys),
         ]
         .into_iter()
         .chain(line_scalars_over_rotations(count.lines_worst()))
@@ -129,13 +130,13 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
     Ok(Built {
         geometry,
         resolved: vec![
-            int("k", k),
-            int("l", l),
-            int("g", g),
-            int("m", f.m()),
-            real("tau", tau as f64 / NS),
-            real("window_time", window_ns as f64 / NS),
-            real("slack_time", slack_ns as f64 / NS),
+            int(col::K, k),
+            int(col::L, l),
+            int(col::G, g),
+            int(col::M, f.m()),
+            real(col::TAU, tau as f64 / NS),
+            real(col::WINDOW_TIME, window_ns as f64 / NS),
+            real(col::SLACK_TIME, slack_ns as f64 / NS),
         ],
         filter: Some(Box::new(f)),
         summary: None,
@@ -151,7 +152,7 @@ fn peak_loss(t: &TimedApbfTheory, rate: f64) -> Later {
     Later::new(move || {
         let per_ns = rate / NS;
         t.loss_at_rate(per_ns)
-            .map(|loss| vec![("fnr_time_at_peak", loss)])
+            .map(|loss| vec![(col::FNR_TIME_AT_PEAK, loss)])
             .unwrap_or_default()
     })
 }
@@ -179,10 +180,10 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
             Some(Candidate {
                 design: name,
                 params: vec![
-                    real("window_time", t),
-                    real("peak_rate", rate),
-                    int("k", k),
-                    int("l", l),
+                    real(col::WINDOW_TIME, t),
+                    real(col::PEAK_RATE, rate),
+                    int(col::K, k),
+                    int(col::L, l),
                 ],
                 memory_bits: memory,
                 bits_per_element: memory as f64 / count.window() as f64,

@@ -6,6 +6,7 @@ use super::built::{int, switching_theory, Built, Geometry};
 use super::candidate::line_scalars_over_rotations;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
 use bloomlab_filters::{window, ParamError, SlidingFilter};
@@ -62,12 +63,12 @@ impl DesignDef for BlockedApbf {
     /// APBF with the same k, l, g and memory: the gap to `fpr` is the whole
     /// cost of blocking.
     fn build(p: BlockedApbfParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let (k, l) = (at_least_one("k", p.k)?, at_least_one("l", p.l)?);
+        let fpr = probability(col::FPR, p.fpr)?;
+        let (k, l) = (at_least_one(col::K, p.k)?, at_least_one(col::L, p.l)?);
         let (g, w, blocks) = (
-            at_least_one("g", p.g)?,
-            at_least_one("window", p.window)?,
-            at_least_one("blocks", p.blocks)?,
+            at_least_one(col::G, p.g)?,
+            at_least_one(col::WINDOW, p.window)?,
+            at_least_one(col::BLOCKS, p.blocks)?,
         );
         let e = |r: ParamError| anyhow::anyhow!("blocked_apbf: {r}");
         let f = match (k, l, g, w, blocks, fpr) {
@@ -123,7 +124,7 @@ impl DesignDef for BlockedApbf {
         );
         theory
             .scalars
-            .push(("fpr_independent", t.fpr_independent(f.g())));
+            .push((col::FPR_INDEPENDENT, t.fpr_independent(f.g())));
         // 64-byte lines per operation, over the rotations at the worst phase
         theory
             .scalars
@@ -131,12 +132,12 @@ impl DesignDef for BlockedApbf {
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
-                int("k", f.k()),
-                int("l", f.l()),
-                int("g", f.g()),
-                int("blocks", f.blocks()),
-                int("window", f.window()),
-                int("slack", f.slack()),
+                int(col::K, f.k()),
+                int(col::L, f.l()),
+                int(col::G, f.g()),
+                int(col::BLOCKS, f.blocks()),
+                int(col::WINDOW, f.window()),
+                int(col::SLACK, f.slack()),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -206,10 +207,10 @@ fn candidate(t: BlockedTheory) -> Candidate {
     Candidate {
         design: BlockedApbf::NAME,
         params: Candidate::ints(&[
-            ("k", t.k as u64),
-            ("l", t.l as u64),
-            ("g", t.g),
-            ("blocks", t.blocks),
+            (col::K, t.k as u64),
+            (col::L, t.l as u64),
+            (col::G, t.g),
+            (col::BLOCKS, t.blocks),
         ]),
         memory_bits: memory,
         bits_per_element: memory as f64 / win as f64,

@@ -6,6 +6,7 @@ use super::built::{exact_window_filter, int, real, Built};
 use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::metrics::Value;
 use crate::spec::Metric;
 use bloomlab_filters::broom::{self, Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
@@ -64,8 +65,8 @@ impl DesignDef for Broom {
     /// n/(S·2^r), the memory before any adaptivity bit, and the lines of
     /// a negative query at the nominal load (`broom::lines`).
     fn build(p: BroomParams, seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("broom needs window and fpr (or remainder_bits)"))?;
         let load = match p.load {
             None => DEFAULT_LOAD,
@@ -78,9 +79,9 @@ impl DesignDef for Broom {
                 ))
             }
         };
-        let c = at_least_one("c", p.c)?.unwrap_or(DEFAULT_C);
+        let c = at_least_one(col::C, p.c)?.unwrap_or(DEFAULT_C);
         let slots = BroomFilter::slots_for(w, load);
-        let r = match (fpr, at_least_one("remainder_bits", p.remainder_bits)?) {
+        let r = match (fpr, at_least_one(col::REMAINDER_BITS, p.remainder_bits)?) {
             (Some(e), None) => BroomFilter::remainder_bits_for(w, slots, e),
             (None, Some(r)) => r,
             _ => {
@@ -93,11 +94,11 @@ impl DesignDef for Broom {
             BroomFilter::new(w, slots, r, c, seed).map_err(|e| anyhow::anyhow!("broom: {e}"))?;
         let bound = f.fpr_bound();
         let resolved = vec![
-            int("window", w),
-            int("slots", f.slots()),
-            int("remainder_bits", f.r()),
-            real("load", w as f64 / f.slots() as f64),
-            int("c", c),
+            int(col::WINDOW, w),
+            int(col::SLOTS, f.slots()),
+            int(col::REMAINDER_BITS, f.r()),
+            real(col::LOAD, w as f64 / f.slots() as f64),
+            int(col::C, c),
         ];
         let lines = broom::lines::lines(w as f64 / f.slots() as f64, f.r());
         let f = Box::new(Windowed::from_filter(f));
@@ -122,9 +123,9 @@ impl DesignDef for Broom {
                 }
                 let memory = BroomFilter::memory_bits_for(s, r);
                 let params = vec![
-                    ("window", Value::Int(w)),
-                    ("remainder_bits", Value::Int(r as u64)),
-                    ("load", Value::Num(load)),
+                    (col::WINDOW, Value::Int(w)),
+                    (col::REMAINDER_BITS, Value::Int(r as u64)),
+                    (col::LOAD, Value::Num(load)),
                 ];
                 Some(Candidate::exact_window(
                     Self::NAME,

@@ -6,6 +6,7 @@ use super::built::{int, Built, Geometry};
 use super::presence::{candidate, guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::clock_sketch::ClockBloom as Filter;
@@ -52,14 +53,14 @@ impl DesignDef for ClockBloom {
     const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     fn build(p: ClockBloomParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("clock_bloom needs window"))?;
         let e = |r: ParamError| anyhow::anyhow!("clock_bloom: {r}");
         let explicit = (
-            at_least_one("k", p.k)?,
+            at_least_one(col::K, p.k)?,
             p.clock_bits,
-            at_least_one("m", p.m)?,
+            at_least_one(col::M, p.m)?,
         );
         let f = match (fpr, explicit) {
             (Some(p), (None, None, None)) => Filter::with_fpr(w, p).map_err(e)?,
@@ -91,10 +92,10 @@ impl DesignDef for ClockBloom {
             time: None,
         };
         let resolved = vec![
-            int("window", w),
-            int("k", th.k),
-            int("clock_bits", th.s),
-            int("m", th.m),
+            int(col::WINDOW, w),
+            int(col::K, th.k),
+            int(col::CLOCK_BITS, th.s),
+            int(col::M, th.m),
         ];
         let memory = f.memory_bits();
         let theory = guaranteed_theory(th, w, t_worst, move || Figures {
@@ -119,10 +120,10 @@ impl DesignDef for ClockBloom {
         let th = f.theory();
         let worst = th.worst_moment();
         let params = Candidate::ints(&[
-            ("window", w),
-            ("k", th.k as u64),
-            ("clock_bits", th.s as u64),
-            ("m", th.m),
+            (col::WINDOW, w),
+            (col::K, th.k as u64),
+            (col::CLOCK_BITS, th.s as u64),
+            (col::M, th.m),
         ]);
         // 64-byte lines at the worst moment
         let cost = (

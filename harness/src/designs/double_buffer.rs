@@ -4,6 +4,7 @@
 use super::segmented::{self, Sizing};
 use super::{Built, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, DoubleBuffer as Filter};
 
@@ -39,18 +40,18 @@ impl DesignDef for DoubleBuffer {
         });
         t.scalars.extend([
             (
-                "probes_negative",
+                col::PROBES_NEGATIVE,
                 seg::double_buffer_probes_negative(k, g, m),
             ),
             (
-                "lines_query_negative",
+                col::LINES_QUERY_NEGATIVE,
                 seg::double_buffer_lines_negative(k, g, m),
             ),
             (
-                "lines_query_positive",
+                col::LINES_QUERY_POSITIVE,
                 seg::double_buffer_lines_positive(k, m),
             ),
-            ("lines_insert", {
+            (col::LINES_INSERT, {
                 let (insert, shift) = seg::segment_insert_lines(2, k, m, g);
                 insert + shift
             }),
@@ -72,7 +73,7 @@ impl DesignDef for DoubleBuffer {
         let fpr = seg::double_buffer_fpr(k, g, m, g);
         Ok(vec![segmented::candidate(
             Self::NAME,
-            vec![("k", k as u64), ("g", g), ("m", m)],
+            vec![(col::K, k as u64), (col::G, g), (col::M, m)],
             2 * k as u64 * m + 64,
             (g, g, g),
             fpr,

@@ -3,6 +3,7 @@
 use super::segmented::{self, Sizing};
 use super::{at_least_one, Built, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
 
@@ -29,8 +30,8 @@ impl DesignDef for Forgetful {
     const METRICS: &'static [Metric] = segmented::METRICS;
 
     fn build(p: ForgetfulParams, _seed: u64) -> anyhow::Result<Built> {
-        let past =
-            at_least_one("past", p.past)?.ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
+        let past = at_least_one(col::PAST, p.past)?
+            .ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => ForgetfulBloom::new(past, k, g, m),
             Sizing::Target(w, e) => ForgetfulBloom::with_fpr(w, e, past),
@@ -43,14 +44,14 @@ impl DesignDef for Forgetful {
         });
         t.scalars.extend([
             (
-                "lines_query_negative",
+                col::LINES_QUERY_NEGATIVE,
                 seg::forgetful_lines_negative(past, k, g, m, g),
             ),
             (
-                "lines_query_positive",
+                col::LINES_QUERY_POSITIVE,
                 seg::forgetful_lines_positive(past, k, g, m, g),
             ),
-            ("lines_insert", {
+            (col::LINES_INSERT, {
                 let (insert, shift) = seg::segment_insert_lines(2, k, m, g);
                 insert + shift
             }),
@@ -61,7 +62,7 @@ impl DesignDef for Forgetful {
             geometry,
             t,
             (k, g, m),
-            Some(("past", past)),
+            Some((col::PAST, past)),
         ))
     }
 
@@ -76,7 +77,12 @@ impl DesignDef for Forgetful {
                     .collect();
                 Some(segmented::candidate(
                     Self::NAME,
-                    vec![("k", k as u64), ("g", g), ("m", m), ("past", past as u64)],
+                    vec![
+                        (col::K, k as u64),
+                        (col::G, g),
+                        (col::M, m),
+                        (col::PAST, past as u64),
+                    ],
                     (past as u64 + 2) * k as u64 * m + 128,
                     (past as u64 * g, 2 * g, g),
                     fpr,

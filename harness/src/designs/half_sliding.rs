@@ -7,6 +7,7 @@ use super::candidate::line_scalars;
 use super::presence::{candidate, PresenceProfile};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
@@ -61,14 +62,14 @@ impl DesignDef for HalfSliding {
     const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     fn build(p: HalfSlidingParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let window = at_least_one("window", p.window)?;
+        let fpr = probability(col::FPR, p.fpr)?;
+        let window = at_least_one(col::WINDOW, p.window)?;
         let e = |r: ParamError| anyhow::anyhow!("half_sliding: {r}");
         let explicit = (
-            at_least_one("cycle", p.cycle)?,
-            at_least_one("k", p.k)?,
-            at_least_one("lo", p.lo)?,
-            at_least_one("m", p.m)?,
+            at_least_one(col::CYCLE, p.cycle)?,
+            at_least_one(col::K, p.k)?,
+            at_least_one(col::LO, p.lo)?,
+            at_least_one(col::M, p.m)?,
         );
         let (f, w) = match (window, fpr, explicit) {
             (Some(w), Some(p), (None, None, None, None)) => (Filter::with_fpr(w, p).map_err(e)?, w),
@@ -107,11 +108,11 @@ impl DesignDef for HalfSliding {
             time: None,
         };
         let resolved = vec![
-            int("window", w),
-            int("cycle", th.cycle),
-            int("k", th.k),
-            int("lo", th.lo),
-            int("m", th.m),
+            int(col::WINDOW, w),
+            int(col::CYCLE, th.cycle),
+            int(col::K, th.k),
+            int(col::LO, th.lo),
+            int(col::M, th.m),
         ];
         let theory = Theory {
             later: Later::new(move || figures(&th, w, guaranteed, memory)),
@@ -133,11 +134,11 @@ impl DesignDef for HalfSliding {
         let th = f.theory();
         let worst = th.worst_moment();
         let params = Candidate::ints(&[
-            ("window", w),
-            ("cycle", th.cycle),
-            ("k", th.k as u64),
-            ("lo", th.lo as u64),
-            ("m", th.m),
+            (col::WINDOW, w),
+            (col::CYCLE, th.cycle),
+            (col::K, th.k as u64),
+            (col::LO, th.lo as u64),
+            (col::M, th.m),
         ]);
         // 64-byte lines at the worst moment
         let cost = (th.k as u64, th.lines_at(worst.0).query_negative);
@@ -171,7 +172,7 @@ fn figures(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Sca
 }
 
 /// The theory's figures, by name.
-type Scalars = Vec<(&'static str, f64)>;
+type Scalars = Vec<(Col, f64)>;
 
 /// [`figures`], uncached.
 fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Scalars {
@@ -194,15 +195,15 @@ fn scalars(th: &HalfSlidingTheory, w: u64, guaranteed: bool, memory: u64) -> Sca
     };
     let wf = w as f64;
     vec![
-        ("fpr", worst.fpr()),
-        ("fpr_avg", th.fpr_avg()),
-        ("fpr_expired", worst.fpr()),
-        ("fnr", fnr),
-        ("npws_peak", worst.sum(w, w + slack) / wf),
-        ("npws_avg", pws_avg / wf),
-        ("probes_negative", th.probes_negative_at(t_worst)),
-        ("memory_bits", memory as f64),
-        ("bits_per_element", th.payload_bits() as f64 / wf),
+        (col::FPR, worst.fpr()),
+        (col::FPR_AVG, th.fpr_avg()),
+        (col::FPR_EXPIRED, worst.fpr()),
+        (col::FNR, fnr),
+        (col::NPWS_PEAK, worst.sum(w, w + slack) / wf),
+        (col::NPWS_AVG, pws_avg / wf),
+        (col::PROBES_NEGATIVE, th.probes_negative_at(t_worst)),
+        (col::MEMORY_BITS, memory as f64),
+        (col::BITS_PER_ELEMENT, th.payload_bits() as f64 / wf),
     ]
     .into_iter()
     .chain(line_scalars(Some(th.lines_at(t_worst))))

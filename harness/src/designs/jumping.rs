@@ -3,6 +3,7 @@
 use super::segmented::{self, Sizing};
 use super::{at_least_one, Built, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, JumpingWindow};
 
@@ -29,7 +30,7 @@ impl DesignDef for Jumping {
     const METRICS: &'static [Metric] = segmented::METRICS;
 
     fn build(p: JumpingParams, _seed: u64) -> anyhow::Result<Built> {
-        let n = at_least_one("segments", p.segments)?
+        let n = at_least_one(col::SEGMENTS, p.segments)?
             .ok_or_else(|| anyhow::anyhow!("jumping needs segments"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => JumpingWindow::new(n, k, g, m),
@@ -54,7 +55,7 @@ impl DesignDef for Jumping {
             geometry,
             t,
             kgm,
-            Some(("segments", n)),
+            Some((col::SEGMENTS, n)),
         ))
     }
 

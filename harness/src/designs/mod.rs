@@ -460,7 +460,7 @@ pub fn to_params<P: Serialize>(p: &P) -> anyhow::Result<Params> {
 /// Checks a count parameter is at least 1 (the spec gives numbers; the
 /// flags check this themselves).
 pub(crate) fn at_least_one<T: Into<u64> + Copy>(
-    name: &str,
+    name: impl std::fmt::Display,
     v: Option<T>,
 ) -> anyhow::Result<Option<T>> {
     match v {
@@ -472,7 +472,10 @@ pub(crate) fn at_least_one<T: Into<u64> + Copy>(
 }
 
 /// Checks a probability parameter lies in (0, 1).
-pub(crate) fn probability(name: &str, v: Option<f64>) -> anyhow::Result<Option<f64>> {
+pub(crate) fn probability(
+    name: impl std::fmt::Display,
+    v: Option<f64>,
+) -> anyhow::Result<Option<f64>> {
     match v {
         Some(p) if !(p > 0.0 && p < 1.0) => {
             Err(anyhow::anyhow!("parameter {name} = {p} must be in (0, 1)"))

@@ -4,6 +4,7 @@
 use super::built::{int, real, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use crate::spec::Metric;
 use bloomlab_filters::{naor_yogev, window, ParamError};
@@ -51,19 +52,19 @@ impl ProfileTheory for NaorYogevProfile {
 /// Where the table's bits go per window key, as `ny_pocket` reports them:
 /// remainder, metadata (the bucket bit), tag, the load's empty slots and the
 /// slack's extra keys (N - n). They sum to the table's bits over n.
-fn breakdown(size: &naor_yogev::Sizing) -> Vec<(&'static str, f64)> {
+fn breakdown(size: &naor_yogev::Sizing) -> Vec<(Col, f64)> {
     let n = size.n as f64;
     let slot = size.slot_bits() as f64;
     vec![
-        ("bits_remainder", size.remainder_bits as f64),
-        ("bits_metadata", 1.0),
-        ("bits_tag", size.tag_bits as f64),
+        (col::BITS_REMAINDER, size.remainder_bits as f64),
+        (col::BITS_METADATA, 1.0),
+        (col::BITS_TAG, size.tag_bits as f64),
         (
-            "bits_empty_slots",
+            col::BITS_EMPTY_SLOTS,
             (size.slots() - size.capacity) as f64 * slot / n,
         ),
         (
-            "bits_slack_keys",
+            col::BITS_SLACK_KEYS,
             (size.capacity - size.n) as f64 * slot / n,
         ),
     ]
@@ -88,10 +89,10 @@ impl DesignDef for NaorYogev {
 
     fn build(p: NaorYogevParams, seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "naor_yogev needs window, slack and fpr";
-        let eps = probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let n = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let m = at_least_one("slack", p.slack)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let c = at_least_one("c", p.c)?;
+        let eps = probability(col::FPR, p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let n = at_least_one(col::WINDOW, p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let m = at_least_one(col::SLACK, p.slack)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let c = at_least_one(col::C, p.c)?;
         let load = p.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
         let e = |r: ParamError| anyhow::anyhow!("naor_yogev: {r}");
         let size = naor_yogev::Sizing::new(n, m, eps, c, load).map_err(e)?;
@@ -104,23 +105,23 @@ impl DesignDef for NaorYogev {
         let theory = Theory {
             later: Default::default(),
             scalars: vec![
-                ("fpr", size.fpr()),
-                ("fpr_avg", size.fpr_avg()),
-                ("fpr_expired", size.fpr()),
-                ("fnr", 0.0),
-                ("npws_peak", size.pws_at(size.g) / n as f64),
+                (col::FPR, size.fpr()),
+                (col::FPR_AVG, size.fpr_avg()),
+                (col::FPR_EXPIRED, size.fpr()),
+                (col::FNR, 0.0),
+                (col::NPWS_PEAK, size.pws_at(size.g) / n as f64),
                 (
-                    "npws_avg",
+                    col::NPWS_AVG,
                     grid.iter().map(|&p| size.pws_at(p)).sum::<f64>() / phases / n as f64,
                 ),
-                ("probes_negative", size.probes_negative()),
-                ("bits_per_element", size.memory_bits() as f64 / n as f64),
-                ("space_bound_bits", bound),
-                ("space_bound_per_element", bound / n as f64),
-                ("memory_over_bound", size.memory_bits() as f64 / bound),
-                ("c_paper", naor_yogev::theory::c_paper(eps)),
-                ("fingerprint_bits", size.range().log2()),
-                ("load", size.load()),
+                (col::PROBES_NEGATIVE, size.probes_negative()),
+                (col::BITS_PER_ELEMENT, size.memory_bits() as f64 / n as f64),
+                (col::SPACE_BOUND_BITS, bound),
+                (col::SPACE_BOUND_PER_ELEMENT, bound / n as f64),
+                (col::MEMORY_OVER_BOUND, size.memory_bits() as f64 / bound),
+                (col::C_PAPER, naor_yogev::theory::c_paper(eps)),
+                (col::FINGERPRINT_BITS, size.range().log2()),
+                (col::LOAD, size.load()),
             ]
             .into_iter()
             .chain(breakdown(&size))
@@ -136,14 +137,14 @@ impl DesignDef for NaorYogev {
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
-                int("c", size.c),
-                int("g", size.g),
-                int("window", n),
-                int("slack", size.slack()),
-                int("buckets", size.buckets),
-                int("remainder_bits", size.remainder_bits),
-                int("tag_bits", size.tag_bits),
-                real("slack_ratio", m as f64 / n as f64),
+                int(col::C, size.c),
+                int(col::G, size.g),
+                int(col::WINDOW, n),
+                int(col::SLACK, size.slack()),
+                int(col::BUCKETS, size.buckets),
+                int(col::REMAINDER_BITS, size.remainder_bits),
+                int(col::TAG_BITS, size.tag_bits),
+                real(col::SLACK_RATIO, m as f64 / n as f64),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -162,9 +163,9 @@ impl DesignDef for NaorYogev {
                     naor_yogev::Sizing::new(w, m, e, None, naor_yogev::DEFAULT_MAX_LOAD).ok()?;
                 Some(Candidate {
                     design: Self::NAME,
-                    params: Candidate::ints(&[("window", w), ("slack", m), ("c", s.c)])
+                    params: Candidate::ints(&[(col::WINDOW, w), (col::SLACK, m), (col::C, s.c)])
                         .into_iter()
-                        .chain([("fpr", Value::Num(e))])
+                        .chain([(col::FPR, Value::Num(e))])
                         .collect(),
                     memory_bits: s.memory_bits(),
                     bits_per_element: s.memory_bits() as f64 / w as f64,

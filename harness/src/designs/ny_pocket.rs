@@ -4,6 +4,7 @@
 use super::built::{int, real, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use crate::spec::Metric;
 use bloomlab_filters::{naor_yogev, ny_pocket, window, ParamError};
@@ -54,30 +55,36 @@ pub struct NyPocket;
 const PLAN_SLACKS: u32 = 12;
 
 /// Theory scalars of a sizing (shared by `build` and the tests).
-fn scalars(size: &ny_pocket::Sizing) -> Vec<(&'static str, f64)> {
+fn scalars(size: &ny_pocket::Sizing) -> Vec<(Col, f64)> {
     let (n, m, eps) = (size.n, size.m, size.eps);
     let grid = window::phase_grid(size.g, 256);
     let phases = grid.len() as f64;
     let bound = naor_yogev::theory::space_bound_bits(n, m, eps);
     let mut v = vec![
-        ("fpr", size.fpr()),
-        ("fpr_avg", size.fpr_avg()),
-        ("fpr_expired", size.fpr()),
-        ("fnr", 0.0),
-        ("npws_peak", size.pws_at(size.g) / n as f64),
+        (col::FPR, size.fpr()),
+        (col::FPR_AVG, size.fpr_avg()),
+        (col::FPR_EXPIRED, size.fpr()),
+        (col::FNR, 0.0),
+        (col::NPWS_PEAK, size.pws_at(size.g) / n as f64),
         (
-            "npws_avg",
+            col::NPWS_AVG,
             grid.iter().map(|&p| size.pws_at(p)).sum::<f64>() / phases / n as f64,
         ),
-        ("bits_per_element", size.memory_bits() as f64 / n as f64),
-        ("space_bound_bits", bound),
-        ("space_bound_per_element", bound / n as f64),
-        ("memory_over_bound", size.memory_bits() as f64 / bound),
-        ("fingerprint_bits", size.fingerprint_bits()),
-        ("candidates_negative", size.candidates_negative()),
-        ("load", size.load()),
+        (col::BITS_PER_ELEMENT, size.memory_bits() as f64 / n as f64),
+        (col::SPACE_BOUND_BITS, bound),
+        (col::SPACE_BOUND_PER_ELEMENT, bound / n as f64),
+        (col::MEMORY_OVER_BOUND, size.memory_bits() as f64 / bound),
+        (col::FINGERPRINT_BITS, size.fingerprint_bits()),
+        (col::CANDIDATES_NEGATIVE, size.candidates_negative()),
+        (col::LOAD, size.load()),
     ];
-    v.extend(size.breakdown());
+    // the crate names its breakdown's parts by their columns (a test
+    // below holds every name to the registry)
+    v.extend(
+        size.breakdown()
+            .into_iter()
+            .filter_map(|(n, x)| Some((crate::metrics::columns::lookup(n)?.col, x))),
+    );
     v
 }
 
@@ -96,10 +103,10 @@ impl DesignDef for NyPocket {
     /// The filter has no randomness of its own: the seed only moves keys.
     fn build(p: NyPocketParams, _seed: u64) -> anyhow::Result<Built> {
         const NEEDS: &str = "ny_pocket needs window, slack and fpr";
-        let eps = probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let n = at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let m = at_least_one("slack", p.slack)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
-        let c = at_least_one("c", p.c)?;
+        let eps = probability(col::FPR, p.fpr)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let n = at_least_one(col::WINDOW, p.window)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let m = at_least_one(col::SLACK, p.slack)?.ok_or_else(|| anyhow::anyhow!(NEEDS))?;
+        let c = at_least_one(col::C, p.c)?;
         let load = p.max_load.unwrap_or(ny_pocket::DEFAULT_MAX_LOAD);
         let e = |r: ParamError| anyhow::anyhow!("ny_pocket: {r}");
         let size = ny_pocket::Sizing::new(n, m, eps, c, load).map_err(e)?;
@@ -119,15 +126,15 @@ impl DesignDef for NyPocket {
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
-                int("c", size.c),
-                int("g", size.g),
-                int("window", n),
-                int("slack", size.slack()),
-                int("blocks", size.blocks),
-                int("slots_per_block", size.slots_per_block as u64),
-                int("remainder_bits", size.remainder_bits as u64),
-                int("tag_bits", size.tag_bits as u64),
-                real("slack_ratio", m as f64 / n as f64),
+                int(col::C, size.c),
+                int(col::G, size.g),
+                int(col::WINDOW, n),
+                int(col::SLACK, size.slack()),
+                int(col::BLOCKS, size.blocks),
+                int(col::SLOTS_PER_BLOCK, size.slots_per_block as u64),
+                int(col::REMAINDER_BITS, size.remainder_bits as u64),
+                int(col::TAG_BITS, size.tag_bits as u64),
+                real(col::SLACK_RATIO, m as f64 / n as f64),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -144,9 +151,9 @@ impl DesignDef for NyPocket {
                 let s = ny_pocket::Sizing::new(w, m, e, None, ny_pocket::DEFAULT_MAX_LOAD).ok()?;
                 Some(Candidate {
                     design: Self::NAME,
-                    params: Candidate::ints(&[("window", w), ("slack", m), ("c", s.c)])
+                    params: Candidate::ints(&[(col::WINDOW, w), (col::SLACK, m), (col::C, s.c)])
                         .into_iter()
-                        .chain([("fpr", Value::Num(e))])
+                        .chain([(col::FPR, Value::Num(e))])
                         .collect(),
                     memory_bits: s.memory_bits(),
                     bits_per_element: s.memory_bits() as f64 / w as f64,

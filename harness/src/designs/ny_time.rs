@@ -6,6 +6,7 @@ use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::build::Target;
@@ -46,7 +47,7 @@ impl DesignDef for NyHybrid {
 
     fn build(p: NyHybridParams, seed: u64) -> anyhow::Result<Built> {
         let (t, rate) = window_and_rate(Self::NAME, p.window_time, p.peak_rate)?;
-        let eps = probability("fpr", p.fpr)?
+        let eps = probability(col::FPR, p.fpr)?
             .ok_or_else(|| anyhow::anyhow!("naor_yogev_hybrid needs fpr"))?;
         let e = |x: bloomlab_filters::ParamError| anyhow::anyhow!("naor_yogev_hybrid: {x}");
         // the sizing rules are the crate's (bloomlab_filters::build)
@@ -67,19 +68,19 @@ impl DesignDef for NyHybrid {
         Ok(Built {
             geometry,
             resolved: vec![
-                int("c", c),
-                int("g", g),
-                int("remainder_bits", s.remainder_bits),
-                int("buckets", s.buckets),
-                real("tau", tau as f64 / NS),
-                real("window_time", window_ns as f64 / NS),
-                real("slack_time", slack_ns as f64 / NS),
+                int(col::C, c),
+                int(col::G, g),
+                int(col::REMAINDER_BITS, s.remainder_bits),
+                int(col::BUCKETS, s.buckets),
+                real(col::TAU, tau as f64 / NS),
+                real(col::WINDOW_TIME, window_ns as f64 / NS),
+                real(col::SLACK_TIME, slack_ns as f64 / NS),
             ],
             theory: Theory {
                 scalars: vec![
-                    ("fpr", s.fpr()),
-                    ("memory_bits", bits),
-                    ("bits_per_element", bits / n as f64),
+                    (col::FPR, s.fpr()),
+                    (col::MEMORY_BITS, bits),
+                    (col::BITS_PER_ELEMENT, bits / n as f64),
                 ]
                 .into_iter()
                 .chain(super::candidate::line_scalars(Some(

@@ -5,6 +5,7 @@
 use super::built::{int, switching_theory, Built, Geometry, Theory};
 use super::Candidate;
 use super::{at_least_one, probability};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::theory as seg;
 use bloomlab_filters::segmented::JumpingWindow;
@@ -61,12 +62,12 @@ pub(super) fn sizing(
     g: Option<u64>,
     m: Option<u64>,
 ) -> anyhow::Result<Sizing> {
-    let fpr = probability("fpr", fpr)?;
-    let window = at_least_one("window", window)?;
+    let fpr = probability(col::FPR, fpr)?;
+    let window = at_least_one(col::WINDOW, window)?;
     let (k, g, m) = (
-        at_least_one("k", k)?,
-        at_least_one("g", g)?,
-        at_least_one("m", m)?,
+        at_least_one(col::K, k)?,
+        at_least_one(col::G, g)?,
+        at_least_one(col::M, m)?,
     );
     match (window, fpr, k, g, m) {
         (Some(w), Some(e), None, None, None) => Ok(Sizing::Target(w, e)),
@@ -96,18 +97,18 @@ pub(super) fn jumping_theory(f: &JumpingWindow) -> Theory {
     });
     t.scalars.extend([
         (
-            "probes_negative",
+            col::PROBES_NEGATIVE,
             seg::jumping_probes_negative(segments, f.k(), f.g(), f.m()),
         ),
         (
-            "lines_query_negative",
+            col::LINES_QUERY_NEGATIVE,
             seg::jumping_lines_negative(segments, f.k(), f.g(), f.m()),
         ),
         (
-            "lines_query_positive",
+            col::LINES_QUERY_POSITIVE,
             seg::jumping_lines_positive(segments, f.k(), f.g(), f.m()),
         ),
-        ("lines_insert", {
+        (col::LINES_INSERT, {
             let (insert, shift) = seg::segment_insert_lines(1, f.k(), f.m(), f.g());
             insert + shift
         }),
@@ -122,14 +123,14 @@ pub(super) fn finish(
     geometry: Geometry,
     theory: Theory,
     (k, g, m): (u32, u64, u64),
-    extra: Option<(&'static str, u32)>,
+    extra: Option<(Col, u32)>,
 ) -> Built {
-    let mut resolved = vec![int("k", k), int("g", g), int("m", m)];
+    let mut resolved = vec![int(col::K, k), int(col::G, g), int(col::M, m)];
     if let Some((name, v)) = extra {
         resolved.push(int(name, v));
     }
-    resolved.push(int("window", geometry.window));
-    resolved.push(int("slack", geometry.slack));
+    resolved.push(int(col::WINDOW, geometry.window));
+    resolved.push(int(col::SLACK, geometry.slack));
     Built {
         filter: Some(filter),
         summary: None,
@@ -158,9 +159,9 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
     let mut by_j = vec![1.0; n as usize];
     by_j.push(fpr);
     let memory = n as u64 * k as u64 * m + 128;
-    let mut params = vec![("k", k as u64), ("g", g), ("m", m)];
+    let mut params = vec![(col::K, k as u64), (col::G, g), (col::M, m)];
     if design == "jumping" {
-        params.push(("segments", n as u64));
+        params.push((col::SEGMENTS, n as u64));
     }
     Some(candidate(
         design,
@@ -179,7 +180,7 @@ pub(super) fn jumping_candidate(design: &'static str, w: u64, e: f64, n: u32) ->
 #[allow(clippy::too_many_arguments)]
 pub(super) fn candidate(
     design: &'static str,
-    params: Vec<(&'static str, u64)>,
+    params: Vec<(Col, u64)>,
     memory: u64,
     (win, slack, g): (u64, u64, u64),
     fpr: f64,

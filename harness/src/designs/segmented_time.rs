@@ -8,6 +8,7 @@ use super::time_shared::{
     TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::build::Target;
@@ -43,7 +44,7 @@ fn target(
     fpr: Option<f64>,
 ) -> anyhow::Result<Target> {
     let (t, rate) = window_and_rate(name, window_time, peak_rate)?;
-    let fpr = probability("fpr", fpr)?
+    let fpr = probability(col::FPR, fpr)?
         .ok_or_else(|| anyhow::anyhow!("{name} needs fpr (the target at the peak rate)"))?;
     Ok(Target::time(t, rate).ticks_per_unit(NS).fpr(fpr))
 }
@@ -53,7 +54,7 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
     f: OnTime<F>,
     t: SegmentsTheory,
     count_fpr: f64,
-    resolved: Vec<(&'static str, crate::metrics::Value)>,
+    resolved: Vec<(Col, crate::metrics::Value)>,
 ) -> Built {
     let bits = f.memory_bits() as f64;
     let g = f.inner().generation_size();
@@ -67,9 +68,9 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
     );
     let mut resolved = resolved;
     resolved.extend([
-        real("tau", f.tau() as f64 / NS),
-        real("window_time", window_ns as f64 / NS),
-        real("slack_time", slack_ns as f64 / NS),
+        real(col::TAU, f.tau() as f64 / NS),
+        real(col::WINDOW_TIME, window_ns as f64 / NS),
+        real(col::SLACK_TIME, slack_ns as f64 / NS),
     ]);
     Built {
         geometry,
@@ -78,9 +79,9 @@ fn finish<F: bloomlab_filters::Generational + Send + 'static>(
         summary: None,
         theory: Theory {
             scalars: vec![
-                ("fpr", count_fpr),
-                ("memory_bits", bits),
-                ("bits_per_element", bits / (kept * g) as f64),
+                (col::FPR, count_fpr),
+                (col::MEMORY_BITS, bits),
+                (col::BITS_PER_ELEMENT, bits / (kept * g) as f64),
             ],
             moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                 let state = t.at(m.now_ns, cum);
@@ -115,7 +116,12 @@ impl DesignDef for JumpingTime {
         let (k, g, m) = (f.inner().k(), f.inner().g(), f.inner().m());
         let count_fpr = f.inner().theory_fpr(g);
         let t = SegmentsTheory::jumping(&f);
-        let resolved = vec![int("segments", n), int("k", k), int("g", g), int("m", m)];
+        let resolved = vec![
+            int(col::SEGMENTS, n),
+            int(col::K, k),
+            int(col::G, g),
+            int(col::M, m),
+        ];
         Ok(finish(f, t, count_fpr, resolved))
     }
     /// For a time request: one configuration per n in 3..=16 segments,
@@ -130,10 +136,10 @@ impl DesignDef for JumpingTime {
                 x.memory_bits += 128;
                 x.bits_per_element = x.memory_bits as f64 / x.window as f64;
                 x.params = vec![
-                    real("window_time", t),
-                    real("peak_rate", rate),
-                    real("fpr", c.fpr),
-                    int("segments", n),
+                    real(col::WINDOW_TIME, t),
+                    real(col::PEAK_RATE, rate),
+                    real(col::FPR, c.fpr),
+                    int(col::SEGMENTS, n),
                 ];
                 Some(x)
             })
@@ -162,7 +168,7 @@ impl DesignDef for DoubleBufferTime {
             f,
             t,
             count_fpr,
-            vec![int("k", k), int("g", g), int("m", m)],
+            vec![int(col::K, k), int(col::G, g), int(col::M, m)],
         ))
     }
     /// For a time request: sized as count-based double buffering for the
@@ -186,7 +192,7 @@ impl DesignDef for DoubleBufferTime {
             params,
             memory_bits: memory,
             bits_per_element: memory as f64 / g as f64,
-            fpr: built.theory.get("fpr").unwrap_or(1.0),
+            fpr: built.theory.get(col::FPR).unwrap_or(1.0),
             window: g,
             slack: g,
             npws_peak: 1.0,

@@ -6,6 +6,7 @@ use super::built::{int, Built, Geometry};
 use super::presence::{candidate, guaranteed_theory, Figures};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
@@ -82,11 +83,11 @@ impl DesignDef for SheBloom {
             time: None,
         };
         let resolved = vec![
-            int("window", w),
-            int("k", th.k),
-            int("m", th.m),
-            int("group", th.g),
-            int("phase", th.phase),
+            int(col::WINDOW, w),
+            int(col::K, th.k),
+            int(col::M, th.m),
+            int(col::GROUP, th.g),
+            int(col::PHASE, th.phase),
         ];
         let memory = f.memory_bits();
         let theory = guaranteed_theory(th, w, sweep.0, move || Figures {
@@ -113,11 +114,11 @@ impl DesignDef for SheBloom {
         // moment of the period, which a plan alone does not need)
         let worst = th.worst_moment();
         let params = Candidate::ints(&[
-            ("window", w),
-            ("k", th.k as u64),
-            ("m", th.m),
-            ("group", th.g),
-            ("phase", th.phase),
+            (col::WINDOW, w),
+            (col::K, th.k as u64),
+            (col::M, th.m),
+            (col::GROUP, th.g),
+            (col::PHASE, th.phase),
         ]);
         // 64-byte lines at the worst moment
         let cost = (th.k as u64, th.lines_at(worst.0).query_negative);
@@ -136,12 +137,12 @@ impl DesignDef for SheBloom {
 
 /// The filter the parameters name.
 fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
-    let fpr = probability("fpr", p.fpr)?;
-    let w = at_least_one("window", p.window)?
+    let fpr = probability(col::FPR, p.fpr)?;
+    let w = at_least_one(col::WINDOW, p.window)?
         .ok_or_else(|| anyhow::anyhow!("she_bloom needs window"))?;
     let e = |r: ParamError| anyhow::anyhow!("she_bloom: {r}");
-    let (k, m) = (at_least_one("k", p.k)?, at_least_one("m", p.m)?);
-    let group = at_least_one("group", p.group)?;
+    let (k, m) = (at_least_one(col::K, p.k)?, at_least_one(col::M, p.m)?);
+    let group = at_least_one(col::GROUP, p.group)?;
     let explicit = k.is_some() || m.is_some() || group.is_some();
     let alpha = match p.alpha {
         Some(a) if !(a.is_finite() && a >= 1.0) => {

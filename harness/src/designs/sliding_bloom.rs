@@ -5,6 +5,7 @@ use super::built::{int, Built, Geometry, Later, ProfileTheory, Theory};
 use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
 use bloomlab_filters::sliding_sketch::theory::{
     mean_fpr, worst_fpr, SlidingBloomTheory, MAX_EXACT_WINDOW,
@@ -49,8 +50,8 @@ impl DesignDef for SlidingBloom {
     const METRICS: &'static [Metric] = super::SLIDING_METRICS;
 
     fn build(p: SlidingBloomParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("sliding_bloom needs window"))?;
         let e = |r: ParamError| anyhow::anyhow!("sliding_bloom: {r}");
         // sizing and the exact theory take about 3 s + 1.6 µs a key of the
@@ -63,7 +64,7 @@ impl DesignDef for SlidingBloom {
                 "sliding_bloom: sizing and the exact theory at a window of {w} (about {about:.0} s on a 2-core machine)"
             );
         }
-        let f = match (fpr, at_least_one("k", p.k)?, at_least_one("m", p.m)?) {
+        let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::M, p.m)?) {
             (Some(p), None, None) => Filter::with_fpr(w, p).map_err(e)?,
             (None, Some(k), Some(m)) => Filter::new(w, k, m).map_err(e)?,
             _ => {
@@ -87,7 +88,7 @@ impl DesignDef for SlidingBloom {
         // the FPR lies inside that period
         geometry.period = w;
         geometry.worst_phase = t_worst % w;
-        let resolved = vec![int("window", w), int("k", th.k), int("m", th.m)];
+        let resolved = vec![int(col::WINDOW, w), int(col::K, th.k), int(col::M, th.m)];
         let theory = Theory {
             later: Later::new(move || figures(&th, memory)),
             profile: Some(Box::new(Profile {
@@ -114,7 +115,7 @@ impl DesignDef for SlidingBloom {
         let (t, fpr) = worst_fpr(&th.phase_fprs());
         Ok(vec![Candidate {
             design: Self::NAME,
-            params: Candidate::ints(&[("window", w), ("k", th.k as u64), ("m", th.m)]),
+            params: Candidate::ints(&[(col::WINDOW, w), (col::K, th.k as u64), (col::M, th.m)]),
             memory_bits: memory,
             bits_per_element: memory as f64 / w as f64,
             fpr,
@@ -134,18 +135,14 @@ impl DesignDef for SlidingBloom {
 /// phase) and averaged over the period, PWS and probes likewise. Memoized
 /// ([`bloomlab_filters::memo`]): at a window of millions they take
 /// seconds, and a plan builds a candidate more than once.
-fn figures(th: &SlidingBloomTheory, memory: u64) -> Vec<(&'static str, f64)> {
-    static MEMO: bloomlab_filters::memo::Memo<(SlidingBloomTheory, u64), Vec<(&'static str, f64)>> =
+fn figures(th: &SlidingBloomTheory, memory: u64) -> Vec<(Col, f64)> {
+    static MEMO: bloomlab_filters::memo::Memo<(SlidingBloomTheory, u64), Vec<(Col, f64)>> =
         bloomlab_filters::memo::Memo::new();
     MEMO.get_or((*th, memory), || scalars(th, &th.phase_fprs(), memory))
 }
 
 /// [`figures`], uncached.
-fn scalars(
-    th: &SlidingBloomTheory,
-    phases: &[(u64, f64)],
-    memory: u64,
-) -> Vec<(&'static str, f64)> {
+fn scalars(th: &SlidingBloomTheory, phases: &[(u64, f64)], memory: u64) -> Vec<(Col, f64)> {
     let (t_worst, fpr) = worst_fpr(phases);
     let w = th.w as f64;
     // the PWS over every moment of the FPR's grid up to W = 2^20, over
@@ -157,15 +154,15 @@ fn scalars(
     let n = moments.len() as f64;
     let npws_avg = moments.iter().map(|&t| th.pws_at(t)).sum::<f64>() / n / w;
     vec![
-        ("fpr", fpr),
-        ("fpr_avg", mean_fpr(phases)),
-        ("fpr_expired", fpr),
-        ("fnr", 0.0),
-        ("npws_peak", th.pws_at(t_worst) / w),
-        ("npws_avg", npws_avg),
-        ("probes_negative", th.probes_negative_at(t_worst)),
-        ("memory_bits", memory as f64),
-        ("bits_per_element", th.payload_bits() as f64 / w),
+        (col::FPR, fpr),
+        (col::FPR_AVG, mean_fpr(phases)),
+        (col::FPR_EXPIRED, fpr),
+        (col::FNR, 0.0),
+        (col::NPWS_PEAK, th.pws_at(t_worst) / w),
+        (col::NPWS_AVG, npws_avg),
+        (col::PROBES_NEGATIVE, th.probes_negative_at(t_worst)),
+        (col::MEMORY_BITS, memory as f64),
+        (col::BITS_PER_ELEMENT, th.payload_bits() as f64 / w),
     ]
     .into_iter()
     .chain(line_scalars(Some(th.lines_at(t_worst))))

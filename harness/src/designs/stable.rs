@@ -3,6 +3,7 @@
 use super::built::{int, Built, Geometry, ProfileTheory, Theory};
 use super::{at_least_one, probability, zero_one, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
 use serde::{Deserialize, Serialize};
@@ -76,14 +77,14 @@ impl DesignDef for Stable {
     ];
 
     fn build(a: StableParams, seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", a.fpr)?;
+        let fpr = probability(col::FPR, a.fpr)?;
         let (m, d, k, p) = (
-            at_least_one("m", a.m)?,
-            at_least_one("d", a.d)?,
-            at_least_one("k", a.k)?,
-            at_least_one("p", a.p)?,
+            at_least_one(col::M, a.m)?,
+            at_least_one(col::D, a.d)?,
+            at_least_one(col::K, a.k)?,
+            at_least_one(col::P, a.p)?,
         );
-        let memory = at_least_one("memory", a.memory)?;
+        let memory = at_least_one(col::MEMORY, a.memory)?;
         let f = match (m, d, k, p, fpr, memory) {
             (Some(m), Some(d), Some(k), Some(p), None, None) => StableBloomFilter::new(m, d, k, p),
             (Some(m), Some(d), Some(k), None, Some(e), None) => {
@@ -103,7 +104,7 @@ impl DesignDef for Stable {
             Decrement::Uniform
         });
         let t = f.theory();
-        let window = match at_least_one("window", a.window)? {
+        let window = match at_least_one(col::WINDOW, a.window)? {
             Some(w) if w >= MAX_HORIZON => {
                 return Err(anyhow::anyhow!(
                     "stable: parameter window = {w} must be below 2^24 (the longest age history the harness keeps)"
@@ -149,12 +150,12 @@ impl DesignDef for Stable {
                 time: None,
             },
             resolved: vec![
-                int("m", t.m),
-                int("d", t.d),
-                int("k", t.k),
-                int("p", t.p),
-                int("adjacent", a.adjacent as u64),
-                int("window", window),
+                int(col::M, t.m),
+                int(col::D, t.d),
+                int(col::K, t.k),
+                int(col::P, t.p),
+                int(col::ADJACENT, a.adjacent as u64),
+                int(col::WINDOW, window),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -176,17 +177,20 @@ fn stable_theory(t: stable::theory::StableTheory, window: u64, warmup: u64) -> T
     Theory {
         later: Default::default(),
         scalars: vec![
-            ("zero_fraction", t.zero_fraction()),
-            ("fpr", t.fpr()),
-            ("fpr_avg", t.fpr()),
-            ("fpr_expired", t.fpr()),
-            ("fnr", fnr_window),
+            (col::ZERO_FRACTION, t.zero_fraction()),
+            (col::FPR, t.fpr()),
+            (col::FPR_AVG, t.fpr()),
+            (col::FPR_EXPIRED, t.fpr()),
+            (col::FNR, fnr_window),
             (
-                "half_life",
+                col::HALF_LIFE,
                 t.age_at_fnr(0.5).map_or(f64::NAN, |a| a as f64),
             ),
-            ("steps_to_stable", warmup as f64),
-            ("bits_per_element", t.payload_bits() as f64 / window as f64),
+            (col::STEPS_TO_STABLE, warmup as f64),
+            (
+                col::BITS_PER_ELEMENT,
+                t.payload_bits() as f64 / window as f64,
+            ),
         ]
         .into_iter()
         .chain(super::candidate::line_scalars(Some(t.lines())))

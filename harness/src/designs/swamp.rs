@@ -6,6 +6,7 @@ use super::built::{int, Built, Geometry, SwampEstimates, Theory};
 use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
 use bloomlab_filters::ParamError;
@@ -37,10 +38,10 @@ impl DesignDef for Swamp {
 
     /// `seed` picks the fingerprint hash.
     fn build(p: FingerprintParams, seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("swamp needs window and fpr (or fingerprint_bits)"))?;
-        let bits = at_least_one("fingerprint_bits", p.fingerprint_bits)?;
+        let bits = at_least_one(col::FINGERPRINT_BITS, p.fingerprint_bits)?;
         let e = |r: ParamError| anyhow::anyhow!("swamp: {r}");
         let make = || match (fpr, bits) {
             (Some(p), None) => swamp::Swamp::with_fpr(w, p).map_err(e),
@@ -54,13 +55,13 @@ impl DesignDef for Swamp {
         let memory = swamp_theory::memory_bits(w, l) as f64;
         let theory = Theory {
             scalars: vec![
-                ("fpr", swamp_theory::fpr(l, w as f64)),
-                ("fpr_expired", swamp_theory::fpr(l, w as f64)),
-                ("fnr", 0.0),
-                ("memory_bits", memory),
-                ("bits_per_element", memory / w as f64),
+                (col::FPR, swamp_theory::fpr(l, w as f64)),
+                (col::FPR_EXPIRED, swamp_theory::fpr(l, w as f64)),
+                (col::FNR, 0.0),
+                (col::MEMORY_BITS, memory),
+                (col::BITS_PER_ELEMENT, memory / w as f64),
                 (
-                    "tinytable_bits_per_element",
+                    col::TINYTABLE_BITS_PER_ELEMENT,
                     swamp_theory::tinytable_memory_bits(w, l) / w as f64,
                 ),
             ]
@@ -73,10 +74,10 @@ impl DesignDef for Swamp {
         Ok(Built {
             geometry: Geometry::sliding(&f),
             resolved: vec![
-                int("window", w),
-                int("fingerprint_bits", l),
-                int("slots", f.table().slots()),
-                int("remainder_bits", f.table().remainder_bits()),
+                int(col::WINDOW, w),
+                int(col::FINGERPRINT_BITS, l),
+                int(col::SLOTS, f.table().slots()),
+                int(col::REMAINDER_BITS, f.table().remainder_bits()),
             ],
             summary: Some(Box::new(make()?.with_seed(seed))),
             filter: Some(Box::new(f)),
@@ -96,7 +97,7 @@ impl DesignDef for Swamp {
                 Candidate::exact_window(
                     Self::NAME,
                     w,
-                    Candidate::ints(&[("window", w), ("fingerprint_bits", l as u64)]),
+                    Candidate::ints(&[(col::WINDOW, w), (col::FINGERPRINT_BITS, l as u64)]),
                     swamp_theory::memory_bits(w, l),
                     swamp_theory::fpr(l, w as f64),
                     l as u64 + slot,

@@ -5,6 +5,7 @@ use super::built::{exact_window_filter, int, Built};
 use super::shared::FingerprintParams;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::timing::Swbf as Filter;
 use bloomlab_filters::ParamError;
@@ -23,11 +24,14 @@ impl DesignDef for Swbf {
     const METRICS: &'static [Metric] = super::EXACT_METRICS;
 
     fn build(p: FingerprintParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w = at_least_one("window", p.window)?
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("swbf needs window"))?;
         let e = |r: ParamError| anyhow::anyhow!("swbf: {r}");
-        let f = match (fpr, at_least_one("fingerprint_bits", p.fingerprint_bits)?) {
+        let f = match (
+            fpr,
+            at_least_one(col::FINGERPRINT_BITS, p.fingerprint_bits)?,
+        ) {
             (Some(p), None) => Filter::with_fpr(w, p).map_err(e)?,
             (None, Some(b)) => Filter::new(w, b).map_err(e)?,
             _ => {
@@ -37,10 +41,10 @@ impl DesignDef for Swbf {
             }
         };
         let resolved = vec![
-            int("window", w),
-            int("fingerprint_bits", f.fingerprint_bits()),
-            int("buckets", f.buckets()),
-            int("stamp_bits", f.stamp_bits()),
+            int(col::WINDOW, w),
+            int(col::FINGERPRINT_BITS, f.fingerprint_bits()),
+            int(col::BUCKETS, f.buckets()),
+            int(col::STAMP_BITS, f.stamp_bits()),
         ];
         let p = f.fpr_theory(w as f64);
         let lines = f.lines();
@@ -60,8 +64,8 @@ impl DesignDef for Swbf {
             Self::NAME,
             w,
             Candidate::ints(&[
-                ("window", w),
-                ("fingerprint_bits", f.fingerprint_bits() as u64),
+                (col::WINDOW, w),
+                (col::FINGERPRINT_BITS, f.fingerprint_bits() as u64),
             ]),
             4 * f.buckets() * entry + 3 * 64,
             f.fpr_theory(w as f64),

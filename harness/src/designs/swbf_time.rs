@@ -6,6 +6,7 @@ use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::build::{Target, DEFAULT_QUANTA};
@@ -44,8 +45,8 @@ impl DesignDef for SwbfHybrid {
 
     fn build(p: SwbfHybridParams, _seed: u64) -> anyhow::Result<Built> {
         let (t, rate) = window_and_rate(Self::NAME, p.window_time, p.peak_rate)?;
-        let eps =
-            probability("fpr", p.fpr)?.ok_or_else(|| anyhow::anyhow!("swbf_hybrid needs fpr"))?;
+        let eps = probability(col::FPR, p.fpr)?
+            .ok_or_else(|| anyhow::anyhow!("swbf_hybrid needs fpr"))?;
         let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
         // the sizing rules are the crate's (bloomlab_filters::build)
         let mut target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).quanta(r);
@@ -65,19 +66,19 @@ impl DesignDef for SwbfHybrid {
         Ok(Built {
             geometry,
             resolved: vec![
-                int("quanta", r),
-                int("g", g),
-                int("fingerprint_bits", f_bits),
-                int("stamp_bits", f.inner().stamp_bits()),
-                real("delta", delta as f64 / NS),
-                real("window_time", window_ns as f64 / NS),
-                real("slack_time", slack_ns as f64 / NS),
+                int(col::QUANTA, r),
+                int(col::G, g),
+                int(col::FINGERPRINT_BITS, f_bits),
+                int(col::STAMP_BITS, f.inner().stamp_bits()),
+                real(col::DELTA, delta as f64 / NS),
+                real(col::WINDOW_TIME, window_ns as f64 / NS),
+                real(col::SLACK_TIME, slack_ns as f64 / NS),
             ],
             theory: Theory {
                 scalars: vec![
-                    ("fpr", bound),
-                    ("memory_bits", bits),
-                    ("bits_per_element", bits / (r * g) as f64),
+                    (col::FPR, bound),
+                    (col::MEMORY_BITS, bits),
+                    (col::BITS_PER_ELEMENT, bits / (r * g) as f64),
                 ]
                 .into_iter()
                 .chain(super::candidate::line_scalars(Some(f.inner().lines())))
@@ -111,10 +112,10 @@ impl DesignDef for SwbfHybrid {
             w,
             params,
             memory,
-            built.theory.get("fpr").unwrap_or(1.0),
+            built.theory.get(col::FPR).unwrap_or(1.0),
             0,
             // 64-byte lines: both buckets of its SWBF
-            built.theory.get("lines_query_negative"),
+            built.theory.get(col::LINES_QUERY_NEGATIVE),
         )])
     }
 }

@@ -12,6 +12,7 @@ use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, Design, DesignDef};
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use crate::spec::{Metric, NS};
 use bloomlab_filters::build::{Build, Target};
@@ -33,7 +34,7 @@ pub(super) trait Swept:
     /// The keys of a window at the peak rate (per nanosecond), W = ⌈R·T⌉.
     fn keys_at(t_ns: u64, rate_per_ns: f64) -> Result<u64, ParamError>;
     /// The design's own parameters, as resolved.
-    fn resolved(&self) -> Vec<(&'static str, Value)>;
+    fn resolved(&self) -> Vec<(Col, Value)>;
     /// The count design's worst-phase FPR at `keys` per window: the FPR at
     /// the peak rate.
     fn count_fpr(&self, keys: u64) -> f64;
@@ -58,7 +59,7 @@ pub(super) fn build<F: Swept>(
     fpr: Option<f64>,
 ) -> anyhow::Result<Built> {
     let (t, rate) = window_and_rate(name, window_time, peak_rate)?;
-    let fpr = probability("fpr", fpr)?
+    let fpr = probability(col::FPR, fpr)?
         .ok_or_else(|| anyhow::anyhow!("{name} needs fpr (the target at the peak rate)"))?;
     let e = |x: ParamError| anyhow::anyhow!("{name}: {x}");
     let f: F = Target::time(t, rate)
@@ -74,9 +75,9 @@ pub(super) fn build<F: Swept>(
     let geometry = time_geometry(keys, slack, (window_ns, slack_ns), (keys, window_ns));
     let mut resolved = f.resolved();
     resolved.extend([
-        int("keys", keys),
-        real("window_time", window_ns as f64 / NS),
-        real("slack_time", slack_ns as f64 / NS),
+        int(col::KEYS, keys),
+        real(col::WINDOW_TIME, window_ns as f64 / NS),
+        real(col::SLACK_TIME, slack_ns as f64 / NS),
     ]);
     let count_fpr = f.count_fpr(keys);
     let model = f.clone();
@@ -88,9 +89,9 @@ pub(super) fn build<F: Swept>(
         theory: Theory {
             scalars: vec![
                 // at the peak rate, the count design's worst phase
-                ("fpr", count_fpr),
-                ("memory_bits", bits),
-                ("bits_per_element", bits / keys as f64),
+                (col::FPR, count_fpr),
+                (col::MEMORY_BITS, bits),
+                (col::BITS_PER_ELEMENT, bits / keys as f64),
             ],
             moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                 model.moment(m.now_ns, cum)
@@ -209,8 +210,8 @@ impl Swept for TimedSlidingBloom {
     fn keys_at(t_ns: u64, rate_per_ns: f64) -> Result<u64, ParamError> {
         Self::keys(t_ns, rate_per_ns)
     }
-    fn resolved(&self) -> Vec<(&'static str, Value)> {
-        vec![int("k", self.k()), int("m", self.m())]
+    fn resolved(&self) -> Vec<(Col, Value)> {
+        vec![int(col::K, self.k()), int(col::M, self.m())]
     }
     fn count_fpr(&self, keys: u64) -> f64 {
         let (k, m, w) = (self.k(), self.m(), keys);
@@ -225,8 +226,12 @@ impl Swept for TimedHalfSliding {
     fn keys_at(t_ns: u64, rate_per_ns: f64) -> Result<u64, ParamError> {
         Self::keys(t_ns, rate_per_ns)
     }
-    fn resolved(&self) -> Vec<(&'static str, Value)> {
-        vec![int("k", self.k()), int("lo", self.lo()), int("m", self.m())]
+    fn resolved(&self) -> Vec<(Col, Value)> {
+        vec![
+            int(col::K, self.k()),
+            int(col::LO, self.lo()),
+            int(col::M, self.m()),
+        ]
     }
     /// The count HSS-BF guaranteeing `keys`: cycle ⌈keys·d/(d - 1)⌉, d =
     /// k - lo.
@@ -245,11 +250,11 @@ impl Swept for TimedClockBloom {
     fn keys_at(t_ns: u64, rate_per_ns: f64) -> Result<u64, ParamError> {
         Self::keys(t_ns, rate_per_ns)
     }
-    fn resolved(&self) -> Vec<(&'static str, Value)> {
+    fn resolved(&self) -> Vec<(Col, Value)> {
         vec![
-            int("k", self.k()),
-            int("clock_bits", self.clock_bits()),
-            int("m", self.m()),
+            int(col::K, self.k()),
+            int(col::CLOCK_BITS, self.clock_bits()),
+            int(col::M, self.m()),
         ]
     }
     fn count_fpr(&self, keys: u64) -> f64 {
@@ -269,12 +274,12 @@ impl Swept for TimedSheBloom {
             bloomlab_filters::she::theory::MAX_EXACT_WINDOW,
         )
     }
-    fn resolved(&self) -> Vec<(&'static str, Value)> {
+    fn resolved(&self) -> Vec<(Col, Value)> {
         vec![
-            int("k", self.k()),
-            int("m", self.m()),
-            int("group", self.group()),
-            real("phase_time", self.phase() as f64 / NS),
+            int(col::K, self.k()),
+            int(col::M, self.m()),
+            int(col::GROUP, self.group()),
+            real(col::PHASE_TIME, self.phase() as f64 / NS),
         ]
     }
     /// The count SHE-BF of `keys` per window with the phase in keys at

@@ -5,6 +5,7 @@ use super::built::{exact_window_filter, int, Built};
 use super::candidate::line_scalars;
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
 use bloomlab_filters::{bloom, lines, ParamError};
@@ -42,11 +43,11 @@ impl DesignDef for Tbf {
     const METRICS: &'static [Metric] = super::EXACT_METRICS;
 
     fn build(p: TbfParams, _seed: u64) -> anyhow::Result<Built> {
-        let fpr = probability("fpr", p.fpr)?;
-        let w =
-            at_least_one("window", p.window)?.ok_or_else(|| anyhow::anyhow!("tbf needs window"))?;
+        let fpr = probability(col::FPR, p.fpr)?;
+        let w = at_least_one(col::WINDOW, p.window)?
+            .ok_or_else(|| anyhow::anyhow!("tbf needs window"))?;
         let e = |r: ParamError| anyhow::anyhow!("tbf: {r}");
-        let f = match (fpr, at_least_one("k", p.k)?, at_least_one("s", p.s)?) {
+        let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::S, p.s)?) {
             (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
             (None, Some(k), Some(s)) => TimingBloom::new(w, k, s).map_err(e)?,
             _ => {
@@ -56,10 +57,10 @@ impl DesignDef for Tbf {
             }
         };
         let resolved = vec![
-            int("window", w),
-            int("k", f.k()),
-            int("s", f.slice_cells()),
-            int("stamp_bits", f.stamp_bits()),
+            int(col::WINDOW, w),
+            int(col::K, f.k()),
+            int(col::S, f.slice_cells()),
+            int(col::STAMP_BITS, f.stamp_bits()),
         ];
         let p = f.fpr_theory(w as f64);
         let lines = f.lines(w as f64);
@@ -76,7 +77,7 @@ impl DesignDef for Tbf {
         Ok(vec![Candidate::exact_window(
             Self::NAME,
             w,
-            Candidate::ints(&[("window", w), ("k", k as u64), ("s", s)]),
+            Candidate::ints(&[(col::WINDOW, w), (col::K, k as u64), (col::S, s)]),
             k as u64 * s * b + 128,
             tbf::fpr(k, s, w as f64),
             k as u64 * b,

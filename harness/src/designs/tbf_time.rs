@@ -6,6 +6,7 @@ use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::timing::{TimedTbf, TimingBloom};
@@ -31,7 +32,7 @@ pub struct TbfTime;
 /// hold at the peak rate: R·T·(r + 1)/r.
 fn resolve(p: &TbfTimeParams) -> anyhow::Result<(f64, f64, f64, u64, u64)> {
     let (t, rate) = window_and_rate(TbfTime::NAME, p.window_time, p.peak_rate)?;
-    let fpr = probability("fpr", p.fpr)?
+    let fpr = probability(col::FPR, p.fpr)?
         .ok_or_else(|| anyhow::anyhow!("tbf_time needs fpr (the target at the peak rate)"))?;
     let r = p.quanta.unwrap_or(DEFAULT_QUANTA).max(1);
     let keys = bloomlab_filters::build::tbf_keys(t, rate, r);
@@ -63,21 +64,21 @@ impl DesignDef for TbfTime {
         Ok(Built {
             geometry,
             resolved: vec![
-                int("quanta", r),
-                int("k", k),
-                int("s", s),
-                int("stamp_bits", f.inner().stamp_bits()),
-                real("delta", delta as f64 / NS),
-                real("window_time", window_ns as f64 / NS),
-                real("slack_time", slack_ns as f64 / NS),
+                int(col::QUANTA, r),
+                int(col::K, k),
+                int(col::S, s),
+                int(col::STAMP_BITS, f.inner().stamp_bits()),
+                real(col::DELTA, delta as f64 / NS),
+                real(col::WINDOW_TIME, window_ns as f64 / NS),
+                real(col::SLACK_TIME, slack_ns as f64 / NS),
             ],
             filter: Some(Box::new(f)),
             summary: None,
             theory: Theory {
                 scalars: vec![
-                    ("fpr", count_fpr),
-                    ("memory_bits", bits),
-                    ("bits_per_element", bits / keys as f64),
+                    (col::FPR, count_fpr),
+                    (col::MEMORY_BITS, bits),
+                    (col::BITS_PER_ELEMENT, bits / keys as f64),
                 ],
                 moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
                     let live_from = model.live_from(m.now_ns);
@@ -108,7 +109,7 @@ impl DesignDef for TbfTime {
             params,
             memory_bits: memory,
             bits_per_element: memory as f64 / w as f64,
-            fpr: built.theory.get("fpr").unwrap_or(1.0),
+            fpr: built.theory.get(col::FPR).unwrap_or(1.0),
             window: w,
             slack: 0,
             npws_peak: 0.0,

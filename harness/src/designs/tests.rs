@@ -11,10 +11,16 @@ fn resolves_each_parameterisation() {
     let b = build("apbf", &p(&[("k", 4.0), ("l", 3.0), ("g", 10.0)]), 0).unwrap();
     assert_eq!(b.geometry.window, 30);
     let b = build("apbf", &p(&[("fpr", 0.01), ("l", 14.0), ("g", 100.0)]), 0).unwrap();
-    assert_eq!(b.resolved[0], ("k", crate::metrics::Value::Int(10)));
+    assert_eq!(
+        b.resolved[0],
+        (
+            crate::metrics::columns::col::K,
+            crate::metrics::Value::Int(10)
+        )
+    );
     let b = build("apbf", &p(&[("fpr", 0.01), ("window", 1000.0)]), 0).unwrap();
     assert!(b.geometry.window >= 1000);
-    assert!(b.theory.get("fpr").unwrap() <= 0.0101);
+    assert!(b.theory.get(crate::metrics::columns::col::FPR).unwrap() <= 0.0101);
 }
 
 #[test]
@@ -40,10 +46,10 @@ fn apbf_and_naor_yogev_at_the_same_slack() {
             assert!(b.geometry.window >= w as u64);
             assert!(b.geometry.slack <= slack as u64, "{:?}", b.resolved);
         }
-        assert!(ny.theory.get("fpr").unwrap() <= fpr);
+        assert!(ny.theory.get(crate::metrics::columns::col::FPR).unwrap() <= fpr);
         // the APBF choice is asymptotic in g; exact theory stays close
         assert!(
-            a.theory.get("fpr").unwrap() <= 1.1 * fpr,
+            a.theory.get(crate::metrics::columns::col::FPR).unwrap() <= 1.1 * fpr,
             "{:?}",
             a.resolved
         );
@@ -78,7 +84,7 @@ fn bad_parameters_give_one_line_errors() {
         assert!(!e.contains('\n'));
     }
     let s = build("stable", &p(&[("memory", 80_000.0), ("fpr", 0.01)]), 0).unwrap();
-    assert!(s.theory.get("fpr").unwrap() <= 0.01);
+    assert!(s.theory.get(crate::metrics::columns::col::FPR).unwrap() <= 0.01);
     assert!(!s.geometry.guaranteed && s.geometry.slack == 0);
     assert!(build("stable", &p(&[("m", 100.0), ("d", 2.0), ("k", 3.0)]), 0).is_err());
     assert!(build(

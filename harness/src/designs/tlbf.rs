@@ -8,6 +8,7 @@ use super::time_shared::{
     planned, time_geometry, time_params, window_and_rate, AtMoment, Planned, CAPS, TIME_METRICS,
 };
 use super::{probability, Candidate, Capabilities, Constraints, DesignDef};
+use crate::metrics::columns::{col, Col};
 use crate::spec::{Metric, NS};
 use bloomlab_filters::apbf::lines::QueryPath;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
@@ -40,7 +41,7 @@ impl DesignDef for Tlbf {
     fn build(p: TlbfParams, _seed: u64) -> anyhow::Result<Built> {
         let name = Self::NAME;
         let (t, rate) = window_and_rate(name, p.window_time, p.peak_rate)?;
-        let fpr = probability("fpr", p.fpr)?
+        let fpr = probability(col::FPR, p.fpr)?
             .ok_or_else(|| anyhow::anyhow!("{name} needs fpr (picks k and l)"))?;
         // the sizing rules are the crate's (bloomlab_filters::build)
         let f: Filter = Target::time(t, rate)
@@ -57,9 +58,9 @@ impl DesignDef for Tlbf {
         let theory = Theory {
             scalars: vec![
                 // at a steady rate its slices fill as the APBF's do
-                ("fpr", apbf_theory::fpr(k, l)),
-                ("memory_bits", bits),
-                ("bits_per_element", bits / keys as f64),
+                (col::FPR, apbf_theory::fpr(k, l)),
+                (col::MEMORY_BITS, bits),
+                (col::BITS_PER_ELEMENT, bits / keys as f64),
             ]
             .into_iter()
             .chain(line_scalars(twin_lines(k, l, g)))
@@ -96,12 +97,12 @@ impl DesignDef for Tlbf {
         Ok(Built {
             geometry,
             resolved: vec![
-                int("k", k),
-                int("l", l),
-                int("m", f.control().m0),
-                int("keys", keys),
-                real("window_time", window_ns as f64 / NS),
-                real("slack_time", slack_ns as f64 / NS),
+                int(col::K, k),
+                int(col::L, l),
+                int(col::M, f.control().m0),
+                int(col::KEYS, keys),
+                real(col::WINDOW_TIME, window_ns as f64 / NS),
+                real(col::SLACK_TIME, slack_ns as f64 / NS),
             ],
             filter: Some(Box::new(f)),
             summary: None,
@@ -119,11 +120,11 @@ impl DesignDef for Tlbf {
             memory,
             params,
         } = planned(&Tlbf, c)?;
-        let get = |name: &str| match built.resolved.iter().find(|p| p.0 == name) {
+        let get = |name: Col| match built.resolved.iter().find(|p| p.0 == name) {
             Some((_, crate::metrics::Value::Int(x))) => Ok(*x),
             _ => Err(anyhow::anyhow!("tlbf: no {name} resolved")),
         };
-        let (k, l) = (get("k")?, get("l")?);
+        let (k, l) = (get(col::K)?, get(col::L)?);
         // the build's generation at the peak rate (its geometry's slack)
         let g = built.geometry.slack;
         let count = ApbfTheory::new(k as u32, l as u32, g)

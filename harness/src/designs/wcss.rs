@@ -6,6 +6,7 @@ use super::built::int;
 use super::sketches::{summary, NOT_A_FILTER};
 use super::{at_least_one, Built, DesignDef};
 use super::{Candidate, Constraints};
+use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::sketches::Wcss as Sketch;
 use serde::{Deserialize, Serialize};
@@ -38,10 +39,10 @@ impl DesignDef for Wcss {
     const METRICS: &'static [Metric] = &[Metric::Count, Metric::Memory];
 
     fn build(p: WcssParams, _seed: u64) -> anyhow::Result<Built> {
-        let w = at_least_one("window", p.window)?
+        let w = at_least_one(col::WINDOW, p.window)?
             .ok_or_else(|| anyhow::anyhow!("wcss needs window"))?;
         let e = |r| anyhow::anyhow!("wcss: {r}");
-        let f = match (at_least_one("counters", p.counters)?, p.eps) {
+        let f = match (at_least_one(col::COUNTERS, p.counters)?, p.eps) {
             (Some(k), None) => Sketch::new(w, k).map_err(e)?,
             (None, Some(eps)) => Sketch::with_error(w, eps).map_err(e)?,
             _ => {
@@ -54,7 +55,7 @@ impl DesignDef for Wcss {
         Ok(summary(
             Box::new(f),
             w,
-            vec![int("window", w), int("counters", k)],
+            vec![int(col::WINDOW, w), int(col::COUNTERS, k)],
         ))
     }
 

@@ -8,6 +8,7 @@
 //! write figures through [`Row::figure`]; readers (`check`, the report,
 //! `measure`'s output) take a column's parts apart with [`Part`].
 
+use super::columns::Col;
 use super::row::{Row, Value};
 use super::stats::in_interval;
 
@@ -48,8 +49,8 @@ impl Part {
     }
 
     /// The column of this part of the figure `name`.
-    pub fn of(self, name: &str) -> String {
-        format!("{name}{}", self.suffix())
+    pub fn of(self, name: impl AsRef<str>) -> String {
+        format!("{}{}", name.as_ref(), self.suffix())
     }
 
     /// The figure whose part `column` is, if it is this part's column.
@@ -73,9 +74,9 @@ pub enum TheoryColumns {
 
 /// A measured figure: its value, its interval and, where known, its theory.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Figure<'a> {
+pub struct Figure {
     /// The figure's column.
-    pub name: &'a str,
+    pub name: Col,
     /// The measured value.
     pub value: f64,
     /// Its interval at the run's level.
@@ -85,9 +86,9 @@ pub struct Figure<'a> {
     pub theory: Option<(f64, TheoryColumns)>,
 }
 
-impl<'a> Figure<'a> {
+impl Figure {
     /// A figure without a theory.
-    pub fn new(name: &'a str, value: f64, ci: (f64, f64)) -> Figure<'a> {
+    pub fn new(name: Col, value: f64, ci: (f64, f64)) -> Figure {
         Figure {
             name,
             value,
@@ -97,7 +98,7 @@ impl<'a> Figure<'a> {
     }
 
     /// The same figure with a theory (none when `theory` is `None`).
-    pub fn theory(self, theory: Option<f64>, columns: TheoryColumns) -> Figure<'a> {
+    pub fn theory(self, theory: Option<f64>, columns: TheoryColumns) -> Figure {
         Figure {
             theory: theory.map(|t| (t, columns)),
             ..self
@@ -131,11 +132,14 @@ impl Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::columns::col;
 
     #[test]
     fn a_figure_writes_its_columns_in_order() {
         let mut r = Row::default();
-        r.figure(Figure::new("fpr", 0.01, (0.008, 0.012)).theory(Some(0.011), TheoryColumns::Full));
+        r.figure(
+            Figure::new(col::FPR, 0.01, (0.008, 0.012)).theory(Some(0.011), TheoryColumns::Full),
+        );
         let names: Vec<&str> = r.0.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
@@ -150,7 +154,7 @@ mod tests {
         );
         assert_eq!(r.get("fpr_theory_in_ci"), Some(&Value::Bool(true)));
         let mut r = Row::default();
-        r.figure(Figure::new("x", 1.0, (0.5, 2.0)).theory(Some(0.0), TheoryColumns::Verdict));
+        r.figure(Figure::new(col::X, 1.0, (0.5, 2.0)).theory(Some(0.0), TheoryColumns::Verdict));
         assert!(r.get("x_ratio").is_none() && r.get("x_theory_in_ci").is_some());
         for p in Part::ALL {
             assert_eq!(p.base(&p.of("fnr_time")), Some("fnr_time"));

@@ -1,5 +1,6 @@
 //! Result rows: ordered (column, value) pairs, serialized in order.
 
+use super::columns::{self, Kind, Resolved};
 use super::figure::Part;
 use std::fmt;
 
@@ -95,11 +96,12 @@ impl Row {
         self.push(name, Value::Num(v));
     }
     /// Looks a column up.
-    pub fn get(&self, name: &str) -> Option<&Value> {
+    pub fn get(&self, name: impl AsRef<str>) -> Option<&Value> {
+        let name = name.as_ref();
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
     /// A numeric column.
-    pub fn get_num(&self, name: &str) -> Option<f64> {
+    pub fn get_num(&self, name: impl AsRef<str>) -> Option<f64> {
         self.get(name).and_then(Value::num)
     }
 
@@ -112,7 +114,7 @@ impl Row {
             let Some(base) = n.strip_suffix(Part::CiLow.suffix()) else {
                 continue;
             };
-            let (Some(lo), Some(hi)) = (v.num(), self.get_num(&Part::CiHigh.of(base))) else {
+            let (Some(lo), Some(hi)) = (v.num(), self.get_num(Part::CiHigh.of(base))) else {
                 continue;
             };
             if lo > hi {
@@ -125,61 +127,38 @@ impl Row {
     }
 }
 
+/// The registered column behind `name` and the part of it `name` is
+/// (`None` for the figure itself), where the part holds numbers on the
+/// figure's scale: its interval's ends and its theory.
+fn on_scale(name: &str) -> Option<(Kind, bool)> {
+    match columns::resolve(name)? {
+        Resolved::Whole(c) => Some((c.kind, true)),
+        Resolved::Part(c, Part::CiLow | Part::CiHigh | Part::Theory) => Some((c.kind, true)),
+        Resolved::Part(c, _) | Resolved::Target(c) => Some((c.kind, false)),
+    }
+}
+
 /// Whether a column holds a probability: its value, interval bounds and
-/// theory lie in [0, 1].
+/// theory lie in [0, 1] ([`Kind::Probability`] in the registry).
 fn is_probability(name: &str) -> bool {
-    let base = figure_of(name);
-    const RATES: &[&str] = &[
-        "fpr",
-        "fpr_avg",
-        "fpr_expired",
-        "fpr_paper_formula",
-        "fpr_independent",
-        "fpr_theory_at_distinct_true",
-        "fpr_time_avg",
-        "fpr_time_peak",
-        "fnr",
-        "fnr_time",
-        "p_yes",
-        "p_yes_past_window",
-        "sustained_fpr",
-        "sustained_fpr_bound",
-        "adversary_fpr",
-        "first_window_fpr",
-        "zero_fraction",
-        "replay_fraction",
-    ];
-    RATES.contains(&base)
+    on_scale(name) == Some((Kind::Probability, true))
 }
 
 /// Whether a column is a measured or theoretical figure, which is always a
-/// number: a probability, an interval's end, a theory, a timing, a count of
-/// bits or lines.
+/// number: a probability, a signed error, a figure of the registry (a
+/// timing, a count of bits or lines), an interval's end or a theory.
 fn is_figure(name: &str) -> bool {
-    is_probability(name)
-        || is_signed(name)
-        || [Part::CiLow, Part::CiHigh, Part::Theory]
-            .iter()
-            .any(|p| p.base(name).is_some())
-        || ["_ns", "_bits", "_bits_max"]
-            .iter()
-            .any(|s| name.ends_with(s))
-        || name.starts_with("lines_")
+    match columns::resolve(name) {
+        Some(Resolved::Whole(c)) => c.kind != Kind::Other,
+        Some(Resolved::Part(_, p)) => matches!(p, Part::CiLow | Part::CiHigh | Part::Theory),
+        _ => false,
+    }
 }
 
 /// Whether a column may be negative: a signed error (an estimate minus the
-/// truth) and its interval.
+/// truth), its interval and its theory.
 fn is_signed(name: &str) -> bool {
-    figure_of(name).ends_with("_error")
-}
-
-/// The figure a column holds a number of: `fpr` for `fpr`, `fpr_ci_low`,
-/// `fpr_ci_high` and `fpr_theory`.
-fn figure_of(name: &str) -> &str {
-    [Part::CiLow, Part::CiHigh, Part::Theory]
-        .iter()
-        .find_map(|p| p.base(name))
-        .unwrap_or(name)
+    on_scale(name) == Some((Kind::Signed, true))
 }
 
 /// Checks one cell: a number is finite (NaN stands for "no value", a blank
@@ -297,7 +276,7 @@ impl TableKind {
 
 /// Timing columns: excluded from determinism comparisons.
 pub fn is_timing_column(name: &str) -> bool {
-    name.ends_with("_ns") || name.ends_with("_vs_bloom")
+    columns::resolve(name).is_some_and(|r| r.column().timing)
 }
 
 #[cfg(test)]

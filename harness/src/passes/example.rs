@@ -6,9 +6,11 @@
 //! * `example` — `rounds` fresh keys, each inserted into a fresh copy of
 //!   the design and queried at once: `example_yes` is the number answered
 //!   yes (every one, for a design without false negatives),
-//!   `example_fnr` the share answered no.
+//!   `example_fnr` the share answered no. Both columns are declared in
+//!   the registry (`metrics/columns/col.rs`), as every column is.
 
 use crate::designs::Built;
+use crate::metrics::columns::col;
 use crate::metrics::Value;
 use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
@@ -55,9 +57,9 @@ impl Pass for ExamplePass {
             yes += u64::from(f.contains(k));
         }
         let mut out = PassOutput::default();
-        out.row.push("example_yes", Value::Int(yes));
+        out.row.push(col::EXAMPLE_YES, Value::Int(yes));
         out.row
-            .num("example_fnr", 1.0 - yes as f64 / n.max(1) as f64);
+            .num(col::EXAMPLE_FNR, 1.0 - yes as f64 / n.max(1) as f64);
         Ok(out)
     }
 }

@@ -29,6 +29,7 @@
 //!   `fpr` for a design whose FPR is the same at every moment).
 
 use crate::designs::Built;
+use crate::metrics::columns::col;
 use crate::metrics::{Part, Value, MAP_ENTRY};
 use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
@@ -182,28 +183,28 @@ impl Pass for SeenPass {
         }
         let mut out = PassOutput::default();
         let row = &mut out.row;
-        row.push("seen_samples", Value::Int(samples.count()));
-        row.push("seen_expired_queries", Value::Int(expired));
-        row.push("seen_false_positives", Value::Int(fp));
+        row.push(col::SEEN_SAMPLES, Value::Int(samples.count()));
+        row.push(col::SEEN_EXPIRED_QUERIES, Value::Int(expired));
+        row.push(col::SEEN_FALSE_POSITIVES, Value::Int(fp));
         if expired > 0 {
-            row.num("seen_fpr", fp as f64 / expired as f64);
+            row.num(col::SEEN_FPR, fp as f64 / expired as f64);
         }
         if let Some(t) = distinct.then(|| theory(&fresh, &s, w)).flatten() {
-            row.num(Part::Theory.of("seen_fpr"), t);
+            row.num(Part::Theory.of(col::SEEN_FPR), t);
         }
-        row.push("seen_window_queries", Value::Int(inside));
-        row.push("seen_false_negatives", Value::Int(fn_));
+        row.push(col::SEEN_WINDOW_QUERIES, Value::Int(inside));
+        row.push(col::SEEN_FALSE_NEGATIVES, Value::Int(fn_));
         if inside > 0 {
-            row.num("seen_fnr", fn_ as f64 / inside as f64);
+            row.num(col::SEEN_FNR, fn_ as f64 / inside as f64);
         }
         if neg > 0 {
-            row.push("seen_negative_queries", Value::Int(neg));
-            row.num("seen_negative_fpr", neg_fp as f64 / neg as f64);
+            row.push(col::SEEN_NEGATIVE_QUERIES, Value::Int(neg));
+            row.num(col::SEEN_NEGATIVE_FPR, neg_fp as f64 / neg as f64);
             // the phase-averaged FPR; a design with one FPR at every moment
             // (an exact window) states only `fpr`
             let th = &fresh.theory;
-            if let Some(t) = th.get("fpr_avg").or_else(|| th.get("fpr")) {
-                row.num(Part::Theory.of("seen_negative_fpr"), t);
+            if let Some(t) = th.get(col::FPR_AVG).or_else(|| th.get(col::FPR)) {
+                row.num(Part::Theory.of(col::SEEN_NEGATIVE_FPR), t);
             }
         }
         Ok(out)

@@ -4,6 +4,7 @@
 //! pass (`[measure] speed_reference`) and the time pass (`[time]
 //! speed_ops`).
 
+use crate::metrics::columns::col;
 use crate::metrics::Row;
 use bloomlab_filters::bloom::BloomFilter;
 use std::hint::black_box;
@@ -67,11 +68,31 @@ pub fn columns(
     neg: (f64, f64),
     reference: &BloomFilter,
 ) {
-    for (name, (ours, theirs)) in [("insert", insert), ("query_pos", pos), ("query_neg", neg)] {
-        row.num(format!("{name}_ns"), ours);
-        row.num(format!("bloom_{name}_ns"), theirs);
-        row.num(format!("{name}_vs_bloom"), ours / theirs.max(1e-3));
+    let ops = [
+        (
+            col::INSERT_NS,
+            col::BLOOM_INSERT_NS,
+            col::INSERT_VS_BLOOM,
+            insert,
+        ),
+        (
+            col::QUERY_POS_NS,
+            col::BLOOM_QUERY_POS_NS,
+            col::QUERY_POS_VS_BLOOM,
+            pos,
+        ),
+        (
+            col::QUERY_NEG_NS,
+            col::BLOOM_QUERY_NEG_NS,
+            col::QUERY_NEG_VS_BLOOM,
+            neg,
+        ),
+    ];
+    for (ns, bloom_ns, vs, (ours, theirs)) in ops {
+        row.num(ns, ours);
+        row.num(bloom_ns, theirs);
+        row.num(vs, ours / theirs.max(1e-3));
     }
-    row.num("query_ns", (pos.0 + neg.0) / 2.0);
-    row.num("bloom_k", reference.k() as f64);
+    row.num(col::QUERY_NS, (pos.0 + neg.0) / 2.0);
+    row.num(col::BLOOM_K, reference.k() as f64);
 }

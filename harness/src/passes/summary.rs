@@ -54,6 +54,7 @@
 
 use crate::designs::Built;
 use crate::designs::EstimateTheory;
+use crate::metrics::columns::{col, Col};
 use crate::metrics::{Figure, Part, TheoryColumns};
 use crate::metrics::{Row, Value, Welford, MAP_ENTRY};
 use crate::passes::{PassOutput, PointRun, Settings, Work};
@@ -121,7 +122,7 @@ impl crate::passes::Pass for SummaryPass {
 
 /// A measured figure with its interval and, where the theory has it, the
 /// theoretical value and whether the interval holds it.
-fn interval(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: Option<f64>) {
+fn interval(row: &mut Row, name: Col, x: f64, ci: (f64, f64), theory: Option<f64>) {
     row.figure(Figure::new(name, x, ci).theory(theory, TheoryColumns::Verdict));
 }
 
@@ -181,18 +182,18 @@ impl Counts {
     }
 
     fn columns(&self, row: &mut Row, arrivals: u64, rounds: u64, level: f64, theory: bool) {
-        row.push("count_arrivals", Value::Int(arrivals * rounds));
+        row.push(col::COUNT_ARRIVALS, Value::Int(arrivals * rounds));
         let t = theory.then(|| (self.mse_theory / rounds as f64).sqrt());
         interval(
             row,
-            "count_rmse",
+            col::COUNT_RMSE,
             self.mse.mean().sqrt(),
             root(self.mse.ci(level)),
             t,
         );
-        row.num("count_mean_error", self.signed.mean());
-        row.num("heavy10_f2_share", self.heavy.mean());
-        row.push("count_underestimates", Value::Int(self.under));
+        row.num(col::COUNT_MEAN_ERROR, self.signed.mean());
+        row.num(col::HEAVY10_F2_SHARE, self.heavy.mean());
+        row.push(col::COUNT_UNDERESTIMATES, Value::Int(self.under));
     }
 }
 
@@ -228,29 +229,29 @@ impl Distinct {
     }
 
     fn columns(&self, row: &mut Row, d: f64, level: f64, theory: Option<&dyn EstimateTheory>) {
-        row.num("distinct_true", d);
+        row.num(col::DISTINCT_TRUE, d);
         if let Some(t) = theory {
-            row.num("fpr_theory_at_distinct_true", t.fpr(d));
+            row.num(col::FPR_THEORY_AT_DISTINCT_TRUE, t.fpr(d));
         }
-        row.num("distinct_estimate", self.est.mean());
+        row.num(col::DISTINCT_ESTIMATE, self.est.mean());
         if self.name != "estimate" {
             row.num(format!("distinct_{}", self.name), self.est.mean());
         }
         let (rel, ci) = (self.rel.mean().sqrt(), root(self.rel.ci(level)));
         let t = theory.map(|_| self.sd_theory.mean());
-        interval(row, "distinct_rel_rmse", rel, ci, t);
+        interval(row, col::DISTINCT_REL_RMSE, rel, ci, t);
         if self.lb.count() > 0 {
             let t = theory.map(|_| self.lb_theory.mean());
             interval(
                 row,
-                "distinct_lb",
+                col::DISTINCT_LB,
                 self.lb.mean(),
                 self.lb.ci_within(level, 0.0, f64::INFINITY),
                 t,
             );
             let (rel, ci) = (self.lb_rel.mean().sqrt(), root(self.lb_rel.ci(level)));
-            interval(row, "distinct_lb_rel_rmse", rel, ci, None);
-            row.push("distinct_lb_above_truth", Value::Int(self.lb_above));
+            interval(row, col::DISTINCT_LB_REL_RMSE, rel, ci, None);
+            row.push(col::DISTINCT_LB_ABOVE_TRUTH, Value::Int(self.lb_above));
         }
     }
 }
@@ -284,11 +285,17 @@ impl Entropy {
     }
 
     fn columns(&self, row: &mut Row, level: f64, theory: bool) {
-        row.num("entropy_true", self.truth.mean());
-        row.num("entropy", self.est.mean());
+        row.num(col::ENTROPY_TRUE, self.truth.mean());
+        row.num(col::ENTROPY, self.est.mean());
         let t = theory.then(|| self.theory.mean());
-        interval(row, "entropy_error", self.err.mean(), self.err.ci(level), t);
-        row.num("entropy_rel_error", self.rel.mean());
+        interval(
+            row,
+            col::ENTROPY_ERROR,
+            self.err.mean(),
+            self.err.ci(level),
+            t,
+        );
+        row.num(col::ENTROPY_REL_ERROR, self.rel.mean());
     }
 }
 
@@ -381,9 +388,12 @@ pub fn measure(
     }
 
     let mut row = Row::default();
-    row.push("summary_rounds", Value::Int(spec.rounds));
+    row.push(col::SUMMARY_ROUNDS, Value::Int(spec.rounds));
     if let Some(t) = theory {
-        row.num("colliding_pairs_expected", t.colliding_pairs(d_all.mean()));
+        row.num(
+            col::COLLIDING_PAIRS_EXPECTED,
+            t.colliding_pairs(d_all.mean()),
+        );
     }
     if has(Metric::Count) {
         counts.columns(&mut row, arrivals, spec.rounds, level, theory.is_some());
@@ -411,16 +421,16 @@ fn size_columns(row: &mut Row, bits: &Welford, w: u64, level: f64, memory: bool)
     if memory {
         // a summary's size follows the stream: the mean over rounds, with
         // its interval where the rounds differ
-        row.num("memory_bits", bits.mean());
+        row.num(col::MEMORY_BITS, bits.mean());
         if bits.count() >= 2 {
             let (lo, hi) = bits.ci_within(level, 0.0, f64::INFINITY);
             if hi > lo {
-                row.num(Part::CiLow.of("memory_bits"), lo);
-                row.num(Part::CiHigh.of("memory_bits"), hi);
+                row.num(Part::CiLow.of(col::MEMORY_BITS), lo);
+                row.num(Part::CiHigh.of(col::MEMORY_BITS), hi);
             }
         }
-        row.num("bits_per_element", bits.mean() / w as f64);
+        row.num(col::BITS_PER_ELEMENT, bits.mean() / w as f64);
     } else {
-        row.num("summary_bits", bits.mean());
+        row.num(col::SUMMARY_BITS, bits.mean());
     }
 }

@@ -3,6 +3,7 @@
 //! measured values.
 
 use super::{columns, fmt_num};
+use crate::metrics::columns::{col, Name};
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::spec::Spec;
@@ -10,30 +11,30 @@ use std::collections::BTreeMap;
 
 /// Default markdown columns (those present are shown; `x` with `x_ci_low` and
 /// `x_ci_high` is rendered as `x [lo, hi]`).
-const DEFAULT_TABLE: &[&str] = &[
-    "design",
-    "k",
-    "l",
-    "g",
-    "target_fpr",
-    "fpr_paper_formula",
-    "fpr_theory",
-    "fpr",
-    "fpr_theory_in_ci",
-    "fpr_avg_theory",
-    "fpr_avg",
-    "fnr",
-    "bits_per_element",
-    "efficiency_vs_bloom",
-    "probes_negative_theory",
-    "probes_negative",
-    "npws_peak_paper_formula",
-    "npws_peak_theory",
-    "npws_peak",
-    "npws_avg_theory",
-    "npws_avg",
-    "insert_ns",
-    "query_ns",
+const DEFAULT_TABLE: &[Name] = &[
+    Name::Of(col::DESIGN),
+    Name::Of(col::K),
+    Name::Of(col::L),
+    Name::Of(col::G),
+    Name::Target(col::FPR),
+    Name::Of(col::FPR_PAPER_FORMULA),
+    Name::Part(col::FPR, Part::Theory),
+    Name::Of(col::FPR),
+    Name::Part(col::FPR, Part::TheoryInCi),
+    Name::Part(col::FPR_AVG, Part::Theory),
+    Name::Of(col::FPR_AVG),
+    Name::Of(col::FNR),
+    Name::Of(col::BITS_PER_ELEMENT),
+    Name::Of(col::EFFICIENCY_VS_BLOOM),
+    Name::Part(col::PROBES_NEGATIVE, Part::Theory),
+    Name::Of(col::PROBES_NEGATIVE),
+    Name::Of(col::NPWS_PEAK_PAPER_FORMULA),
+    Name::Part(col::NPWS_PEAK, Part::Theory),
+    Name::Of(col::NPWS_PEAK),
+    Name::Part(col::NPWS_AVG, Part::Theory),
+    Name::Of(col::NPWS_AVG),
+    Name::Of(col::INSERT_NS),
+    Name::Of(col::QUERY_NS),
 ];
 
 fn cell(row: &Row, col: &str) -> String {
@@ -47,8 +48,8 @@ fn cell(row: &Row, col: &str) -> String {
         other => other.to_string(),
     };
     match (
-        row.get_num(&Part::CiLow.of(col)),
-        row.get_num(&Part::CiHigh.of(col)),
+        row.get_num(Part::CiLow.of(col)),
+        row.get_num(Part::CiHigh.of(col)),
     ) {
         (Some(lo), Some(hi)) if !lo.is_nan() => format!("{s} [{}, {}]", fmt_num(lo), fmt_num(hi)),
         _ => s,
@@ -61,7 +62,7 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64, provenance
     let present = columns(rows);
     let wanted: Vec<String> = match &spec.table_columns {
         Some(c) => c.clone(),
-        None => DEFAULT_TABLE.iter().map(|s| s.to_string()).collect(),
+        None => DEFAULT_TABLE.iter().map(|n| n.render()).collect(),
     };
     let cols: Vec<&String> = wanted.iter().filter(|c| present.contains(c)).collect();
     let mut md = format!("# {}\n\n", spec.name);
@@ -174,7 +175,7 @@ fn equal_table(e: &crate::spec::EqualAt, rows: &[Row]) -> String {
         r = e.reference
     );
     let groups = group_rows(rows, &e.group_by);
-    let design = |r: &Row| match r.get("design") {
+    let design = |r: &Row| match r.get(col::DESIGN) {
         Some(Value::Text(t)) => t.clone(),
         _ => String::new(),
     };

@@ -13,6 +13,7 @@ pub use staged::{
     owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged, STALL_VAR,
 };
 
+use crate::metrics::columns::col;
 use crate::metrics::{Row, Value};
 
 /// Column names in order of first appearance.
@@ -169,7 +170,7 @@ pub fn check_columns(spec: &crate::spec::Spec, rows: &[Row]) -> anyhow::Result<(
     }
     if let Some(c) = &spec.compare_at {
         let known = rows.iter().any(|r| {
-            r.get("design")
+            r.get(col::DESIGN)
                 .is_some_and(|d| d.to_string() == c.reference)
         });
         if !known {

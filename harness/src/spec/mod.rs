@@ -289,6 +289,7 @@ impl Spec {
         self.workload.check()?;
         self.adversary.check(&|f| format!("adversary.{f}"))?;
         self.time.check()?;
+        self.check_columns()?;
         let mut files = std::collections::BTreeSet::new();
         for (i, p) in self.plot.iter().enumerate() {
             p.check(i + 1, &mut files)?;
@@ -375,6 +376,45 @@ impl Spec {
             .filter(|(keep, _)| *keep)
             .map(|(_, p)| p)
             .collect())
+    }
+}
+
+impl Spec {
+    /// Every column the spec names (its table's, its theory columns, its
+    /// charts' axes, series and filters) is in the registry of columns
+    /// (`metrics::columns`), as a column, a part of one or a target: a
+    /// misspelt name is refused here rather than giving an empty column.
+    fn check_columns(&self) -> anyhow::Result<()> {
+        let table = self
+            .table_columns
+            .iter()
+            .flatten()
+            .map(|c| ("table_columns", c));
+        let theory = self.theory_columns.iter().map(|c| ("theory_columns", c));
+        let plots = self.plot.iter().flat_map(|p| {
+            [&p.x, &p.y, &p.series, &p.reference]
+                .into_iter()
+                .flatten()
+                .chain(p.filter.keys())
+                .map(|c| ("plot", c))
+        });
+        for (field, c) in table.chain(theory).chain(plots) {
+            if crate::metrics::columns::resolve(c).is_none() {
+                return Err(anyhow::anyhow!(
+                    "{field}: no column {c:?} (every column is declared in harness/src/metrics/columns/col.rs)"
+                ));
+            }
+        }
+        if let Some(c) = self
+            .theory_columns
+            .iter()
+            .find(|c| crate::metrics::columns::lookup(c).is_none())
+        {
+            return Err(anyhow::anyhow!(
+                "theory_columns: {c:?} is a part of a column, not a theory of its own"
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -6,6 +6,7 @@ use super::derived;
 use super::rows::id_row;
 use super::{PointRows, Prepared};
 use crate::designs;
+use crate::metrics::columns::{self, col};
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::passes::{self, PassKind, PointPlan, PointRun, Settings};
@@ -108,9 +109,10 @@ pub fn measure_point(
 fn theory_columns(spec: &Spec, row: &mut Row, built: &designs::Built) {
     for name in &spec.theory_columns {
         if row.get(name).is_none() {
-            let v = built
-                .theory
-                .get(name)
+            // a spec's theory columns are registered columns (checked when
+            // the spec is read)
+            let v = columns::lookup(name)
+                .and_then(|c| built.theory.get(c.col))
                 .or_else(|| derived::derived(name, row, built));
             row.num(name.clone(), v.unwrap_or(f64::NAN));
         }
@@ -145,7 +147,10 @@ pub fn point_workload(
     workload: &WorkloadSpec,
     params: &BTreeMap<String, f64>,
 ) -> anyhow::Result<(WorkloadSpec, BTreeMap<String, f64>)> {
-    let (zipf, universe) = (params.get("zipf"), params.get("universe"));
+    let (zipf, universe) = (
+        params.get(col::ZIPF.name()),
+        params.get(col::UNIVERSE.name()),
+    );
     if zipf.is_none() && universe.is_none() {
         return Ok((workload.clone(), params.clone()));
     }

@@ -2,15 +2,16 @@
 //! rows ([`PointRows`]), and the run's tables by kind.
 
 use crate::designs;
+use crate::metrics::columns::{self, col};
 use crate::metrics::{Row, TableKind, Value};
 use crate::spec::Point;
 
 /// Identifying columns of a point.
 pub(super) fn id_row(p: &Point, built: &designs::Built) -> Row {
     let mut row = Row::default();
-    row.push("point", Value::Int(p.index as u64));
-    row.push("repeat", Value::Int(p.repeat as u64));
-    row.push("design", Value::Text(p.design.clone()));
+    row.push(col::POINT, Value::Int(p.index as u64));
+    row.push(col::REPEAT, Value::Int(p.repeat as u64));
+    row.push(col::DESIGN, Value::Text(p.design.clone()));
     for (k, &v) in &p.params {
         // whole numbers as counts, so JSON keeps them integers (the CSV
         // prints both alike)
@@ -19,7 +20,7 @@ pub(super) fn id_row(p: &Point, built: &designs::Built) -> Row {
     for (k, v) in &built.resolved {
         row.push(*k, v.clone());
     }
-    row.push("guaranteed", Value::Bool(built.geometry.guaranteed));
+    row.push(col::GUARANTEED, Value::Bool(built.geometry.guaranteed));
     row
 }
 
@@ -33,8 +34,20 @@ pub struct PointRows {
 }
 
 impl PointRows {
-    /// Checks every number of the row and the side rows ([`Row::check`]).
+    /// Checks every number of the row and the side rows ([`Row::check`]),
+    /// and that every column is in the registry
+    /// ([`crate::metrics::columns`]): a name made at run time that does
+    /// not resolve is a misspelling, which would otherwise file the column
+    /// in no group and give it no range.
     pub fn check(&self) -> Result<(), String> {
+        let rows = std::iter::once(&self.row).chain(self.tables.iter().map(|(_, r)| r));
+        for r in rows {
+            if let Some((n, _)) = r.0.iter().find(|(n, _)| columns::resolve(n).is_none()) {
+                return Err(format!(
+                    "column {n} is not in the registry (harness/src/metrics/columns/col.rs)"
+                ));
+            }
+        }
         self.row.check()?;
         self.tables.iter().try_for_each(|(_, r)| r.check())
     }

@@ -109,7 +109,7 @@ fn attack_on(
         geometry,
         resolved: Vec::new(),
         theory: Theory {
-            scalars: vec![("fpr", P)],
+            scalars: vec![(bloomlab_harness::metrics::columns::col::FPR, P)],
             ..Theory::default()
         },
     };

@@ -98,7 +98,7 @@ fn measure_with(
     p: f64,
     spec: &MeasureSpec,
     metrics: &[Metric],
-    extra: &'static [(&'static str, f64)],
+    extra: &'static [(bloomlab_harness::metrics::columns::Col, f64)],
 ) -> Row {
     let build = move |_seed: u64| -> anyhow::Result<Built> {
         let mut geometry = Geometry::exact(w, true);
@@ -109,10 +109,14 @@ fn measure_with(
             geometry,
             resolved: Vec::new(),
             theory: Theory {
-                scalars: [("fpr", p), ("fpr_avg", p), ("fnr", 0.0)]
-                    .into_iter()
-                    .chain(extra.iter().copied())
-                    .collect(),
+                scalars: [
+                    (bloomlab_harness::metrics::columns::col::FPR, p),
+                    (bloomlab_harness::metrics::columns::col::FPR_AVG, p),
+                    (bloomlab_harness::metrics::columns::col::FNR, 0.0),
+                ]
+                .into_iter()
+                .chain(extra.iter().copied())
+                .collect(),
                 ..Theory::default()
             },
         })
@@ -271,7 +275,10 @@ fn sampled_ages_are_evenly_spaced_at_any_window() {
 #[test]
 fn memory_columns_are_the_filter_s_bits() {
     // a Coin remembering 320 keys counts 64 bits each; a bound of 1e4 bits
-    static BOUND: [(&str, f64); 1] = [("space_bound_bits", 10_000.0)];
+    static BOUND: [(bloomlab_harness::metrics::columns::Col, f64); 1] = [(
+        bloomlab_harness::metrics::columns::col::SPACE_BOUND_BITS,
+        10_000.0,
+    )];
     let r = measure_with(256, 64, 320, 0.0, &quick(), &[Metric::Memory], &BOUND);
     assert_eq!(num(&r, "memory_bits"), 64.0 * 320.0);
     assert_eq!(num(&r, "bits_per_element"), 64.0 * 320.0 / 256.0);
@@ -309,7 +316,11 @@ fn age_profile_buckets_are_counted_exactly() {
             geometry,
             resolved: Vec::new(),
             theory: Theory {
-                scalars: vec![("fpr", 0.0), ("fpr_avg", 0.0), ("fnr", 0.0)],
+                scalars: vec![
+                    (bloomlab_harness::metrics::columns::col::FPR, 0.0),
+                    (bloomlab_harness::metrics::columns::col::FPR_AVG, 0.0),
+                    (bloomlab_harness::metrics::columns::col::FNR, 0.0),
+                ],
                 profile: Some(Box::new(Step(remember))),
                 ..Theory::default()
             },

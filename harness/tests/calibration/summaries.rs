@@ -230,7 +230,7 @@ fn interval_consistent(row: &Row, name: &str) {
     // verdict: the flag is left out
     let want = (hi > lo).then_some(bloomlab_harness::metrics::Value::Bool(inside));
     assert_eq!(
-        row.get(&format!("{name}_theory_in_ci")),
+        row.get(format!("{name}_theory_in_ci")),
         want.as_ref(),
         "{name}"
     );

@@ -49,7 +49,12 @@ fn measure_counted(metrics: &[Metric]) -> (Row, u64) {
             geometry,
             resolved: Vec::new(),
             theory: Theory {
-                scalars: [("fpr", 0.05), ("fnr", 0.0)].into_iter().collect(),
+                scalars: [
+                    (bloomlab_harness::metrics::columns::col::FPR, 0.05),
+                    (bloomlab_harness::metrics::columns::col::FNR, 0.0),
+                ]
+                .into_iter()
+                .collect(),
                 ..Theory::default()
             },
         })

@@ -27,6 +27,7 @@ mod sizing;
 
 use super::args::{MeasureFlags, PlanArgs, PlanMeasureArgs};
 use crate::designs::{self, Params};
+use crate::metrics::columns::col;
 use crate::metrics::{Row, Value};
 use crate::plan::Candidate;
 use crate::spec::{ArrivalSpec, Metric, Spec};
@@ -198,9 +199,9 @@ impl Run<'_> {
                     "{at}: {n} {unit} ({}), about {estimate:.1} s by estimate, took {took:.1} s",
                     p.note
                 );
-                row.num("seconds", took);
-                row.num("estimated_seconds", estimate);
-                row.num("calibration", p.slow);
+                row.num(col::SECONDS, took);
+                row.num(col::ESTIMATED_SECONDS, estimate);
+                row.num(col::CALIBRATION, p.slow);
                 Ok(row)
             }
             Err(e) => {
@@ -317,13 +318,13 @@ fn measure_one(
         .next()
         .ok_or_else(|| anyhow::anyhow!("the point gave no row"))?;
     row.push(
-        "candidate",
+        col::CANDIDATE,
         Value::Text(format!("{} {}{sizing}", c.design, c.params_text())),
     );
-    row.num("fpr_planned", c.fpr);
+    row.num(col::FPR_PLANNED, c.fpr);
     if let Some(l) = c.query_lines {
         // the plan's theory of a negative query's 64-byte lines
-        row.num("lines_query_negative_planned", l);
+        row.num(col::LINES_QUERY_NEGATIVE_PLANNED, l);
     }
     Ok(row)
 }

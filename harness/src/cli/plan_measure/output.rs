@@ -2,6 +2,7 @@
 //! results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}.
 
 use super::super::args::{PlanArgs, PlanMeasureArgs};
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::report::{self, Staged};
@@ -11,22 +12,22 @@ use std::path::{Path, PathBuf};
 
 /// The columns the table and the chart read: FPR, FNR and past-window
 /// names differ between the count and the time passes.
-pub(super) fn fpr_column(time: bool) -> (&'static str, &'static str) {
+pub(super) fn fpr_column(time: bool) -> (Col, Col) {
     if time {
-        ("fpr_time_avg", "fnr_time")
+        (col::FPR_TIME_AVG, col::FNR_TIME)
     } else {
-        ("fpr", "fnr")
+        (col::FPR, col::FNR)
     }
 }
 
 /// Marks the rows on the Pareto front of memory and mean query time
 /// (`pareto` = 1): no other row is at most as large in both and smaller
 /// in one.
-pub(super) fn mark_pareto(rows: &mut [Row], fpr: &str) {
+pub(super) fn mark_pareto(rows: &mut [Row], fpr: Col) {
     let key = |r: &Row| {
         (
-            r.get_num("memory_bits").unwrap_or(f64::INFINITY),
-            r.get_num("query_ns").unwrap_or(f64::INFINITY),
+            r.get_num(col::MEMORY_BITS).unwrap_or(f64::INFINITY),
+            r.get_num(col::QUERY_NS).unwrap_or(f64::INFINITY),
         )
     };
     let keys: Vec<(f64, f64)> = rows.iter().map(key).collect();
@@ -35,9 +36,9 @@ pub(super) fn mark_pareto(rows: &mut [Row], fpr: &str) {
         let dominated = keys
             .iter()
             .any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
-        r.num("pareto", if dominated { 0.0 } else { 1.0 });
+        r.num(col::PARETO, if dominated { 0.0 } else { 1.0 });
         let mark = if dominated { "" } else { " *" };
-        let design = match r.get("candidate") {
+        let design = match r.get(col::CANDIDATE) {
             Some(Value::Text(t)) => {
                 let fast = if t.ends_with("(fast)") { ", fast" } else { "" };
                 format!("{}{fast}", t.split(' ').next().unwrap_or("?"))
@@ -46,17 +47,17 @@ pub(super) fn mark_pareto(rows: &mut [Row], fpr: &str) {
         };
         let shown = r.get_num(fpr).map_or("-".into(), report::fmt_num);
         let label = format!("{design} (FPR {shown}){mark}");
-        r.push("series", Value::Text(label));
+        r.push(col::SERIES, Value::Text(label));
     }
     rows.sort_by(|a, b| key(a).0.total_cmp(&key(b).0));
 }
 
 /// A figure and its interval, or "-".
-fn with_ci(r: &Row, name: &str) -> String {
+fn with_ci(r: &Row, name: Col) -> String {
     match (
         r.get_num(name),
-        r.get_num(&Part::CiLow.of(name)),
-        r.get_num(&Part::CiHigh.of(name)),
+        r.get_num(Part::CiLow.of(name)),
+        r.get_num(Part::CiHigh.of(name)),
     ) {
         (Some(x), Some(lo), Some(hi)) => format!(
             "{} [{}, {}]",
@@ -77,18 +78,18 @@ pub(super) fn table(rows: &[Row], time: bool) -> String {
     let lines: Vec<[String; 11]> = rows
         .iter()
         .map(|r| {
-            let name = match r.get("candidate") {
+            let name = match r.get(col::CANDIDATE) {
                 Some(Value::Text(t)) => t.clone(),
                 _ => "?".into(),
             };
-            let star = if r.get_num("pareto") == Some(1.0) {
+            let star = if r.get_num(col::PARETO) == Some(1.0) {
                 "*"
             } else {
                 ""
             };
             [
                 format!("{star}{name}"),
-                r.get_num("memory_bits")
+                r.get_num(col::MEMORY_BITS)
                     .map_or("-".into(), |x| format!("{x:.0}")),
                 with_ci(r, fpr),
                 with_ci(r, fnr),
@@ -157,8 +158,8 @@ time), with the plan's theory in parentheses (at the worst phase, or the peak ra
 /// A negative query's lines, counted (theory), or the theory alone.
 fn neg_lines(r: &Row) -> String {
     match (
-        r.get_num("lines_query_negative"),
-        r.get_num("lines_query_negative_planned"),
+        r.get_num(col::LINES_QUERY_NEGATIVE),
+        r.get_num(col::LINES_QUERY_NEGATIVE_PLANNED),
     ) {
         (Some(x), Some(t)) => format!("{x:.2} ({t:.2})"),
         (Some(x), None) => format!("{x:.2}"),
@@ -168,11 +169,11 @@ fn neg_lines(r: &Row) -> String {
 }
 
 /// The FPR interval's half-width relative to the FPR, or "-".
-fn precision(r: &Row, fpr: &str) -> String {
+fn precision(r: &Row, fpr: Col) -> String {
     match (
         r.get_num(fpr),
-        r.get_num(&Part::CiLow.of(fpr)),
-        r.get_num(&Part::CiHigh.of(fpr)),
+        r.get_num(Part::CiLow.of(fpr)),
+        r.get_num(Part::CiHigh.of(fpr)),
     ) {
         (Some(x), Some(lo), Some(hi)) if x > 0.0 => format!("{:.0}%", 50.0 * (hi - lo) / x),
         _ => "-".into(),
@@ -467,7 +468,7 @@ mod tests {
             row("d", 300.0, 10.0),
             row("e", 400.0, 5.0),
         ];
-        mark_pareto(&mut rows, "fpr");
+        mark_pareto(&mut rows, crate::metrics::columns::col::FPR);
         let front: Vec<(String, f64)> = rows
             .iter()
             .map(|r| match r.get("series") {

@@ -2,6 +2,7 @@
 //! geometry (window, slack, time scales), its resolved parameters and its
 //! theory. Shared by every design module.
 
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use bloomlab_filters::apbf::theory as apbf_theory;
 use bloomlab_filters::swamp;
@@ -151,7 +152,7 @@ pub struct Built {
     pub geometry: Geometry,
     /// Parameters actually used (after choosing k from an FPR target, say):
     /// counts as [`Value::Int`], ratios as [`Value::Num`].
-    pub resolved: Vec<(&'static str, Value)>,
+    pub resolved: Vec<(Col, Value)>,
     /// Theoretical figures.
     pub theory: Theory,
 }
@@ -161,8 +162,8 @@ pub struct Built {
 /// `npws_peak`, `npws_avg`, `bits_per_element`, ...).
 #[derive(Default)]
 pub struct Theory {
-    /// name -> value.
-    pub scalars: Vec<(&'static str, f64)>,
+    /// column -> value.
+    pub scalars: Vec<(Col, f64)>,
     /// More name -> value, computed on first use ([`Theory::get`],
     /// [`Theory::all`]): figures that take seconds at a window of millions
     /// and that a pass may never read (the time pass reads only `moment`).
@@ -222,13 +223,13 @@ impl EstimateTheory for SwampEstimates {
 }
 
 impl Theory {
-    /// The named scalar, if this design's theory has it.
-    pub fn get(&self, name: &str) -> Option<f64> {
+    /// The column's scalar, if this design's theory has it.
+    pub fn get(&self, name: Col) -> Option<f64> {
         self.all().find(|(n, _)| *n == name).map(|&(_, v)| v)
     }
 
     /// Every scalar: [`scalars`](Self::scalars), then [`later`](Self::later)'s.
-    pub fn all(&self) -> impl Iterator<Item = &(&'static str, f64)> {
+    pub fn all(&self) -> impl Iterator<Item = &(Col, f64)> {
         self.scalars.iter().chain(self.later.get())
     }
 }
@@ -237,14 +238,14 @@ impl Theory {
 #[derive(Default)]
 pub struct Later {
     make: Option<LaterFn>,
-    done: std::sync::OnceLock<Vec<(&'static str, f64)>>,
+    done: std::sync::OnceLock<Vec<(Col, f64)>>,
 }
 
-type LaterFn = Box<dyn Fn() -> Vec<(&'static str, f64)> + Send + Sync>;
+type LaterFn = Box<dyn Fn() -> Vec<(Col, f64)> + Send + Sync>;
 
 impl Later {
     /// The scalars `make` gives, when first asked for.
-    pub fn new(make: impl Fn() -> Vec<(&'static str, f64)> + Send + Sync + 'static) -> Later {
+    pub fn new(make: impl Fn() -> Vec<(Col, f64)> + Send + Sync + 'static) -> Later {
         Later {
             make: Some(Box::new(make)),
             done: std::sync::OnceLock::new(),
@@ -252,7 +253,7 @@ impl Later {
     }
 
     /// The scalars (none without a `make`).
-    pub fn get(&self) -> &[(&'static str, f64)] {
+    pub fn get(&self) -> &[(Col, f64)] {
         match &self.make {
             Some(make) => self.done.get_or_init(make),
             None => &[],
@@ -315,16 +316,19 @@ pub(crate) fn switching_theory(
     Theory {
         later: Default::default(),
         scalars: vec![
-            ("fpr", fpr_at(g)),
-            ("fpr_avg", grid.iter().map(|&p| fpr_at(p)).sum::<f64>() / n),
-            ("fpr_expired", fpr_at(g)),
-            ("fnr", 0.0),
+            (col::FPR, fpr_at(g)),
             (
-                "npws_peak",
+                col::FPR_AVG,
+                grid.iter().map(|&p| fpr_at(p)).sum::<f64>() / n,
+            ),
+            (col::FPR_EXPIRED, fpr_at(g)),
+            (col::FNR, 0.0),
+            (
+                col::NPWS_PEAK,
                 pws.iter().cloned().fold(0.0, f64::max) / w as f64,
             ),
-            ("npws_avg", pws.iter().sum::<f64>() / n / w as f64),
-            ("bits_per_element", payload_bits as f64 / w as f64),
+            (col::NPWS_AVG, pws.iter().sum::<f64>() / n / w as f64),
+            (col::BITS_PER_ELEMENT, payload_bits as f64 / w as f64),
         ],
         profile: Some(Box::new(ShiftProfile { g, by_phase })),
         convergence: None,
@@ -385,7 +389,7 @@ pub(crate) fn exact_window_filter(
     f: Box<dyn Instrumented + Send>,
     w: u64,
     p: f64,
-    resolved: Vec<(&'static str, Value)>,
+    resolved: Vec<(Col, Value)>,
 ) -> Built {
     let bits = f.memory_bits() as f64;
     Built {
@@ -395,11 +399,11 @@ pub(crate) fn exact_window_filter(
         summary: None,
         theory: Theory {
             scalars: vec![
-                ("fpr", p),
-                ("fpr_expired", p),
-                ("fnr", 0.0),
-                ("memory_bits", bits),
-                ("bits_per_element", bits / w as f64),
+                (col::FPR, p),
+                (col::FPR_EXPIRED, p),
+                (col::FNR, 0.0),
+                (col::MEMORY_BITS, bits),
+                (col::BITS_PER_ELEMENT, bits / w as f64),
             ],
             ..Theory::default()
         },
@@ -407,11 +411,11 @@ pub(crate) fn exact_window_filter(
 }
 
 /// A resolved count.
-pub(crate) fn int(name: &'static str, v: impl Into<u64>) -> (&'static str, Value) {
+pub(crate) fn int(name: Col, v: impl Into<u64>) -> (Col, Value) {
     (name, Value::Int(v.into()))
 }
 
 /// A resolved ratio.
-pub(crate) fn real(name: &'static str, v: f64) -> (&'static str, Value) {
+pub(crate) fn real(name: Col, v: f64) -> (Col, Value) {
     (name, Value::Num(v))
 }

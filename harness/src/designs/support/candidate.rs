@@ -2,6 +2,7 @@
 //! configuration with the figures its theory predicts ([`Candidate`]).
 //! [`crate::plan`] picks among them.
 
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 
 /// Most memory a fast sizing may take, as a multiple of the least
@@ -32,7 +33,7 @@ pub struct Candidate {
     /// Design name as `bloomlab run` knows it.
     pub design: &'static str,
     /// Parameters (name, value), as a spec point or the flags take them.
-    pub params: Vec<(&'static str, Value)>,
+    pub params: Vec<(Col, Value)>,
     /// Predicted `memory_bits`.
     pub memory_bits: u64,
     /// memory_bits / window.
@@ -57,7 +58,7 @@ impl Candidate {
     pub fn exact_window(
         design: &'static str,
         w: u64,
-        params: Vec<(&'static str, Value)>,
+        params: Vec<(Col, Value)>,
         memory: u64,
         fpr: f64,
         insert_bits: u64,
@@ -116,7 +117,7 @@ impl Candidate {
     }
 
     /// Integer parameters (name, value).
-    pub fn ints(params: &[(&'static str, u64)]) -> Vec<(&'static str, Value)> {
+    pub fn ints(params: &[(Col, u64)]) -> Vec<(Col, Value)> {
         params.iter().map(|&(k, v)| (k, Value::Int(v))).collect()
     }
 }
@@ -129,11 +130,11 @@ impl Candidate {
 /// the theory at each rotation (`apbf::lines`, `apbf::blocked::lines`).
 pub(crate) fn line_scalars_over_rotations(
     lines: Option<bloomlab_filters::lines::Lines>,
-) -> Vec<(&'static str, f64)> {
+) -> Vec<(Col, f64)> {
     line_scalars(lines)
         .into_iter()
         .map(|(name, x)| match name {
-            "lines_query_negative" => ("lines_query_negative_rotations_mean", x),
+            col::LINES_QUERY_NEGATIVE => (col::LINES_QUERY_NEGATIVE_ROTATIONS_MEAN, x),
             _ => (name, x),
         })
         .collect()
@@ -143,15 +144,13 @@ pub(crate) fn line_scalars_over_rotations(
 /// own lines and its periodic maintenance's, per insertion),
 /// `lines_query_negative` and `lines_query_positive`; none when its theory
 /// gives none, and no figure it leaves NaN.
-pub(crate) fn line_scalars(
-    lines: Option<bloomlab_filters::lines::Lines>,
-) -> Vec<(&'static str, f64)> {
+pub(crate) fn line_scalars(lines: Option<bloomlab_filters::lines::Lines>) -> Vec<(Col, f64)> {
     lines
         .map(|x| {
             vec![
-                ("lines_insert", x.insert + x.shift),
-                ("lines_query_negative", x.query_negative),
-                ("lines_query_positive", x.query_positive),
+                (col::LINES_INSERT, x.insert + x.shift),
+                (col::LINES_QUERY_NEGATIVE, x.query_negative),
+                (col::LINES_QUERY_POSITIVE, x.query_positive),
             ]
         })
         .unwrap_or_default()

@@ -4,6 +4,7 @@
 
 use crate::designs::built::{Later, ProfileTheory, Theory};
 use crate::designs::Candidate;
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use bloomlab_filters::clock_sketch::theory::ClockBloomTheory;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, Presence};
@@ -152,7 +153,7 @@ fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
     w: u64,
     t_worst: u64,
     f: Figures,
-) -> Vec<(&'static str, f64)> {
+) -> Vec<(Col, f64)> {
     let worst = th.presence(t_worst);
     let slack = th.longest() - w;
     // the PWS over the period's moments, memoized
@@ -172,15 +173,15 @@ fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
     });
     let wf = w as f64;
     vec![
-        ("fpr", worst.fpr()),
-        ("fpr_avg", f.fpr_avg),
-        ("fpr_expired", worst.fpr()),
-        ("fnr", 0.0),
-        ("npws_peak", worst.sum(w, w + slack) / wf),
-        ("npws_avg", pws_avg / wf),
-        ("probes_negative", f.probes),
-        ("memory_bits", f.memory as f64),
-        ("bits_per_element", f.payload as f64 / wf),
+        (col::FPR, worst.fpr()),
+        (col::FPR_AVG, f.fpr_avg),
+        (col::FPR_EXPIRED, worst.fpr()),
+        (col::FNR, 0.0),
+        (col::NPWS_PEAK, worst.sum(w, w + slack) / wf),
+        (col::NPWS_AVG, pws_avg / wf),
+        (col::PROBES_NEGATIVE, f.probes),
+        (col::MEMORY_BITS, f.memory as f64),
+        (col::BITS_PER_ELEMENT, f.payload as f64 / wf),
     ]
     .into_iter()
     .chain(crate::designs::candidate::line_scalars(f.lines))
@@ -194,7 +195,7 @@ fn guaranteed_scalars<T: PresenceTheory + std::fmt::Debug + 'static>(
 /// lines where the design's theory gives them).
 pub(in crate::designs) fn candidate<T: PresenceTheory>(
     design: &'static str,
-    params: Vec<(&'static str, Value)>,
+    params: Vec<(Col, Value)>,
     th: &T,
     w: u64,
     (t_worst, fpr): (u64, f64),

@@ -4,6 +4,7 @@
 use crate::designs::at_least_one;
 use crate::designs::built::{int, Built, Geometry, Theory};
 use crate::designs::shared::RegistersParams;
+use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use bloomlab_filters::WindowSummary;
 
@@ -15,7 +16,7 @@ pub(in crate::designs) const NOT_A_FILTER: &str =
 pub(in crate::designs) fn summary(
     s: Box<dyn WindowSummary + Send>,
     w: u64,
-    resolved: Vec<(&'static str, Value)>,
+    resolved: Vec<(Col, Value)>,
 ) -> Built {
     Built {
         geometry: Geometry::exact(w, false),
@@ -34,8 +35,12 @@ pub(in crate::designs) fn registers(
     make: impl FnOnce(u64, u64) -> Result<Box<dyn WindowSummary + Send>, bloomlab_filters::ParamError>,
 ) -> anyhow::Result<Built> {
     let needs = || anyhow::anyhow!("{design} needs window and registers");
-    let w = at_least_one("window", p.window)?.ok_or_else(needs)?;
-    let m = at_least_one("registers", p.registers)?.ok_or_else(needs)?;
+    let w = at_least_one(col::WINDOW, p.window)?.ok_or_else(needs)?;
+    let m = at_least_one(col::REGISTERS, p.registers)?.ok_or_else(needs)?;
     let s = make(w, m).map_err(|e| anyhow::anyhow!("{design}: {e}"))?;
-    Ok(summary(s, w, vec![int("window", w), int("registers", m)]))
+    Ok(summary(
+        s,
+        w,
+        vec![int(col::WINDOW, w), int(col::REGISTERS, m)],
+    ))
 }

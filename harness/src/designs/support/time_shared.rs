@@ -4,6 +4,7 @@
 
 use crate::designs::built::{Geometry, MomentTheory, TimeWindow};
 use crate::designs::{Capabilities, Constraints};
+use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
 use crate::spec::NS;
 
@@ -44,7 +45,7 @@ pub(in crate::designs) fn window_and_rate(
     window_time: Option<f64>,
     peak_rate: Option<f64>,
 ) -> anyhow::Result<(f64, f64)> {
-    let check = |field: &str, v: Option<f64>| -> anyhow::Result<f64> {
+    let check = |field: Col, v: Option<f64>| -> anyhow::Result<f64> {
         match v {
             Some(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(x),
             Some(x) => Err(anyhow::anyhow!(
@@ -56,8 +57,8 @@ pub(in crate::designs) fn window_and_rate(
         }
     };
     let (t, rate) = (
-        check("window_time", window_time)?,
-        check("peak_rate", peak_rate)?,
+        check(col::WINDOW_TIME, window_time)?,
+        check(col::PEAK_RATE, peak_rate)?,
     );
     if t * rate > 1e12 {
         return Err(anyhow::anyhow!(
@@ -120,7 +121,7 @@ pub(in crate::designs) struct Planned {
     /// Its memory_bits.
     pub(in crate::designs) memory: u64,
     /// window_time, peak_rate and fpr, as a candidate's parameters.
-    pub(in crate::designs) params: Vec<(&'static str, crate::metrics::Value)>,
+    pub(in crate::designs) params: Vec<(Col, crate::metrics::Value)>,
 }
 
 /// Builds `d` for the time request of `c` (see [`Planned`]); why it cannot
@@ -130,10 +131,14 @@ pub(in crate::designs) fn planned(
     c: &Constraints,
 ) -> anyhow::Result<Planned> {
     let (t, rate) = time_request(c)?;
-    let map: crate::designs::Params = [("window_time", t), ("peak_rate", rate), ("fpr", c.fpr)]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+    let map: crate::designs::Params = [
+        (col::WINDOW_TIME, t),
+        (col::PEAK_RATE, rate),
+        (col::FPR, c.fpr),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
     let built = d.build(&map, 0)?;
     let memory = built.filter.as_ref().map_or(0, |f| f.memory_bits());
     let real = crate::designs::built::real;
@@ -141,9 +146,9 @@ pub(in crate::designs) fn planned(
         built,
         memory,
         params: vec![
-            real("window_time", t),
-            real("peak_rate", rate),
-            real("fpr", c.fpr),
+            real(col::WINDOW_TIME, t),
+            real(col::PEAK_RATE, rate),
+            real(col::FPR, c.fpr),
         ],
     })
 }

@@ -2,6 +2,7 @@
 //! FPR with its interval, bound and theory, and the combination of several
 //! attacks' rows into one.
 
+use crate::metrics::columns::col;
 use crate::metrics::{binomial_ci, Part, Row, Value, Welford};
 use crate::spec::AdversarySpec;
 
@@ -16,7 +17,7 @@ pub fn combine(rows: Vec<Row>, level: f64) -> Row {
         return rows.into_iter().next().unwrap_or_default();
     }
     let mut out = Row::default();
-    out.push("adversary_runs", Value::Int(rows.len() as u64));
+    out.push(col::ADVERSARY_RUNS, Value::Int(rows.len() as u64));
     let first = &rows[0];
     let values = |c: &str| -> Vec<f64> { rows.iter().filter_map(|r| r.get_num(c)).collect() };
     for (name, v) in &first.0 {
@@ -34,7 +35,7 @@ pub fn combine(rows: Vec<Row>, level: f64) -> Row {
         out.push(name.clone(), combined);
     }
     let mut spread = Welford::default();
-    for x in values("sustained_fpr") {
+    for x in values(col::SUSTAINED_FPR.name()) {
         spread.add(x);
     }
     let ci = spread.ci_within(level, 0.0, 1.0);
@@ -43,24 +44,28 @@ pub fn combine(rows: Vec<Row>, level: f64) -> Row {
             slot.1 = v;
         }
     };
-    set(&mut out, &Part::CiLow.of("sustained_fpr"), Value::Num(ci.0));
     set(
         &mut out,
-        &Part::CiHigh.of("sustained_fpr"),
+        &Part::CiLow.of(col::SUSTAINED_FPR),
+        Value::Num(ci.0),
+    );
+    set(
+        &mut out,
+        &Part::CiHigh.of(col::SUSTAINED_FPR),
         Value::Num(ci.1),
     );
-    if let Some(p) = out.get_num("sustained_fpr_bound") {
+    if let Some(p) = out.get_num(col::SUSTAINED_FPR_BOUND) {
         set(
             &mut out,
             "sustained_fpr_within_bound",
             Value::Bool(ci.0 <= p),
         );
     }
-    if let Some(t) = out.get_num(&Part::Theory.of("sustained_fpr")) {
+    if let Some(t) = out.get_num(Part::Theory.of(col::SUSTAINED_FPR)) {
         out.0
-            .retain(|(n, _)| *n != Part::TheoryInCi.of("sustained_fpr"));
+            .retain(|(n, _)| *n != Part::TheoryInCi.of(col::SUSTAINED_FPR));
         if let Some(inside) = crate::metrics::in_interval(t, ci) {
-            out.push(Part::TheoryInCi.of("sustained_fpr"), Value::Bool(inside));
+            out.push(Part::TheoryInCi.of(col::SUSTAINED_FPR), Value::Bool(inside));
         }
     }
     out
@@ -69,13 +74,13 @@ pub fn combine(rows: Vec<Row>, level: f64) -> Row {
 /// The attack's parameters.
 pub(super) fn attack_columns(attack: &AdversarySpec, skipped: Option<u64>) -> Row {
     let mut row = Row::default();
-    row.push("adversary_queries", Value::Int(attack.queries));
-    row.push("replay_every", Value::Int(attack.replay_every));
-    row.num("replay_fraction", replay_share(attack));
-    row.num("inserts_per_query", attack.inserts_per_query);
-    row.push("pool", Value::Int(attack.pool));
+    row.push(col::ADVERSARY_QUERIES, Value::Int(attack.queries));
+    row.push(col::REPLAY_EVERY, Value::Int(attack.replay_every));
+    row.num(col::REPLAY_FRACTION, replay_share(attack));
+    row.num(col::INSERTS_PER_QUERY, attack.inserts_per_query);
+    row.push(col::POOL, Value::Int(attack.pool));
     if let Some(skipped) = skipped {
-        row.push("query_trace_members_skipped", Value::Int(skipped));
+        row.push(col::QUERY_TRACE_MEMBERS_SKIPPED, Value::Int(skipped));
     }
     row
 }
@@ -100,20 +105,20 @@ pub(super) fn sustained_columns(
     level: f64,
 ) {
     let ci = binomial_ci(x, n, level);
-    row.num("sustained_fpr", x as f64 / n as f64);
-    row.num(Part::CiLow.of("sustained_fpr"), ci.0);
-    row.num(Part::CiHigh.of("sustained_fpr"), ci.1);
-    row.push("adaptive", Value::Bool(adaptive));
+    row.num(col::SUSTAINED_FPR, x as f64 / n as f64);
+    row.num(Part::CiLow.of(col::SUSTAINED_FPR), ci.0);
+    row.num(Part::CiHigh.of(col::SUSTAINED_FPR), ci.1);
+    row.push(col::ADAPTIVE, Value::Bool(adaptive));
     if let (Some(p), true) = (p, adaptive) {
-        row.num("sustained_fpr_bound", p);
-        row.push("sustained_fpr_within_bound", Value::Bool(ci.0 <= p));
+        row.num(col::SUSTAINED_FPR_BOUND, p);
+        row.push(col::SUSTAINED_FPR_WITHIN_BOUND, Value::Bool(ci.0 <= p));
     }
     if let (Some(p), true) = (p, attack.inserts_per_query == 0.0 && !adaptive) {
         let share = replay_share(attack);
         let t = share + (1.0 - share) * p;
-        row.num(Part::Theory.of("sustained_fpr"), t);
+        row.num(Part::Theory.of(col::SUSTAINED_FPR), t);
         if let Some(inside) = crate::metrics::in_interval(t, ci) {
-            row.push(Part::TheoryInCi.of("sustained_fpr"), Value::Bool(inside));
+            row.push(Part::TheoryInCi.of(col::SUSTAINED_FPR), Value::Bool(inside));
         }
     }
 }

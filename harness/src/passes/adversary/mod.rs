@@ -42,6 +42,7 @@
 mod columns;
 mod pass;
 
+use crate::metrics::columns::col;
 pub use columns::combine;
 use columns::{attack_columns, sustained_columns};
 pub use pass::AdversaryPass;
@@ -329,7 +330,7 @@ pub fn measure(
     memory_here: bool,
 ) -> anyhow::Result<Row> {
     let geometry = built.geometry;
-    let p = built.theory.get("fpr");
+    let p = built.theory.get(col::FPR);
     let f = built
         .filter
         .as_mut()
@@ -358,27 +359,30 @@ pub fn measure(
     let mut row = attack_columns(attack, query_trace.map(|_| a.skipped));
     sustained_columns(&mut row, windows.last, p, adaptive, attack, level);
     let first = windows.first.unwrap_or(windows.last);
-    row.num("first_window_fpr", first.0 as f64 / first.1.max(1) as f64);
-    row.num("adversary_fpr", yes_total as f64 / attack.queries as f64);
-    row.push("false_positives_found", Value::Int(a.seen.len() as u64));
     row.num(
-        "first_false_positive_at",
+        col::FIRST_WINDOW_FPR,
+        first.0 as f64 / first.1.max(1) as f64,
+    );
+    row.num(col::ADVERSARY_FPR, yes_total as f64 / attack.queries as f64);
+    row.push(col::FALSE_POSITIVES_FOUND, Value::Int(a.seen.len() as u64));
+    row.num(
+        col::FIRST_FALSE_POSITIVE_AT,
         first_at.map_or(f64::NAN, |q| q as f64),
     );
     let (ops, fixed) = (a.ops, a.fixed);
     if let Some(x) = a.f.as_adaptive() {
-        row.num("adaptivity_bits_per_element", per_element(x));
-        row.num("adaptivity_bits_per_element_max", adapt_max);
+        row.num(col::ADAPTIVITY_BITS_PER_ELEMENT, per_element(x));
+        row.num(col::ADAPTIVITY_BITS_PER_ELEMENT_MAX, adapt_max);
         row.num(
-            "remote_accesses_per_op",
+            col::REMOTE_ACCESSES_PER_OP,
             (x.remote_accesses() - remote_before) as f64 / ops.max(1) as f64,
         );
-        row.push("false_positives_fixed", Value::Int(fixed));
+        row.push(col::FALSE_POSITIVES_FIXED, Value::Int(fixed));
     }
     if memory_here {
         let (bits, w) = (a.f.memory_bits(), geometry.window.max(1));
-        row.push("memory_bits", Value::Int(bits));
-        row.num("bits_per_element", bits as f64 / w as f64);
+        row.push(col::MEMORY_BITS, Value::Int(bits));
+        row.num(col::BITS_PER_ELEMENT, bits as f64 / w as f64);
         if let Some(p) = p {
             row.num(
                 "info_bound_ratio",

@@ -3,6 +3,7 @@
 //! profile's buckets.
 
 use super::*;
+use crate::metrics::columns::{col, Col};
 use crate::metrics::{Figure, Part, TheoryColumns};
 use crate::passes::speed;
 use bloomlab_filters::Filter as _;
@@ -16,15 +17,15 @@ pub(super) fn columns(
 ) -> Row {
     let spec = plan.spec;
     let mut row = Row::default();
-    row.push("rounds", Value::Int(spec.rounds));
+    row.push(col::ROUNDS, Value::Int(spec.rounds));
     let level = spec.ci_level;
     if plan.has(Metric::Fpr) {
         fpr_columns(&mut row, theory, worst, avg, level);
     }
     if plan.has(Metric::Fnr) {
         let all = &fnr.all;
-        row.push("fnr_queries", Value::Int(all.n));
-        row.push("false_negatives", Value::Int(all.x));
+        row.push(col::FNR_QUERIES, Value::Int(all.n));
+        row.push(col::FALSE_NEGATIVES, Value::Int(all.x));
         let mut ci = binomial_ci(all.x, all.n, level);
         // a design without a guaranteed window whose state cycles (the
         // HSS-BF's clock) loses keys at a rate that varies with the phase:
@@ -34,17 +35,23 @@ pub(super) fn columns(
         if !plan.guaranteed && plan.period > 1 {
             ci = stratified_ci(&fnr.worst, &fnr.random, level).unwrap_or(ci);
         }
-        with_theory(&mut row, theory, "fnr", all.rate(), ci);
+        with_theory(&mut row, theory, col::FNR, all.rate(), ci);
     }
     if plan.has(Metric::Accesses) {
         let ci = worst.probes.ci_within(level, 0.0, f64::INFINITY);
-        with_theory(&mut row, theory, "probes_negative", worst.probes.mean(), ci);
+        with_theory(
+            &mut row,
+            theory,
+            col::PROBES_NEGATIVE,
+            worst.probes.mean(),
+            ci,
+        );
         if worst.lines.count() > 0 {
             let ci = worst.lines.ci_within(level, 0.0, f64::INFINITY);
             with_theory(
                 &mut row,
                 theory,
-                "lines_query_negative",
+                col::LINES_QUERY_NEGATIVE,
                 worst.lines.mean(),
                 ci,
             );
@@ -55,7 +62,7 @@ pub(super) fn columns(
         with_theory(
             &mut row,
             theory,
-            "zero_fraction",
+            col::ZERO_FRACTION,
             z.mean(),
             z.ci_within(level, 0.0, 1.0),
         );
@@ -103,24 +110,27 @@ fn stratified_ci(a: &Welford, b: &Welford, level: f64) -> Option<(f64, f64)> {
 
 /// A measured figure with its interval and, where the theory has it, the
 /// theoretical value, the ratio and whether the interval holds it.
-fn with_theory(row: &mut Row, theory: &Theory, name: &str, x: f64, ci: (f64, f64)) {
+fn with_theory(row: &mut Row, theory: &Theory, name: Col, x: f64, ci: (f64, f64)) {
     row.figure(Figure::new(name, x, ci).theory(theory.get(name), TheoryColumns::Full));
 }
 
 /// `fpr` (worst phase), its alternative formulas, `fpr_avg`, `fpr_expired`.
 fn fpr_columns(row: &mut Row, theory: &Theory, worst: &PhaseStats, avg: &PhaseStats, level: f64) {
-    row.push("fpr_queries", Value::Int(worst.fpr.n));
-    row.push("fpr_false_positives", Value::Int(worst.fpr.x));
+    row.push(col::FPR_QUERIES, Value::Int(worst.fpr.n));
+    row.push(col::FPR_FALSE_POSITIVES, Value::Int(worst.fpr.x));
     let ci = binomial_ci(worst.fpr.x, worst.fpr.n, level);
-    with_theory(row, theory, "fpr", worst.fpr.rate(), ci);
+    with_theory(row, theory, col::FPR, worst.fpr.rate(), ci);
     // alternative formulas for the worst-phase FPR, each scored against
     // the same interval: the paper's, and for the blocked APBF the
     // independent-slices approximation
-    for alt in ["fpr_paper_formula", "fpr_independent"] {
+    for (alt, in_ci) in [
+        (col::FPR_PAPER_FORMULA, col::FPR_PAPER_FORMULA_IN_CI),
+        (col::FPR_INDEPENDENT, col::FPR_INDEPENDENT_IN_CI),
+    ] {
         if let Some(p) = theory.get(alt) {
             row.num(alt, p);
             if let Some(inside) = in_interval(p, ci) {
-                row.push(format!("{alt}_in_ci"), Value::Bool(inside));
+                row.push(in_ci, Value::Bool(inside));
             }
         }
     }
@@ -134,12 +144,12 @@ fn fpr_columns(row: &mut Row, theory: &Theory, worst: &PhaseStats, avg: &PhaseSt
     if ci.0 == ci.1 && avg.fpr.n > 0 {
         ci = binomial_ci(avg.fpr.x, avg.fpr.n, level);
     }
-    with_theory(row, theory, "fpr_avg", avg.fpr.rate(), ci);
+    with_theory(row, theory, col::FPR_AVG, avg.fpr.rate(), ci);
     let expired = worst.expired;
     if expired.n > 0 {
-        row.push("fpr_expired_queries", Value::Int(expired.n));
+        row.push(col::FPR_EXPIRED_QUERIES, Value::Int(expired.n));
         let ci = binomial_ci(expired.x, expired.n, level);
-        with_theory(row, theory, "fpr_expired", expired.rate(), ci);
+        with_theory(row, theory, col::FPR_EXPIRED, expired.rate(), ci);
     }
 }
 
@@ -157,38 +167,38 @@ fn npws_columns(
         worst.pws.mean() / w as f64,
         scale(worst.pws.ci_within(level, 0.0, f64::INFINITY)),
     );
-    with_theory(row, theory, "npws_peak", mean, ci);
-    if let Some(p) = theory.get("npws_peak_paper_formula") {
-        row.num("npws_peak_paper_formula", p);
+    with_theory(row, theory, col::NPWS_PEAK, mean, ci);
+    if let Some(p) = theory.get(col::NPWS_PEAK_PAPER_FORMULA) {
+        row.num(col::NPWS_PEAK_PAPER_FORMULA, p);
     }
     let (mean, ci) = (
         avg.pws.mean() / w as f64,
         scale(avg.pws.ci_within(level, 0.0, f64::INFINITY)),
     );
-    with_theory(row, theory, "npws_avg", mean, ci);
+    with_theory(row, theory, col::NPWS_AVG, mean, ci);
 }
 
 /// `memory_bits`, bits per window element and the ratios to the bounds.
 fn memory_columns(row: &mut Row, theory: &Theory, bits: u64, w: u64) {
-    row.push("memory_bits", Value::Int(bits));
+    row.push(col::MEMORY_BITS, Value::Int(bits));
     let bpe = bits as f64 / w as f64;
-    row.num("bits_per_element", bpe);
-    if let Some(t) = theory.get("bits_per_element") {
-        row.num(Part::Theory.of("bits_per_element"), t);
+    row.num(col::BITS_PER_ELEMENT, bpe);
+    if let Some(t) = theory.get(col::BITS_PER_ELEMENT) {
+        row.num(Part::Theory.of(col::BITS_PER_ELEMENT), t);
     }
     // SWAMP: the paper's figure with TinyTable, beside our table's
-    if let Some(t) = theory.get("tinytable_bits_per_element") {
-        row.num("tinytable_bits_per_element", t);
+    if let Some(t) = theory.get(col::TINYTABLE_BITS_PER_ELEMENT) {
+        row.num(col::TINYTABLE_BITS_PER_ELEMENT, t);
     }
-    if let Some(p) = theory.get("fpr") {
-        row.num("info_bound_ratio", info_bound_ratio(bpe, p));
+    if let Some(p) = theory.get(col::FPR) {
+        row.num(col::INFO_BOUND_RATIO, info_bound_ratio(bpe, p));
     }
-    if let Some(e) = theory.get("efficiency_vs_bloom") {
-        row.num("efficiency_vs_bloom", e);
+    if let Some(e) = theory.get(col::EFFICIENCY_VS_BLOOM) {
+        row.num(col::EFFICIENCY_VS_BLOOM, e);
     }
-    if let Some(bound) = theory.get("space_bound_bits") {
-        row.num("space_bound_per_element", bound / w as f64);
-        row.num("memory_over_bound", bits as f64 / bound);
+    if let Some(bound) = theory.get(col::SPACE_BOUND_BITS) {
+        row.num(col::SPACE_BOUND_PER_ELEMENT, bound / w as f64);
+        row.num(col::MEMORY_OVER_BOUND, bits as f64 / bound);
     }
 }
 
@@ -221,10 +231,10 @@ fn speed(r: &mut Runner, n: u64, w: u64, row: &mut Row) {
         t0.elapsed().as_nanos() as f64 / keys.len().max(1) as f64
     };
     let (pos_ns, neg_ns) = (time_queries(&pos), time_queries(&neg));
-    row.num("insert_ns", insert_ns);
-    row.num("query_pos_ns", pos_ns);
-    row.num("query_neg_ns", neg_ns);
-    row.num("query_ns", (pos_ns + neg_ns) / 2.0);
+    row.num(col::INSERT_NS, insert_ns);
+    row.num(col::QUERY_POS_NS, pos_ns);
+    row.num(col::QUERY_NEG_NS, neg_ns);
+    row.num(col::QUERY_NS, (pos_ns + neg_ns) / 2.0);
 }
 
 /// The `speed` metric beside a plain Bloom filter of the same memory
@@ -279,7 +289,7 @@ fn batched(r: &mut Runner, n: u64, row: &mut Row) {
     r.f.contains_many(black_box(&neg), &mut out);
     black_box(out.iter().filter(|&&x| x).count());
     row.num(
-        "query_neg_batched_ns",
+        col::QUERY_NEG_BATCHED_NS,
         t0.elapsed().as_nanos() as f64 / n as f64,
     );
 }
@@ -307,23 +317,26 @@ fn tail(r: &mut Runner, ops: u64, row: &mut Row) {
     };
     if !probes.is_empty() {
         row.num(
-            "insert_probes_mean",
+            col::INSERT_PROBES_MEAN,
             probes.iter().sum::<u64>() as f64 / probes.len() as f64,
         );
-        row.push("insert_probes_p99", Value::Int(quantile(&mut probes, 0.99)));
         row.push(
-            "insert_probes_p999",
+            col::INSERT_PROBES_P99,
+            Value::Int(quantile(&mut probes, 0.99)),
+        );
+        row.push(
+            col::INSERT_PROBES_P999,
             Value::Int(quantile(&mut probes, 0.999)),
         );
-        row.push("max_probes", Value::Int(*probes.iter().max().unwrap()));
+        row.push(col::MAX_PROBES, Value::Int(*probes.iter().max().unwrap()));
     }
     row.num(
-        "insert_mean_ns",
+        col::INSERT_MEAN_NS,
         ns.iter().sum::<u64>() as f64 / ns.len() as f64,
     );
-    row.num("insert_p99_ns", quantile(&mut ns, 0.99) as f64);
-    row.num("insert_p999_ns", quantile(&mut ns, 0.999) as f64);
-    row.num("insert_max_ns", *ns.iter().max().unwrap() as f64);
+    row.num(col::INSERT_P99_NS, quantile(&mut ns, 0.99) as f64);
+    row.num(col::INSERT_P999_NS, quantile(&mut ns, 0.999) as f64);
+    row.num(col::INSERT_MAX_NS, *ns.iter().max().unwrap() as f64);
 }
 
 /// The age profile's buckets at both phase kinds, with the theory averaged

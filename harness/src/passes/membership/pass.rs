@@ -4,6 +4,7 @@
 use super::plan::MembershipPlan;
 use super::{ConvergenceRow, PointResult, ProfileRow};
 use crate::designs::Built;
+use crate::metrics::columns::col;
 use crate::metrics::{self, Row, TableKind, Value};
 use crate::metrics::{Figure, TheoryColumns};
 use crate::passes::{side_id, Pass, PassOutput, PointRun, Settings, Work};
@@ -100,31 +101,33 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
         (blo, bhi)
     };
     let (lo, hi) = (blo.min(tlo), bhi.max(thi));
-    row.push("phase", Value::Text(pr.phase.to_string()));
-    row.push("age_lo", Value::Int(pr.age_lo));
-    row.push("age_hi", Value::Int(pr.age_hi));
-    row.num("age_mid", (pr.age_lo + pr.age_hi) as f64 / 2.0);
+    row.push(col::PHASE, Value::Text(pr.phase.to_string()));
+    row.push(col::AGE_LO, Value::Int(pr.age_lo));
+    row.push(col::AGE_HI, Value::Int(pr.age_hi));
+    row.num(col::AGE_MID, (pr.age_lo + pr.age_hi) as f64 / 2.0);
     row.num(
-        "age_mid_over_w",
+        col::AGE_MID_OVER_W,
         (pr.age_lo + pr.age_hi) as f64 / 2.0 / window,
     );
-    row.push("queries", Value::Int(pr.n));
+    row.push(col::QUERIES, Value::Int(pr.n));
     let p_yes = if pr.n > 0 {
         pr.yes as f64 / pr.n as f64
     } else {
         f64::NAN
     };
-    row.figure(Figure::new("p_yes", p_yes, (lo, hi)).theory(Some(pr.theory), TheoryColumns::Value));
+    row.figure(
+        Figure::new(col::P_YES, p_yes, (lo, hi)).theory(Some(pr.theory), TheoryColumns::Value),
+    );
     row
 }
 
 /// One convergence checkpoint's row.
 fn convergence_row(id: &Row, c: &ConvergenceRow, level: f64) -> Row {
     let mut row = id.clone();
-    row.push("t", Value::Int(c.t));
-    row.push("runs", Value::Int(c.zeros.count()));
+    row.push(col::T, Value::Int(c.t));
+    row.push(col::RUNS, Value::Int(c.zeros.count()));
     let ci = c.zeros.ci_within(level, 0.0, 1.0);
-    let zeros = Figure::new("zero_fraction", c.zeros.mean(), ci);
+    let zeros = Figure::new(col::ZERO_FRACTION, c.zeros.mean(), ci);
     row.figure(zeros.theory(Some(c.zero_theory), TheoryColumns::Value));
     let ci = metrics::binomial_ci(c.fp, c.n, level);
     let fpr = if c.n == 0 {
@@ -132,6 +135,6 @@ fn convergence_row(id: &Row, c: &ConvergenceRow, level: f64) -> Row {
     } else {
         c.fp as f64 / c.n as f64
     };
-    row.figure(Figure::new("fpr", fpr, ci).theory(Some(c.fpr_theory), TheoryColumns::Value));
+    row.figure(Figure::new(col::FPR, fpr, ci).theory(Some(c.fpr_theory), TheoryColumns::Value));
     row
 }

@@ -6,6 +6,7 @@
 //! cannot drift apart.
 
 use crate::designs::Built;
+use crate::metrics::columns::col;
 use crate::metrics::{MAP_ENTRY, ROW_BYTES};
 use crate::spec::{MeasureSpec, Metric};
 use std::collections::BTreeSet;
@@ -46,7 +47,7 @@ impl<'a> MembershipPlan<'a> {
         let fpr_queries = {
             let target = built
                 .theory
-                .get("fpr")
+                .get(col::FPR)
                 .filter(|&p| p > 0.0)
                 .map_or(spec.max_fpr_queries as f64, |p| spec.fpr_positives / p);
             (target as u64).clamp(spec.min_fpr_queries, spec.max_fpr_queries)

@@ -37,6 +37,7 @@ pub mod calibrate;
 mod pass;
 mod rows;
 
+use crate::metrics::columns::col;
 use rows::{age_rows, summary, timeline_row};
 
 pub use arrivals::{Arrivals, Process};
@@ -429,17 +430,17 @@ pub fn measure(
     let f = &run.f;
     let bits = f.memory_bits();
     if memory {
-        row.push("memory_bits", Value::Int(bits));
+        row.push(col::MEMORY_BITS, Value::Int(bits));
         if spec.samples > 0 {
-            row.num("memory_bits_mean", bits_sum / spec.samples as f64);
-            row.push("memory_bits_max", Value::Int(bits_max));
+            row.num(col::MEMORY_BITS_MEAN, bits_sum / spec.samples as f64);
+            row.push(col::MEMORY_BITS_MAX, Value::Int(bits_max));
         }
     }
     row.num(
-        "bits_per_peak_key",
+        col::BITS_PER_PEAK_KEY,
         bits as f64 / (sc.arrivals.max_rate() * sc.window / NS),
     );
-    row.push("inserted", Value::Int(run.inserted));
+    row.push(col::INSERTED, Value::Int(run.inserted));
     let ages = age_rows(&tally, &sc, spec, level);
     Ok(TimeResult {
         row,

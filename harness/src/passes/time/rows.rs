@@ -2,6 +2,7 @@
 //! and the age buckets', from the pass's tallies.
 
 use super::{Scales, Tally};
+use crate::metrics::columns::{col, Col};
 use crate::metrics::stats::{binomial_ci, Welford};
 use crate::metrics::{Figure, TheoryColumns};
 use crate::metrics::{Row, Value};
@@ -17,19 +18,19 @@ pub(super) fn timeline_row(
     level: f64,
 ) -> Row {
     let mut r = Row::default();
-    r.num("t", t_s);
-    r.num("rate", rate);
-    r.push("queries", Value::Int(queries));
+    r.num(col::T, t_s);
+    r.num(col::RATE, rate);
+    r.push(col::QUERIES, Value::Int(queries));
     let ci = binomial_ci(fp, queries, level);
     r.figure(
-        Figure::new("fpr", fp as f64 / queries as f64, ci)
+        Figure::new(col::FPR, fp as f64 / queries as f64, ci)
             .theory(Some(theory), TheoryColumns::Value),
     );
     r
 }
 
 /// A measured column with its interval and, where known, its theory.
-fn with_theory(row: &mut Row, name: &str, x: f64, ci: (f64, f64), theory: f64) {
+fn with_theory(row: &mut Row, name: Col, x: f64, ci: (f64, f64), theory: f64) {
     let theory = Some(theory).filter(|t| t.is_finite());
     row.figure(Figure::new(name, x, ci).theory(theory, TheoryColumns::Full));
 }
@@ -61,12 +62,12 @@ pub(super) fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, 
 
 pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     let mut row = Row::default();
-    row.num("time_window_s", sc.window / NS);
-    row.num("arrivals_mean_rate", sc.arrivals.mean_rate());
-    row.num("arrivals_max_rate", sc.arrivals.max_rate());
-    row.push("moments", Value::Int(t.moments.len() as u64));
+    row.num(col::TIME_WINDOW_S, sc.window / NS);
+    row.num(col::ARRIVALS_MEAN_RATE, sc.arrivals.mean_rate());
+    row.num(col::ARRIVALS_MAX_RATE, sc.arrivals.max_rate());
+    row.push(col::MOMENTS, Value::Int(t.moments.len() as u64));
     let (x, ci, th) = over_moments(&t.moments, t.queries, level);
-    with_theory(&mut row, "fpr_time_avg", x, ci, th);
+    with_theory(&mut row, col::FPR_TIME_AVG, x, ci, th);
     let top = t.moments.iter().map(|m| m.1).fold(f64::NAN, f64::max);
     if top.is_finite() {
         let worst: Vec<(f64, f64)> = t
@@ -76,14 +77,26 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
             .filter(|m| m.1 >= 0.9 * top)
             .collect();
         let (x, ci, th) = over_moments(&worst, t.queries, level);
-        row.push("fpr_time_peak_moments", Value::Int(worst.len() as u64));
-        with_theory(&mut row, "fpr_time_peak", x, ci, th);
+        row.push(col::FPR_TIME_PEAK_MOMENTS, Value::Int(worst.len() as u64));
+        with_theory(&mut row, col::FPR_TIME_PEAK, x, ci, th);
     }
-    for (name, b, th, n) in [
-        ("fnr_time", t.fnr, t.fnr_theory, t.fnr.n),
-        ("p_yes_past_window", t.past, t.past_theory, t.past.n),
+    for (name, probes, b, th, n) in [
+        (
+            col::FNR_TIME,
+            col::FNR_TIME_PROBES,
+            t.fnr,
+            t.fnr_theory,
+            t.fnr.n,
+        ),
+        (
+            col::P_YES_PAST_WINDOW,
+            col::P_YES_PAST_WINDOW_PROBES,
+            t.past,
+            t.past_theory,
+            t.past.n,
+        ),
     ] {
-        row.push(format!("{name}_probes"), Value::Int(n));
+        row.push(probes, Value::Int(n));
         if n == 0 {
             // no key of those ages was probed (a horizon of T leaves none
             // past it): no rate to report
@@ -95,7 +108,7 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     if t.lines.count() > 0 {
         // measured only: the designs' lines theories are at a steady rate
         let ci = t.lines.ci_within(level, 0.0, f64::INFINITY);
-        row.figure(Figure::new("lines_query_negative", t.lines.mean(), ci));
+        row.figure(Figure::new(col::LINES_QUERY_NEGATIVE, t.lines.mean(), ci));
     }
     row
 }
@@ -109,13 +122,13 @@ pub(super) fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> V
         .map(|(i, (b, th))| {
             let mut r = Row::default();
             let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
-            r.num("age_lo", lo);
-            r.num("age_hi", hi);
-            r.num("age_mid_over_t", (lo + hi) / 2.0 / (sc.window / NS));
-            r.push("queries", Value::Int(b.n));
+            r.num(col::AGE_LO, lo);
+            r.num(col::AGE_HI, hi);
+            r.num(col::AGE_MID_OVER_T, (lo + hi) / 2.0 / (sc.window / NS));
+            r.push(col::QUERIES, Value::Int(b.n));
             let ci = binomial_ci(b.x, b.n, level);
             let theory = Some(th / b.n as f64);
-            r.figure(Figure::new("p_yes", b.rate(), ci).theory(theory, TheoryColumns::Value));
+            r.figure(Figure::new(col::P_YES, b.rate(), ci).theory(theory, TheoryColumns::Value));
             r
         })
         .collect()
