@@ -63,7 +63,7 @@ pub fn markdown(rows: &[Row]) -> String {
     for group in GROUPS {
         let mut threads: Vec<u64> = rows
             .iter()
-            .filter(|r| is(r, "operation", group))
+            .filter(|r| is(r, col::OPERATION.name(), group))
             .filter_map(|r| r.get_num(col::THREADS).map(|t| t as u64))
             .collect();
         threads.sort_unstable();
@@ -80,16 +80,16 @@ pub fn markdown(rows: &[Row]) -> String {
         md.push('\n');
         let mut designs: Vec<String> = rows
             .iter()
-            .filter(|r| is(r, "operation", group))
-            .filter_map(|r| super::text_of(r, "design"))
+            .filter(|r| is(r, col::OPERATION.name(), group))
+            .filter_map(|r| super::text_of(r, col::DESIGN.name()))
             .collect();
         designs.dedup();
         for d in designs {
             let _ = write!(md, "| {d} |");
             for &t in &threads {
                 let r = rows.iter().find(|r| {
-                    is(r, "operation", group)
-                        && is(r, "design", &d)
+                    is(r, col::OPERATION.name(), group)
+                        && is(r, col::DESIGN.name(), &d)
                         && r.get_num(col::THREADS) == Some(t as f64)
                 });
                 match r.and_then(|r| {

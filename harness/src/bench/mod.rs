@@ -185,8 +185,8 @@ fn fmt(x: f64) -> String {
 fn cell(rows: &[Row], op: &str, design: &str, lw: u32) -> Option<(f64, Option<f64>)> {
     rows.iter()
         .find(|r| {
-            is(r, "operation", op)
-                && is(r, "design", design)
+            is(r, col::OPERATION.name(), op)
+                && is(r, col::DESIGN.name(), design)
                 && r.get_num(col::LOG2_WINDOW) == Some(lw as f64)
         })
         .map(|r| {
@@ -243,8 +243,8 @@ fn operation_tables(rows: &[Row], sizes: &[u32]) -> String {
     for op in OPS {
         let mut designs: Vec<String> = rows
             .iter()
-            .filter(|r| is(r, "operation", op))
-            .filter_map(|r| text_of(r, "design"))
+            .filter(|r| is(r, col::OPERATION.name(), op))
+            .filter_map(|r| text_of(r, col::DESIGN.name()))
             .collect();
         designs.dedup();
         if designs.is_empty() {
@@ -280,7 +280,10 @@ fn growth(rows: &[Row], sizes: &[u32]) -> String {
            window; above 1: cache and DRAM misses, or work that grows with the window):\n\n\
            | design | operation | growth |\n|---|---|---|\n";
     if let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
-        let mut designs: Vec<String> = rows.iter().filter_map(|r| text_of(r, "design")).collect();
+        let mut designs: Vec<String> = rows
+            .iter()
+            .filter_map(|r| text_of(r, col::DESIGN.name()))
+            .collect();
         designs.sort();
         designs.dedup();
         for d in &designs {

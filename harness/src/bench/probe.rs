@@ -124,7 +124,7 @@ pub fn annotate(rows: &mut [Row], probe: &Probe, limits: &Limits) {
         let Some(&bits) = limits.memory.get(&size) else {
             continue;
         };
-        let op = text_of(r, "operation").unwrap_or_default();
+        let op = text_of(r, col::OPERATION.name()).unwrap_or_default();
         let bytes = bits as f64 / 8.0;
         r.num(col::MEMORY_BYTES, bytes);
         let ns = r.get_num(col::NS_PER_OP).unwrap_or(f64::NAN);
@@ -157,8 +157,8 @@ pub fn annotate(rows: &mut [Row], probe: &Probe, limits: &Limits) {
 fn table(rows: &[Row], sizes: &[u32], op: &str, col: &str, digits: usize) -> String {
     let mut designs: Vec<String> = rows
         .iter()
-        .filter(|r| is(r, "operation", op) && r.get_num(col).is_some())
-        .filter_map(|r| text_of(r, "design"))
+        .filter(|r| is(r, col::OPERATION.name(), op) && r.get_num(col).is_some())
+        .filter_map(|r| text_of(r, col::DESIGN.name()))
         .collect();
     designs.sort();
     designs.dedup();
@@ -176,8 +176,8 @@ fn table(rows: &[Row], sizes: &[u32], op: &str, col: &str, digits: usize) -> Str
             let v = rows
                 .iter()
                 .find(|r| {
-                    is(r, "operation", op)
-                        && is(r, "design", d)
+                    is(r, col::OPERATION.name(), op)
+                        && is(r, col::DESIGN.name(), d)
                         && r.get_num(col::LOG2_WINDOW) == Some(lw as f64)
                 })
                 .and_then(|r| r.get_num(col));
@@ -215,18 +215,18 @@ pub(super) fn reads_table(rows: &[Row], sizes: &[u32]) -> String {
          block).\n\n",
     );
     for op in ["query_negative", "query_negative_batched", "query_positive"] {
-        md += &table(rows, sizes, op, "lines_per_op", 2).replace("### ", "### lines: ");
+        md += &table(rows, sizes, op, col::LINES_PER_OP.name(), 2).replace("### ", "### lines: ");
         if op != "query_negative_batched" {
-            md += &table(rows, sizes, op, "x_over_limit", 1)
+            md += &table(rows, sizes, op, col::X_OVER_LIMIT.name(), 1)
                 .replace("### ", "### x over the serial limit: ");
         }
-        md += &table(rows, sizes, op, "x_over_mlp_limit", 1)
+        md += &table(rows, sizes, op, col::X_OVER_MLP_LIMIT.name(), 1)
             .replace("### ", "### x over the overlapped limit: ");
     }
     md += "Insertions: lines not counted (most designs do work besides their probes: \
            shifts, decrements, displacements); ns/op over the dependent-read time at \
            the design's memory size, about the serial reads an insertion costs.\n\n";
-    md + &table(rows, sizes, "insert", "dependent_reads_per_op", 1)
+    md + &table(rows, sizes, "insert", col::DEPENDENT_READS_PER_OP.name(), 1)
 }
 
 #[cfg(test)]

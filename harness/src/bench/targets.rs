@@ -256,8 +256,8 @@ pub fn markdown_two(first: &[Check], second: &[Check]) -> String {
 pub fn spread(first: &[Row], second: &[Row]) -> String {
     let key = |r: &Row| {
         Some((
-            super::text_of(r, "operation")?,
-            super::text_of(r, "design")?,
+            super::text_of(r, col::OPERATION.name())?,
+            super::text_of(r, col::DESIGN.name())?,
             r.get_num(col::LOG2_WINDOW)? as u32,
         ))
     };

@@ -27,7 +27,7 @@ mod pooled;
 mod power;
 mod table;
 
-use crate::metrics::columns::{self, col, Compare, Resolved};
+use crate::metrics::columns::{self, col, Col, Compare, Resolved};
 use crate::metrics::Part;
 pub use pooled::{pooled_shift, row_shift, PooledResult, MIN_ROWS as MIN_POOLED_ROWS};
 pub use power::{count_pooled, power, Power};
@@ -335,7 +335,7 @@ impl Checker<'_> {
 pub fn compare(
     experiment: &str,
     (base, new): (&Table, &Table),
-    keys: &[&str],
+    keys: &[Col],
     t: &Thresholds,
 ) -> Vec<Finding> {
     let normal = Normal::new(0.0, 1.0).expect("standard normal");

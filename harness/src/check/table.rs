@@ -2,6 +2,7 @@
 //! that identify a row, and the checks on one row's cells and interval.
 
 use super::{num, Table};
+use crate::metrics::columns::Col;
 use crate::metrics::Part;
 use crate::metrics::TableKind;
 use std::collections::BTreeMap;
@@ -45,7 +46,7 @@ pub(super) type ByPoint = BTreeMap<String, BTreeMap<String, String>>;
 
 /// The columns that identify a row of the table whose file suffix is
 /// `table` ([`TableKind::key_columns`]; `point` for an unknown one).
-pub fn key_columns(table: &str) -> &'static [&'static str] {
+pub fn key_columns(table: &str) -> &'static [Col] {
     TableKind::ALL
         .into_iter()
         .find(|t| t.suffix() == table)
@@ -55,19 +56,22 @@ pub fn key_columns(table: &str) -> &'static [&'static str] {
 
 /// A row's key: its key columns' values joined by `/` (None if one is
 /// missing).
-fn row_key(r: &BTreeMap<String, String>, keys: &[&str]) -> Option<String> {
-    let parts: Option<Vec<&str>> = keys.iter().map(|k| r.get(*k).map(|v| v.as_str())).collect();
+fn row_key(r: &BTreeMap<String, String>, keys: &[Col]) -> Option<String> {
+    let parts: Option<Vec<&str>> = keys
+        .iter()
+        .map(|k| r.get(k.name()).map(|v| v.as_str()))
+        .collect();
     parts.map(|p| p.join("/"))
 }
 
-pub(super) fn by_point(tab: &Table, keys: &[&str]) -> ByPoint {
+pub(super) fn by_point(tab: &Table, keys: &[Col]) -> ByPoint {
     tab.iter()
         .filter_map(|r| row_key(r, keys).map(|p| (p, r.clone())))
         .collect()
 }
 
 /// Points that stand in more than one row of a table.
-pub(super) fn duplicates(tab: &Table, keys: &[&str]) -> Vec<String> {
+pub(super) fn duplicates(tab: &Table, keys: &[Col]) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     let mut dup = std::collections::BTreeSet::new();
     for p in tab.iter().filter_map(|r| row_key(r, keys)) {

@@ -42,48 +42,87 @@ fn identical_runs_pass_and_changes_are_caught() {
     ];
     let tests = count_tests(&base);
     assert_eq!(tests, 2);
-    assert!(compare("x", (&base, &base), &["point"], &T).is_empty());
+    assert!(compare(
+        "x",
+        (&base, &base),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .is_empty());
     // noise: a shift well inside the intervals
     let mut noisy = base.clone();
     noisy[1].insert("fpr".into(), "0.0205".into());
-    assert!(compare("x", (&base, &noisy), &["point"], &T)
-        .iter()
-        .all(|f| !f.regression));
+    assert!(compare(
+        "x",
+        (&base, &noisy),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .iter()
+    .all(|f| !f.regression));
     // a real change of the FPR
     let mut worse = base.clone();
     worse[1].insert("fpr".into(), "0.04".into());
-    assert!(compare("x", (&base, &worse), &["point"], &T)
-        .iter()
-        .any(|f| f.regression && f.column == "fpr"));
+    assert!(compare(
+        "x",
+        (&base, &worse),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .iter()
+    .any(|f| f.regression && f.column == "fpr"));
     // memory must match exactly
     let mut mem = base.clone();
     mem[0].insert("memory_bits".into(), "101".into());
-    assert!(compare("x", (&base, &mem), &["point"], &T)
-        .iter()
-        .any(|f| f.regression && f.column == "memory_bits"));
+    assert!(compare(
+        "x",
+        (&base, &mem),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .iter()
+    .any(|f| f.regression && f.column == "memory_bits"));
     // speed: the whole machine 3x slower is not a regression, one design 3x slower is
     let mut slow_machine = base.clone();
     slow_machine[0].insert("insert_ns".into(), "150".into());
     slow_machine[1].insert("insert_ns".into(), "300".into());
     slow_machine[2].insert("insert_ns".into(), "240".into());
-    assert!(compare("x", (&base, &slow_machine), &["point"], &T).is_empty());
+    assert!(compare(
+        "x",
+        (&base, &slow_machine),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .is_empty());
     let mut slow_design = base.clone();
     slow_design[1].insert("insert_ns".into(), "300".into());
-    assert!(compare("x", (&base, &slow_design), &["point"], &T)
-        .iter()
-        .any(|f| f.regression && f.column == "insert_ns"));
+    assert!(compare(
+        "x",
+        (&base, &slow_design),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .iter()
+    .any(|f| f.regression && f.column == "insert_ns"));
     // a theory column that drifted
     let mut th = base.clone();
     th[0].insert("fpr_theory".into(), "0.0101".into());
     let mut b2 = base.clone();
     b2[0].insert("fpr_theory".into(), "0.01".into());
-    assert!(compare("x", (&b2, &th), &["point"], &T)
-        .iter()
-        .any(|f| f.regression && f.column == "fpr_theory"));
+    assert!(
+        compare("x", (&b2, &th), &[crate::metrics::columns::col::POINT], &T)
+            .iter()
+            .any(|f| f.regression && f.column == "fpr_theory")
+    );
     // a missing row
-    assert!(compare("x", (&base, &base[..1].to_vec()), &["point"], &T)
-        .iter()
-        .any(|f| f.regression));
+    assert!(compare(
+        "x",
+        (&base, &base[..1].to_vec()),
+        &[crate::metrics::columns::col::POINT],
+        &T
+    )
+    .iter()
+    .any(|f| f.regression));
 }
 
 fn one_row() -> Table {
@@ -101,7 +140,12 @@ fn one_row() -> Table {
 fn corrupted(edit: impl Fn(&mut Table)) -> Vec<Finding> {
     let mut base = one_row();
     edit(&mut base);
-    compare("x", (&base, &one_row()), &["point"], &T)
+    compare(
+        "x",
+        (&base, &one_row()),
+        &[crate::metrics::columns::col::POINT],
+        &T,
+    )
 }
 
 #[test]
@@ -184,10 +228,21 @@ fn a_consistent_small_bias_fails_the_pooled_tests() {
         ..T
     };
     assert_eq!(t.pooled_tests, 1);
-    assert!(compare("x", (&base, &base), &["point"], &t).is_empty());
+    assert!(compare(
+        "x",
+        (&base, &base),
+        &[crate::metrics::columns::col::POINT],
+        &t
+    )
+    .is_empty());
     // 2% low: each row about 2 standard errors, under the row threshold
     let low = rows(-0.02);
-    let f = compare("x", (&base, &low), &["point"], &t);
+    let f = compare(
+        "x",
+        (&base, &low),
+        &[crate::metrics::columns::col::POINT],
+        &t,
+    );
     assert!(
         f.iter().all(|f| f.point == "(all rows)" || !f.regression),
         "{f:?}"
@@ -221,14 +276,14 @@ fn stream_memory_within_tolerance_fixed_memory_exactly() {
     assert!(compare(
         "x",
         (&one("swamp", "1000000"), &one("swamp", "1009000")),
-        &["point"],
+        &[crate::metrics::columns::col::POINT],
         &t
     )
     .is_empty());
     assert!(compare(
         "x",
         (&one("swamp", "1000000"), &one("swamp", "1030000")),
-        &["point"],
+        &[crate::metrics::columns::col::POINT],
         &t
     )
     .iter()
@@ -236,7 +291,7 @@ fn stream_memory_within_tolerance_fixed_memory_exactly() {
     assert!(compare(
         "x",
         (&one("apbf", "1000000"), &one("apbf", "1000001")),
-        &["point"],
+        &[crate::metrics::columns::col::POINT],
         &t
     )
     .iter()
@@ -335,7 +390,12 @@ fn a_baseline_with_an_impossible_interval_fails() {
     // and so does a run's
     let mut run = one_row();
     run[0].insert("fpr_ci_low".into(), "0.5".into());
-    let f = compare("x", (&one_row(), &run), &["point"], &T);
+    let f = compare(
+        "x",
+        (&one_row(), &run),
+        &[crate::metrics::columns::col::POINT],
+        &T,
+    );
     assert!(
         f.iter()
             .any(|f| f.regression && f.measure.starts_with("run ")),

@@ -268,7 +268,12 @@ impl Drop for Scratch {
 fn print_findings(findings: &[Finding]) {
     println!(
         "{:<20} {:>6} {:<28} {:>14} {:>14} {:>12}  verdict",
-        "experiment", "point", "column", "baseline", "now", "change"
+        "experiment",
+        col::POINT.name(),
+        "column",
+        "baseline",
+        "now",
+        "change"
     );
     for f in findings {
         println!(

@@ -259,11 +259,14 @@ fn print_grouped(row: &Row, level: f64) {
     let split = row
         .0
         .iter()
-        .position(|(k, _)| k == "guaranteed")
+        .position(|(k, _)| k == col::GUARANTEED.name())
         .map_or(0, |i| i + 1);
     let (id, figures) = row.0.split_at(split);
     println!("parameters");
-    for (k, v) in id.iter().filter(|(k, _)| k != "point" && k != "repeat") {
+    for (k, v) in id
+        .iter()
+        .filter(|(k, _)| k != col::POINT.name() && k != col::REPEAT.name())
+    {
         println!("  {k:width$}  {}", cell(v));
     }
     for (group, heading) in Group::PRINTED {

@@ -1,6 +1,6 @@
 //! Result rows: ordered (column, value) pairs, serialized in order.
 
-use super::columns::{self, Kind, Resolved};
+use super::columns::{self, col, Col, Kind, Resolved};
 use super::figure::Part;
 use std::fmt;
 
@@ -243,12 +243,12 @@ impl TableKind {
 
     /// The columns that identify a row: `point` in the results, point x
     /// phase x age bucket in the age profiles, point x time in the curves.
-    pub fn key_columns(self) -> &'static [&'static str] {
+    pub fn key_columns(self) -> &'static [Col] {
         match self {
-            TableKind::Results => &["point"],
-            TableKind::Profile => &["point", "phase", "age_lo"],
-            TableKind::Convergence | TableKind::Timeline => &["point", "t"],
-            TableKind::AgeTime => &["point", "age_lo"],
+            TableKind::Results => &[col::POINT],
+            TableKind::Profile => &[col::POINT, col::PHASE, col::AGE_LO],
+            TableKind::Convergence | TableKind::Timeline => &[col::POINT, col::T],
+            TableKind::AgeTime => &[col::POINT, col::AGE_LO],
         }
     }
 

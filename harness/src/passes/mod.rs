@@ -28,6 +28,7 @@ pub mod summary;
 pub mod time;
 
 use crate::designs::{self, Built, Params};
+use crate::metrics::columns::col;
 use crate::metrics::{Row, TableKind};
 use crate::spec::{AdversarySpec, MeasureSpec, Metric, Point, TimeSpec, WorkloadSpec};
 use crate::workload::{KeyStream, Trace};
@@ -369,7 +370,7 @@ pub fn side_id(id: &Row) -> Row {
     Row(id
         .0
         .iter()
-        .filter(|(n, _)| n != "repeat")
+        .filter(|(n, _)| n != col::REPEAT.name())
         .cloned()
         .collect())
 }

@@ -81,19 +81,19 @@ pub fn markdown(spec: &Spec, rows: &[Row], command: &str, level: f64, provenance
         md += &format!("{provenance}\n\n");
     }
     let mut flags: Vec<String> = [
-        "fpr",
-        "probes_negative",
-        "npws_peak",
-        "count_rmse",
-        "distinct_rel_rmse",
-        "distinct_lb",
-        "entropy_error",
-        "sustained_fpr",
+        col::FPR,
+        col::PROBES_NEGATIVE,
+        col::NPWS_PEAK,
+        col::COUNT_RMSE,
+        col::DISTINCT_REL_RMSE,
+        col::DISTINCT_LB,
+        col::ENTROPY_ERROR,
+        col::SUSTAINED_FPR,
     ]
     .map(|f| Part::TheoryInCi.of(f))
     .into();
     // the paper's formula, scored against the worst-phase FPR's interval
-    flags.insert(1, "fpr_paper_formula_in_ci".into());
+    flags.insert(1, col::FPR_PAPER_FORMULA_IN_CI.name().into());
     for flag in flags.iter().map(String::as_str) {
         let vals: Vec<bool> = rows
             .iter()

@@ -189,7 +189,7 @@ pub fn point_workload(
     }
     let rest = params
         .iter()
-        .filter(|(k, _)| *k != "zipf" && *k != "universe")
+        .filter(|(k, _)| *k != col::ZIPF.name() && *k != col::UNIVERSE.name())
         .map(|(k, v)| (k.clone(), *v))
         .collect();
     Ok((WorkloadSpec::Zipf { universe, exponent }, rest))

@@ -3,6 +3,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, label, title};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
@@ -15,13 +16,13 @@ const X: &str = "insertions since the filter was empty";
 pub(super) fn convergence(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
     let mut panels = Vec::new();
     for (col, what) in [
-        ("zero_fraction", "share of zero cells"),
-        ("fpr", "false-positive rate"),
+        (col::ZERO_FRACTION.name(), "share of zero cells"),
+        (col::FPR.name(), "false-positive rate"),
     ] {
         let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
         for r in rows {
             let (Some(point), Some(t), Some(y)) =
-                (finite(r, "point"), finite(r, "t"), finite(r, col))
+                (finite(r, col::POINT.name()), finite(r, "t"), finite(r, col))
             else {
                 continue;
             };

@@ -2,6 +2,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Reference, Series};
 use super::{ci, finite, title, NO_ROWS};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
@@ -15,15 +16,18 @@ pub(super) fn fpr_vs_theory(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure
     let mut theory = Vec::new();
     let mut paper = Vec::new();
     for r in rows {
-        let (Some(t), Some(y)) = (finite(r, &Part::Theory.of("fpr")), finite(r, "fpr")) else {
+        let (Some(t), Some(y)) = (
+            finite(r, &Part::Theory.of(col::FPR.name())),
+            finite(r, col::FPR.name()),
+        ) else {
             continue;
         };
-        let y_ci = ci(r, "fpr");
+        let y_ci = ci(r, col::FPR.name());
         theory.push(Point {
             y_ci,
             ..Point::at(t, y)
         });
-        if let Some(f) = finite(r, "fpr_paper_formula") {
+        if let Some(f) = finite(r, col::FPR_PAPER_FORMULA.name()) {
             paper.push(Point::at(f, y));
         }
     }

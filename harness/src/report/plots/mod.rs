@@ -9,6 +9,7 @@ mod timeline;
 mod xy;
 
 use super::Staged;
+use crate::metrics::columns::col;
 use crate::metrics::Row;
 use crate::spec::{PlotKind, PlotSpec, Spec};
 use crate::sweep::Outcome;
@@ -124,13 +125,16 @@ fn finite(r: &Row, column: &str) -> Option<f64> {
 }
 
 fn label(r: &Row) -> String {
-    let mut s = r.get("design").map(|v| v.to_string()).unwrap_or_default();
+    let mut s = r
+        .get(col::DESIGN.name())
+        .map(|v| v.to_string())
+        .unwrap_or_default();
     for c in ["k", "l", "g", "m", "d", "p"] {
         if let Some(v) = finite(r, c) {
             s += &format!(" {c}={v}");
         }
     }
-    if finite(r, "adjacent") == Some(1.0) {
+    if finite(r, col::ADJACENT.name()) == Some(1.0) {
         s += " adjacent";
     }
     s

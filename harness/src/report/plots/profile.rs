@@ -2,6 +2,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, label, title, NO_ROWS};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::{Row, Value};
 use crate::spec::PlotSpec;
@@ -12,7 +13,7 @@ use std::collections::BTreeMap;
 pub(super) fn age_profile(p: &PlotSpec, profile: &[Row]) -> anyhow::Result<Figure> {
     let relative = profile
         .iter()
-        .all(|r| matches!(r.get("guaranteed"), Some(Value::Bool(true))));
+        .all(|r| matches!(r.get(col::GUARANTEED.name()), Some(Value::Bool(true))));
     let xc = if relative {
         "age_mid_over_w"
     } else {
@@ -20,12 +21,14 @@ pub(super) fn age_profile(p: &PlotSpec, profile: &[Row]) -> anyhow::Result<Figur
     };
     let mut groups: BTreeMap<u64, Series> = BTreeMap::new();
     for r in profile {
-        if r.get("phase").map(|v| v.to_string()).as_deref() != Some("worst") {
+        if r.get(col::PHASE.name()).map(|v| v.to_string()).as_deref() != Some("worst") {
             continue;
         }
-        let (Some(point), Some(x), Some(y)) =
-            (finite(r, "point"), finite(r, xc), finite(r, "p_yes"))
-        else {
+        let (Some(point), Some(x), Some(y)) = (
+            finite(r, col::POINT.name()),
+            finite(r, xc),
+            finite(r, col::P_YES.name()),
+        ) else {
             continue;
         };
         groups
@@ -37,8 +40,8 @@ pub(super) fn age_profile(p: &PlotSpec, profile: &[Row]) -> anyhow::Result<Figur
             })
             .points
             .push(Point {
-                y_ci: ci(r, "p_yes"),
-                theory: finite(r, &Part::Theory.of("p_yes")),
+                y_ci: ci(r, col::P_YES.name()),
+                theory: finite(r, &Part::Theory.of(col::P_YES.name())),
                 ..Point::at(x, y)
             });
     }

@@ -3,6 +3,7 @@
 
 use super::figure::{Draw, Figure, Panel, Point, Series};
 use super::{ci, finite, kept, title, NO_ROWS};
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
@@ -10,7 +11,10 @@ use std::collections::BTreeMap;
 
 /// The design and the point's own arrival parameters, for the legend.
 fn series_label(r: &Row) -> String {
-    let mut s = r.get("design").map(|v| v.to_string()).unwrap_or_default();
+    let mut s = r
+        .get(col::DESIGN.name())
+        .map(|v| v.to_string())
+        .unwrap_or_default();
     for (c, v) in &r.0 {
         if let Some(name) = c.strip_prefix("target_arrivals_") {
             s += &format!(" {name}={v}");
@@ -26,7 +30,7 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
     let mut out: BTreeMap<u64, Series> = BTreeMap::new();
     let mut seen: BTreeMap<u64, String> = BTreeMap::new();
     for r in kept(p, rows) {
-        let Some(point) = finite(r, "point") else {
+        let Some(point) = finite(r, col::POINT.name()) else {
             continue;
         };
         seen.entry(point as u64).or_insert_with(|| series_label(r));
@@ -65,7 +69,7 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
 
 /// The arrival rate (top), the FPR against time, and its ratio to theory.
 pub(super) fn timeline(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
-    let (g, absent) = groups(p, rows, "t", "fpr");
+    let (g, absent) = groups(p, rows, "t", col::FPR.name());
     if g.is_empty() {
         return Err(anyhow::anyhow!(
             "plot timeline: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"
@@ -93,8 +97,8 @@ pub(super) fn timeline(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
 /// The arrival rate at each moment of point `point`.
 fn rates_of(p: &PlotSpec, rows: &[Row], point: u64) -> Vec<Point> {
     kept(p, rows)
-        .filter(|r| finite(r, "point") == Some(point as f64))
-        .filter_map(|r| Some(Point::at(finite(r, "t")?, finite(r, "rate")?)))
+        .filter(|r| finite(r, col::POINT.name()) == Some(point as f64))
+        .filter_map(|r| Some(Point::at(finite(r, "t")?, finite(r, col::RATE.name())?)))
         .filter(|q| !p.x_range.is_some_and(|[lo, hi]| q.x < lo || q.x > hi))
         .collect()
 }
@@ -102,7 +106,7 @@ fn rates_of(p: &PlotSpec, rows: &[Row], point: u64) -> Vec<Point> {
 /// P(yes) against age / T, the window's end marked, and the ratio to
 /// theory.
 pub(super) fn age_time(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
-    let (g, absent) = groups(p, rows, "age_mid_over_t", "p_yes");
+    let (g, absent) = groups(p, rows, col::AGE_MID_OVER_T.name(), col::P_YES.name());
     if g.is_empty() {
         return Err(anyhow::anyhow!(
             "plot age_time: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"

@@ -3,6 +3,7 @@
 use super::figure::{Draw, Figure, Panel, Point, Reference, Series};
 use super::{ci, finite, kept, NO_ROWS};
 use crate::metrics::columns::axis_label;
+use crate::metrics::columns::col;
 use crate::metrics::Part;
 use crate::metrics::Row;
 use crate::spec::PlotSpec;
@@ -91,7 +92,7 @@ fn series(
     BTreeMap<u64, (f64, f64, usize)>,
     Vec<String>,
 ) {
-    let series_col = p.series.as_deref().unwrap_or("design");
+    let series_col = p.series.as_deref().unwrap_or(col::DESIGN.name());
     let theory_col = Part::Theory.of(yc);
     let mut groups: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     let mut reference: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
