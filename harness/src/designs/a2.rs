@@ -29,7 +29,7 @@ impl DesignDef for A2 {
     fn build(p: A2Params, _seed: u64) -> anyhow::Result<Built> {
         let a = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => A2Buffer::new(k, g, m),
-            Sizing::Target(w, e) => A2Buffer::with_fpr(w, e),
+            Sizing::Target(t) => t.build::<A2Buffer>(),
         }
         .map_err(|e| anyhow::anyhow!("a2: {e}"))?;
         let j = a.as_jumping();

@@ -9,6 +9,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
+use bloomlab_filters::build::Target;
 use bloomlab_filters::{window, ParamError, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,9 @@ impl DesignDef for BlockedApbf {
         );
         let e = |r: ParamError| anyhow::anyhow!("blocked_apbf: {r}");
         let f = match (k, l, g, w, blocks, fpr) {
-            (None, None, None, Some(w), None, Some(e2)) => Filter::with_fpr(w, e2).map_err(e)?,
+            (None, None, None, Some(w), None, Some(e2)) => {
+                Target::window(w).fpr(e2).build::<Filter>().map_err(e)?
+            }
             (Some(k), Some(l), g, w, b, None) if g.is_some() != w.is_some() => {
                 let g = g.unwrap_or_else(|| w.expect("one of g, window").div_ceil(l as u64));
                 match b {

@@ -8,6 +8,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::clock_sketch::ClockBloom as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
@@ -63,7 +64,9 @@ impl DesignDef for ClockBloom {
             at_least_one(col::M, p.m)?,
         );
         let f = match (fpr, explicit) {
-            (Some(p), (None, None, None)) => Filter::with_fpr(w, p).map_err(e)?,
+            (Some(p), (None, None, None)) => {
+                Target::window(w).fpr(p).build::<Filter>().map_err(e)?
+            }
             (None, (Some(k), Some(s), Some(m))) => Filter::new(w, k, s, m).map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
@@ -116,7 +119,10 @@ impl DesignDef for ClockBloom {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f: Filter = Target::window(w)
+            .fpr(c.fpr)
+            .build()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
         let worst = th.worst_moment();
         let params = Candidate::ints(&[

@@ -31,7 +31,7 @@ impl DesignDef for DoubleBuffer {
     fn build(p: DoubleBufferParams, _seed: u64) -> anyhow::Result<Built> {
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => Filter::new(k, g, m),
-            Sizing::Target(w, e) => Filter::with_fpr(w, e),
+            Sizing::Target(t) => t.build::<Filter>(),
         }
         .map_err(|e| anyhow::anyhow!("double_buffer: {e}"))?;
         let (k, g, m) = (f.k(), f.g(), f.m());

@@ -34,7 +34,7 @@ impl DesignDef for Forgetful {
             .ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => ForgetfulBloom::new(past, k, g, m),
-            Sizing::Target(w, e) => ForgetfulBloom::with_fpr(w, e, past),
+            Sizing::Target(t) => t.past(past).build::<ForgetfulBloom>(),
         }
         .map_err(|e| anyhow::anyhow!("forgetful: {e}"))?;
         let (k, g, m) = (f.k(), f.g(), f.m());

@@ -9,6 +9,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
@@ -72,7 +73,7 @@ impl DesignDef for HalfSliding {
             at_least_one(col::M, p.m)?,
         );
         let (f, w) = match (window, fpr, explicit) {
-            (Some(w), Some(p), (None, None, None, None)) => (Filter::with_fpr(w, p).map_err(e)?, w),
+            (Some(w), Some(p), (None, None, None, None)) => (Target::window(w).fpr(p).build::<Filter>().map_err(e)?, w),
             (w, None, (Some(c), Some(k), Some(lo), Some(m))) => {
                 (Filter::new(c, k, lo, m).map_err(e)?, w.unwrap_or(c))
             }
@@ -130,7 +131,10 @@ impl DesignDef for HalfSliding {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f: Filter = Target::window(w)
+            .fpr(c.fpr)
+            .build()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
         let worst = th.worst_moment();
         let params = Candidate::ints(&[

@@ -34,7 +34,7 @@ impl DesignDef for Jumping {
             .ok_or_else(|| anyhow::anyhow!("jumping needs segments"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
             Sizing::Explicit(k, g, m) => JumpingWindow::new(n, k, g, m),
-            Sizing::Target(w, e) => JumpingWindow::with_fpr(w, e, n),
+            Sizing::Target(t) => t.segments(n).build::<JumpingWindow>(),
         }
         .map_err(|e| anyhow::anyhow!("jumping: {e}"))?;
         let mut t = segmented::jumping_theory(&f);

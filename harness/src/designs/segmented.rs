@@ -7,6 +7,7 @@ use super::Candidate;
 use super::{at_least_one, probability};
 use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::segmented::theory as seg;
 use bloomlab_filters::segmented::JumpingWindow;
 use bloomlab_filters::Instrumented;
@@ -49,8 +50,9 @@ pub(super) use segmented_params;
 pub(super) enum Sizing {
     /// (k, g, m) as given.
     Explicit(u32, u64, u64),
-    /// (window, fpr) for the design's own sizing.
-    Target(u64, f64),
+    /// A window and an FPR, for the design's sizing in the crate
+    /// (`bloomlab_filters::build`).
+    Target(Target),
 }
 
 /// Reads (window, fpr) or (k, g, m).
@@ -70,7 +72,7 @@ pub(super) fn sizing(
         at_least_one(col::M, m)?,
     );
     match (window, fpr, k, g, m) {
-        (Some(w), Some(e), None, None, None) => Ok(Sizing::Target(w, e)),
+        (Some(w), Some(e), None, None, None) => Ok(Sizing::Target(Target::window(w).fpr(e))),
         (None, None, Some(k), Some(g), Some(m)) => Ok(Sizing::Explicit(k, g, m)),
         _ => Err(anyhow::anyhow!(
             "{design} needs window and fpr, or k, g and m"

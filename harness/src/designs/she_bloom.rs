@@ -8,6 +8,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
@@ -108,7 +109,10 @@ impl DesignDef for SheBloom {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f: Filter = Target::window(w)
+            .fpr(c.fpr)
+            .build()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
         // (not the build's memoized sweep: its mean costs a power per
         // moment of the period, which a plan alone does not need)
@@ -154,7 +158,7 @@ fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
     };
     match (fpr, k, m) {
         (Some(fpr), None, None) if !explicit && alpha.is_none() && p.phase.is_none() => {
-            Filter::with_fpr(w, fpr).map_err(e)
+            Target::window(w).fpr(fpr).build::<Filter>().map_err(e)
         }
         (None, Some(k), Some(m)) => {
             let g = group.unwrap_or(CODE_GROUP);

@@ -7,6 +7,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::{col, Col};
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::sliding_sketch::theory::{
     mean_fpr, worst_fpr, SlidingBloomTheory, MAX_EXACT_WINDOW,
 };
@@ -65,7 +66,7 @@ impl DesignDef for SlidingBloom {
             );
         }
         let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::M, p.m)?) {
-            (Some(p), None, None) => Filter::with_fpr(w, p).map_err(e)?,
+            (Some(p), None, None) => Target::window(w).fpr(p).build::<Filter>().map_err(e)?,
             (None, Some(k), Some(m)) => Filter::new(w, k, m).map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
@@ -109,7 +110,10 @@ impl DesignDef for SlidingBloom {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f: Filter = Target::window(w)
+            .fpr(c.fpr)
+            .build()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let th = f.theory();
         let memory = f.memory_bits();
         let (t, fpr) = worst_fpr(&th.phase_fprs());

@@ -8,6 +8,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
 use bloomlab_filters::ParamError;
 
@@ -44,7 +45,7 @@ impl DesignDef for Swamp {
         let bits = at_least_one(col::FINGERPRINT_BITS, p.fingerprint_bits)?;
         let e = |r: ParamError| anyhow::anyhow!("swamp: {r}");
         let make = || match (fpr, bits) {
-            (Some(p), None) => swamp::Swamp::with_fpr(w, p).map_err(e),
+            (Some(p), None) => Target::window(w).fpr(p).build::<swamp::Swamp>().map_err(e),
             (None, Some(l)) => swamp::Swamp::new(w, l).map_err(e),
             _ => Err(anyhow::anyhow!(
                 "swamp needs window and one of fpr, fingerprint_bits"

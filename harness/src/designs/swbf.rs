@@ -7,6 +7,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::timing::Swbf as Filter;
 use bloomlab_filters::ParamError;
 
@@ -32,7 +33,7 @@ impl DesignDef for Swbf {
             fpr,
             at_least_one(col::FINGERPRINT_BITS, p.fingerprint_bits)?,
         ) {
-            (Some(p), None) => Filter::with_fpr(w, p).map_err(e)?,
+            (Some(p), None) => Target::window(w).fpr(p).build::<Filter>().map_err(e)?,
             (None, Some(b)) => Filter::new(w, b).map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
@@ -58,7 +59,10 @@ impl DesignDef for Swbf {
 
     fn plan(c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         let w = c.window;
-        let f = Filter::with_fpr(w, c.fpr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f: Filter = Target::window(w)
+            .fpr(c.fpr)
+            .build()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let entry = (f.fingerprint_bits() + f.stamp_bits()) as u64;
         Ok(vec![Candidate::exact_window(
             Self::NAME,

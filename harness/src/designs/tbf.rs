@@ -7,6 +7,7 @@ use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
+use bloomlab_filters::build::Target;
 use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
 use bloomlab_filters::{bloom, lines, ParamError};
 use serde::{Deserialize, Serialize};
@@ -48,7 +49,7 @@ impl DesignDef for Tbf {
             .ok_or_else(|| anyhow::anyhow!("tbf needs window"))?;
         let e = |r: ParamError| anyhow::anyhow!("tbf: {r}");
         let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::S, p.s)?) {
-            (Some(p), None, None) => TimingBloom::with_fpr(w, p).map_err(e)?,
+            (Some(p), None, None) => Target::window(w).fpr(p).build::<TimingBloom>().map_err(e)?,
             (None, Some(k), Some(s)) => TimingBloom::new(w, k, s).map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
