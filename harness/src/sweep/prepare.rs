@@ -106,8 +106,16 @@ fn prepared(
         // refused before the run starts, not by its first point
         crate::passes::time::Process::new(&ArrivalSpec::Trace, trace.as_deref())?;
     }
+    // the adversary's queries are read as the workload's keys are: one
+    // key per line, within the run's memory budget
     let query_trace = match &spec.adversary.query_trace {
-        Some(path) => Some(Arc::new(Trace::load(path, spec.seed)?)),
+        Some(path) => Some(Arc::new(Trace::load_within(
+            path,
+            &crate::trace::TraceFormat::Lines,
+            None,
+            spec.seed,
+            budget.memory,
+        )?)),
         None => None,
     };
     if let Some(limit) = budget.memory {

@@ -267,4 +267,16 @@ grid = {{ window = [1024], fpr = [0.05], inserts_per_query = [1] }}
         .unwrap()
         .to_string()
         .contains("pool"));
+    // the query trace is read within the run's memory budget, as the
+    // workload's trace is: 3,000 keys do not fit in 100 kB
+    let parsed = Spec::parse(&spec("")).unwrap();
+    let tight = sweep::Budget {
+        memory: Some(100_000),
+        threads: 1,
+    };
+    let e = sweep::prepare(&parsed, false, &tight)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("keys.txt") && e.contains("more than"), "{e}");
 }
