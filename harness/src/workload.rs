@@ -229,7 +229,7 @@ impl KeyStream {
                 dist: Zipf::new(*universe as f64, *exponent).expect("validated zipf parameters"),
                 neg: 0,
             },
-            WorkloadSpec::Trace { .. } => KeyStream::Trace {
+            WorkloadSpec::Trace(_) => KeyStream::Trace {
                 trace: trace.expect("trace loaded for a trace workload"),
                 pos: 0,
             },
@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(t.len(), 3);
         let mut rng = Pcg64::seed_from_u64(3);
         let mut s = KeyStream::new(
-            &WorkloadSpec::trace(p, Default::default()),
+            &WorkloadSpec::trace(p, &Default::default()).unwrap(),
             Some(t),
             &mut rng,
         );

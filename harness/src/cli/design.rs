@@ -92,7 +92,7 @@ pub fn measure_spec(d: &dyn Design, params: &Params, a: &MeasureFlags) -> anyhow
         measure.max_fpr_queries = q;
     }
     let workload = match (&a.trace.trace, a.zipf) {
-        (Some(path), _) => WorkloadSpec::trace(path.clone(), a.trace.fields()),
+        (Some(path), _) => WorkloadSpec::trace(path.clone(), &a.trace.fields())?,
         (None, Some(exponent)) => WorkloadSpec::Zipf {
             universe: a.universe,
             exponent,

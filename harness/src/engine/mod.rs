@@ -45,24 +45,11 @@ pub struct Experiment<'a> {
 /// The spec with its workload replaced by `t` and its name suffixed with
 /// the file's stem, and the text its checkpoint is keyed by.
 fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result<(Spec, String)> {
-    let fields = if t.fields == crate::trace::FormatFields::default() {
-        match &spec.workload {
-            WorkloadSpec::Trace {
-                format,
-                key,
-                column,
-                ..
-            } => crate::trace::FormatFields {
-                format: format.clone(),
-                key: key.clone(),
-                column: column.clone(),
-            },
-            _ => t.fields.clone(),
-        }
-    } else {
-        t.fields.clone()
+    // the format given with --trace, or else the spec's own trace's
+    let format = match spec.workload.trace_source() {
+        Some(s) if t.fields == crate::trace::FormatFields::default() => s.format.clone(),
+        _ => t.fields.resolve()?,
     };
-    fields.resolve()?;
     let stem: String = t
         .path
         .file_name()
@@ -80,9 +67,13 @@ fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result
             }
         })
         .collect();
-    let text = format!("{text}\n# --trace {} {fields:?}\n", t.path.display());
-    spec.name = trace_run_name(&spec.name, &stem, &t.path, &fields);
-    spec.workload = WorkloadSpec::trace(t.path.clone(), fields);
+    let text = format!("{text}\n# --trace {} {format:?}\n", t.path.display());
+    spec.name = trace_run_name(&spec.name, &stem, &t.path, &format);
+    spec.workload = WorkloadSpec::Trace(crate::trace::TraceSource {
+        path: t.path.clone(),
+        format,
+        time_column: None,
+    });
     Ok((spec, text))
 }
 
@@ -96,10 +87,10 @@ fn trace_run_name(
     spec: &str,
     stem: &str,
     path: &Path,
-    fields: &crate::trace::FormatFields,
+    format: &crate::trace::TraceFormat,
 ) -> String {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let key = format!("{}\0{fields:?}", abs.display());
+    let key = format!("{}\0{format:?}", abs.display());
     let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as u32;
     let stem = if stem.is_empty() { "trace" } else { stem };
     format!("{spec}_trace-{stem}-{hash:08x}")

@@ -53,36 +53,19 @@ impl Default for AdversarySpec {
 
 impl WorkloadSpec {
     /// A trace workload of `path` in the format the fields describe.
-    pub fn trace(path: PathBuf, fields: crate::trace::FormatFields) -> WorkloadSpec {
-        WorkloadSpec::Trace {
-            path,
-            format: fields.format,
-            key: fields.key,
-            column: fields.column,
-            time_column: None,
-        }
+    pub fn trace(
+        path: PathBuf,
+        fields: &crate::trace::FormatFields,
+    ) -> anyhow::Result<WorkloadSpec> {
+        Ok(WorkloadSpec::Trace(crate::trace::TraceSource::new(
+            path, fields, None,
+        )?))
     }
 
     /// The trace file and its format, for a trace workload.
-    pub fn trace_source(
-        &self,
-    ) -> Option<anyhow::Result<(&std::path::Path, crate::trace::TraceFormat)>> {
+    pub fn trace_source(&self) -> Option<&crate::trace::TraceSource> {
         match self {
-            WorkloadSpec::Trace {
-                path,
-                format,
-                key,
-                column,
-                ..
-            } => Some(
-                crate::trace::FormatFields {
-                    format: format.clone(),
-                    key: key.clone(),
-                    column: column.clone(),
-                }
-                .resolve()
-                .map(|f| (path.as_path(), f)),
-            ),
+            WorkloadSpec::Trace(source) => Some(source),
             _ => None,
         }
     }
@@ -105,24 +88,13 @@ pub enum WorkloadSpec {
     /// The keys of a file, replayed cyclically if the experiment needs more
     /// insertions than the file has keys: one per line (default), a CSV
     /// column, or a packet capture's flows (see [`crate::trace`]). Relative
-    /// paths resolve against the current directory.
-    Trace {
-        /// The file.
-        path: PathBuf,
-        /// "lines" (default), "csv" or "pcap" (pcap and pcapng).
-        #[serde(default)]
-        format: Option<String>,
-        /// pcap: "five_tuple" (default), "src_ip", "dst_ip" or "src_dst".
-        #[serde(default)]
-        key: Option<String>,
-        /// csv: the key's column, by its header name.
-        #[serde(default)]
-        column: Option<String>,
-        /// csv: a column of times in seconds, for `[time.arrivals] kind =
-        /// "trace"` (pcap and pcapng traces give packet times).
-        #[serde(default)]
-        time_column: Option<String>,
-    },
+    /// paths resolve against the current directory. The spec writes `path`,
+    /// `format` ("lines", "csv" or "pcap"), `key` (pcap: "five_tuple",
+    /// "src_ip", "dst_ip" or "src_dst"), `column` (csv: the key's column by
+    /// its header name) and `time_column` (csv: times in seconds, for
+    /// `[time.arrivals] kind = "trace"`); they are typed into one
+    /// [`TraceSource`](crate::trace::TraceSource) when the spec is read.
+    Trace(crate::trace::TraceSource),
 }
 
 /// Precision and cost knobs of the measurement.
@@ -295,18 +267,6 @@ impl WorkloadSpec {
             if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
                 return Err(anyhow::anyhow!(
                     "zipf workload needs universe >= 1 and a finite exponent >= 0, got {universe} and {exponent}"
-                ));
-            }
-        }
-        if let WorkloadSpec::Trace {
-            format,
-            time_column: Some(_),
-            ..
-        } = self
-        {
-            if format.as_deref() != Some("csv") {
-                return Err(anyhow::anyhow!(
-                    "workload.time_column goes with format = \"csv\" (pcap and pcapng traces give packet times)"
                 ));
             }
         }

@@ -157,7 +157,7 @@ pub fn point_workload(
     let base_universe = match workload {
         WorkloadSpec::Zipf { universe, .. } => Some(*universe),
         WorkloadSpec::Distinct => None,
-        WorkloadSpec::Trace { .. } => {
+        WorkloadSpec::Trace(_) => {
             return Err(anyhow::anyhow!(
                 "zipf and universe parameters need a distinct or zipf workload, not a trace"
             ))

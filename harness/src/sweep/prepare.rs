@@ -6,7 +6,7 @@ use super::{budget, Prepared};
 use crate::designs;
 use crate::passes::{describe_point, PassKind, PointPlan};
 use crate::resources::{gib, with_headroom};
-use crate::spec::{ArrivalSpec, Metric, Point, Spec, WorkloadSpec};
+use crate::spec::{ArrivalSpec, Metric, Point, Spec};
 use crate::workload::Trace;
 use anyhow::Context;
 use std::collections::{BTreeSet, HashMap};
@@ -200,14 +200,13 @@ fn check_answered(
 
 /// The trace of a trace workload, read within the memory the run may use.
 fn load_trace(spec: &Spec, budget: &Budget) -> anyhow::Result<Option<Arc<Trace>>> {
-    let WorkloadSpec::Trace { time_column, .. } = &spec.workload else {
+    let Some(source) = spec.workload.trace_source() else {
         return Ok(None);
     };
-    let (path, format) = spec.workload.trace_source().expect("a trace workload")?;
     Ok(Some(Arc::new(Trace::load_within(
-        path,
-        &format,
-        time_column.as_deref(),
+        &source.path,
+        &source.format,
+        source.time_column.as_deref(),
         spec.seed,
         budget.memory,
     )?)))

@@ -83,6 +83,71 @@ impl FormatFields {
     }
 }
 
+/// A trace file and how to read it, typed once when the spec or the flags
+/// are read: the file, its format and, for a CSV trace, the column of times
+/// a time-window run's arrivals follow.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "SourceFields")]
+pub struct TraceSource {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// How it holds its keys.
+    pub format: TraceFormat,
+    /// csv: a column of times in seconds (pcap and pcapng traces give
+    /// packet times).
+    pub time_column: Option<String>,
+}
+
+/// A trace source as a spec writes it: the file, its format fields and a
+/// time column.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourceFields {
+    path: std::path::PathBuf,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    column: Option<String>,
+    #[serde(default)]
+    time_column: Option<String>,
+}
+
+impl TryFrom<SourceFields> for TraceSource {
+    type Error = anyhow::Error;
+    fn try_from(s: SourceFields) -> anyhow::Result<TraceSource> {
+        let fields = FormatFields {
+            format: s.format,
+            key: s.key,
+            column: s.column,
+        };
+        TraceSource::new(s.path, &fields, s.time_column)
+    }
+}
+
+impl TraceSource {
+    /// The source of `path` in the format `fields` describe; a time column
+    /// goes with a CSV trace only. Errors are one line.
+    pub fn new(
+        path: std::path::PathBuf,
+        fields: &FormatFields,
+        time_column: Option<String>,
+    ) -> anyhow::Result<TraceSource> {
+        let format = fields.resolve()?;
+        if time_column.is_some() && !matches!(format, TraceFormat::Csv { .. }) {
+            return Err(anyhow::anyhow!(
+                "workload.time_column goes with format = \"csv\" (pcap and pcapng traces give packet times)"
+            ));
+        }
+        Ok(TraceSource {
+            path,
+            format,
+            time_column,
+        })
+    }
+}
+
 /// Opens a trace file for reading, decompressing gzip.
 fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     let shown = path.display();

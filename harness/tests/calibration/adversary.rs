@@ -115,13 +115,11 @@ fn attack_on(
     };
     let mut rng = Pcg64::seed_from_u64(31);
     let workload = match trace {
-        Some(_) => WorkloadSpec::Trace {
+        Some(_) => WorkloadSpec::Trace(bloomlab_harness::trace::TraceSource {
             path: "unused".into(),
-            format: None,
-            key: None,
-            column: None,
+            format: bloomlab_harness::trace::TraceFormat::Lines,
             time_column: None,
-        },
+        }),
         None => WorkloadSpec::Distinct,
     };
     let stream = KeyStream::new(&workload, trace.cloned(), &mut rng);
