@@ -17,7 +17,7 @@ const MAX_THEORY_WORK: f64 = 1e11;
 /// APBF parameters: (k, l, g | window), or (fpr[, l], g | window) picking
 /// k (and l), or (fpr, window, slack) picking the (k, l) with fewest bits
 /// whose slack k g is at most `slack`.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct ApbfParams {
     /// Slices written per insertion

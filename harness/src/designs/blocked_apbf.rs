@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// the unblocked APBF's bits per slice in whole words) or (fpr, window):
 /// the unblocked choice of (k, l) and the fewest blocks meeting fpr in
 /// theory.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct BlockedApbfParams {
     /// Slices written per insertion

@@ -18,7 +18,7 @@ const MAX_LOAD: f64 = 0.95;
 /// Broom filter parameters: window (its capacity n) and fpr (S = ⌈n/load⌉
 /// slots, r = ⌈log2(α/ε)⌉) or remainder_bits; load (default 0.85) and c
 /// (elements moved across the frontier per Adapt, default 3).
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct BroomParams {
     /// Capacity n: the window of the last n arrivals

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// Clock-sketch Bloom filter parameters: window and fpr, or window, k,
 /// clock_bits and m (the reference code's).
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct ClockBloomParams {
     /// Window W (insertions); keys are reported for at least W and at most

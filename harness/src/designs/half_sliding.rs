@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 /// HSS-BF parameters: window and fpr (sized for a guaranteed window), or
 /// cycle, k, lo and m (the paper's; window then names the window the FNR
 /// is measured over, the cycle by default).
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct HalfSlidingParams {
     /// Window W (insertions): guaranteed with fpr; with cycle, k, lo and m

@@ -6,8 +6,11 @@
 //! `serde::Deserialize` with `deny_unknown_fields` (the keys of a spec's
 //! `[[sweep]]` point), so the flags and the spec keys are the same names.
 //! Parameters travel between the two as a [`Params`] map (the form a spec's
-//! grid expands to); [`Design::build`] turns the map back into the typed
-//! struct, so a spec point and a command line go through one parser.
+//! grid expands to, and the row's `target_*` columns); when a run is
+//! prepared, [`Design::configure`] types the map once into the struct (a
+//! deserializer of the map, no JSON between), and the point's plan keeps
+//! the [`Configured`] design that builds every copy the passes need. A spec
+//! point and a command line go through one parser.
 //!
 //! Adding a design: its filter module in `filters/`, one file here
 //! implementing [`DesignDef`], one line in [`REGISTRY`], and its arm in the
@@ -19,6 +22,7 @@ mod a2;
 /// summaries' and time designs' common parts. The design files are the
 /// other modules here, one per design.
 mod support;
+pub use support::params::{from_params, to_params, Configured};
 use support::{built, candidate, presence, shared, sketches, time_shared};
 mod apbf;
 mod apbf_time;
@@ -178,7 +182,14 @@ impl Capabilities {
 /// `DesignDef`, so a module writes only this.
 pub trait DesignDef: Sync + Send + 'static {
     /// The parameters: flags and spec keys alike.
-    type Params: clap::Args + clap::FromArgMatches + DeserializeOwned + Serialize;
+    type Params: clap::Args
+        + clap::FromArgMatches
+        + DeserializeOwned
+        + Serialize
+        + Clone
+        + Send
+        + Sync
+        + 'static;
     /// The name specs and commands use (`naor_yogev`).
     const NAME: &'static str;
     /// The filters crate's type this design measures, as the crate's one
@@ -244,8 +255,13 @@ pub trait Design: Sync {
     fn params_from(&self, m: &clap::ArgMatches) -> anyhow::Result<Params>;
     /// Parameter names and their help, for `bloomlab designs`.
     fn parameters(&self) -> Vec<(String, String)>;
-    /// Builds from a parameter map.
-    fn build(&self, params: &Params, seed: u64) -> anyhow::Result<Built>;
+    /// The design configured from a parameter map: the map typed once into
+    /// the design's parameter struct, which then builds copies.
+    fn configure(&self, params: &Params) -> anyhow::Result<Configured>;
+    /// Builds from a parameter map (configures, then builds one copy).
+    fn build(&self, params: &Params, seed: u64) -> anyhow::Result<Built> {
+        self.configure(params)?.build(seed)
+    }
     /// Plan candidates or the reason there are none.
     fn plan(&self, c: &Constraints) -> anyhow::Result<Vec<Candidate>>;
 }
@@ -305,8 +321,9 @@ impl<D: DesignDef> Design for D {
             })
             .collect()
     }
-    fn build(&self, params: &Params, seed: u64) -> anyhow::Result<Built> {
-        D::build(from_params(D::NAME, params)?, seed)
+    fn configure(&self, params: &Params) -> anyhow::Result<Configured> {
+        let p: D::Params = from_params(D::NAME, params)?;
+        Ok(Configured::new(move |seed| D::build(p.clone(), seed)))
     }
     fn plan(&self, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
         plan_memo::<D>(c)
@@ -390,71 +407,10 @@ pub fn build(design: &str, params: &Params, seed: u64) -> anyhow::Result<Built> 
     lookup(design)?.build(params, seed)
 }
 
-/// A parameter map as JSON: whole numbers as integers, so that typed
-/// integer fields accept them.
-fn to_json(params: &Params) -> serde_json::Value {
-    let obj = params
-        .iter()
-        .map(|(k, &v)| (k.clone(), crate::metrics::Value::from_param(v).to_json()))
-        .collect();
-    serde_json::Value::Object(obj)
-}
-
-/// The typed parameters of `design` from a map; errors name the parameter.
-pub fn from_params<P: DeserializeOwned>(design: &str, params: &Params) -> anyhow::Result<P> {
-    // a non-finite number would become JSON null, that is, an absent
-    // parameter and its default: refuse it here, whatever it came from
-    if let Some((k, v)) = params.iter().find(|(_, v)| !v.is_finite()) {
-        return Err(anyhow::anyhow!(
-            "{design}: parameter {k} = {v} must be a finite number"
-        ));
-    }
-    serde_path_to_error::deserialize(to_json(params)).map_err(|e| {
-        let path = e.path().to_string();
-        let value = params.get(&path).copied();
-        let inner = match (e.into_inner().to_string(), value) {
-            // numbers travel as f64: say what the limit is, not serde's types
-            (m, Some(v)) if m.starts_with("invalid type: floating point") => {
-                format!("{v} must be a whole number below 2^53")
-            }
-            (m, Some(v)) if m.starts_with("invalid value: integer") => {
-                let ty = m.rsplit("expected ").next().unwrap_or("");
-                format!("{v} is too large (the largest {ty} is {})", max_of(ty))
-            }
-            (m, _) => m,
-        };
-        if path == "." {
-            anyhow::anyhow!("{design}: {inner}")
-        } else {
-            anyhow::anyhow!("{design}: parameter {path}: {inner}")
-        }
-    })
-}
-
-/// The largest value of an unsigned integer type, by its serde name.
-fn max_of(ty: &str) -> String {
-    match ty {
-        "u8" => u8::MAX.to_string(),
-        "u16" => u16::MAX.to_string(),
-        "u32" => u32::MAX.to_string(),
-        _ => u64::MAX.to_string(),
-    }
-}
-
-/// A typed parameter struct as a map (absent options left out, flags 0/1).
-pub fn to_params<P: Serialize>(p: &P) -> anyhow::Result<Params> {
-    let v = serde_json::to_value(p).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let serde_json::Value::Object(obj) = v else {
-        return Err(anyhow::anyhow!("parameters must serialize to a map"));
-    };
-    Ok(obj
-        .into_iter()
-        .filter_map(|(k, v)| match v {
-            serde_json::Value::Number(n) => n.as_f64().map(|x| (k, x)),
-            serde_json::Value::Bool(b) => Some((k, b as u8 as f64)),
-            _ => None,
-        })
-        .collect())
+/// Design `design` configured from `params` (typed once; see
+/// [`Design::configure`]).
+pub fn configure(design: &str, params: &Params) -> anyhow::Result<Configured> {
+    lookup(design)?.configure(params)
 }
 
 /// Checks a count parameter is at least 1 (the spec gives numbers; the

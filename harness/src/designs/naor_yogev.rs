@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// Naor-Yogev parameters: window (n), slack (m, the largest slack allowed)
 /// and fpr (ε); optional c (default: least memory) and max_load.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct NaorYogevParams {
     /// Window n: every key among the last n insertions is reported

@@ -22,7 +22,7 @@ pub(super) const METRICS: &[Metric] = super::SLIDING_METRICS;
 macro_rules! segmented_params {
     ($(#[$meta:meta])* $name:ident { $($extra:tt)* }) => {
         $(#[$meta])*
-        #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default)]
+        #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($extra)*

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// SHE-BF parameters: window and fpr, or window, k and m (with the
 /// reference code's groups of 64 and α unless group and alpha or phase are
 /// given).
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct SheBloomParams {
     /// Window W (insertions); keys are reported for at least W and at most

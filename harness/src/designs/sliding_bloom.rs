@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 /// Sl-BF parameters: window and fpr, or window, k and m.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct SlidingBloomParams {
     /// Window W (insertions); keys are reported for at least W and at most 2W

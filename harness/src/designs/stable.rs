@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// Stable Bloom filter parameters: (m, d, k, p), or (m, d, k, fpr) picking
 /// P, or (memory, fpr) picking d, K and P.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct StableParams {
     /// Cells

@@ -13,7 +13,7 @@ use bloomlab_filters::{bloom, lines, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Timing Bloom filter parameters: window and fpr, or window, k and s.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct TbfParams {
     /// Window (arrivals)

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// WCSS parameters: window and counters, or window and eps for ⌈4/eps⌉
 /// counters.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct WcssParams {
     /// Window (arrivals)

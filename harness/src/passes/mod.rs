@@ -212,6 +212,9 @@ pub struct PointPlan {
     /// The design's own parameters (the stream, attack and arrival
     /// parameters taken out).
     pub params: Params,
+    /// The design configured from them, typed once when the run was
+    /// prepared: the run builds its copies from it.
+    pub design: designs::Configured,
     /// What the passes read.
     pub settings: Arc<Settings>,
     /// The passes the point runs, in order, with their work.
@@ -231,6 +234,7 @@ impl PointPlan {
     pub fn new(
         point: Point,
         params: Params,
+        design: designs::Configured,
         settings: Arc<Settings>,
         built: &Built,
         wanted: &[PassKind],
@@ -243,7 +247,7 @@ impl PointPlan {
                 passes.push((kind, pass.plan(built, &settings)));
             }
         }
-        let design = built
+        let design_bytes = built
             .filter
             .as_ref()
             .map(|f| f.memory_bits())
@@ -251,17 +255,18 @@ impl PointPlan {
             .unwrap_or(0)
             / 8;
         let (ins_ns, query_ns) = designs::lookup(&point.design)?.op_ns();
-        let slow = cache_factor(design);
+        let slow = cache_factor(design_bytes);
         let ops = passes.iter().fold(0.0, |a, (_, w)| {
             a + (w.inserts * ins_ns + w.queries * query_ns) * slow
         });
         let copies = 1 + passes.iter().map(|(_, w)| w.copies).max().unwrap_or(0);
-        let mut parts = vec![("filter", design.saturating_mul(copies))];
+        let mut parts = vec![("filter", design_bytes.saturating_mul(copies))];
         parts.extend(passes.iter().flat_map(|(_, w)| w.bytes.iter().copied()));
         parts.sort_by_key(|p| std::cmp::Reverse(p.1));
         Ok(PointPlan {
             point,
             params,
+            design,
             settings,
             passes,
             cost: ops.max(1.0),
@@ -349,7 +354,7 @@ impl PointRun<'_> {
 
     /// A fresh copy of the design seeded with `seed`.
     pub fn rebuild(&self, seed: u64) -> anyhow::Result<Built> {
-        designs::build(&self.plan.point.design, &self.plan.params, seed)
+        self.plan.design.build(seed)
     }
 
     /// The generator of a pass: its own, so that adding a pass's metrics to

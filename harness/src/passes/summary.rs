@@ -101,8 +101,7 @@ impl crate::passes::Pass for SummaryPass {
         let mut rng = p.pass_rng(SALT);
         let stream = p.stream(&mut rng);
         let plan = p.plan;
-        let rebuild =
-            move |seed: u64| crate::designs::build(&plan.point.design, &plan.params, seed);
+        let rebuild = move |seed: u64| plan.design.build(seed);
         let s = &plan.settings;
         let row = measure(
             &p.built,

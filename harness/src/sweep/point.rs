@@ -59,7 +59,7 @@ pub fn measure_point(
     let p = &plan.point;
     let seed = passes::point_seed(spec.seed, p.index);
     let mut rng = Pcg64::seed_from_u64(seed);
-    let built = designs::build(&p.design, &plan.params, rng.random())?;
+    let built = plan.design.build(rng.random())?;
     let id = id_row(p, &built);
     let mut run = PointRun {
         plan,

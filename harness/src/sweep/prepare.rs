@@ -148,7 +148,8 @@ pub fn plan_built(spec: &Spec, built: &designs::Built) -> anyhow::Result<PointPl
     let metrics: BTreeSet<Metric> = spec.metrics.iter().copied().collect();
     let wanted = PassKind::wanted(&metrics);
     let (settings, params) = super::point_settings(spec, &metrics, &p, false)?;
-    PointPlan::new(p, params, Arc::new(settings), built, &wanted)
+    let design = designs::configure(&p.design, &params)?;
+    PointPlan::new(p, params, design, Arc::new(settings), built, &wanted)
 }
 
 /// The plan of one point: its settings split from its parameters, its
@@ -162,9 +163,10 @@ fn plan_point(
     quick: bool,
 ) -> anyhow::Result<PointPlan> {
     let (settings, params) = super::point_settings(spec, metrics, &p, quick)?;
-    let built = designs::build(&p.design, &params, 0)?;
+    let design = designs::configure(&p.design, &params)?;
+    let built = design.build(0)?;
     check_kind(&built, &p.design, wanted)?;
-    PointPlan::new(p, params, Arc::new(settings), &built, wanted)
+    PointPlan::new(p, params, design, Arc::new(settings), &built, wanted)
 }
 
 /// Whether pass `k` measures membership filters (every pass but the

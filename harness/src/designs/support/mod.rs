@@ -2,6 +2,7 @@
 
 pub mod built;
 pub mod candidate;
+pub mod params;
 pub mod presence;
 pub mod shared;
 pub mod sketches;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// An exact window and its fingerprints: window and fpr, or window and
 /// fingerprint_bits.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct FingerprintParams {
     /// Window W (arrivals)
@@ -20,7 +20,7 @@ pub struct FingerprintParams {
 }
 
 /// A window and a number of registers.
-#[derive(clap::Args, Deserialize, Serialize, Debug, Default)]
+#[derive(clap::Args, Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RegistersParams {
     /// Window (arrivals)

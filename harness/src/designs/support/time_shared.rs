@@ -13,7 +13,7 @@ use crate::spec::NS;
 macro_rules! time_params {
     ($(#[$meta:meta])* $name:ident { $($extra:tt)* }) => {
         $(#[$meta])*
-        #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default)]
+        #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             /// Window T in seconds

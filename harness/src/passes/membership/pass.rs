@@ -62,8 +62,7 @@ impl Pass for MembershipPass {
             .expect("the membership pass runs first, with the point's generator");
         let stream = p.stream(&mut rng);
         let plan = p.plan;
-        let rebuild =
-            move |seed: u64| crate::designs::build(&plan.point.design, &plan.params, seed);
+        let rebuild = move |seed: u64| plan.design.build(seed);
         let s = &plan.settings;
         let PointResult {
             row,
