@@ -389,7 +389,7 @@ impl crate::persist::sealed::Design for BloomFilter {
     }
 }
 
-impl crate::persist::Persist for BloomFilter {}
+crate::persist::persists!(BloomFilter);
 
 impl crate::persist::sealed::Design for PartitionedBloomFilter {
     fn tag() -> String {
@@ -413,7 +413,7 @@ impl crate::persist::sealed::Design for PartitionedBloomFilter {
     }
 }
 
-impl crate::persist::Persist for PartitionedBloomFilter {}
+crate::persist::persists!(PartitionedBloomFilter);
 
 #[cfg(test)]
 #[path = "bloom_tests.rs"]

@@ -107,3 +107,19 @@ impl<F: Persist> Keyed<F> {
         }
     }
 }
+
+#[cfg(feature = "serde")]
+impl<F: Persist> serde::Serialize for Keyed<F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, F: Persist> serde::Deserialize<'de> for Keyed<F> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let bytes = crate::persist::serde_impls::saved_bytes(d)?;
+        Keyed::<F>::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}

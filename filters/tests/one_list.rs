@@ -74,3 +74,35 @@ fn every_design_has_a_conformance_arm_and_a_benchmark() {
     }
     assert!(missing.is_empty(), "{missing:#?}");
 }
+
+/// The storage layer names no design and does not expand the list of
+/// them: each design declares its `Persist` and serde beside its type
+/// (`persists!`), so `persist` imports none of them (doc comments and unit
+/// tests aside).
+#[test]
+fn persist_names_no_design() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/persist");
+    let mut named = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let code: String = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if code.contains("for_each_design") {
+            named.push(format!("{}: expands the list of designs", p.display()));
+        }
+        for t in bloomlab_filters::designs::type_names() {
+            let plain = t.split('<').next().unwrap().to_string();
+            if plain != "OnTime" && names(&code, &plain) {
+                named.push(format!("{}: {plain}", p.display()));
+            }
+        }
+    }
+    assert!(named.is_empty(), "{named:#?}");
+}

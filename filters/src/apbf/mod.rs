@@ -321,7 +321,7 @@ impl crate::persist::sealed::Design for Apbf {
     }
 }
 
-impl crate::persist::Persist for Apbf {}
+crate::persist::persists!(Apbf);
 
 #[cfg(test)]
 mod tests {

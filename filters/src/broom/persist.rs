@@ -47,7 +47,7 @@ impl crate::persist::sealed::Design for BroomFilter {
     }
 }
 
-impl crate::persist::Persist for BroomFilter {}
+crate::persist::persists!(BroomFilter);
 
 impl BroomFilter {
     /// The invariants that tie a loaded filter to its remote dictionary,

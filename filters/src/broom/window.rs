@@ -167,4 +167,4 @@ impl crate::persist::sealed::Design for Broom {
     }
 }
 
-impl crate::persist::Persist for Broom {}
+crate::persist::persists!(Broom);

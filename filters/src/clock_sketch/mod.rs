@@ -292,7 +292,7 @@ impl crate::persist::sealed::Design for ClockBloom {
     }
 }
 
-impl crate::persist::Persist for ClockBloom {}
+crate::persist::persists!(ClockBloom);
 
 #[cfg(test)]
 mod tests;

@@ -258,7 +258,7 @@ impl crate::persist::sealed::Design for TimedClockBloom {
     }
 }
 
-impl crate::persist::Persist for TimedClockBloom {}
+crate::persist::persists!(TimedClockBloom);
 
 #[cfg(test)]
 #[path = "timed_tests.rs"]

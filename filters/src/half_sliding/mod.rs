@@ -283,7 +283,7 @@ impl crate::persist::sealed::Design for HalfSliding {
     }
 }
 
-impl crate::persist::Persist for HalfSliding {}
+crate::persist::persists!(HalfSliding);
 
 #[cfg(test)]
 mod tests;

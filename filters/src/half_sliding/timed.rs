@@ -277,7 +277,7 @@ impl crate::persist::sealed::Design for TimedHalfSliding {
     }
 }
 
-impl crate::persist::Persist for TimedHalfSliding {}
+crate::persist::persists!(TimedHalfSliding);
 
 #[cfg(test)]
 #[path = "timed_tests.rs"]

@@ -526,4 +526,4 @@ impl crate::persist::sealed::Design for NaorYogev {
     }
 }
 
-impl crate::persist::Persist for NaorYogev {}
+crate::persist::persists!(NaorYogev);

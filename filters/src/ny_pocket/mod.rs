@@ -557,4 +557,4 @@ impl crate::persist::sealed::Design for NyPocket {
     }
 }
 
-impl crate::persist::Persist for NyPocket {}
+crate::persist::persists!(NyPocket);

@@ -42,7 +42,22 @@
 
 mod codec;
 #[cfg(feature = "serde")]
-mod serde_impls;
+pub(crate) mod serde_impls;
+
+/// Declares, beside a design's type, that it persists: [`Persist`] (its
+/// bytes, with every check of loading) and, with the `serde` feature,
+/// `Serialize` and `Deserialize` through those same bytes. One line per
+/// design (`crate::persist::persists!(Apbf);`); the crate's list holds
+/// every design to it (the persistence suites and
+/// `every_design_of_the_list_has_serde`).
+macro_rules! persists {
+    ($t:ty) => {
+        impl $crate::persist::Persist for $t {}
+        #[cfg(feature = "serde")]
+        $crate::persist::serde_impls::via_bytes!($t);
+    };
+}
+pub(crate) use persists;
 
 pub(crate) use codec::{codec_enum, codec_struct};
 #[doc(hidden)]

@@ -1,12 +1,14 @@
-//! `Serialize` and `Deserialize` for every design of
-//! [`for_each_design!`](crate::for_each_design) (the `serde` feature): a
-//! design travels as the bytes of [`Persist::to_bytes`](super::Persist), so
-//! that whatever format carries it, loading goes through the same checks.
+//! `Serialize` and `Deserialize` through a design's saved bytes (the
+//! `serde` feature): a design travels as the bytes of
+//! [`Persist::to_bytes`](super::Persist), so that whatever format carries
+//! it, loading goes through the same checks. Each design declares them
+//! beside its type, with its `Persist`, in one line
+//! ([`persists!`](crate::persist::persists)); this module names no design
+//! (its test expands the crate's list to hold every design to it).
 
 use super::Persist;
-use crate::Keyed;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::Serializer;
 use std::marker::PhantomData;
 
 /// Reads the bytes of a saved filter from any format (as bytes, or as a
@@ -38,51 +40,61 @@ impl<'de, T> Visitor<'de> for BytesOf<T> {
     }
 }
 
-fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+/// The bytes of a saved filter, from any format.
+pub(crate) fn saved_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
     d.deserialize_bytes(BytesOf::<()>(PhantomData))
 }
 
-macro_rules! via_bytes {
-    ($($t:ty),* $(,)?) => {$(
-        impl Serialize for $t {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_bytes(&self.to_bytes())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                <$t>::from_bytes(&bytes(d)?).map_err(de::Error::custom)
-            }
-        }
-    )*};
+/// Serializes a design as the bytes of [`Persist::to_bytes`].
+pub fn serialize<P: Persist, S: Serializer>(p: &P, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bytes(&p.to_bytes())
 }
 
-/// Expands [`via_bytes`] over the types of the crate's one list of designs.
-macro_rules! serde_for_each {
-    (types { $($t:ty),* $(,)? } designs { $($rest:tt)* }) => {
-        via_bytes!($($t),*);
+/// Deserializes a design from the bytes of [`Persist::to_bytes`], through
+/// every check of [`Persist::from_bytes`].
+pub fn deserialize<'de, P: Persist, D: Deserializer<'de>>(d: D) -> Result<P, D::Error> {
+    P::from_bytes(&saved_bytes(d)?).map_err(de::Error::custom)
+}
+
+/// `Serialize` and `Deserialize` for a type through its saved bytes;
+/// written by [`persists!`](crate::persist::persists) beside each design.
+macro_rules! via_bytes {
+    ($t:ty) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $crate::persist::serde_impls::serialize(self, s)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::persist::serde_impls::deserialize(d)
+            }
+        }
     };
 }
-
-crate::for_each_design!(serde_for_each);
-
-impl<F: Persist> Serialize for Keyed<F> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
-}
-
-impl<'de, F: Persist> Deserialize<'de> for Keyed<F> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Keyed::<F>::from_bytes(&bytes(d)?).map_err(de::Error::custom)
-    }
-}
+pub(crate) use via_bytes;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Apbf, Filter, OnTime};
+    use crate::{Apbf, Filter, Keyed, OnTime};
+
+    fn has_serde<T: serde::Serialize + serde::de::DeserializeOwned>() {}
+
+    macro_rules! every_design_has_serde {
+        (types { $($t:ty),* $(,)? } designs { $($rest:tt)* }) => {
+            $(has_serde::<$t>();)*
+        };
+    }
+
+    /// Every design of the crate's list has serde (declared beside it by
+    /// its `persists!` line): a design without it does not compile here.
+    #[test]
+    fn every_design_of_the_list_has_serde() {
+        crate::for_each_design!(every_design_has_serde);
+        has_serde::<Keyed<Apbf>>();
+    }
 
     #[test]
     fn a_design_round_trips_through_json_with_its_checks() {

@@ -163,4 +163,4 @@ impl crate::persist::sealed::Design for DoubleBuffer {
     }
 }
 
-impl crate::persist::Persist for DoubleBuffer {}
+crate::persist::persists!(DoubleBuffer);

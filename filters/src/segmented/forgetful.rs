@@ -161,7 +161,7 @@ impl crate::persist::sealed::Design for ForgetfulBloom {
     }
 }
 
-impl crate::persist::Persist for ForgetfulBloom {}
+crate::persist::persists!(ForgetfulBloom);
 
 #[cfg(test)]
 mod tests {

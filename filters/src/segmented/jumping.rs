@@ -227,7 +227,7 @@ impl crate::persist::sealed::Design for JumpingWindow {
     }
 }
 
-impl crate::persist::Persist for JumpingWindow {}
+crate::persist::persists!(JumpingWindow);
 
 impl crate::persist::sealed::Design for A2Buffer {
     fn tag() -> String {
@@ -238,4 +238,4 @@ impl crate::persist::sealed::Design for A2Buffer {
     }
 }
 
-impl crate::persist::Persist for A2Buffer {}
+crate::persist::persists!(A2Buffer);

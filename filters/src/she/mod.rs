@@ -350,7 +350,7 @@ impl crate::persist::sealed::Design for SheBloom {
     }
 }
 
-impl crate::persist::Persist for SheBloom {}
+crate::persist::persists!(SheBloom);
 
 #[cfg(test)]
 mod tests;

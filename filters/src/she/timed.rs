@@ -465,7 +465,7 @@ impl crate::persist::sealed::Design for TimedSheBloom {
     }
 }
 
-impl crate::persist::Persist for TimedSheBloom {}
+crate::persist::persists!(TimedSheBloom);
 
 #[cfg(test)]
 #[path = "timed_tests.rs"]

@@ -289,7 +289,7 @@ impl crate::persist::sealed::Design for Swlc {
     }
 }
 
-impl crate::persist::Persist for Swlc {}
+crate::persist::persists!(Swlc);
 
 impl crate::persist::sealed::Design for SlidingHll {
     fn tag() -> String {
@@ -313,7 +313,7 @@ impl crate::persist::sealed::Design for SlidingHll {
     }
 }
 
-impl crate::persist::Persist for SlidingHll {}
+crate::persist::persists!(SlidingHll);
 
 #[cfg(test)]
 mod tests {

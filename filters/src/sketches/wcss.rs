@@ -279,7 +279,7 @@ impl crate::persist::sealed::Design for Wcss {
     }
 }
 
-impl crate::persist::Persist for Wcss {}
+crate::persist::persists!(Wcss);
 
 #[cfg(test)]
 mod tests {

@@ -272,7 +272,7 @@ impl crate::persist::sealed::Design for SlidingBloom {
     }
 }
 
-impl crate::persist::Persist for SlidingBloom {}
+crate::persist::persists!(SlidingBloom);
 
 #[cfg(test)]
 mod tests;

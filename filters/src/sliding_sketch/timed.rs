@@ -237,7 +237,7 @@ impl crate::persist::sealed::Design for TimedSlidingBloom {
     }
 }
 
-impl crate::persist::Persist for TimedSlidingBloom {}
+crate::persist::persists!(TimedSlidingBloom);
 
 #[cfg(test)]
 #[path = "timed_tests.rs"]

@@ -511,4 +511,4 @@ impl crate::persist::sealed::Design for StableBloomFilter {
     }
 }
 
-impl crate::persist::Persist for StableBloomFilter {}
+crate::persist::persists!(StableBloomFilter);

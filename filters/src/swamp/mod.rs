@@ -295,7 +295,7 @@ impl crate::persist::sealed::Design for Swamp {
     }
 }
 
-impl crate::persist::Persist for Swamp {}
+crate::persist::persists!(Swamp);
 
 #[cfg(test)]
 mod tests {

@@ -277,6 +277,20 @@ impl<F: Generational + crate::persist::sealed::Design> crate::persist::sealed::D
 
 impl<F: Generational + crate::persist::sealed::Design> crate::persist::Persist for OnTime<F> {}
 
+#[cfg(feature = "serde")]
+impl<F: Generational + crate::persist::sealed::Design> serde::Serialize for OnTime<F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::persist::serde_impls::serialize(self, s)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, F: Generational + crate::persist::sealed::Design> serde::Deserialize<'de> for OnTime<F> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::persist::serde_impls::deserialize(d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -367,7 +367,7 @@ impl crate::persist::sealed::Design for Swbf {
     }
 }
 
-impl crate::persist::Persist for Swbf {}
+crate::persist::persists!(Swbf);
 
 #[cfg(test)]
 mod tests {

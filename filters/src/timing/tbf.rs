@@ -240,7 +240,7 @@ impl crate::persist::sealed::Design for TimingBloom {
     }
 }
 
-impl crate::persist::Persist for TimingBloom {}
+crate::persist::persists!(TimingBloom);
 
 #[cfg(test)]
 mod tests {

@@ -143,7 +143,7 @@ impl crate::persist::sealed::Design for TimedTbf {
     }
 }
 
-impl crate::persist::Persist for TimedTbf {}
+crate::persist::persists!(TimedTbf);
 
 #[cfg(test)]
 mod tests {

@@ -177,7 +177,7 @@ impl crate::persist::sealed::Design for TimedSwbf {
     }
 }
 
-impl crate::persist::Persist for TimedSwbf {}
+crate::persist::persists!(TimedSwbf);
 
 #[cfg(test)]
 mod tests {

@@ -368,7 +368,7 @@ impl crate::persist::sealed::Design for Tlbf {
     }
 }
 
-impl crate::persist::Persist for Tlbf {}
+crate::persist::persists!(Tlbf);
 
 #[cfg(test)]
 mod tests;

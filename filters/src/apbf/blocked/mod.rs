@@ -506,4 +506,4 @@ impl crate::persist::sealed::Design for BlockedApbf {
     }
 }
 
-impl crate::persist::Persist for BlockedApbf {}
+crate::persist::persists!(BlockedApbf);

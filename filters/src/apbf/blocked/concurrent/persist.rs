@@ -137,6 +137,6 @@ impl crate::persist::sealed::Design for ConcurrentApbf {
     }
 }
 
-/// Saves a consistent snapshot, taken while other threads may write (see
-/// [`Codec`] above); loads as an idle filter.
-impl crate::persist::Persist for ConcurrentApbf {}
+// Saves a consistent snapshot, taken while other threads may write (see
+// `Codec` above); loads as an idle filter.
+crate::persist::persists!(ConcurrentApbf);
