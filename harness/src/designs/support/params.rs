@@ -40,20 +40,15 @@ impl std::fmt::Debug for Configured {
 /// One parameter's value as the deserializer hands it to a typed field.
 struct Number(f64);
 
-/// Whole numbers up to 2^53 are exact in an f64.
-const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
-
 impl<'de> de::Deserializer<'de> for Number {
     type Error = de::value::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        // as `Value::from_param` reads a spec's number: a whole number in
-        // 0..2^53 is a count, anything else a number
-        let x = self.0;
-        if x >= 0.0 && x.fract() == 0.0 && x < EXACT_INTEGERS {
-            v.visit_u64(x as u64)
-        } else {
-            v.visit_f64(x)
+        // as a spec's number is read everywhere (`Value::from_param`): a
+        // whole number in 0..2^53 is a count, anything else a number
+        match crate::metrics::Value::from_param(self.0) {
+            crate::metrics::Value::Int(n) => v.visit_u64(n),
+            _ => v.visit_f64(self.0),
         }
     }
 

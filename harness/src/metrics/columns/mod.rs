@@ -27,10 +27,7 @@ impl Col {
 
     /// The column's entry in the registry.
     pub fn column(self) -> &'static Column {
-        col::TABLE
-            .iter()
-            .find(|c| c.col == self)
-            .expect("a Col is made only by the registry")
+        lookup(self.0).expect("a Col is made only by the registry")
     }
 }
 
@@ -253,7 +250,14 @@ impl Name {
 
 /// The registered column of exactly this name.
 pub fn lookup(name: &str) -> Option<&'static Column> {
-    col::TABLE.iter().find(|c| c.col.0 == name)
+    // every cell of every row is resolved (`Row::check`, side tables of
+    // hundreds of thousands of rows included): a map, not a scan
+    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<&str, &Column>> =
+        std::sync::OnceLock::new();
+    BY_NAME
+        .get_or_init(|| col::TABLE.iter().map(|c| (c.col.0, c)).collect())
+        .get(name)
+        .copied()
 }
 
 /// What `name` is, if it resolves: registered, a part of a registered
