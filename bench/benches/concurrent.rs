@@ -23,7 +23,7 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::ConcurrentApbf;
-use bloomlab_filters::{BlockedApbf, Filter, Trigger};
+use bloomlab_filters::{BlockedApbf, BlockedApbfShape, Filter, Trigger};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, Mutex};
@@ -106,20 +106,12 @@ fn timed<F: Shared>(f: &F, threads: u64, iters: u64, mixed: bool, round: &Atomic
 fn bench(c: &mut Criterion) {
     let sizing = BlockedApbf::sizing(WINDOW, FPR).expect("sizing");
     let bits = (sizing.k + sizing.l) as u64 * sizing.blocks * 64;
-    let counted =
-        ConcurrentApbf::new(sizing.k, sizing.l, sizing.g, sizing.blocks, 1).expect("filter");
-    let hybrid = ConcurrentApbf::timed(
-        sizing.k,
-        sizing.l,
-        sizing.g,
-        sizing.blocks,
-        64,
-        Trigger::Hybrid,
-        1,
-    )
-    .expect("filter");
-    let mutex =
-        Mutex::new(BlockedApbf::new(sizing.k, sizing.l, sizing.g, sizing.blocks).expect("filter"));
+    let shape = BlockedApbfShape::from(sizing);
+    let counted = ConcurrentApbf::new(shape).expect("filter").with_seed(1);
+    let hybrid = ConcurrentApbf::timed(shape, 64, Trigger::Hybrid)
+        .expect("filter")
+        .with_seed(1);
+    let mutex = Mutex::new(BlockedApbf::new(shape).expect("filter"));
     let fast = fastbloom::AtomicBloomFilter::with_num_bits(bits as usize).hashes(sizing.k);
     let round = AtomicU64::new(0);
     // fill every contender to its steady state first

@@ -48,6 +48,10 @@ use bloomlab_filters::{
     Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, OnTime, PartitionedBloomFilter,
     SlidingHll, StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Trigger, Wcss, WindowSummary,
 };
+use bloomlab_filters::{
+    ApbfShape, BlockedApbfShape, NaorYogevShape, NyPocketShape, PartitionedBloomShape,
+    SlidingHllShape, SwlcShape, WcssShape,
+};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -481,13 +485,24 @@ fn designs(c: &mut Criterion) {
                 "swamp",
                 log_w,
                 sliding,
-                Ours(Swamp::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<Swamp>()
+                        .unwrap(),
+                ),
             )];
             bench_all(c, log_w, &mut v);
             continue;
         }
         let g = w.div_ceil(7);
-        let blocked = BlockedApbf::with_default_blocks(10, 7, g).unwrap();
+        let blocked = BlockedApbf::new(BlockedApbfShape {
+            hashes: 10,
+            extra_slices: 7,
+            generation: g,
+            blocks: None,
+        })
+        .unwrap();
         let bits = blocked.memory_bits() - 128;
         // bloomfilter picks k = round(m / n ln 2): give it the n that makes 10
         let items = (bits as f64 * std::f64::consts::LN_2 / 10.0).round() as usize;
@@ -502,84 +517,191 @@ fn designs(c: &mut Criterion) {
         let mut v = vec![
             prepare("fastbloom", log_w, w, Fast(fast)),
             prepare("blocked_apbf", log_w, sliding, Ours(blocked)),
-            prepare("apbf", log_w, sliding, Ours(Apbf::new(10, 7, g).unwrap())),
+            prepare(
+                "apbf",
+                log_w,
+                sliding,
+                Ours(
+                    Apbf::new(ApbfShape {
+                        hashes: 10,
+                        extra_slices: 7,
+                        generation: g,
+                    })
+                    .unwrap(),
+                ),
+            ),
             // the plan's two sizings at FPR 1.5e-3 (`bloomlab plan --window W
             // --fpr 1.5e-3 --design apbf`, the same (k, l) at every window
             // here, held by the harness's plan tests): least memory (13, 30)
             // and fast (11, 10); the blocked APBF at each (k, l) with the
             // fewest blocks meeting the target
             prepare_with("apbf_least", log_w, sliding, || {
-                Ours(Apbf::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<Apbf>()
+                        .unwrap(),
+                )
             }),
             prepare_with("apbf_fast", log_w, sliding, || {
-                Ours(Apbf::new(11, 10, w.div_ceil(10)).unwrap())
+                Ours(
+                    Apbf::new(ApbfShape {
+                        hashes: 11,
+                        extra_slices: 10,
+                        generation: w.div_ceil(10),
+                    })
+                    .unwrap(),
+                )
             }),
             prepare_with("blocked_apbf_least", log_w, sliding, || {
-                Ours(BlockedApbf::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<BlockedApbf>()
+                        .unwrap(),
+                )
             }),
             prepare_with("blocked_apbf_fast", log_w, sliding, || {
-                Ours(BlockedApbf::with_fpr_kl(w, FPR, 11, 10).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .hashes(11)
+                        .extra_slices(10)
+                        .build::<BlockedApbf>()
+                        .unwrap(),
+                )
             }),
             prepare("bloomfilter", log_w, w, Plain(plain)),
             prepare(
                 "partitioned_bloom",
                 log_w,
                 w,
-                Ours(PartitionedBloomFilter::new(10, bits / 10).unwrap()),
+                Ours(
+                    PartitionedBloomFilter::new(PartitionedBloomShape {
+                        hashes: 10,
+                        bits_per_slice: bits / 10,
+                    })
+                    .unwrap(),
+                ),
             ),
             prepare(
                 "naor_yogev",
                 log_w,
                 sliding,
-                Ours(NaorYogev::new(w, w, FPR).unwrap()),
+                Ours(
+                    NaorYogev::new(NaorYogevShape {
+                        window: w,
+                        slack: w,
+                        fpr: FPR,
+                        generations: None,
+                        max_load: None,
+                    })
+                    .unwrap(),
+                ),
             ),
             prepare(
                 "ny_pocket",
                 log_w,
                 sliding,
-                Ours(NyPocket::new(w, w, FPR).unwrap()),
+                Ours(
+                    NyPocket::new(NyPocketShape {
+                        window: w,
+                        slack: w,
+                        fpr: FPR,
+                        generations: None,
+                        max_load: None,
+                    })
+                    .unwrap(),
+                ),
             ),
             prepare(
                 "stable",
                 log_w,
                 sliding,
-                Ours(StableBloomFilter::with_fpr(bits, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::memory(bits)
+                        .fpr(FPR)
+                        .build::<StableBloomFilter>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "jumping",
                 log_w,
                 sliding,
-                Ours(JumpingWindow::with_fpr(w, FPR, 5).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .segments(5)
+                        .build::<JumpingWindow>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "double_buffer",
                 log_w,
                 sliding,
-                Ours(DoubleBuffer::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<DoubleBuffer>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "a2",
                 log_w,
                 sliding,
-                Ours(A2Buffer::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<A2Buffer>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "forgetful",
                 log_w,
                 sliding,
-                Ours(ForgetfulBloom::with_fpr(w, FPR, 4).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .past(4)
+                        .build::<ForgetfulBloom>()
+                        .unwrap(),
+                ),
             ),
             prepare_with("sliding_bloom", log_w, sliding, || {
-                Ours(SlidingBloom::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<SlidingBloom>()
+                        .unwrap(),
+                )
             }),
             prepare_with("half_sliding", log_w, sliding, || {
-                Ours(HalfSliding::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<HalfSliding>()
+                        .unwrap(),
+                )
             }),
             prepare_with("clock_bloom", log_w, sliding, || {
-                Ours(ClockBloom::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<ClockBloom>()
+                        .unwrap(),
+                )
             }),
             prepare_with("she_bloom", log_w, sliding, || {
-                Ours(SheBloom::with_fpr(w, FPR).unwrap())
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<SheBloom>()
+                        .unwrap(),
+                )
             }),
             // the designs over a window of time, at 10^6 keys a second
             // (T = w us), sized by the crate's builder
@@ -618,7 +740,10 @@ fn designs(c: &mut Criterion) {
             }),
             prepare_with("blocked_apbf_time", log_w, sliding, || {
                 // no builder sizing: the count design's, τ = T/l
-                let inner = BlockedApbf::with_fpr(w, FPR).unwrap();
+                let inner = bloomlab_filters::Target::window(w)
+                    .fpr(FPR)
+                    .build::<BlockedApbf>()
+                    .unwrap();
                 let tau = (w * DT).div_ceil(inner.l() as u64);
                 let f: OnTime<BlockedApbf> = OnTime::wrap(inner, tau, Trigger::Time).unwrap();
                 Timed(f, 0)
@@ -633,19 +758,34 @@ fn designs(c: &mut Criterion) {
                 "swamp",
                 log_w,
                 sliding,
-                Ours(Swamp::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<Swamp>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "tbf",
                 log_w,
                 sliding,
-                Ours(TimingBloom::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<TimingBloom>()
+                        .unwrap(),
+                ),
             ),
             prepare(
                 "swbf",
                 log_w,
                 sliding,
-                Ours(Swbf::with_fpr(w, FPR).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<Swbf>()
+                        .unwrap(),
+                ),
             ),
         ];
         // the broom filter's window insertion costs several us: 2^24
@@ -655,14 +795,43 @@ fn designs(c: &mut Criterion) {
                 "broom",
                 log_w,
                 2 * w,
-                Ours(Broom::with_fpr(w, FPR, 7).unwrap()),
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .seed(7)
+                        .build::<Broom>()
+                        .unwrap(),
+                ),
             ));
         }
         bench_all(c, log_w, &mut v);
         drop(v);
-        summary(c, "wcss", log_w, Wcss::with_error(w, 1e-3).unwrap());
-        summary(c, "swhll", log_w, SlidingHll::new(w, 1024).unwrap());
-        summary(c, "swlc", log_w, Swlc::new(w, 16384).unwrap());
+        summary(
+            c,
+            "wcss",
+            log_w,
+            Wcss::new(WcssShape::for_error(w, 1e-3).unwrap()).unwrap(),
+        );
+        summary(
+            c,
+            "swhll",
+            log_w,
+            SlidingHll::new(SlidingHllShape {
+                window: w,
+                registers: 1024,
+            })
+            .unwrap(),
+        );
+        summary(
+            c,
+            "swlc",
+            log_w,
+            Swlc::new(SwlcShape {
+                window: w,
+                registers: 16384,
+            })
+            .unwrap(),
+        );
     }
     write_memory();
 }

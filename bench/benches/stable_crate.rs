@@ -6,6 +6,7 @@
 use bloomlab_filters::hash::{mix64, KeyHasher};
 use bloomlab_filters::stable::Decrement;
 use bloomlab_filters::Instrumented;
+use bloomlab_filters::StableShape;
 use bloomlab_filters::{Filter, StableBloomFilter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use stable_bloom_filter::stable::StableBloomFilter as CrateSbf;
@@ -23,7 +24,13 @@ fn stable_vs_crate(c: &mut Criterion) {
     for (m, d) in [(1usize << 16, 2u8), (1 << 20, 2)] {
         let mut theirs = CrateSbf::new(m, d, 0.01);
         let (k, p) = (theirs.k() as u32, theirs.p() as u64);
-        let mut uniform = StableBloomFilter::new(m as u64, d as u32, k, p).unwrap();
+        let mut uniform = StableBloomFilter::new(StableShape {
+            cells: m as u64,
+            cell_bits: d as u32,
+            hashes: k,
+            decrements: p,
+        })
+        .unwrap();
         let mut adjacent = uniform.clone().with_decrement(Decrement::Adjacent);
         let items: Vec<[u8; 8]> = (0..OPS).map(|i| mix64(i).to_le_bytes()).collect();
         let absent: Vec<[u8; 8]> = (0..OPS)

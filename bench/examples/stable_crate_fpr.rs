@@ -6,7 +6,7 @@
 
 use bloomlab_filters::hash::KeyHasher;
 use bloomlab_filters::stable::theory::StableTheory;
-use bloomlab_filters::{Filter, StableBloomFilter};
+use bloomlab_filters::{Filter, StableBloomFilter, Target};
 use stable_bloom_filter::stable::StableBloomFilter as CrateSbf;
 use stable_bloom_filter::Filter as CrateFilter;
 
@@ -37,7 +37,8 @@ fn main() {
             p,
         }
         .fpr();
-        let mut ours = StableBloomFilter::with_fpr_for(m as u64, d as u32, k, target).unwrap();
+        let sized = Target::memory(m as u64 * d as u64).fpr(target);
+        let mut ours: StableBloomFilter = sized.cell_bits(d as u32).hashes(k).build().unwrap();
         // Warm up past the stable point, then measure over `states` filter
         // states `spacing` insertions apart: one state's FPR varies by several
         // percent with its zero count, so a single state would mislead.

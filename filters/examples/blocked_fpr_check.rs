@@ -9,11 +9,18 @@
 
 use bloomlab_filters::apbf::blocked::BlockedApbf;
 use bloomlab_filters::hash::mix64;
+use bloomlab_filters::BlockedApbfShape;
 use bloomlab_filters::Filter;
 
 fn main() {
     let (k, l, g) = (14u32, 11u32, 1000u64);
-    let mut f = BlockedApbf::with_default_blocks(k, l, g).expect("valid parameters");
+    let mut f = BlockedApbf::new(BlockedApbfShape {
+        hashes: k,
+        extra_slices: l,
+        generation: g,
+        blocks: None,
+    })
+    .expect("valid parameters");
     let theory = f.theory().fpr().expect("k <= MAX_EXACT_K");
     let (mut t, mut neg) = (0u64, 0u64);
     let insert = |f: &mut BlockedApbf, n: u64, t: &mut u64| {

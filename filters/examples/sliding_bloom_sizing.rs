@@ -6,6 +6,7 @@
 //! (about 6 s: the sizing evaluates the exact theory).
 
 use bloomlab_filters::sliding_sketch::SlidingBloom;
+use bloomlab_filters::Target;
 use bloomlab_filters::{Apbf, BlockedApbf, Filter, SlidingFilter};
 
 fn main() {
@@ -13,11 +14,17 @@ fn main() {
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for w in [10_000u64, 100_000] {
         for fpr in [1e-2, 1e-3, 1e-4] {
-            let s = SlidingBloom::with_fpr(w, fpr).expect("sized");
+            let s = Target::window(w)
+                .fpr(fpr)
+                .build::<SlidingBloom>()
+                .expect("sized");
             let t = s.theory();
             assert!(t.fpr() <= fpr);
-            let a = Apbf::with_fpr(w, fpr).expect("sized");
-            let b = BlockedApbf::with_fpr(w, fpr).expect("sized");
+            let a = Target::window(w).fpr(fpr).build::<Apbf>().expect("sized");
+            let b = Target::window(w)
+                .fpr(fpr)
+                .build::<BlockedApbf>()
+                .expect("sized");
             let per = |f: &dyn Filter| f.memory_bits() as f64 / w as f64;
             println!(
                 "| {w} | {fpr:.0e} | {} | {} | {:.1} | {:.2e} | {:.1} | {:.2} | {:.1} |",

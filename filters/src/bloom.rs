@@ -103,9 +103,20 @@ pub struct BloomFilter {
     inserted: u64,
 }
 
+/// The shape of a [`BloomFilter`]: what [`BloomFilter::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BloomShape {
+    /// Bits of the bit array, in all (`m`).
+    pub bits: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+}
+
 impl BloomFilter {
     /// m bits and k hash functions.
-    pub fn new(m: u64, k: u32) -> Result<Self, ParamError> {
+    pub fn new(shape: BloomShape) -> Result<Self, ParamError> {
+        let BloomShape { bits: m, hashes: k } = shape;
         check_nonzero("m", m)?;
         crate::error::check_hashes(k)?;
         let m = check_bits(Some(m))?;
@@ -118,13 +129,13 @@ impl BloomFilter {
 
     /// Sized for `capacity` keys at false-positive rate `fpr`:
     /// m = ⌈-n ln p / (ln 2)^2⌉, k = max(1, round(m/n ln 2)).
-    pub fn with_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("capacity", capacity)?;
         check_probability("fpr", fpr)?;
         let m = (-(capacity as f64) * fpr.ln() / (LN_2 * LN_2)).ceil();
         let m = check_bits((m <= crate::MAX_BITS as f64).then_some(m as u64))?;
         let k = ((m as f64 / capacity as f64) * LN_2).round().max(1.0) as u32;
-        Self::new(m, k)
+        Self::new(BloomShape { bits: m, hashes: k })
     }
 
     /// Number of hash functions.
@@ -156,7 +167,7 @@ impl BloomFilter {
     ///
     /// ```
     /// use bloomlab_filters::{bloom::BloomFilter, Filter};
-    /// let mut f = BloomFilter::new(1 << 20, 7).unwrap();
+    /// let mut f = BloomFilter::new(bloomlab_filters::BloomShape { bits: 1 << 20, hashes: 7 }).unwrap();
     /// f.insert(42);
     /// f.fill_as_if(100_000, 1);
     /// assert!(f.contains(42));
@@ -240,9 +251,23 @@ pub struct PartitionedBloomFilter {
     inserted: u64,
 }
 
+/// The shape of a [`PartitionedBloomFilter`]: what [`PartitionedBloomFilter::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartitionedBloomShape {
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Bits in each slice (`m`).
+    pub bits_per_slice: u64,
+}
+
 impl PartitionedBloomFilter {
     /// k slices of m bits.
-    pub fn new(k: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: PartitionedBloomShape) -> Result<Self, ParamError> {
+        let PartitionedBloomShape {
+            hashes: k,
+            bits_per_slice: m,
+        } = shape;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
         let total = check_bits((k as u64).checked_mul(m))?;
@@ -257,12 +282,15 @@ impl PartitionedBloomFilter {
     /// Sized as in the APBF paper for `capacity` keys at rate `fpr`:
     /// k = ⌈log2(1/p)⌉ slices of m = ⌈n / ln 2⌉ bits, so that the fill reaches
     /// 1/2 at capacity and the FPR is 2^-k <= p.
-    pub fn with_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("capacity", capacity)?;
         check_probability("fpr", fpr)?;
         let k = (1.0 / fpr).log2().ceil().max(1.0) as u32;
         let m = (capacity as f64 / LN_2).ceil() as u64;
-        Self::new(k, m)
+        Self::new(PartitionedBloomShape {
+            hashes: k,
+            bits_per_slice: m,
+        })
     }
 
     /// Number of slices (hash functions).

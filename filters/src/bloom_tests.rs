@@ -11,7 +11,7 @@ fn a_fill_as_if_is_the_state_of_n_insertions() {
         (640_000, 25, 20_000),
         (70, 3, 10),
     ] {
-        let mut f = BloomFilter::new(m, k).unwrap();
+        let mut f = BloomFilter::new(crate::BloomShape { bits: m, hashes: k }).unwrap();
         let before: Vec<u64> = (0..50).map(|i| mix64(i ^ 0xB0)).collect();
         for &key in &before {
             f.insert(key);
@@ -50,12 +50,20 @@ fn fill_probes_names_and_counts() {
     let e = 1.0 - (-1.0f64).exp();
     assert!((fill_ratio(1e6, 1e6) - e).abs() < 1e-6);
     // an empty filter answers no at the first bit; a member reads k
-    let mut b = BloomFilter::new(4096, 5).unwrap();
+    let mut b = BloomFilter::new(crate::BloomShape {
+        bits: 4096,
+        hashes: 5,
+    })
+    .unwrap();
     assert_eq!(b.contains_probes(7), (false, 1));
     b.insert(7);
     assert_eq!(b.contains_probes(7), (true, 5));
     assert_eq!(b.name(), "bloom");
-    let mut p = PartitionedBloomFilter::new(4, 1024).unwrap();
+    let mut p = PartitionedBloomFilter::new(crate::PartitionedBloomShape {
+        hashes: 4,
+        bits_per_slice: 1024,
+    })
+    .unwrap();
     for t in 0..10u64 {
         p.insert(mix64(t));
     }
@@ -86,13 +94,21 @@ fn sizing_from_fpr() {
 #[test]
 fn bad_parameters_are_rejected() {
     assert_eq!(
-        BloomFilter::new(0, 3).unwrap_err(),
+        BloomFilter::new(crate::BloomShape { bits: 0, hashes: 3 }).unwrap_err(),
         ParamError::Zero { name: "m" }
     );
-    assert!(BloomFilter::new(10, 0).is_err());
+    assert!(BloomFilter::new(crate::BloomShape {
+        bits: 10,
+        hashes: 0
+    })
+    .is_err());
     assert!(BloomFilter::with_fpr(10, 1.0).is_err());
     assert!(BloomFilter::with_fpr(10, f64::NAN).is_err());
     assert!(BloomFilter::with_fpr(u64::MAX, 1e-9).is_err());
-    assert!(PartitionedBloomFilter::new(3, u64::MAX).is_err());
+    assert!(PartitionedBloomFilter::new(crate::PartitionedBloomShape {
+        hashes: 3,
+        bits_per_slice: u64::MAX
+    })
+    .is_err());
     assert!(PartitionedBloomFilter::with_fpr(0, 0.1).is_err());
 }

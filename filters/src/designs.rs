@@ -65,71 +65,72 @@ macro_rules! for_each_design {
                 $crate::Swlc,
             }
             designs {
-                bloom: $crate::BloomFilter = $crate::BloomFilter::new(4096, 3).unwrap();
+                bloom: $crate::BloomFilter = $crate::BloomFilter::new($crate::BloomShape { bits: 4096, hashes: 3 }).unwrap();
                 partitioned_bloom: $crate::PartitionedBloomFilter =
-                    $crate::PartitionedBloomFilter::new(3, 1024).unwrap();
-                apbf: $crate::Apbf = $crate::Apbf::new(4, 3, 64).unwrap();
-                blocked_apbf: $crate::BlockedApbf = $crate::BlockedApbf::new(4, 3, 64, 16).unwrap();
+                    $crate::PartitionedBloomFilter::new($crate::PartitionedBloomShape { hashes: 3, bits_per_slice: 1024 }).unwrap();
+                apbf: $crate::Apbf = $crate::Apbf::new($crate::ApbfShape { hashes: 4, extra_slices: 3, generation: 64 }).unwrap();
+                blocked_apbf: $crate::BlockedApbf = $crate::BlockedApbf::new($crate::BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 64, blocks: Some(16) }).unwrap();
                 concurrent_apbf: $crate::ConcurrentApbf = $crate::ConcurrentApbf::timed(
-                    4, 3, 64, 16, 50, $crate::Trigger::Hybrid, 7,
-                ).unwrap();
+                    $crate::BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 64, blocks: Some(16) },
+                    50, $crate::Trigger::Hybrid,
+                ).unwrap().with_seed(7);
                 stable: $crate::StableBloomFilter =
-                    $crate::StableBloomFilter::new(2048, 3, 3, 10).unwrap().with_seed(3);
+                    $crate::StableBloomFilter::new($crate::StableShape { cells: 2048, cell_bits: 3, hashes: 3, decrements: 10 }).unwrap().with_seed(3);
                 naor_yogev: $crate::NaorYogev =
-                    $crate::NaorYogev::new(256, 256, 1e-2).unwrap().with_seed(5);
-                ny_pocket: $crate::NyPocket = $crate::NyPocket::new(256, 256, 1e-2).unwrap();
+                    $crate::NaorYogev::new($crate::NaorYogevShape { window: 256, slack: 256, fpr: 1e-2, generations: None, max_load: None }).unwrap().with_seed(5);
+                ny_pocket: $crate::NyPocket = $crate::NyPocket::new($crate::NyPocketShape { window: 256, slack: 256, fpr: 1e-2, generations: None, max_load: None }).unwrap();
                 broom_filter: $crate::BroomFilter =
-                    $crate::BroomFilter::new(256, 400, 7, 2, 9).unwrap();
-                broom: $crate::Broom = $crate::Broom::with_fpr(256, 1e-2, 9).unwrap();
-                swamp: $crate::Swamp = $crate::Swamp::with_fpr(256, 1e-2).unwrap();
-                tbf: $crate::TimingBloom = $crate::TimingBloom::with_fpr(256, 1e-2).unwrap();
-                swbf: $crate::Swbf = $crate::Swbf::with_fpr(256, 1e-2).unwrap();
+                    $crate::BroomFilter::new($crate::BroomShape { capacity: 256, slots: 400, remainder_bits: 7, moves_per_adapt: 2 }).map(|f| f.with_seed(9)).unwrap();
+                broom: $crate::Broom = $crate::Target::window(256).fpr(1e-2).seed(9).build::<$crate::Broom>().unwrap();
+                swamp: $crate::Swamp = $crate::Swamp::new($crate::SwampShape { window: 256, fingerprint_bits: 15 }).unwrap();
+                tbf: $crate::TimingBloom = $crate::Target::window(256).fpr(1e-2).build::<$crate::TimingBloom>().unwrap();
+                swbf: $crate::Swbf = $crate::Target::window(256).fpr(1e-2).build::<$crate::Swbf>().unwrap();
                 sliding_bloom: $crate::sliding_sketch::SlidingBloom =
-                    $crate::sliding_sketch::SlidingBloom::new(256, 3, 300).unwrap();
+                    $crate::sliding_sketch::SlidingBloom::new($crate::SlidingBloomShape { window: 256, arrays: 3, cells_per_array: 300 }).unwrap();
                 half_sliding: $crate::half_sliding::HalfSliding =
-                    $crate::half_sliding::HalfSliding::new(256, 5, 3, 300).unwrap();
+                    $crate::half_sliding::HalfSliding::new($crate::HalfSlidingShape { cycle: 256, arrays: 5, queried_arrays: 3, cells_per_array: 300 }).unwrap();
                 clock_bloom: $crate::clock_sketch::ClockBloom =
-                    $crate::clock_sketch::ClockBloom::new(256, 3, 2, 300).unwrap();
-                she_bloom: $crate::she::SheBloom = $crate::she::SheBloom::new(256, 3, 320, 8, 400).unwrap();
+                    $crate::clock_sketch::ClockBloom::new($crate::ClockBloomShape { window: 256, hashes: 3, cell_bits: 2, cells: 300 }).unwrap();
+                she_bloom: $crate::she::SheBloom = $crate::she::SheBloom::new($crate::SheBloomShape { window: 256, hashes: 3, bits: 320, group_bits: 8, phase: 400 }).unwrap();
                 jumping: $crate::segmented::JumpingWindow =
-                    $crate::segmented::JumpingWindow::with_fpr(256, 1e-2, 4).unwrap();
+                    $crate::Target::window(256).fpr(1e-2).segments(4).build::<$crate::segmented::JumpingWindow>().unwrap();
                 double_buffer: $crate::segmented::DoubleBuffer =
-                    $crate::segmented::DoubleBuffer::with_fpr(256, 1e-2).unwrap();
-                a2: $crate::segmented::A2Buffer = $crate::segmented::A2Buffer::with_fpr(256, 1e-2).unwrap();
+                    $crate::Target::window(256).fpr(1e-2).build::<$crate::segmented::DoubleBuffer>().unwrap();
+                a2: $crate::segmented::A2Buffer = $crate::Target::window(256).fpr(1e-2).build::<$crate::segmented::A2Buffer>().unwrap();
                 forgetful: $crate::segmented::ForgetfulBloom =
-                    $crate::segmented::ForgetfulBloom::with_fpr(256, 1e-2, 3).unwrap();
+                    $crate::Target::window(256).fpr(1e-2).past(3).build::<$crate::segmented::ForgetfulBloom>().unwrap();
                 apbf_time: $crate::OnTime<$crate::Apbf> =
-                    $crate::OnTime::<$crate::Apbf>::new(4, 3, 64, 50, $crate::Trigger::Time).unwrap();
+                    $crate::OnTime::<$crate::Apbf>::new($crate::ApbfShape { hashes: 4, extra_slices: 3, generation: 64 }, 50, $crate::Trigger::Time).unwrap();
                 apbf_hybrid: $crate::OnTime<$crate::Apbf> =
-                    $crate::OnTime::<$crate::Apbf>::new(4, 3, 64, 50, $crate::Trigger::Hybrid).unwrap();
+                    $crate::OnTime::<$crate::Apbf>::new($crate::ApbfShape { hashes: 4, extra_slices: 3, generation: 64 }, 50, $crate::Trigger::Hybrid).unwrap();
                 blocked_apbf_time: $crate::OnTime<$crate::BlockedApbf> = $crate::OnTime::wrap(
-                    $crate::BlockedApbf::new(4, 3, 64, 16).unwrap(), 50, $crate::Trigger::Time,
+                    $crate::BlockedApbf::new($crate::BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 64, blocks: Some(16) }).unwrap(), 50, $crate::Trigger::Time,
                 ).unwrap();
                 naor_yogev_hybrid: $crate::OnTime<$crate::NaorYogev> = $crate::OnTime::wrap(
-                    $crate::NaorYogev::new(256, 256, 1e-2).unwrap(), 50, $crate::Trigger::Hybrid,
+                    $crate::NaorYogev::new($crate::NaorYogevShape { window: 256, slack: 256, fpr: 1e-2, generations: None, max_load: None }).unwrap(), 50, $crate::Trigger::Hybrid,
                 ).unwrap();
                 jumping_time: $crate::OnTime<$crate::segmented::JumpingWindow> = $crate::OnTime::wrap(
-                    $crate::segmented::JumpingWindow::with_fpr(256, 1e-2, 4).unwrap(), 50,
+                    $crate::Target::window(256).fpr(1e-2).segments(4).build::<$crate::segmented::JumpingWindow>().unwrap(), 50,
                     $crate::Trigger::Time,
                 ).unwrap();
                 double_buffer_time: $crate::OnTime<$crate::segmented::DoubleBuffer> = $crate::OnTime::wrap(
-                    $crate::segmented::DoubleBuffer::with_fpr(256, 1e-2).unwrap(), 50,
+                    $crate::Target::window(256).fpr(1e-2).build::<$crate::segmented::DoubleBuffer>().unwrap(), 50,
                     $crate::Trigger::Time,
                 ).unwrap();
-                tbf_time: $crate::timing::TimedTbf = $crate::timing::TimedTbf::new(4, 50, 3, 256).unwrap();
-                swbf_hybrid: $crate::timing::TimedSwbf = $crate::timing::TimedSwbf::new(4, 50, 64, 12).unwrap();
+                tbf_time: $crate::timing::TimedTbf = $crate::timing::TimedTbf::new($crate::TimedTbfShape { quanta: 4, quantum_ticks: 50, hashes: 3, cells_per_slice: 256 }).unwrap();
+                swbf_hybrid: $crate::timing::TimedSwbf = $crate::timing::TimedSwbf::new($crate::TimedSwbfShape { quanta: 4, quantum_ticks: 50, quantum_keys: 64, fingerprint_bits: 12 }).unwrap();
                 sliding_bloom_time: $crate::sliding_sketch::TimedSlidingBloom =
-                    $crate::sliding_sketch::TimedSlidingBloom::new(200, 3, 300).unwrap();
+                    $crate::sliding_sketch::TimedSlidingBloom::new($crate::TimedSlidingBloomShape { window_ticks: 200, arrays: 3, cells_per_array: 300 }).unwrap();
                 half_sliding_time: $crate::half_sliding::TimedHalfSliding =
-                    $crate::half_sliding::TimedHalfSliding::new(200, 5, 2, 300).unwrap();
+                    $crate::half_sliding::TimedHalfSliding::new($crate::TimedHalfSlidingShape { window_ticks: 200, arrays: 5, queried_arrays: 2, cells_per_array: 300 }).unwrap();
                 clock_bloom_time: $crate::clock_sketch::TimedClockBloom =
-                    $crate::clock_sketch::TimedClockBloom::new(200, 3, 2, 300).unwrap();
-                tlbf: $crate::tlbf::Tlbf = $crate::tlbf::Tlbf::new(3, 4, 200, 64).unwrap();
+                    $crate::clock_sketch::TimedClockBloom::new($crate::TimedClockBloomShape { window_ticks: 200, hashes: 3, cell_bits: 2, cells: 300 }).unwrap();
+                tlbf: $crate::tlbf::Tlbf = $crate::tlbf::Tlbf::new($crate::TlbfShape { hashes: 3, extra_slices: 4, window_ticks: 200, initial_bits_per_slice: 64 }).unwrap();
                 she_bloom_time: $crate::she::TimedSheBloom =
-                    $crate::she::TimedSheBloom::new(200, 3, 320, 8, 400).unwrap();
-                wcss: $crate::Wcss = $crate::Wcss::new(256, 32).unwrap();
-                swhll: $crate::SlidingHll = $crate::SlidingHll::new(256, 64).unwrap();
-                swlc: $crate::Swlc = $crate::Swlc::new(256, 64).unwrap();
+                    $crate::she::TimedSheBloom::new($crate::TimedSheBloomShape { window_ticks: 200, hashes: 3, bits: 320, group_bits: 8, phase_ticks: 400 }).unwrap();
+                wcss: $crate::Wcss = $crate::Wcss::new($crate::WcssShape { window: 256, counters: 32 }).unwrap();
+                swhll: $crate::SlidingHll = $crate::SlidingHll::new($crate::SlidingHllShape { window: 256, registers: 64 }).unwrap();
+                swlc: $crate::Swlc = $crate::Swlc::new($crate::SwlcShape { window: 256, registers: 64 }).unwrap();
             }
         }
     };

@@ -13,7 +13,7 @@ use std::hash::Hash;
 ///
 /// ```
 /// use bloomlab_filters::{Apbf, Keyed, Persist};
-/// let mut f = Keyed::new(Apbf::with_fpr(1000, 1e-3).unwrap(), 7);
+/// let mut f = Keyed::new(bloomlab_filters::Target::window(1000).fpr(1e-3).build::<Apbf>().unwrap(), 7);
 /// f.insert("evt-1");
 /// assert!(f.contains("evt-1"));
 /// let back = Keyed::<Apbf>::from_bytes(&f.to_bytes()).unwrap();

@@ -18,9 +18,18 @@
 //! `Send + Sync`, and [`ConcurrentApbf`]
 //! takes insertions and queries from many threads at once.
 //!
+//! A design is sized by [`Target`] from what the application knows (a
+//! window and an FPR), or given its exact shape by `new` and a struct of
+//! named fields ([`ApbfShape`], ...): [`build`] lists the words the shapes
+//! use for the papers' letters.
+//!
 //! ```
-//! use bloomlab_filters::{Apbf, Keyed, Persist, SlidingFilter};
-//! let mut f = Keyed::new(Apbf::with_fpr(7000, 1e-3).unwrap(), 7);
+//! use bloomlab_filters::{Apbf, ApbfShape, Keyed, Persist, SlidingFilter, Target};
+//! let sized: Apbf = Target::window(7000).fpr(1e-3).build().unwrap();
+//! let shaped = Apbf::new(ApbfShape { hashes: 10, extra_slices: 7, generation: 1000 }).unwrap();
+//! assert!(sized.window() >= 7000); // (k, l) of fewest bits: (14, 32), g = 219
+//! assert_eq!((shaped.window(), shaped.slack()), (7000, 10_000)); // l g, k g
+//! let mut f = Keyed::new(sized, 7);
 //! f.insert("alice");
 //! assert!(f.contains("alice"));
 //! assert!(f.filter().window() >= 7000); // guaranteed with no false negatives
@@ -85,31 +94,42 @@ pub mod tlbf;
 pub mod window;
 
 pub use apbf::blocked::concurrent::ConcurrentApbf;
-pub use apbf::blocked::BlockedApbf;
+pub use apbf::blocked::{BlockedApbf, BlockedApbfShape};
 pub use apbf::timed::TimedApbf;
-pub use apbf::Apbf;
-pub use bloom::{BloomFilter, PartitionedBloomFilter};
-pub use broom::{Broom, BroomFilter};
+pub use apbf::{Apbf, ApbfShape};
+pub use bloom::{BloomFilter, BloomShape, PartitionedBloomFilter, PartitionedBloomShape};
+pub use broom::{Broom, BroomFilter, BroomShape};
+pub use build::{Build, Target};
 pub use error::{ParamError, MAX_BITS, MAX_HASHES};
 pub use keyed::Keyed;
-pub use naor_yogev::NaorYogev;
-pub use ny_pocket::NyPocket;
+pub use naor_yogev::{NaorYogev, NaorYogevShape};
+pub use ny_pocket::{NyPocket, NyPocketShape};
 pub use persist::{LoadError, Persist};
-pub use sketches::{SlidingHll, Swlc, Wcss};
-pub use stable::StableBloomFilter;
+pub use sketches::{SlidingHll, SlidingHllShape, Swlc, SwlcShape, Wcss, WcssShape};
+pub use stable::{StableBloomFilter, StableShape};
 pub use summary::{
     DistinctEstimator, EntropyEstimator, ExactWindow, FrequencyEstimator, WindowSummary,
 };
-pub use swamp::Swamp;
+pub use swamp::{Swamp, SwampShape};
 pub use timewindow::{Generational, OnTime, Trigger};
-pub use timing::{Swbf, TimedSwbf, TimedTbf, TimingBloom};
-// every design the crate ships, at the root (`for_each_design!` lists them)
-pub use clock_sketch::{ClockBloom, TimedClockBloom};
-pub use half_sliding::{HalfSliding, TimedHalfSliding};
-pub use segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
-pub use she::{SheBloom, TimedSheBloom};
-pub use sliding_sketch::{SlidingBloom, TimedSlidingBloom};
-pub use tlbf::Tlbf;
+pub use timing::{
+    Swbf, SwbfShape, TimedSwbf, TimedSwbfShape, TimedTbf, TimedTbfShape, TimingBloom,
+    TimingBloomShape,
+};
+// The root re-exports every design the crate ships (`for_each_design!` lists
+// them) with its shape, the traits, and the builder; theories, sizings and
+// helpers stay in each design's module.
+pub use clock_sketch::{ClockBloom, ClockBloomShape, TimedClockBloom, TimedClockBloomShape};
+pub use half_sliding::{HalfSliding, HalfSlidingShape, TimedHalfSliding, TimedHalfSlidingShape};
+pub use segmented::{
+    A2Buffer, A2BufferShape, DoubleBuffer, DoubleBufferShape, ForgetfulBloom, ForgetfulBloomShape,
+    JumpingWindow, JumpingWindowShape,
+};
+pub use she::{SheBloom, SheBloomShape, TimedSheBloom, TimedSheBloomShape};
+pub use sliding_sketch::{
+    SlidingBloom, SlidingBloomShape, TimedSlidingBloom, TimedSlidingBloomShape,
+};
+pub use tlbf::{Tlbf, TlbfShape};
 
 /// An approximate-membership filter over 64-bit key hashes.
 pub trait Filter {

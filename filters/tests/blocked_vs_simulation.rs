@@ -12,6 +12,7 @@ mod common;
 
 use bloomlab_filters::apbf::blocked::{default_blocks, BlockedApbf, BlockedTheory};
 use bloomlab_filters::window::shifts_at_age;
+use bloomlab_filters::BlockedApbfShape;
 use bloomlab_filters::Filter;
 use common::{assert_mean, Keys, Rng, Z};
 
@@ -25,7 +26,13 @@ struct Sim {
 impl Sim {
     fn new(k: u32, l: u32, g: u64, blocks: u64, salt: u64) -> Sim {
         let mut s = Sim {
-            f: BlockedApbf::new(k, l, g, blocks).unwrap(),
+            f: BlockedApbf::new(BlockedApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+                blocks: Some(blocks),
+            })
+            .unwrap(),
             keys: Keys::new(salt),
             t: 0,
             neg: 0,

@@ -9,11 +9,19 @@
 mod common;
 
 use bloomlab_filters::broom::{BroomFilter, Remote};
+use bloomlab_filters::BroomShape;
 use common::{assert_rate, Keys};
 
 /// n = 20 000 stream keys in S = 23 000 slots with r = 3 (FPR near 0.1).
 fn at_capacity(keys: &Keys, seed: u64) -> (BroomFilter, Remote) {
-    let mut f = BroomFilter::new(20_000, 23_000, 3, 3, seed).unwrap();
+    let mut f = BroomFilter::new(bloomlab_filters::BroomShape {
+        capacity: 20_000,
+        slots: 23_000,
+        remainder_bits: 3,
+        moves_per_adapt: 3,
+    })
+    .map(|f| f.with_seed(seed))
+    .unwrap();
     let mut remote = Remote::new();
     for t in 1..=20_000 {
         f.insert(keys.stream(t), &mut remote).unwrap();
@@ -75,7 +83,9 @@ fn fpr_after_adaptation_matches_the_sum_over_fingerprints() {
 #[test]
 fn with_fpr_meets_its_target() {
     for (n, eps) in [(1000, 0.1), (50_000, 0.01), (10_000, 1e-4)] {
-        let f = BroomFilter::with_fpr(n, eps, 3).unwrap();
+        let f = BroomFilter::new(BroomShape::for_fpr(n, eps).unwrap())
+            .unwrap()
+            .with_seed(3);
         assert!(
             f.fpr_bound() <= eps,
             "n {n}, eps {eps}: bound {}",

@@ -7,8 +7,9 @@
 
 mod common;
 
-use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
+use bloomlab_filters::naor_yogev::NaorYogev;
 use bloomlab_filters::Instrumented;
+use bloomlab_filters::NaorYogevShape;
 use bloomlab_filters::{Filter, SlidingFilter};
 use common::{assert_mean, assert_rate, Keys, Rng};
 use proptest::prelude::*;
@@ -23,7 +24,7 @@ proptest! {
     fn presence_is_exactly_the_generations_rule(n in 2u64..400, c_frac in 0.0f64..1.0, salt in any::<u64>()) {
         let c = 1 + ((n - 1) as f64 * c_frac) as u64;
         let m = bloomlab_filters::naor_yogev::theory::slack_of(n, c).max(1);
-        let mut f = NaorYogev::from_sizing(Sizing::new(n, m, 1e-12, Some(c), 0.9).unwrap()).unwrap();
+        let mut f = NaorYogev::new(NaorYogevShape { window: n, slack: m, fpr: 1e-12, generations: Some(c), max_load: Some(0.9) }).unwrap();
         let (s, g) = (f.slack(), f.period());
         prop_assert!(c * g + 1 >= n && s <= m);
         let keys = Keys::new(salt);
@@ -93,13 +94,27 @@ fn fpr_matches_theory_at_the_worst_phase_and_on_average() {
         (20_000, 20_000, 0.05),
         (5_000, 100, 1e-3),
     ] {
-        let mut f = NaorYogev::new(n, m, eps).unwrap();
+        let mut f = NaorYogev::new(NaorYogevShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let g = f.period();
         let (fp, q, th) = fpr_at_phases(&mut f, 100, 4_000_000 / 100, |_| g);
         assert!((th - f.sizing().fpr()).abs() < 1e-15);
         assert!(th <= eps);
         assert_rate(&format!("worst-phase FPR n {n} m {m} eps {eps}"), fp, q, th);
-        let mut f = NaorYogev::new(n, m, eps).unwrap();
+        let mut f = NaorYogev::new(NaorYogevShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let mut rng = Rng(9);
         let (fp, q, th) = fpr_at_phases(&mut f, 100, 4_000_000 / 100, |_| rng.range(1, g));
         assert_rate(
@@ -126,8 +141,15 @@ fn fpr_matches_theory_at_the_worst_phase_and_on_average() {
 fn expired_keys_do_not_come_back_when_tags_wrap() {
     for c in [1u64, 2, 5] {
         let n = 3000;
-        let size = Sizing::new(n, n, 0.02, Some(c), 0.9).unwrap();
-        let mut f = NaorYogev::from_sizing(size).unwrap();
+        let shape = NaorYogevShape {
+            window: n,
+            slack: n,
+            fpr: 0.02,
+            generations: Some(c),
+            max_load: Some(0.9),
+        };
+        let mut f = NaorYogev::new(shape).unwrap();
+        let size = *f.sizing();
         let keys = Keys::new(0xABCD_EF01_2345_6789);
         let (s, g) = (f.slack(), f.period());
         let cycle = (2 * c + 2) * g;
@@ -157,7 +179,14 @@ fn expired_keys_do_not_come_back_when_tags_wrap() {
 
 #[test]
 fn negative_queries_read_eight_slots() {
-    let mut f = NaorYogev::new(10_000, 1_000, 0.01).unwrap();
+    let mut f = NaorYogev::new(NaorYogevShape {
+        window: 10_000,
+        slack: 1_000,
+        fpr: 0.01,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let keys = Keys::new(77);
     for t in 1..=30_000 {
         f.insert(keys.stream(t));
@@ -184,8 +213,15 @@ fn negative_queries_read_eight_slots() {
 /// the window is lost and the stash drains as its entries expire.
 #[test]
 fn overloaded_table_keeps_the_window_through_the_stash() {
-    let size = Sizing::new(4096, 256, 0.01, None, 0.99).unwrap();
-    let mut f = NaorYogev::from_sizing(size).unwrap().with_seed(3);
+    let shape = NaorYogevShape {
+        window: 4096,
+        slack: 256,
+        fpr: 0.01,
+        generations: None,
+        max_load: Some(0.99),
+    };
+    let mut f = NaorYogev::new(shape).unwrap().with_seed(3);
+    let size = *f.sizing();
     let keys = Keys::new(0x00DD_BA11);
     let n = f.window();
     let (mut max_probes, mut stash_checks) = (0, 0);

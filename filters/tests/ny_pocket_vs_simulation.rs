@@ -6,7 +6,8 @@
 
 mod common;
 
-use bloomlab_filters::ny_pocket::{NyPocket, Sizing, DEFAULT_MAX_LOAD};
+use bloomlab_filters::ny_pocket::{NyPocket, DEFAULT_MAX_LOAD};
+use bloomlab_filters::NyPocketShape;
 use bloomlab_filters::{Filter, SlidingFilter};
 use common::{assert_rate, Keys, Rng, Z};
 use proptest::prelude::*;
@@ -23,7 +24,7 @@ proptest! {
     fn presence_is_exactly_the_generations_rule(n in 2u64..300, c_frac in 0.0f64..1.0, salt in any::<u64>()) {
         let c = 1 + ((n - 1) as f64 * c_frac) as u64;
         let m = bloomlab_filters::naor_yogev::theory::slack_of(n, c).max(1);
-        let mut f = NyPocket::from_sizing(Sizing::new(n, m, 1e-12, Some(c), 0.9).unwrap()).unwrap();
+        let mut f = NyPocket::new(NyPocketShape { window: n, slack: m, fpr: 1e-12, generations: Some(c), max_load: Some(0.9) }).unwrap();
         let (s, g) = (f.slack(), f.period());
         let keys = Keys::new(salt);
         let mut rng = Rng(salt);
@@ -85,7 +86,14 @@ fn fpr_matches_theory_and_a_five_percent_change_would_fail() {
         (20_000, 20_000, 0.01, 4_000_000),
         (5_000, 5_000, 1e-3, 20_000_000),
     ] {
-        let mut f = NyPocket::new(n, m, eps).unwrap();
+        let mut f = NyPocket::new(NyPocketShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let g = f.period();
         let (fp, q, th) = fpr_at_phases(&mut f, 100, queries / 100, |_| g);
         assert!((th - f.sizing().fpr()).abs() < 1e-15 && th <= eps);
@@ -97,7 +105,14 @@ fn fpr_matches_theory_and_a_five_percent_change_would_fail() {
                 "{what}: the test cannot tell the formula from {scale} x it"
             );
         }
-        let mut f = NyPocket::new(n, m, eps).unwrap();
+        let mut f = NyPocket::new(NyPocketShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let mut rng = Rng(9);
         let (fp, q, th) = fpr_at_phases(&mut f, 100, queries / 100, |_| rng.range(1, g));
         assert_rate(&format!("random-phase FPR n {n} eps {eps}"), fp, q, th);
@@ -112,8 +127,15 @@ fn fpr_matches_theory_and_a_five_percent_change_would_fail() {
 fn expired_keys_do_not_come_back_when_tags_wrap() {
     for c in [1u64, 2, 6] {
         let n = 3000;
-        let size = Sizing::new(n, n, 0.02, Some(c), DEFAULT_MAX_LOAD).unwrap();
-        let mut f = NyPocket::from_sizing(size).unwrap();
+        let shape = NyPocketShape {
+            window: n,
+            slack: n,
+            fpr: 0.02,
+            generations: Some(c),
+            max_load: Some(DEFAULT_MAX_LOAD),
+        };
+        let mut f = NyPocket::new(shape).unwrap();
+        let size = *f.sizing();
         let keys = Keys::new(0xABCD_EF01);
         let (s, g) = (f.slack(), f.period());
         let cycle = (c + 2) * g;
@@ -145,7 +167,14 @@ fn expired_keys_do_not_come_back_when_tags_wrap() {
 #[test]
 fn the_stash_stays_small_at_the_default_load() {
     let n = 1 << 16;
-    let mut f = NyPocket::new(n, n, 1e-3).unwrap();
+    let mut f = NyPocket::new(NyPocketShape {
+        window: n,
+        slack: n,
+        fpr: 1e-3,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let keys = Keys::new(0x57A5);
     for t in 1..=6 * n {
         f.insert(keys.stream(t));

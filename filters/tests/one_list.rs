@@ -106,3 +106,86 @@ fn persist_names_no_design() {
     }
     assert!(named.is_empty(), "{named:#?}");
 }
+
+/// Every `.rs` file under `dir`, recursively, as one normalised text.
+fn sources_deep(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                text += &std::fs::read_to_string(&p).unwrap();
+            }
+        }
+    }
+    normalise(&text)
+}
+
+/// The designs whose `new` takes another design's shape (they share it).
+const SHARED_SHAPES: &[(&str, &str)] = &[
+    ("OnTime<Apbf>", "ApbfShape"),
+    ("ConcurrentApbf", "BlockedApbfShape"),
+    ("Broom", "BroomShape"),
+];
+
+#[test]
+fn every_design_takes_one_named_shape() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = sources_deep(&root.join("src"));
+    let lib = normalise(&std::fs::read_to_string(root.join("src/lib.rs")).unwrap());
+    let mut wrong = Vec::new();
+    for t in bloomlab_filters::designs::type_names() {
+        // OnTime<F> over a count design is made by OnTime::wrap
+        if t.starts_with("OnTime<") && t != "OnTime<Apbf>" {
+            continue;
+        }
+        // the `new` of one of the type's inherent impl blocks
+        let block = format!("impl{t}{{");
+        let new = src.match_indices(&block).find_map(|(at, _)| {
+            let body = &src[at + block.len()..];
+            let end = body.find("impl").unwrap_or(body.len());
+            body[..end]
+                .find("pubfnnew(")
+                .map(|i| at + block.len() + i + "pubfnnew(".len())
+        });
+        let Some(new) = new else {
+            wrong.push(format!("{t}: no pub fn new in its impl blocks"));
+            continue;
+        };
+        let shape = SHARED_SHAPES
+            .iter()
+            .find(|(d, _)| *d == t)
+            .map(|(_, s)| s.to_string())
+            .unwrap_or_else(|| {
+                let args = &src[new..];
+                let ty = args.strip_prefix("shape:").unwrap_or("");
+                ty[..ty.find([',', ')']).unwrap_or(0)].to_string()
+            });
+        if !src[new..].starts_with(&format!("shape:{shape}")) || !shape.ends_with("Shape") {
+            wrong.push(format!("{t}: new does not take a named shape first"));
+        } else if !names(&lib, &shape) {
+            wrong.push(format!("{t}: {shape} is not re-exported at the crate root"));
+        }
+    }
+    // the sized constructors are the builder's options, not public doors
+    for old in [
+        "with_fpr",
+        "with_fpr_and_l",
+        "with_fpr_kl",
+        "with_fpr_for",
+        "with_c",
+        "from_sizing",
+        "with_error",
+        "with_default_blocks",
+    ] {
+        if src.contains(&format!("pubfn{old}(")) {
+            wrong.push(format!(
+                "a public {old} (size it through Target, or a shape's for_*)"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -9,6 +9,7 @@ mod common;
 use bloomlab_filters::segmented::{theory, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use bloomlab_filters::window::shifts_at_age;
 use bloomlab_filters::SlidingFilter;
+use bloomlab_filters::{DoubleBufferShape, ForgetfulBloomShape, JumpingWindowShape};
 use bloomlab_filters::{Filter, Instrumented};
 use common::{assert_rate, Keys, Rng};
 
@@ -120,7 +121,13 @@ fn jumping_window_matches_theory() {
         // slices of 400 bits: a line holds parts of up to three
         let lines = theory::jumping_lines_negative(n, 4, 300, 400);
         check(
-            JumpingWindow::new(n, 4, 300, 400).unwrap(),
+            JumpingWindow::new(JumpingWindowShape {
+                segments: n,
+                hashes: 4,
+                generation: 300,
+                bits_per_slice: 400,
+            })
+            .unwrap(),
             &format!("jumping n={n}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
@@ -133,7 +140,12 @@ fn jumping_window_matches_theory() {
 #[test]
 fn double_buffer_matches_theory() {
     check(
-        DoubleBuffer::new(5, 300, 700).unwrap(),
+        DoubleBuffer::new(DoubleBufferShape {
+            hashes: 5,
+            generation: 300,
+            bits_per_slice: 700,
+        })
+        .unwrap(),
         "double buffer",
         |f, p| f.theory_fpr(p),
         |f, p| f.theory_presence_by_shift(p),
@@ -149,7 +161,13 @@ fn double_buffer_matches_theory() {
 fn forgetful_bloom_matches_theory() {
     for (past, k) in [(1u32, 3u32), (3, 4)] {
         check(
-            ForgetfulBloom::new(past, k, 200, 500).unwrap(),
+            ForgetfulBloom::new(ForgetfulBloomShape {
+                past_filters: past,
+                hashes: k,
+                generation: 200,
+                bits_per_slice: 500,
+            })
+            .unwrap(),
             &format!("forgetful N={past}"),
             |f, p| f.theory_fpr(p),
             |f, p| f.theory_presence_by_shift(p),
@@ -175,7 +193,13 @@ fn forgetful_lines_match_theory() {
     let mut per_fill_pos = Vec::new();
     let mut per_fill = Vec::new();
     let mut t = 0u64;
-    let mut f = ForgetfulBloom::new(past, k, g, m).unwrap();
+    let mut f = ForgetfulBloom::new(ForgetfulBloomShape {
+        past_filters: past,
+        hashes: k,
+        generation: g,
+        bits_per_slice: m,
+    })
+    .unwrap();
     let mut neg = 0u64;
     for _ in 0..200 {
         // a fresh generation cycle at the worst phase: whole generations

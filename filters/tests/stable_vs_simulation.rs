@@ -6,13 +6,31 @@ mod common;
 
 use bloomlab_filters::stable::{theory::StableTheory, Decrement, StableBloomFilter};
 use bloomlab_filters::Filter;
+use bloomlab_filters::{StableShape, Target};
 use common::{assert_mean, assert_rate, Keys};
 
 fn configs() -> Vec<StableBloomFilter> {
     vec![
-        StableBloomFilter::new(4000, 1, 3, 4).unwrap(),
-        StableBloomFilter::new(4000, 2, 4, 9).unwrap(),
-        StableBloomFilter::with_fpr_for(6000, 3, 5, 0.02).unwrap(),
+        StableBloomFilter::new(StableShape {
+            cells: 4000,
+            cell_bits: 1,
+            hashes: 3,
+            decrements: 4,
+        })
+        .unwrap(),
+        StableBloomFilter::new(StableShape {
+            cells: 4000,
+            cell_bits: 2,
+            hashes: 4,
+            decrements: 9,
+        })
+        .unwrap(),
+        Target::memory(18_000)
+            .cell_bits(3)
+            .hashes(5)
+            .fpr(0.02)
+            .build::<StableBloomFilter>()
+            .unwrap(),
     ]
 }
 
@@ -136,9 +154,14 @@ fn false_negatives_by_age_match_theory() {
 /// experiment for FPR and FNR).
 #[test]
 fn adjacent_decrements_keep_the_stable_point() {
-    let proto = StableBloomFilter::new(4000, 2, 4, 9)
-        .unwrap()
-        .with_decrement(Decrement::Adjacent);
+    let proto = StableBloomFilter::new(StableShape {
+        cells: 4000,
+        cell_bits: 2,
+        hashes: 4,
+        decrements: 9,
+    })
+    .unwrap()
+    .with_decrement(Decrement::Adjacent);
     let t: StableTheory = proto.theory();
     let mut zeros = Vec::new();
     stable_samples(&proto, 150, |f, _, _| zeros.push(f.count_zero_fraction()));

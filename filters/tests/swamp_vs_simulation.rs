@@ -16,6 +16,7 @@ use bloomlab_filters::{
     DistinctEstimator, EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, SlidingFilter,
     Swamp, Swbf, TimingBloom, WindowSummary,
 };
+use bloomlab_filters::{SlidingHllShape, SwampShape, SwbfShape, SwlcShape, Target};
 use common::{assert_mean, assert_rate, Keys, Rng};
 
 /// FPR over 200 fresh windows of w distinct keys; returns (false positives,
@@ -42,24 +43,32 @@ fn fpr_over_windows<F: SlidingFilter>(f: &mut F, expected: f64) -> (u64, u64) {
 #[test]
 fn fpr_of_swamp_tbf_and_swbf_is_exact_on_distinct_streams() {
     for (w, l) in [(4096u64, 14u32), (4096, 17), (1000, 12), (20_000, 20)] {
-        let mut f = Swamp::new(w, l).unwrap();
+        let mut f = Swamp::new(SwampShape {
+            window: w,
+            fingerprint_bits: l,
+        })
+        .unwrap();
         let p = theory::fpr(l, w as f64);
         let (fp, n) = fpr_over_windows(&mut f, p);
         assert_rate(&format!("swamp w {w} L {l}"), fp, n, p);
     }
     for (w, eps) in [(4096u64, 0.05), (3000, 0.01), (10_000, 1e-3)] {
-        let mut f = TimingBloom::with_fpr(w, eps).unwrap();
+        let mut f = Target::window(w).fpr(eps).build::<TimingBloom>().unwrap();
         let p = f.fpr_theory(w as f64);
         let (fp, n) = fpr_over_windows(&mut f, p);
         assert_rate(&format!("tbf w {w} eps {eps}"), fp, n, p);
-        let mut f = Swbf::with_fpr(w, eps).unwrap();
+        let mut f = Target::window(w).fpr(eps).build::<Swbf>().unwrap();
         let p = f.fpr_theory(w as f64);
         let (fp, n) = fpr_over_windows(&mut f, p);
         assert_rate(&format!("swbf w {w} eps {eps}"), fp, n, p);
     }
     // SWBF with short fingerprints, where the orbit term matters, and an odd
     // bucket count
-    let mut f = Swbf::new(2001, 3).unwrap();
+    let mut f = Swbf::new(SwbfShape {
+        window: 2001,
+        fingerprint_bits: 3,
+    })
+    .unwrap();
     let p = f.fpr_theory(2001.0);
     let (fp, n) = fpr_over_windows(&mut f, p);
     assert_rate("swbf f 3", fp, n, p);
@@ -83,7 +92,11 @@ fn fpr_on_a_skewed_stream_follows_the_distinct_count() {
     // theory per window: 1 - (1 - 2^-L)^D with D the window's distinct keys
     let (w, l) = (4096u64, 13u32);
     let stream = skewed_stream(7, 50_000, 200 * w as usize);
-    let mut f = Swamp::new(w, l).unwrap();
+    let mut f = Swamp::new(SwampShape {
+        window: w,
+        fingerprint_bits: l,
+    })
+    .unwrap();
     let mut exact = ExactWindow::new(w).unwrap();
     let negatives = Keys::new(0xABCD);
     let (mut fp, mut n, mut expected) = (0u64, 0u64, 0.0);
@@ -111,7 +124,12 @@ fn seeded_runs(stream: &[u64], w: u64, l: u32, runs: u64) -> (Vec<Swamp>, ExactW
     }
     let swamps = (0..runs)
         .map(|seed| {
-            let mut s = Swamp::new(w, l).unwrap().with_seed(seed);
+            let mut s = Swamp::new(SwampShape {
+                window: w,
+                fingerprint_bits: l,
+            })
+            .unwrap()
+            .with_seed(seed);
             for &k in stream {
                 s.insert(k);
             }
@@ -189,7 +207,12 @@ fn on_arrival_count_error_matches_its_second_moment() {
     expected /= 3000.0;
     let mse: Vec<f64> = (0..300u64)
         .map(|seed| {
-            let mut s = Swamp::new(w, l).unwrap().with_seed(seed);
+            let mut s = Swamp::new(SwampShape {
+                window: w,
+                fingerprint_bits: l,
+            })
+            .unwrap()
+            .with_seed(seed);
             let mut exact = ExactWindow::new(w).unwrap();
             let mut sq = 0.0;
             for (i, &k) in stream.iter().enumerate() {
@@ -211,7 +234,11 @@ fn on_arrival_count_error_matches_its_second_moment() {
 fn swlc_empty_registers_follow_the_occupancy_law() {
     let (w, m) = (4096u64, 4096u64);
     let keys = Keys::new(0x51C);
-    let mut f = Swlc::new(w, m).unwrap();
+    let mut f = Swlc::new(SwlcShape {
+        window: w,
+        registers: m,
+    })
+    .unwrap();
     let mut t = 0;
     let mut v = Vec::new();
     for _ in 0..300 {
@@ -230,7 +257,11 @@ fn sliding_hll_registers_are_hll_of_the_window() {
     // window's distinct keys; 40 windows of 300, so timestamps wrap ~20 times
     let (w, p) = (300u64, 4u32);
     let stream = skewed_stream(19, 2_000, 40 * w as usize);
-    let mut f = SlidingHll::new(w, 1 << p).unwrap();
+    let mut f = SlidingHll::new(SlidingHllShape {
+        window: w,
+        registers: 1 << p,
+    })
+    .unwrap();
     let mut exact = ExactWindow::new(w).unwrap();
     for &k in &stream {
         f.record(k);
@@ -251,7 +282,11 @@ fn sliding_hll_registers_are_hll_of_the_window() {
 /// `contains_probes` passed).
 #[test]
 fn contains_probes_reads_eight_slots_and_answers_as_contains() {
-    let mut f = bloomlab_filters::Swamp::new(4096, 20).unwrap();
+    let mut f = bloomlab_filters::Swamp::new(SwampShape {
+        window: 4096,
+        fingerprint_bits: 20,
+    })
+    .unwrap();
     for k in 0..10_000u64 {
         f.insert(bloomlab_filters::hash::mix64(k));
     }

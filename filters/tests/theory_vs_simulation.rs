@@ -7,6 +7,7 @@
 mod common;
 
 use bloomlab_filters::apbf::theory::{self, ApbfTheory};
+use bloomlab_filters::ApbfShape;
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{Apbf, Filter, SlidingFilter};
 use common::{assert_mean, assert_rate, Keys, Rng, Z};
@@ -23,7 +24,12 @@ impl Sim {
     /// Warmed up to steady state, at the worst phase.
     fn new(k: u32, l: u32, g: u64, salt: u64) -> Sim {
         let mut s = Sim {
-            f: Apbf::new(k, l, g).unwrap(),
+            f: Apbf::new(ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            })
+            .unwrap(),
             keys: Keys::new(salt),
             t: 0,
             neg: 0,

@@ -9,6 +9,9 @@ use bloomlab_filters::naor_yogev::timed::TimedNyTheory;
 use bloomlab_filters::segmented::timed::SegmentsTheory;
 use bloomlab_filters::segmented::{DoubleBuffer, JumpingWindow};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
+use bloomlab_filters::{
+    ApbfShape, DoubleBufferShape, JumpingWindowShape, NaorYogevShape, TimedSwbfShape, TimedTbfShape,
+};
 use bloomlab_filters::{Filter, NaorYogev, OnTime, TimedApbf, TimedFilter, TimingBloom, Trigger};
 use common::{assert_mean, Keys, Rng};
 
@@ -132,7 +135,16 @@ fn mean(v: &[f64]) -> f64 {
 
 #[test]
 fn time_trigger_fpr_matches_theory_at_a_steady_poisson_rate() {
-    let mut f = TimedApbf::new(4, 6, 2000, TAU, Trigger::Time).unwrap();
+    let mut f = TimedApbf::new(
+        ApbfShape {
+            hashes: 4,
+            extra_slices: 6,
+            generation: 2000,
+        },
+        TAU,
+        Trigger::Time,
+    )
+    .unwrap();
     let t = f.theory();
     let a = OnOff {
         on: 1600.0,
@@ -186,7 +198,16 @@ fn sd(v: &[f64]) -> f64 {
 /// trigger's FPR climbs during them, as the theory says it does.
 #[test]
 fn time_trigger_fpr_matches_theory_under_bursts() {
-    let mut f = TimedApbf::new(4, 6, 2000, TAU, Trigger::Time).unwrap();
+    let mut f = TimedApbf::new(
+        ApbfShape {
+            hashes: 4,
+            extra_slices: 6,
+            generation: 2000,
+        },
+        TAU,
+        Trigger::Time,
+    )
+    .unwrap();
     let t = f.theory();
     let a = BURSTS;
     let (diffs, theory) = fpr_at_moments(&mut f, &t, a, 300, 2000, 12);
@@ -210,7 +231,16 @@ fn time_trigger_fpr_matches_theory_under_bursts() {
 /// as well as quiet ones.
 #[test]
 fn hybrid_fpr_stays_bounded_and_near_the_fluid_theory_under_bursts() {
-    let mut f = TimedApbf::new(4, 6, 2000, TAU, Trigger::Hybrid).unwrap();
+    let mut f = TimedApbf::new(
+        ApbfShape {
+            hashes: 4,
+            extra_slices: 6,
+            generation: 2000,
+        },
+        TAU,
+        Trigger::Hybrid,
+    )
+    .unwrap();
     let t = f.theory();
     let a = BURSTS;
     let (diffs, theory) = fpr_at_moments(&mut f, &t, a, 300, 2000, 13);
@@ -222,7 +252,16 @@ fn hybrid_fpr_stays_bounded_and_near_the_fluid_theory_under_bursts() {
 /// presence for each key's insertion time.
 #[test]
 fn presence_by_age_matches_theory_in_the_slack_zone() {
-    let mut f = TimedApbf::new(3, 4, 1000, TAU, Trigger::Time).unwrap();
+    let mut f = TimedApbf::new(
+        ApbfShape {
+            hashes: 3,
+            extra_slices: 4,
+            generation: 1000,
+        },
+        TAU,
+        Trigger::Time,
+    )
+    .unwrap();
     let t = f.theory();
     let a = OnOff {
         on: 900.0,
@@ -276,7 +315,13 @@ fn presence_by_age_matches_theory_in_the_slack_zone() {
 fn segmented_designs_on_time_match_theory_under_bursts() {
     let a = BURSTS;
     let mut j = OnTime::wrap(
-        JumpingWindow::new(4, 5, 2000, 2886).unwrap(),
+        JumpingWindow::new(JumpingWindowShape {
+            segments: 4,
+            hashes: 5,
+            generation: 2000,
+            bits_per_slice: 2886,
+        })
+        .unwrap(),
         TAU,
         Trigger::Time,
     )
@@ -294,7 +339,12 @@ fn segmented_designs_on_time_match_theory_under_bursts() {
     assert_mean("jumping_time, on/off 3x", &diffs, 0.0);
     assert!(theory.iter().copied().fold(0.0, f64::max) > 2.0 * j.inner().theory_fpr(2000));
     let mut d = OnTime::wrap(
-        DoubleBuffer::new(5, 2000, 5772).unwrap(),
+        DoubleBuffer::new(DoubleBufferShape {
+            hashes: 5,
+            generation: 2000,
+            bits_per_slice: 5772,
+        })
+        .unwrap(),
         TAU,
         Trigger::Time,
     )
@@ -319,7 +369,13 @@ fn timed_tbf_matches_theory_under_bursts() {
     let a = BURSTS;
     // T = 2τ in 16 quanta, cells sized for 2000 keys per τ at about 1%
     let (k, s) = TimingBloom::sizing(4250, 0.01).unwrap();
-    let mut f = TimedTbf::new(16, TAU / 8, k, s).unwrap();
+    let mut f = TimedTbf::new(TimedTbfShape {
+        quanta: 16,
+        quantum_ticks: TAU / 8,
+        hashes: k,
+        cells_per_slice: s,
+    })
+    .unwrap();
     let model = f.clone();
     let fpr = |now: f64| model.fpr_theory(a.cum(now) - a.cum(model.live_from(now)));
     let (diffs, th) = fpr_against(&mut f, &fpr, 3 * TAU, a, 300, 2000, 31);
@@ -335,7 +391,14 @@ fn timed_tbf_matches_theory_under_bursts() {
 fn naor_yogev_hybrid_stays_under_epsilon_under_bursts() {
     let a = BURSTS;
     // c = 4 generations of g = 2000 keys: a window of 4τ at 2000 keys per τ
-    let ny = NaorYogev::with_c(8001, 8001, 0.02, 4).unwrap();
+    let ny = NaorYogev::new(NaorYogevShape {
+        window: 8001,
+        slack: 8001,
+        fpr: 0.02,
+        generations: Some(4),
+        max_load: None,
+    })
+    .unwrap();
     assert_eq!(ny.sizing().g, 2000);
     let eps = ny.sizing().fpr();
     let mut f = OnTime::wrap(ny, TAU, Trigger::Hybrid).unwrap();
@@ -360,7 +423,13 @@ fn naor_yogev_hybrid_stays_under_epsilon_under_bursts() {
 fn swbf_hybrid_stays_bounded_under_bursts() {
     let a = BURSTS;
     // 16 quanta of τ/8 at most 250 keys each: 2000 keys per τ
-    let mut f = TimedSwbf::new(16, TAU / 8, 250, 12).unwrap();
+    let mut f = TimedSwbf::new(TimedSwbfShape {
+        quanta: 16,
+        quantum_ticks: TAU / 8,
+        quantum_keys: 250,
+        fingerprint_bits: 12,
+    })
+    .unwrap();
     let model = f.clone();
     let fpr = |now: f64| model.theory_at(now, &|x| a.cum(x)).0;
     let (diffs, theory) = fpr_against(&mut f, &fpr, 3 * TAU, a, 300, 2000, 51);
@@ -434,7 +503,16 @@ fn loss_at_moments<F: TimedFilter>(
 fn hybrid_loss_of_young_keys_matches_its_renewal_theory() {
     let (k, l, g) = (4, 6, 256);
     for (i, ratio) in [0.9, 1.0, 1.1, 1.25, 2.0].into_iter().enumerate() {
-        let mut f = TimedApbf::new(k, l, g, TAU, Trigger::Hybrid).unwrap();
+        let mut f = TimedApbf::new(
+            ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            },
+            TAU,
+            Trigger::Hybrid,
+        )
+        .unwrap();
         let rate = ratio * g as f64;
         let theory = f.theory().loss_at_rate(rate / TAU as f64).unwrap();
         let span = 2 * (k + l) as u64 * TAU;

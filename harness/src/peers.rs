@@ -184,7 +184,14 @@ mod tests {
         // the two exact F agree to the rounding of m
         for (k, l, g) in [(4, 3, 1000), (10, 7, 1000), (14, 11, 5000)] {
             let peer = PeerApbf::crowdstrike(k, l, g).exact_fpr();
-            let ours = bloomlab_filters::Apbf::new(k, l, g).unwrap().theory().fpr();
+            let ours = bloomlab_filters::Apbf::new(bloomlab_filters::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            })
+            .unwrap()
+            .theory()
+            .fpr();
             assert!(
                 (peer / ours - 1.0).abs() < 2e-3,
                 "({k},{l},{g}): {peer} vs {ours}"

@@ -548,3 +548,27 @@ fn every_design_parameter_is_a_column() {
         }
     }
 }
+
+/// README's table of designs has one row per registered design and no
+/// other: a design added to the registry without
+/// its row (or a row left behind by a removed design) fails here.
+#[test]
+fn the_readme_table_lists_every_design() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let table = readme
+        .split("## The designs")
+        .nth(1)
+        .expect("README has a section \"## The designs\"");
+    let mut rows: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("| design"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('`').nth(1))
+        .collect();
+    let mut names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
+    rows.sort_unstable();
+    names.sort_unstable();
+    assert_eq!(rows, names, "README.md's table of designs against REGISTRY");
+}

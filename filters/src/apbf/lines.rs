@@ -301,7 +301,12 @@ mod tests {
     #[test]
     fn small_slices_share_lines_on_the_vector_path() {
         for (k, l, g) in [(4u32, 2u32, 40u64), (10, 7, 80)] {
-            let mut f = Apbf::new(k, l, g).unwrap();
+            let mut f = Apbf::new(crate::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            })
+            .unwrap();
             let mut t = 0u64;
             let mut insert = |f: &mut Apbf, n: u64| {
                 for _ in 0..n {
@@ -343,7 +348,12 @@ mod tests {
     #[test]
     fn counted_lines_match_the_theory() {
         for (k, l, g) in [(10u32, 7u32, 20_000u64), (4, 2, 40_000), (6, 12, 30_000)] {
-            let mut f = Apbf::new(k, l, g).unwrap();
+            let mut f = Apbf::new(crate::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            })
+            .unwrap();
             // steady state at the worst phase: k + l + 3 whole generations
             let n = (k + l + 3) as u64 * g;
             for t in 0..n {

@@ -59,10 +59,40 @@ pub struct Apbf {
     simd: bool,
 }
 
+/// The shape of a [`Apbf`]: what [`Apbf::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApbfShape {
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Slices beyond the `hashes` a key is written to (`l`).
+    pub extra_slices: u32,
+    /// Insertions per generation (`g`).
+    pub generation: u64,
+}
+
 impl Apbf {
     /// An APBF with k slices written per insertion, l extra slices and
     /// generation size g. Window l g, slack k g.
-    pub fn new(k: u32, l: u32, g: u64) -> Result<Self, ParamError> {
+    /// Sized from a window and an FPR instead, it is built by
+    /// [`Target`](crate::build::Target):
+    ///
+    /// ```
+    /// use bloomlab_filters::build::Target;
+    /// use bloomlab_filters::{Apbf, ApbfShape, Filter, SlidingFilter};
+    /// let f = Apbf::new(ApbfShape { hashes: 10, extra_slices: 7, generation: 1000 }).unwrap();
+    /// assert_eq!((f.window(), f.slack()), (7000, 10_000));
+    /// let mut g: Apbf = Target::window(10_000).fpr(1e-3).build().unwrap();
+    /// assert!(g.window() >= 10_000);
+    /// g.insert(42);
+    /// assert!(g.contains(42));
+    /// ```
+    pub fn new(shape: ApbfShape) -> Result<Self, ParamError> {
+        let ApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+        } = shape;
         crate::error::check_hashes(k)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("g", g)?;
@@ -83,31 +113,6 @@ impl Apbf {
             inserted: 0,
             simd: use_simd(k, l, m),
         })
-    }
-
-    /// Sized for a window of at least `window` insertions at worst-phase FPR <=
-    /// `fpr`: (k, l) from [`theory::choose_kl`] (fewest bits per element with
-    /// l <= [`DEFAULT_MAX_L`]), g = ⌈window / l⌉.
-    ///
-    /// ```
-    /// use bloomlab_filters::{Apbf, Filter, SlidingFilter};
-    /// let mut f = Apbf::with_fpr(10_000, 1e-3).unwrap();
-    /// assert!(f.window() >= 10_000);
-    /// f.insert(42);
-    /// assert!(f.contains(42));
-    /// ```
-    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        let (k, l) = choose(fpr, KlRule::FewestBits)?;
-        Self::new(k, l, window.div_ceil(l as u64))
-    }
-
-    /// As [`with_fpr`](Self::with_fpr) with l fixed: k is the smallest with
-    /// F(k, l) <= `fpr`.
-    pub fn with_fpr_and_l(window: u64, fpr: f64, l: u32) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        let (k, l) = choose(fpr, KlRule::FixedL(l))?;
-        Self::new(k, l, window.div_ceil(l as u64))
     }
 
     /// k: slices written per insertion.
@@ -333,12 +338,21 @@ mod tests {
     /// test: found by cargo mutants).
     #[test]
     fn accessors_report_the_configuration() {
-        let f = Apbf::new(6, 5, 37).unwrap();
+        let f = Apbf::new(crate::ApbfShape {
+            hashes: 6,
+            extra_slices: 5,
+            generation: 37,
+        })
+        .unwrap();
         assert_eq!((f.k(), f.l(), f.g()), (6, 5, 37));
         let t = f.theory();
         assert_eq!((t.k, t.l, t.g, t.m), (6, 5, 37, f.m()));
         assert!(f.m() >= 37);
-        let w = Apbf::with_fpr_and_l(1000, 0.01, 7).unwrap();
+        let w = crate::Target::window(1000)
+            .fpr(0.01)
+            .extra_slices(7)
+            .build::<Apbf>()
+            .unwrap();
         assert_eq!((w.l(), w.g()), (7, 143));
         // the name the harness and the reports key on
         assert_eq!(f.name(), "apbf");
@@ -347,29 +361,73 @@ mod tests {
     #[test]
     fn bad_parameters_are_rejected() {
         assert_eq!(
-            Apbf::new(0, 1, 1).unwrap_err(),
+            Apbf::new(crate::ApbfShape {
+                hashes: 0,
+                extra_slices: 1,
+                generation: 1
+            })
+            .unwrap_err(),
             ParamError::Zero { name: "k" }
         );
         assert_eq!(
-            Apbf::new(1, 0, 1).unwrap_err(),
+            Apbf::new(crate::ApbfShape {
+                hashes: 1,
+                extra_slices: 0,
+                generation: 1
+            })
+            .unwrap_err(),
             ParamError::Zero { name: "l" }
         );
         assert_eq!(
-            Apbf::new(1, 1, 0).unwrap_err(),
+            Apbf::new(crate::ApbfShape {
+                hashes: 1,
+                extra_slices: 1,
+                generation: 0
+            })
+            .unwrap_err(),
             ParamError::Zero { name: "g" }
         );
-        assert!(Apbf::new(u32::MAX, 1, 1).is_err());
-        assert!(Apbf::new(10, 10, u64::MAX).is_err());
-        assert!(Apbf::new(10, 10, 1 << 40).is_err());
-        assert!(Apbf::with_fpr(1000, 0.0).is_err());
-        assert!(Apbf::with_fpr(1000, 1.5).is_err());
-        assert!(Apbf::with_fpr(0, 0.1).is_err());
-        assert!(Apbf::with_fpr(1000, 1e-300).is_err());
+        assert!(Apbf::new(crate::ApbfShape {
+            hashes: u32::MAX,
+            extra_slices: 1,
+            generation: 1
+        })
+        .is_err());
+        assert!(Apbf::new(crate::ApbfShape {
+            hashes: 10,
+            extra_slices: 10,
+            generation: u64::MAX
+        })
+        .is_err());
+        assert!(Apbf::new(crate::ApbfShape {
+            hashes: 10,
+            extra_slices: 10,
+            generation: 1 << 40
+        })
+        .is_err());
+        assert!(crate::Target::window(1000)
+            .fpr(0.0)
+            .build::<Apbf>()
+            .is_err());
+        assert!(crate::Target::window(1000)
+            .fpr(1.5)
+            .build::<Apbf>()
+            .is_err());
+        assert!(crate::Target::window(0).fpr(0.1).build::<Apbf>().is_err());
+        assert!(crate::Target::window(1000)
+            .fpr(1e-300)
+            .build::<Apbf>()
+            .is_err());
     }
 
     #[test]
     fn memory_is_exact() {
-        let f = Apbf::new(10, 7, 1000).unwrap();
+        let f = Apbf::new(crate::ApbfShape {
+            hashes: 10,
+            extra_slices: 7,
+            generation: 1000,
+        })
+        .unwrap();
         assert_eq!(f.m(), 14427);
         assert_eq!(f.memory_bits(), 17 * 14427 + 128);
     }
@@ -378,7 +436,12 @@ mod tests {
     fn query_agrees_with_the_definition() {
         // After every insertion, Algorithm 1 must answer exactly "some j in 0..=l
         // has s_j .. s_{j+k-1} all matching".
-        let mut f = Apbf::new(3, 4, 5).unwrap();
+        let mut f = Apbf::new(crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 4,
+            generation: 5,
+        })
+        .unwrap();
         for t in 0..500u64 {
             f.insert(mix64(t));
             for q in 0..60u64 {
@@ -434,7 +497,12 @@ mod tests {
             (2, 6, 4),
             (5, 5, 3),
         ] {
-            let mut f = Apbf::new(k, l, g).unwrap();
+            let mut f = Apbf::new(crate::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            })
+            .unwrap();
             let (mut yes, mut no) = (0, 0);
             for t in 0..(k + l) as u64 * g * 3 {
                 f.insert(mix64(t));
@@ -469,7 +537,10 @@ mod tests {
 
     #[test]
     fn with_fpr_meets_its_target_in_theory() {
-        let f = Apbf::with_fpr(10_000, 1e-3).unwrap();
+        let f = crate::Target::window(10_000)
+            .fpr(1e-3)
+            .build::<Apbf>()
+            .unwrap();
         assert!(f.window() >= 10_000);
         assert!(f.theory().fpr() <= 1e-3 * 1.01);
     }

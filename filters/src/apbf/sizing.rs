@@ -5,7 +5,7 @@ use super::theory;
 use crate::error::{check_nonzero, check_probability};
 use crate::ParamError;
 
-/// Largest l that [`Apbf::with_fpr`](super::Apbf::with_fpr) considers.
+/// Largest l that the [`Target`](crate::build::Target) sizing considers.
 pub const DEFAULT_MAX_L: u32 = 32;
 
 /// Largest l the slack-constrained choice ([`KlRule::WithinSlack`])
@@ -31,7 +31,7 @@ pub enum KlRule {
 
 /// The APBF's sizing rule: (k, l) whose worst-phase FPR (asymptotic
 /// F(k, l)) is at most `fpr`, by `rule`. Every way of sizing an APBF goes
-/// through it: [`Apbf::with_fpr`](super::Apbf::with_fpr), the builder ([`crate::build::Target`]),
+/// through it: the builder ([`crate::build::Target`]),
 /// the designs over time, the blocked APBF, the TLBF and the harness. The
 /// window then sets g = ⌈window / l⌉ (or τ = ⌈T / l⌉ over time).
 pub fn choose(fpr: f64, rule: KlRule) -> Result<(u32, u32), ParamError> {

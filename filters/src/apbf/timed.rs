@@ -16,8 +16,7 @@
 //! The theory (FPR and presence at a moment, for an arrival process given
 //! by its cumulative mean) is in [`super::timed_theory`].
 
-use super::Apbf;
-use crate::error::check_nonzero;
+use super::{Apbf, ApbfShape};
 use crate::timewindow::{Generational, OnTime, Trigger};
 use crate::ParamError;
 
@@ -56,33 +55,16 @@ impl Generational for Apbf {
 }
 
 impl OnTime<Apbf> {
-    /// k slices written per insertion, l extra slices, slices sized for g
-    /// keys per generation (the APBF's m = ⌈k g / ln 2⌉), generations of at
-    /// most τ time units. Window T = lτ, slack kτ.
-    pub fn new(k: u32, l: u32, g: u64, tau: u64, trigger: Trigger) -> Result<Self, ParamError> {
-        OnTime::wrap(Apbf::new(k, l, g)?, tau, trigger)
-    }
-
-    /// Sized for a window of `window` time units holding up to `peak_keys`
-    /// insertions (the peak rate times the window) at FPR <= `fpr` when the
-    /// traffic stays at or below that rate: (k, l) as [`Apbf::with_fpr`]
-    /// chooses them, τ = ⌈window / l⌉ (so lτ >= window), g = ⌈peak_keys / l⌉.
-    pub fn with_fpr(
-        window: u64,
-        peak_keys: u64,
-        fpr: f64,
+    /// The APBF of `shape` (k slices written per insertion, l extra slices,
+    /// slices sized for g keys per generation: m = ⌈k g / ln 2⌉) over time:
+    /// generations of at most τ = `generation_ticks` clock ticks, ended as
+    /// `trigger` says. Window T = lτ, slack kτ.
+    pub fn new(
+        shape: ApbfShape,
+        generation_ticks: u64,
         trigger: Trigger,
     ) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        check_nonzero("peak_keys", peak_keys)?;
-        let (k, l) = super::choose(fpr, super::KlRule::FewestBits)?;
-        Self::new(
-            k,
-            l,
-            peak_keys.div_ceil(l as u64),
-            window.div_ceil(l as u64),
-            trigger,
-        )
+        OnTime::wrap(Apbf::new(shape)?, generation_ticks, trigger)
     }
 
     /// k: slices written per insertion.

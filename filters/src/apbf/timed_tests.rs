@@ -42,7 +42,16 @@ fn check_guarantee(mut f: TimedApbf, gaps: &[u64], guaranteed: impl Fn(u64, u64)
 #[test]
 fn the_time_trigger_reports_every_key_younger_than_l_tau() {
     for seed in 0..4 {
-        let f = TimedApbf::new(3, 4, 50, 1000, Trigger::Time).unwrap();
+        let f = TimedApbf::new(
+            crate::ApbfShape {
+                hashes: 3,
+                extra_slices: 4,
+                generation: 50,
+            },
+            1000,
+            Trigger::Time,
+        )
+        .unwrap();
         let t = f.window_time();
         assert_eq!(t, 4000);
         check_guarantee(f, &gaps(seed, 3000, 1000), |age, _| age < t);
@@ -53,7 +62,16 @@ fn the_time_trigger_reports_every_key_younger_than_l_tau() {
 fn the_hybrid_reports_every_key_within_its_mixed_rule() {
     for seed in 0..4 {
         let (k, l, g, tau) = (3, 4, 50, 1000);
-        let f = TimedApbf::new(k, l, g, tau, Trigger::Hybrid).unwrap();
+        let f = TimedApbf::new(
+            crate::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            },
+            tau,
+            Trigger::Hybrid,
+        )
+        .unwrap();
         check_guarantee(f, &gaps(seed, 3000, tau), |age, later| {
             age / tau + later / g < l as u64
         });
@@ -63,7 +81,16 @@ fn the_hybrid_reports_every_key_within_its_mixed_rule() {
 /// The rule is tight: a key right at the edge of the window is lost.
 #[test]
 fn keys_older_than_the_window_are_lost() {
-    let mut f = TimedApbf::new(2, 3, 10, 100, Trigger::Time).unwrap();
+    let mut f = TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 2,
+            extra_slices: 3,
+            generation: 10,
+        },
+        100,
+        Trigger::Time,
+    )
+    .unwrap();
     f.advance(5);
     let key = mix64(1);
     f.insert(key);
@@ -84,7 +111,16 @@ fn keys_older_than_the_window_are_lost() {
 #[test]
 fn a_lull_of_k_plus_l_generations_empties_the_filter() {
     for trigger in [Trigger::Time, Trigger::Hybrid] {
-        let mut f = TimedApbf::new(3, 2, 20, 100, trigger).unwrap();
+        let mut f = TimedApbf::new(
+            crate::ApbfShape {
+                hashes: 3,
+                extra_slices: 2,
+                generation: 20,
+            },
+            100,
+            trigger,
+        )
+        .unwrap();
         for i in 0..500u64 {
             f.advance(i);
             f.insert(mix64(i));
@@ -102,8 +138,26 @@ fn a_lull_of_k_plus_l_generations_empties_the_filter() {
 /// trigger does under a burst.
 #[test]
 fn only_the_hybrid_caps_a_generation_at_g() {
-    let mut time = TimedApbf::new(3, 2, 20, 100, Trigger::Time).unwrap();
-    let mut hybrid = TimedApbf::new(3, 2, 20, 100, Trigger::Hybrid).unwrap();
+    let mut time = TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 2,
+            generation: 20,
+        },
+        100,
+        Trigger::Time,
+    )
+    .unwrap();
+    let mut hybrid = TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 2,
+            generation: 20,
+        },
+        100,
+        Trigger::Hybrid,
+    )
+    .unwrap();
     let mut most = (0, 0);
     for i in 0..1000u64 {
         for f in [&mut time, &mut hybrid] {
@@ -121,17 +175,48 @@ fn only_the_hybrid_caps_a_generation_at_g() {
 
 #[test]
 fn parameters_and_sizing() {
-    assert!(TimedApbf::new(3, 2, 20, 0, Trigger::Time).is_err());
-    assert!(TimedApbf::new(3, 2, 0, 10, Trigger::Time).is_err());
-    assert!(TimedApbf::new(3, 2, 20, u64::MAX / 4, Trigger::Time).is_err());
-    let f = TimedApbf::with_fpr(60_000, 1_000_000, 1e-3, Trigger::Hybrid).unwrap();
-    assert!(f.window_time() >= 60_000 && f.window_time() < 60_000 + f.l() as u64);
+    assert!(TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 2,
+            generation: 20
+        },
+        0,
+        Trigger::Time
+    )
+    .is_err());
+    assert!(TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 2,
+            generation: 0
+        },
+        10,
+        Trigger::Time
+    )
+    .is_err());
+    assert!(TimedApbf::new(
+        crate::ApbfShape {
+            hashes: 3,
+            extra_slices: 2,
+            generation: 20
+        },
+        u64::MAX / 4,
+        Trigger::Time
+    )
+    .is_err());
+    let target = crate::Target::time(50_000.0, 20.0).fpr(1e-3);
+    let f: TimedApbf = target.clone().trigger(Trigger::Hybrid).build().unwrap();
+    assert!(f.window_time() >= 50_000 && f.window_time() < 50_000 + f.l() as u64);
     assert_eq!(f.g(), 1_000_000u64.div_ceil(f.l() as u64));
     assert!(f.theory().count_based().fpr() <= 1.01e-3);
     assert_eq!(f.name(), "apbf_hybrid");
     assert_eq!(f.slack_time(), f.k() as u64 * f.tau());
     assert_eq!(f.memory_bits(), (f.k() + f.l()) as u64 * f.m() + 4 * 64);
     assert_eq!(f.trigger(), Trigger::Hybrid);
-    assert!(TimedApbf::with_fpr(0, 10, 0.01, Trigger::Time).is_err());
-    assert!(TimedApbf::with_fpr(10, 10, 1.5, Trigger::Time).is_err());
+    assert!(crate::Target::time(0.0, 10.0)
+        .fpr(0.01)
+        .build::<TimedApbf>()
+        .is_err());
+    assert!(target.fpr(1.5).build::<TimedApbf>().is_err());
 }

@@ -379,7 +379,14 @@ mod tests {
         for (w, load) in [(300_000u64, 0.9), (100_000, 0.8)] {
             let slots = crate::broom::BroomFilter::slots_for(w, load);
             let r = crate::broom::BroomFilter::remainder_bits_for(w, slots, 1e-3);
-            let local = crate::broom::BroomFilter::new(w, slots, r, 1, 5).unwrap();
+            let local = crate::broom::BroomFilter::new(crate::BroomShape {
+                capacity: w,
+                slots,
+                remainder_bits: r,
+                moves_per_adapt: 1,
+            })
+            .map(|f| f.with_seed(5))
+            .unwrap();
             let mut f = crate::broom::Broom::from_filter(local);
             for t in 0..3 * w {
                 f.insert(mix64(t));

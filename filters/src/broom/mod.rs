@@ -103,10 +103,12 @@ mod window;
 
 use remote::Stored;
 pub use remote::{Fingerprint, Remote};
+mod shape;
+pub use shape::BroomShape;
 pub use table::lines;
 pub use window::Broom;
 
-use crate::error::{check_bits, check_nonzero, check_probability, ParamError};
+use crate::error::{check_bits, check_nonzero, ParamError};
 use crate::hash::{mix64, GOLDEN};
 use table::{Entry, QuotientTable};
 
@@ -172,35 +174,17 @@ pub struct BroomFilter {
 }
 
 impl BroomFilter {
-    /// Capacity `n` at false-positive rate at most `eps`: S = ⌈n / 0.85⌉
-    /// slots and r = ⌈log2(α/ε)⌉ remainder bits, α = n/S.
-    pub fn with_fpr(n: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
-        check_nonzero("n", n)?;
-        check_probability("eps", eps)?;
-        let slots = Self::slots_for(n, DEFAULT_LOAD);
-        BroomFilter::new(
-            n,
-            slots,
-            Self::remainder_bits_for(n, slots, eps),
-            DEFAULT_C,
-            seed,
-        )
-    }
-
-    /// S = ⌈n / load⌉ slots (at least n + 1) for capacity `n` at `load`.
-    pub fn slots_for(n: u64, load: f64) -> u64 {
-        ((n as f64 / load).ceil() as u64).max(n + 1)
-    }
-
-    /// r = ⌈log2(α/ε)⌉ (at least 1), α = n/S: the fewest remainder bits
-    /// whose FPR bound n/(S·2^r) is at most `eps`.
-    pub fn remainder_bits_for(n: u64, slots: u64, eps: f64) -> u32 {
-        ((n as f64 / slots as f64) / eps).log2().ceil().max(1.0) as u32
-    }
-
     /// Capacity `n` in `slots` slots (> n) with `r`-bit remainders, moving
-    /// `c` elements across the frontier per Adapt.
-    pub fn new(n: u64, slots: u64, r: u32, c: u32, seed: u64) -> Result<Self, ParamError> {
+    /// `c` elements across the frontier per Adapt; hash salt 0 (see
+    /// [`with_seed`](Self::with_seed)).
+    pub fn new(shape: BroomShape) -> Result<Self, ParamError> {
+        let BroomShape {
+            capacity: n,
+            slots,
+            remainder_bits: r,
+            moves_per_adapt: c,
+        } = shape;
+        let seed = 0;
         check_nonzero("n", n)?;
         check_nonzero("c", c as u64)?;
         if slots <= n || slots > 1 << 40 {
@@ -235,6 +219,21 @@ impl BroomFilter {
             frontier: None,
             stats: BroomStats::default(),
         })
+    }
+
+    /// The same filter with its hash functions salted by `seed`.
+    ///
+    /// # Panics
+    /// If the filter already stores keys (they were placed under the old
+    /// salt).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        assert_eq!(
+            self.table.entries() + self.table.ghosts(),
+            0,
+            "with_seed on a filter that holds keys"
+        );
+        self.seed = seed;
+        self
     }
 
     /// Capacity n.

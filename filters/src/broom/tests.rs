@@ -16,7 +16,14 @@ fn keys(salt: u64, n: u64) -> Vec<u64> {
 /// phases), auditing the invariant and checking for false negatives.
 #[test]
 fn invariant_holds_and_no_false_negatives_under_churn() {
-    let mut f = BroomFilter::new(200, 230, 2, 3, 9).unwrap();
+    let mut f = BroomFilter::new(crate::BroomShape {
+        capacity: 200,
+        slots: 230,
+        remainder_bits: 2,
+        moves_per_adapt: 3,
+    })
+    .map(|f| f.with_seed(9))
+    .unwrap();
     let mut remote = Remote::new();
     let pool = keys(1, 400);
     let mut present = std::collections::BTreeSet::new();
@@ -74,7 +81,14 @@ fn invariant_holds_and_no_false_negatives_under_churn() {
 /// comes back with its adaptivity bits and x stays fixed.
 #[test]
 fn ghosts_defeat_the_delete_reinsert_attack() {
-    let mut f = BroomFilter::new(1000, 1100, 3, 3, 5).unwrap();
+    let mut f = BroomFilter::new(crate::BroomShape {
+        capacity: 1000,
+        slots: 1100,
+        remainder_bits: 3,
+        moves_per_adapt: 3,
+    })
+    .map(|f| f.with_seed(5))
+    .unwrap();
     let mut remote = Remote::new();
     let members = keys(2, 1000);
     for &k in &members {
@@ -109,7 +123,9 @@ fn ghosts_defeat_the_delete_reinsert_attack() {
 /// functions), and with no adaptivity the memory is S(r + 5) + 64⌈S/64⌉.
 #[test]
 fn adaptivity_bits_stay_bounded_and_memory_is_exact() {
-    let mut f = BroomFilter::with_fpr(2000, 0.05, 7).unwrap();
+    let mut f = BroomFilter::with_fpr(2000, 0.05)
+        .map(|f| f.with_seed(7))
+        .unwrap();
     let s = f.slots();
     assert_eq!(
         f.memory_bits(),
@@ -146,7 +162,14 @@ fn adaptivity_bits_stay_bounded_and_memory_is_exact() {
 #[test]
 fn tiny_tables_never_refuse_a_window_key() {
     for w in 1..=8u64 {
-        let f = BroomFilter::new(w, w + 1, 2, 3, w).unwrap();
+        let f = BroomFilter::new(crate::BroomShape {
+            capacity: w,
+            slots: w + 1,
+            remainder_bits: 2,
+            moves_per_adapt: 3,
+        })
+        .map(|f| f.with_seed(w))
+        .unwrap();
         let mut b = Broom::from_filter(f);
         let mut window = std::collections::VecDeque::new();
         let mut state = 99 + w;
@@ -173,19 +196,60 @@ fn tiny_tables_never_refuse_a_window_key() {
 
 #[test]
 fn bad_parameters_are_rejected() {
-    assert!(BroomFilter::with_fpr(0, 0.01, 1).is_err());
-    assert!(BroomFilter::with_fpr(10, 1.0, 1).is_err());
-    assert!(BroomFilter::new(10, 10, 4, 3, 1).is_err());
-    assert!(BroomFilter::new(10, 20, 0, 3, 1).is_err());
-    assert!(BroomFilter::new(10, 20, 60, 3, 1).is_err());
-    assert!(BroomFilter::new(10, 20, 4, 0, 1).is_err());
+    assert!(BroomFilter::with_fpr(0, 0.01)
+        .map(|f| f.with_seed(1))
+        .is_err());
+    assert!(BroomFilter::with_fpr(10, 1.0)
+        .map(|f| f.with_seed(1))
+        .is_err());
+    assert!(BroomFilter::new(crate::BroomShape {
+        capacity: 10,
+        slots: 10,
+        remainder_bits: 4,
+        moves_per_adapt: 3
+    })
+    .map(|f| f.with_seed(1))
+    .is_err());
+    assert!(BroomFilter::new(crate::BroomShape {
+        capacity: 10,
+        slots: 20,
+        remainder_bits: 0,
+        moves_per_adapt: 3
+    })
+    .map(|f| f.with_seed(1))
+    .is_err());
+    assert!(BroomFilter::new(crate::BroomShape {
+        capacity: 10,
+        slots: 20,
+        remainder_bits: 60,
+        moves_per_adapt: 3
+    })
+    .map(|f| f.with_seed(1))
+    .is_err());
+    assert!(BroomFilter::new(crate::BroomShape {
+        capacity: 10,
+        slots: 20,
+        remainder_bits: 4,
+        moves_per_adapt: 0
+    })
+    .map(|f| f.with_seed(1))
+    .is_err());
     // more than MAX_BITS allocated: an error, not an abort
-    assert!(BroomFilter::new(1 << 30, 1 << 31, 8, 3, 1).is_err());
+    assert!(BroomFilter::new(crate::BroomShape {
+        capacity: 1 << 30,
+        slots: 1 << 31,
+        remainder_bits: 8,
+        moves_per_adapt: 3
+    })
+    .map(|f| f.with_seed(1))
+    .is_err());
 }
 
 #[test]
 fn a_full_filter_refuses_with_a_message() {
-    let mut f = BroomFilter::with_fpr(16, 0.01, 3).unwrap();
+    let mut f = BroomFilter::with_fpr(16, 0.01)
+        .map(|f| f.with_seed(3))
+        .unwrap();
     let mut remote = Remote::new();
     for k in keys(9, f.capacity()) {
         f.insert(k, &mut remote).unwrap();
@@ -197,7 +261,9 @@ fn a_full_filter_refuses_with_a_message() {
 
 #[test]
 fn ghosts_only_for_adapted_elements_and_adapt_only_for_false_positives() {
-    let mut f = BroomFilter::with_fpr(64, 0.01, 5).unwrap();
+    let mut f = BroomFilter::with_fpr(64, 0.01)
+        .map(|f| f.with_seed(5))
+        .unwrap();
     let mut remote = Remote::new();
     assert!(f.is_empty() && f.ghosts() == 0);
     let pool = keys(3, 40);
@@ -221,7 +287,7 @@ fn ghosts_only_for_adapted_elements_and_adapt_only_for_false_positives() {
 
 #[test]
 fn the_window_counts_insertions_and_stores_its_distinct_keys() {
-    let mut f = Broom::with_fpr(500, 0.01, 3).unwrap();
+    let mut f = Broom::with_fpr(500, 0.01).map(|f| f.with_seed(3)).unwrap();
     let mut window = crate::ExactWindow::new(500).unwrap();
     for t in 0..3000u64 {
         let key = mix64(t % 700 + (t % 3) * 5000);
@@ -238,7 +304,9 @@ fn the_window_counts_insertions_and_stores_its_distinct_keys() {
 /// the remote dictionary lost, whose entry the table still holds.
 #[test]
 fn the_invariant_audit_finds_a_lost_element() {
-    let mut f = BroomFilter::with_fpr(200, 0.05, 7).unwrap();
+    let mut f = BroomFilter::with_fpr(200, 0.05)
+        .map(|f| f.with_seed(7))
+        .unwrap();
     let mut remote = Remote::new();
     for k in 0..150u64 {
         f.insert(mix64(k), &mut remote).unwrap();

@@ -1,7 +1,7 @@
 //! The broom filter run over an exact sliding window: each arrival inserts
 //! its key and deletes the key leaving the window.
 
-use super::{BroomFilter, Remote};
+use super::{BroomFilter, BroomShape, Remote};
 use crate::{AdaptiveFilter, ExactWindow, Filter, FrequencyEstimator, ParamError, SlidingFilter};
 
 /// The broom filter over a sliding window of the last `window` arrivals:
@@ -21,16 +21,30 @@ pub struct Broom {
 }
 
 impl Broom {
-    /// Window `w` at FPR at most `eps` ([`BroomFilter::with_fpr`]).
+    /// Over a window of `shape.capacity` arrivals, the filter of `shape`.
     ///
     /// ```
+    /// use bloomlab_filters::build::Target;
     /// use bloomlab_filters::{Broom, Filter};
-    /// let mut f = Broom::with_fpr(1000, 1e-2, 7).unwrap();
+    /// let mut f: Broom = Target::window(1000).fpr(1e-2).seed(7).build().unwrap();
     /// f.insert(21);
     /// assert!(f.contains(21));
     /// ```
-    pub fn with_fpr(w: u64, eps: f64, seed: u64) -> Result<Self, ParamError> {
-        Ok(Broom::from_filter(BroomFilter::with_fpr(w, eps, seed)?))
+    pub fn new(shape: BroomShape) -> Result<Self, ParamError> {
+        Ok(Broom::from_filter(BroomFilter::new(shape)?))
+    }
+
+    /// Window `w` at FPR at most `eps` (the sizing [`Target`](crate::build::Target)
+    /// gives).
+    pub(crate) fn with_fpr(w: u64, eps: f64) -> Result<Self, ParamError> {
+        Ok(Broom::from_filter(BroomFilter::with_fpr(w, eps)?))
+    }
+
+    /// The same filter with its hash functions salted by `seed`
+    /// ([`BroomFilter::with_seed`]).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.local = self.local.with_seed(seed);
+        self
     }
 
     /// Wraps a filter; its capacity is the window.

@@ -2,31 +2,69 @@
 
 use super::{fewest_bits, Build, Target};
 use crate::apbf::KlRule;
+use crate::error::check_nonzero;
 use crate::naor_yogev::{self, NaorYogev};
 use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use crate::{
-    Apbf, BlockedApbf, Broom, NyPocket, ParamError, StableBloomFilter, Swamp, Swbf, TimingBloom,
+    Apbf, ApbfShape, BlockedApbf, Broom, NyPocket, ParamError, StableBloomFilter, Swamp, Swbf,
+    TimingBloom,
 };
 
+/// The APBF's (k, l) for the target, by [`crate::apbf::choose`]: as given
+/// (both, checked against the FPR), l given and the smallest k, within the
+/// largest slack (l at most [`crate::apbf::MAX_L_WITH_SLACK`]), or of
+/// fewest bits per element (l at most
+/// [`DEFAULT_MAX_L`](crate::apbf::DEFAULT_MAX_L)).
+fn apbf_kl(t: &Target, w: u64, e: f64) -> Result<(u32, u32), ParamError> {
+    let rule = match (t.extra_slices, t.max_slack) {
+        (Some(l), _) => KlRule::FixedL(l),
+        (None, Some(slack)) => KlRule::WithinSlack { window: w, slack },
+        (None, None) => KlRule::FewestBits,
+    };
+    match (t.hashes, t.extra_slices) {
+        (Some(k), Some(l)) => Ok((k, l)),
+        (Some(_), None) => Err(ParamError::Unreachable {
+            target: "an APBF's hashes without its extra_slices (give Target::extra_slices)".into(),
+        }),
+        _ => crate::apbf::choose(e, rule),
+    }
+}
+
 impl Build for Apbf {
-    /// (k, l) of fewest bits per element (l at most
-    /// [`DEFAULT_MAX_L`](crate::apbf::DEFAULT_MAX_L)), or within the
-    /// largest slack (l at most [`crate::apbf::MAX_L_WITH_SLACK`]), by
-    /// [`crate::apbf::choose`]; g = ⌈window / l⌉.
+    /// (k, l) as `apbf_kl` chooses them, g = ⌈window / l⌉; a (k, l)
+    /// given whose FPR misses the target is refused.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let (w, e) = (t.count("apbf")?, t.the_fpr()?);
-        let rule = match t.max_slack {
-            Some(slack) => KlRule::WithinSlack { window: w, slack },
-            None => KlRule::FewestBits,
-        };
-        let (k, l) = crate::apbf::choose(e, rule)?;
-        Apbf::new(k, l, w.div_ceil(l as u64))
+        let (k, l) = apbf_kl(t, w, e)?;
+        check_nonzero("extra_slices", l as u64)?;
+        let f = Apbf::new(ApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: w.div_ceil(l as u64),
+        })?;
+        let fpr = crate::apbf::theory::fpr(k, l);
+        if t.hashes.is_some() && fpr > e {
+            return Err(ParamError::Unreachable {
+                target: format!("fpr {e} with k = {k}, l = {l} (its FPR is {fpr})"),
+            });
+        }
+        t.within_slack("apbf", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
     }
 }
 
 impl Build for BlockedApbf {
+    /// (k, l) as the APBF's, g = ⌈window / l⌉ and the fewest blocks whose
+    /// exact theory meets the FPR.
     fn build(t: &Target) -> Result<Self, ParamError> {
-        let f = BlockedApbf::with_fpr(t.count("blocked_apbf")?, t.the_fpr()?)?;
+        let (w, e) = (t.count("blocked_apbf")?, t.the_fpr()?);
+        let f = match (t.hashes, t.extra_slices) {
+            (None, None) => BlockedApbf::new(BlockedApbf::sizing(w, e)?.into())?,
+            _ => {
+                let (k, l) = apbf_kl(t, w, e)?;
+                BlockedApbf::new(BlockedApbf::sizing_kl(w, e, k, l)?.into())?
+            }
+        };
         t.within_slack("blocked_apbf", crate::SlidingFilter::slack(&f))?;
         Ok(f)
     }
@@ -37,7 +75,7 @@ impl Build for BlockedApbf {
 fn ny_sizing(t: &Target, n: u64) -> Result<naor_yogev::Sizing, ParamError> {
     let m = t.max_slack.unwrap_or(n);
     let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
-    naor_yogev::Sizing::new(n, m, t.the_fpr()?, t.c, load)
+    naor_yogev::Sizing::new(n, m, t.the_fpr()?, t.generations, load)
 }
 
 impl Build for NaorYogev {
@@ -54,14 +92,14 @@ impl Build for NyPocket {
         let n = t.count("ny_pocket")?;
         let m = t.max_slack.unwrap_or(n);
         let load = t.max_load.unwrap_or(crate::ny_pocket::DEFAULT_MAX_LOAD);
-        let s = crate::ny_pocket::theory::Sizing::new(n, m, t.the_fpr()?, t.c, load)?;
+        let s = crate::ny_pocket::theory::Sizing::new(n, m, t.the_fpr()?, t.generations, load)?;
         NyPocket::from_sizing(s)
     }
 }
 
 impl Build for Broom {
     fn build(t: &Target) -> Result<Self, ParamError> {
-        Broom::with_fpr(t.count("broom")?, t.the_fpr()?, t.seed)
+        Ok(Broom::with_fpr(t.count("broom")?, t.the_fpr()?)?.with_seed(t.seed))
     }
 }
 
@@ -136,7 +174,7 @@ impl Build for ForgetfulBloom {
 }
 
 impl Build for crate::sliding_sketch::SlidingBloom {
-    /// The (k, m) of [`SlidingBloom::with_fpr`](crate::sliding_sketch::SlidingBloom::with_fpr)
+    /// The (k, m) of its sizing (`with_fpr`, beside the design)
     /// (its exact theory; a few seconds at a window of 10^6); slack W.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let w = t.count("sliding_bloom")?;
@@ -146,7 +184,7 @@ impl Build for crate::sliding_sketch::SlidingBloom {
 }
 
 impl Build for crate::half_sliding::HalfSliding {
-    /// The (k, lo, m) of [`HalfSliding::with_fpr`](crate::half_sliding::HalfSliding::with_fpr)
+    /// The (k, lo, m) of its sizing (`with_fpr`, beside the design)
     /// (a guaranteed window, its exact theory); the slack is what that
     /// sizing gives, several windows.
     fn build(t: &Target) -> Result<Self, ParamError> {
@@ -158,7 +196,7 @@ impl Build for crate::half_sliding::HalfSliding {
 }
 
 impl Build for crate::clock_sketch::ClockBloom {
-    /// The (k, s, m) of [`ClockBloom::with_fpr`](crate::clock_sketch::ClockBloom::with_fpr)
+    /// The (k, s, m) of its sizing (`with_fpr`, beside the design)
     /// (its exact worst-phase theory); the slack is ⌈W/(2^s - 2)⌉.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let w = t.count("clock_bloom")?;
@@ -169,7 +207,7 @@ impl Build for crate::clock_sketch::ClockBloom {
 }
 
 impl Build for crate::she::SheBloom {
-    /// The (k, P, m) of [`SheBloom::with_fpr`](crate::she::SheBloom::with_fpr)
+    /// The (k, P, m) of its sizing (`with_fpr`, beside the design)
     /// (its exact worst-phase theory, groups of 64); the slack is P - W.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let w = t.count("she_bloom")?;
@@ -181,12 +219,44 @@ impl Build for crate::she::SheBloom {
 
 impl Build for StableBloomFilter {
     const MEMORY_IS_A_LIMIT: bool = false;
-    /// No window: the memory (required) and the FPR pick d, K and P.
+    /// No window: the memory (required) and the FPR pick d, K and P (or P
+    /// alone, with d and K given).
     fn build(t: &Target) -> Result<Self, ParamError> {
         let bits = t.max_memory_bits.ok_or(ParamError::Unreachable {
             target: "a Stable Bloom filter without its memory (give Target::max_memory_bits)"
                 .into(),
         })?;
-        Ok(StableBloomFilter::with_fpr(bits, t.the_fpr()?)?.with_seed(t.seed))
+        let e = t.the_fpr()?;
+        let f = match (t.cell_bits, t.hashes) {
+            (None, None) => StableBloomFilter::with_fpr(bits, e)?,
+            (Some(d), Some(k)) => {
+                check_nonzero("cell_bits", d as u64)?;
+                StableBloomFilter::with_fpr_for(bits / d as u64, d, k, e)?
+            }
+            _ => {
+                return Err(ParamError::Unreachable {
+                    target: "a Stable Bloom filter with one of cell_bits and hashes (give both)"
+                        .into(),
+                })
+            }
+        };
+        Ok(f.with_seed(t.seed))
+    }
+}
+
+impl Build for crate::BloomFilter {
+    /// A Bloom filter does not forget: the window is the keys it holds at
+    /// the FPR, m = ⌈-n ln p / (ln 2)^2⌉, k = max(1, round(m/n ln 2)).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        crate::BloomFilter::with_fpr(t.count("bloom")?, t.the_fpr()?)
+    }
+}
+
+impl Build for crate::PartitionedBloomFilter {
+    /// A Bloom filter does not forget: the window is the keys it holds at
+    /// the FPR, k = ⌈log2(1/p)⌉ slices of ⌈n / ln 2⌉ bits (the APBF paper's
+    /// sizing).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        crate::PartitionedBloomFilter::with_fpr(t.count("partitioned_bloom")?, t.the_fpr()?)
     }
 }

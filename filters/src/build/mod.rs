@@ -21,6 +21,43 @@
 //! window, a slack or memory above the limits given, an FPR no
 //! configuration reaches.
 //!
+//! ## Two doors, one vocabulary
+//!
+//! Every design is made one of two ways: sized by [`Target`] from what the
+//! application knows (this module), or given its exact shape by
+//! `Design::new(DesignShape { .. })`, a struct of named fields beside each
+//! design ([`ApbfShape`](crate::ApbfShape), [`StableShape`](crate::StableShape), ...). Summaries
+//! that are not filters have a sizing on their shape instead
+//! ([`WcssShape::for_error`](crate::WcssShape::for_error),
+//! [`BroomShape::for_fpr`](crate::BroomShape::for_fpr)). Seeds go in one way:
+//! [`Target::seed`], or `with_seed` on a design that takes one.
+//!
+//! The shapes and the builder name the papers' letters by words, and each
+//! word means one thing across the crate (each design's docs and theory
+//! keep its paper's letters, which is where `m` can mean bits, cells or a
+//! slack):
+//!
+//! | word | meaning | papers' letters |
+//! |---|---|---|
+//! | `window` | insertions always reported | w, n, W |
+//! | `window_ticks` | the window in clock ticks | T, t |
+//! | `slack` | insertions past the window a key may still be reported | m (Naor-Yogev) |
+//! | `hashes` | bits or cells a key sets and a query reads (slices written, for the APBF) | k, K |
+//! | `extra_slices` | slices beyond `hashes` (the window in generations) | l |
+//! | `generation` | insertions per generation | g |
+//! | `generations` | generations per window | c (Naor-Yogev) |
+//! | `bits`, `bits_per_slice`, `initial_bits_per_slice` | bits in all, per slice, per slice at first | m, m0 |
+//! | `cells`, `cells_per_slice`, `cells_per_array` | cells in all, per slice, per array | m, s |
+//! | `cell_bits` | bits per cell | d, s (Clock) |
+//! | `arrays`, `queried_arrays` | arrays of cells; those a query reads | k, lo (sketches) |
+//! | `fingerprint_bits`, `remainder_bits` | bits per fingerprint, per remainder | l (SWAMP), f, r |
+//! | `decrements` | cells decremented per insertion | P |
+//! | `quanta`, `quantum_ticks`, `quantum_keys` | time quanta per window, ticks and keys per quantum | r, δ, g (timing) |
+//! | `segments`, `past_filters` | the jumping window's segments, the Forgetful filter's past filters | n, N |
+//! | `group_bits`, `phase`, `phase_ticks`, `cycle` | SHE's groups and phase, the half-sliding clock's round | g, αW, C |
+//! | `capacity`, `slots`, `moves_per_adapt` | the broom filter's keys, slots and frontier moves | n, S, c |
+//! | `counters`, `registers`, `blocks` | WCSS counters, HLL registers, blocked APBF blocks | k, m, B |
+//!
 //! What is not here: a preference for speed over memory. The sizings
 //! choose the least memory their theory allows (the APBF's (k, l), the
 //! Naor-Yogev c); which configuration is faster depends on the machine and
@@ -71,7 +108,10 @@ pub struct Target {
     segments: Option<u32>,
     past: Option<u32>,
     quanta: Option<u64>,
-    c: Option<u64>,
+    generations: Option<u64>,
+    hashes: Option<u32>,
+    extra_slices: Option<u32>,
+    cell_bits: Option<u32>,
     max_load: Option<f64>,
     burst: Option<f64>,
 }
@@ -93,6 +133,13 @@ impl Target {
         })
     }
 
+    /// A size of `bits` bits and no window: the Stable Bloom filter's
+    /// target (it forgets at a rate its memory and FPR set, not after a
+    /// window). A design with a window refuses it (its window is 0).
+    pub fn memory(bits: u64) -> Target {
+        Target::of(Window::Count(0)).max_memory_bits(bits)
+    }
+
     fn of(window: Window) -> Target {
         Target {
             window,
@@ -104,7 +151,10 @@ impl Target {
             segments: None,
             past: None,
             quanta: None,
-            c: None,
+            generations: None,
+            hashes: None,
+            extra_slices: None,
+            cell_bits: None,
             max_load: None,
             burst: None,
         }
@@ -196,9 +246,38 @@ impl Target {
         self
     }
 
-    /// The Naor-Yogev trade-off c (default: the least memory).
-    pub fn c(mut self, c: u64) -> Target {
-        self.c = Some(c);
+    /// The Naor-Yogev filters' generations per window, the trade-off c
+    /// (default: the least memory).
+    pub fn generations(mut self, c: u64) -> Target {
+        self.generations = Some(c);
+        self
+    }
+
+    /// The hash functions k, instead of the sizing's choice: the APBF's
+    /// and the blocked APBF's slices written per insertion (with
+    /// [`extra_slices`](Self::extra_slices); the blocked APBF then takes
+    /// the fewest blocks meeting the FPR), the Stable Bloom filter's cells
+    /// per key (with [`cell_bits`](Self::cell_bits)). Other designs
+    /// ignore it.
+    pub fn hashes(mut self, k: u32) -> Target {
+        self.hashes = Some(k);
+        self
+    }
+
+    /// The APBF's extra slices l, instead of the sizing's choice: k is
+    /// then the smallest meeting the FPR (unless [`hashes`](Self::hashes)
+    /// gives it too). Read by the APBF and the blocked APBF.
+    pub fn extra_slices(mut self, l: u32) -> Target {
+        self.extra_slices = Some(l);
+        self
+    }
+
+    /// The Stable Bloom filter's bits per cell d: with
+    /// [`hashes`](Self::hashes), the filter has ⌊memory / d⌋ cells and
+    /// the fewest decrements per insertion whose stable FPR meets the
+    /// target (instead of the d, K and P of longest memory).
+    pub fn cell_bits(mut self, d: u32) -> Target {
+        self.cell_bits = Some(d);
         self
     }
 
@@ -246,7 +325,7 @@ impl Target {
     }
 
     /// The FPR, checked.
-    fn the_fpr(&self) -> Result<f64, ParamError> {
+    pub(crate) fn the_fpr(&self) -> Result<f64, ParamError> {
         let e = self.fpr.ok_or(ParamError::Unreachable {
             target: "a size without an fpr (give Target::fpr)".into(),
         })?;
@@ -254,7 +333,7 @@ impl Target {
     }
 
     /// The count window, or the error of a design that takes only one.
-    fn count(&self, design: &str) -> Result<u64, ParamError> {
+    pub(crate) fn count(&self, design: &str) -> Result<u64, ParamError> {
         match self.window {
             Window::Count(n) => check_nonzero("window", n),
             Window::Time { .. } => Err(ParamError::OutOfRange {
@@ -267,7 +346,7 @@ impl Target {
 
     /// (window, peak rate, ticks per unit), checked, or the error of a
     /// design that counts insertions.
-    fn time_window(&self, design: &str) -> Result<(f64, f64, f64), ParamError> {
+    pub(crate) fn time_window(&self, design: &str) -> Result<(f64, f64, f64), ParamError> {
         match self.window {
             Window::Time {
                 window,
@@ -299,7 +378,7 @@ impl Target {
     }
 
     /// Fails unless `slack` is within the largest slack accepted.
-    fn within_slack(&self, design: &str, slack: u64) -> Result<(), ParamError> {
+    pub(crate) fn within_slack(&self, design: &str, slack: u64) -> Result<(), ParamError> {
         match self.max_slack {
             Some(max) if slack > max => Err(ParamError::Unreachable {
                 target: format!("{design} with slack at most {max} (its slack is {slack})"),

@@ -163,4 +163,74 @@ fn bad_targets_are_errors() {
         .build()
         .unwrap();
     assert!(s.memory_bits() <= 1 << 17);
+    // a target of memory alone: the Stable filter's; a windowed design refuses it
+    let m: StableBloomFilter = Target::memory(1 << 16).fpr(1e-2).build().unwrap();
+    assert_eq!(m.theory().fpr(), s.theory().fpr());
+    assert!(Target::memory(1 << 16).fpr(1e-2).build::<Apbf>().is_err());
+}
+
+#[test]
+fn the_options_replace_the_sized_constructors() {
+    // l given: the smallest k meeting the FPR (the old with_fpr_and_l)
+    let a: Apbf = Target::window(7000)
+        .fpr(1e-3)
+        .extra_slices(5)
+        .build()
+        .unwrap();
+    assert_eq!(a.l(), 5);
+    assert!(crate::apbf::theory::fpr(a.k(), 5) <= 1e-3);
+    assert!(crate::apbf::theory::fpr(a.k() - 1, 5) > 1e-3);
+    // (k, l) given: built as given when it meets the FPR, refused when not
+    let b: Apbf = Target::window(7000)
+        .fpr(1e-2)
+        .hashes(10)
+        .extra_slices(7)
+        .build()
+        .unwrap();
+    assert_eq!((b.k(), b.l(), b.window()), (10, 7, 7000));
+    let miss = Target::window(7000).fpr(1e-6).hashes(4).extra_slices(7);
+    assert!(matches!(
+        miss.build::<Apbf>(),
+        Err(ParamError::Unreachable { .. })
+    ));
+    assert!(Target::window(7000)
+        .fpr(1e-3)
+        .hashes(4)
+        .build::<Apbf>()
+        .is_err());
+    assert!(Target::window(7000)
+        .fpr(1e-3)
+        .extra_slices(0)
+        .build::<Apbf>()
+        .is_err());
+    // the blocked APBF at a given (k, l): the fewest blocks meeting the FPR
+    let c: BlockedApbf = Target::window(10_000)
+        .fpr(1.5e-3)
+        .hashes(11)
+        .extra_slices(10)
+        .build()
+        .unwrap();
+    assert_eq!((c.k(), c.l()), (11, 10));
+    assert!(c.theory().fpr().unwrap() <= 1.5e-3);
+    // the Stable filter with d and K given: P from the FPR (the old with_fpr_for)
+    let d: StableBloomFilter = Target::memory(30_000)
+        .fpr(0.02)
+        .cell_bits(3)
+        .hashes(5)
+        .build()
+        .unwrap();
+    assert_eq!((d.m(), d.d(), d.k()), (10_000, 3, 5));
+    assert!(d.theory().fpr() <= 0.02);
+    assert!(Target::memory(30_000)
+        .fpr(0.02)
+        .cell_bits(3)
+        .build::<StableBloomFilter>()
+        .is_err());
+    // the Naor-Yogev generations (the old with_c)
+    let n: NyPocket = Target::window(4096)
+        .fpr(1e-3)
+        .generations(4)
+        .build()
+        .unwrap();
+    assert_eq!(n.sizing().c, 4);
 }

@@ -21,7 +21,15 @@ impl Build for OnTime<Apbf> {
         let e = t.the_fpr()?;
         let (k, l) = crate::apbf::choose(e, crate::apbf::KlRule::FewestBits)?;
         let (tau, g) = apbf_generations(window, rate, ticks, l)?;
-        OnTime::<Apbf>::new(k, l, g, tau, t.trigger.unwrap_or(Trigger::Time))
+        OnTime::<Apbf>::new(
+            crate::ApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: g,
+            },
+            tau,
+            t.trigger.unwrap_or(Trigger::Time),
+        )
     }
 }
 
@@ -56,7 +64,7 @@ impl Build for OnTime<NaorYogev> {
         let n = (window * rate).ceil().max(2.0) as u64;
         let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
         let eps = t.the_fpr()?;
-        let c = naor_yogev::Sizing::new(n, n, eps, t.c, load)?.c;
+        let c = naor_yogev::Sizing::new(n, n, eps, t.generations, load)?.c;
         let tau = generation_ticks(window, ticks, c)?;
         let g = hybrid_generation(t, rate, ticks, tau)?;
         // g = ⌈(n - 1)/c⌉ >= the generation needed
@@ -134,7 +142,12 @@ impl Build for TimedTbf {
         let keys = tbf_keys(window, rate, r);
         let (k, s) = TimingBloom::sizing(keys, t.the_fpr()?)?;
         let delta = generation_ticks(window, ticks, r)?;
-        TimedTbf::new(r, delta, k, s)
+        TimedTbf::new(crate::TimedTbfShape {
+            quanta: r,
+            quantum_ticks: delta,
+            hashes: k,
+            cells_per_slice: s,
+        })
     }
 }
 
@@ -220,7 +233,12 @@ impl Build for TimedSwbf {
             .ok_or_else(|| ParamError::Unreachable {
                 target: format!("swbf_hybrid fpr {e} with fingerprints up to 48 bits"),
             })?;
-        TimedSwbf::new(r, delta, g, f)
+        TimedSwbf::new(crate::TimedSwbfShape {
+            quanta: r,
+            quantum_ticks: delta,
+            quantum_keys: g,
+            fingerprint_bits: f,
+        })
     }
 }
 
@@ -230,15 +248,16 @@ impl Build for ConcurrentApbf {
     /// whatever the arrivals): (k, l, B) as the blocked APBF chooses them
     /// for the T·R keys of a window at the peak, τ = ⌈T/l⌉ ticks.
     fn build(t: &Target) -> Result<Self, ParamError> {
-        match t.window {
-            Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?, t.seed),
+        let f = match t.window {
+            Window::Count(n) => ConcurrentApbf::with_fpr(n, t.the_fpr()?)?,
             Window::Time { .. } => {
                 let (window, rate, ticks) = t.time_window("concurrent_apbf")?;
                 let s = crate::BlockedApbf::sizing(window_keys(window, rate), t.the_fpr()?)?;
                 let tau = generation_ticks(window, ticks, s.l as u64)?;
                 let trigger = t.trigger.unwrap_or(Trigger::Time);
-                ConcurrentApbf::timed(s.k, s.l, s.g, s.blocks, tau, trigger, t.seed)
+                ConcurrentApbf::timed(s.into(), tau, trigger)?
             }
-        }
+        };
+        Ok(f.with_seed(t.seed))
     }
 }

@@ -87,7 +87,13 @@ mod tests {
             (40_000, 6, 3, 300_000, 9_000),
             (30_000, 4, 5, 200_000, 1_000),
         ] {
-            let mut f = ClockBloom::new(w, k, s, m).unwrap();
+            let mut f = ClockBloom::new(crate::ClockBloomShape {
+                window: w,
+                hashes: k,
+                cell_bits: s,
+                cells: m,
+            })
+            .unwrap();
             let n = 5 * w + extra;
             for t in 0..n {
                 f.insert(mix64(t));

@@ -34,7 +34,7 @@ pub mod lines;
 pub mod theory;
 pub mod timed;
 
-pub use timed::TimedClockBloom;
+pub use timed::{TimedClockBloom, TimedClockBloomShape};
 
 use crate::bits::PackedInts;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -86,11 +86,31 @@ pub struct ClockBloom {
     inserted: u64,
 }
 
+/// The shape of a [`ClockBloom`]: what [`ClockBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockBloomShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Bits per cell (`s`).
+    pub cell_bits: u32,
+    /// Cells, in all (`m`).
+    pub cells: u64,
+}
+
 impl ClockBloom {
     /// m cells of `s`-bit clocks (2 <= s <= 16), k cells set per insertion,
     /// over a window of W insertions: the reference code's parameters
     /// (window, memory / s, hash count, clock size).
-    pub fn new(w: u64, k: u32, s: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: ClockBloomShape) -> Result<Self, ParamError> {
+        let ClockBloomShape {
+            window: w,
+            hashes: k,
+            cell_bits: s,
+            cells: m,
+        } = shape;
         check_nonzero("window", w)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -122,12 +142,12 @@ impl ClockBloom {
     /// ```
     /// use bloomlab_filters::clock_sketch::ClockBloom;
     /// use bloomlab_filters::{Filter, SlidingFilter};
-    /// let mut f = ClockBloom::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<ClockBloom>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3) && f.window() == 1000);
     /// assert!(f.theory().fpr() <= 1e-2);
     /// ```
-    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
         if w > theory::MAX_EXACT_WINDOW {
             return Err(ParamError::TooLarge {
@@ -140,7 +160,12 @@ impl ClockBloom {
                 target: format!("clock bloom fpr {fpr} at window {w}"),
             }
         })?;
-        Self::new(w, s.k, s.s, s.m)
+        Self::new(ClockBloomShape {
+            window: w,
+            hashes: s.k,
+            cell_bits: s.s,
+            cells: s.m,
+        })
     }
 
     /// k: cells set and read per key.

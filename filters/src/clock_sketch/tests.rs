@@ -15,7 +15,13 @@ fn cells_hold_the_last_n_insertions() {
         (60, 3, 4, 25),
         (7, 2, 2, 16),
     ] {
-        let mut f = ClockBloom::new(w, k, s, m).unwrap();
+        let mut f = ClockBloom::new(crate::ClockBloomShape {
+            window: w,
+            hashes: k,
+            cell_bits: s,
+            cells: m,
+        })
+        .unwrap();
         let th = f.theory();
         let mut written: Vec<Vec<u64>> = vec![Vec::new(); m as usize];
         for t in 1..=(6 * th.longest()) {
@@ -77,7 +83,13 @@ fn the_window_holds() {
         (301, 3, 3, 200),
         (64, 2, 2, 10),
     ] {
-        let mut f = ClockBloom::new(w, k, s, m).unwrap();
+        let mut f = ClockBloom::new(crate::ClockBloomShape {
+            window: w,
+            hashes: k,
+            cell_bits: s,
+            cells: m,
+        })
+        .unwrap();
         for t in 1..=(5 * f.theory().longest()) {
             f.insert(mix64(t));
             for a in 0..w.min(t) {
@@ -139,7 +151,13 @@ fn simulation_matches_the_theory() {
     let mut aged = [[0u64; 7]; 3];
     for run in 0..runs {
         let key = |t: u64| mix64(t ^ (run << 40));
-        let mut f = ClockBloom::new(w, k, s, m).unwrap();
+        let mut f = ClockBloom::new(crate::ClockBloomShape {
+            window: w,
+            hashes: k,
+            cell_bits: s,
+            cells: m,
+        })
+        .unwrap();
         let mut t = 0;
         for (mi, &target) in moments.iter().enumerate() {
             while t < target {
@@ -223,9 +241,39 @@ fn sizing_meets_the_target() {
         assert_eq!((f.k(), f.clock_bits(), f.m()), (s.k, s.s, s.m));
     }
     assert!(ClockBloom::with_fpr(100, 1.5).is_err());
-    assert!(ClockBloom::new(10, 3, 1, 5).is_err());
-    assert!(ClockBloom::new(10, 3, 17, 5).is_err());
-    assert!(ClockBloom::new(0, 3, 2, 5).is_err());
-    assert!(ClockBloom::new(10, 0, 2, 5).is_err());
-    assert!(ClockBloom::new(10, 3, 2, 0).is_err());
+    assert!(ClockBloom::new(crate::ClockBloomShape {
+        window: 10,
+        hashes: 3,
+        cell_bits: 1,
+        cells: 5
+    })
+    .is_err());
+    assert!(ClockBloom::new(crate::ClockBloomShape {
+        window: 10,
+        hashes: 3,
+        cell_bits: 17,
+        cells: 5
+    })
+    .is_err());
+    assert!(ClockBloom::new(crate::ClockBloomShape {
+        window: 0,
+        hashes: 3,
+        cell_bits: 2,
+        cells: 5
+    })
+    .is_err());
+    assert!(ClockBloom::new(crate::ClockBloomShape {
+        window: 10,
+        hashes: 0,
+        cell_bits: 2,
+        cells: 5
+    })
+    .is_err());
+    assert!(ClockBloom::new(crate::ClockBloomShape {
+        window: 10,
+        hashes: 3,
+        cell_bits: 2,
+        cells: 0
+    })
+    .is_err());
 }

@@ -45,10 +45,30 @@ pub struct TimedClockBloom {
     clock: u64,
 }
 
+/// The shape of a [`TimedClockBloom`]: what [`TimedClockBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedClockBloomShape {
+    /// The window, in clock ticks (`t`).
+    pub window_ticks: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Bits per cell (`s`).
+    pub cell_bits: u32,
+    /// Cells, in all (`m`).
+    pub cells: u64,
+}
+
 impl TimedClockBloom {
     /// m clocks of `s` bits (2 <= s <= 16), k set per insertion, the
     /// pointer going round the array 2^s - 2 times per `t` time units.
-    pub fn new(t: u64, k: u32, s: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: TimedClockBloomShape) -> Result<Self, ParamError> {
+        let TimedClockBloomShape {
+            window_ticks: t,
+            hashes: k,
+            cell_bits: s,
+            cells: m,
+        } = shape;
         check_nonzero("window time", t)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -78,19 +98,24 @@ impl TimedClockBloom {
     /// use bloomlab_filters::clock_sketch::TimedClockBloom;
     /// use bloomlab_filters::{Filter, TimedFilter};
     /// // ten minutes in ms, 5 keys per ms at most, 1% FPR
-    /// let mut f = TimedClockBloom::with_fpr(600_000, 5.0, 0.01).unwrap();
+    /// let mut f = bloomlab_filters::Target::time(600_000.0, 5.0).fpr(0.01).build::<TimedClockBloom>().unwrap();
     /// f.advance(1_000);
     /// f.insert(3);
     /// f.advance(601_000);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         let w = Self::keys(t, rate)?;
         let s = theory::sizing(w, fpr).ok_or_else(|| ParamError::Unreachable {
             target: format!("clock bloom fpr {fpr} at window {w}"),
         })?;
-        Self::new(t, s.k, s.s, s.m)
+        Self::new(TimedClockBloomShape {
+            window_ticks: t,
+            hashes: s.k,
+            cell_bits: s.s,
+            cells: s.m,
+        })
     }
 
     /// W = ⌈rate·t⌉: the keys of a window at the peak rate, the count

@@ -21,7 +21,13 @@ fn decrements(f: &TimedClockBloom, now: u64, c: u64) -> Vec<u64> {
 #[test]
 fn clocks_follow_the_schedule_and_keep_the_window() {
     let (t, k, s, m) = (1000u64, 3u32, 2u32, 11u64);
-    let mut f = TimedClockBloom::new(t, k, s, m).unwrap();
+    let mut f = TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: t,
+        hashes: k,
+        cell_bits: s,
+        cells: m,
+    })
+    .unwrap();
     let full = 3u64;
     let mut now = 0u64;
     let mut log: Vec<(u64, u64)> = Vec::new(); // (key, time)
@@ -73,7 +79,13 @@ fn clocks_follow_the_schedule_and_keep_the_window() {
 #[test]
 fn theory_matches_the_sum_over_every_cell() {
     let (t, k, s, m) = (1_000_000u64, 4u32, 3u32, 9000u64);
-    let f = TimedClockBloom::new(t, k, s, m).unwrap();
+    let f = TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: t,
+        hashes: k,
+        cell_bits: s,
+        cells: m,
+    })
+    .unwrap();
     let (d, mf) = (7.0, m as f64);
     let unit = t as f64 / ((d - 1.0) * mf);
     let cum = crate::sliding_sketch::sweep::testing::wave;
@@ -148,7 +160,15 @@ fn theory_matches_simulation_under_a_changing_rate() {
     let t = 100_000u64;
     let sz = theory::sizing(3000, 0.01).unwrap();
     crate::sliding_sketch::sweep::testing::changing_rate(
-        || TimedClockBloom::new(t, sz.k, sz.s, sz.m).unwrap(),
+        || {
+            TimedClockBloom::new(crate::TimedClockBloomShape {
+                window_ticks: t,
+                hashes: sz.k,
+                cell_bits: sz.s,
+                cells: sz.m,
+            })
+            .unwrap()
+        },
         |f, now, cum| f.theory_at(now, cum).fpr(),
     );
 }
@@ -160,11 +180,41 @@ fn sizing_and_bad_parameters() {
     let sz = theory::sizing(1000, 0.01).unwrap();
     assert_eq!((f.k(), f.clock_bits(), f.m()), (sz.k, sz.s, sz.m));
     assert!(TimedClockBloom::keys(1 << 30, 1.0).is_err());
-    assert!(TimedClockBloom::new(0, 1, 2, 1).is_err());
-    assert!(TimedClockBloom::new(1, 0, 2, 1).is_err());
-    assert!(TimedClockBloom::new(1, 1, 1, 1).is_err());
-    assert!(TimedClockBloom::new(1, 1, 17, 1).is_err());
-    assert!(TimedClockBloom::new(1, 1, 2, 0).is_err());
+    assert!(TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: 0,
+        hashes: 1,
+        cell_bits: 2,
+        cells: 1
+    })
+    .is_err());
+    assert!(TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: 1,
+        hashes: 0,
+        cell_bits: 2,
+        cells: 1
+    })
+    .is_err());
+    assert!(TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: 1,
+        hashes: 1,
+        cell_bits: 1,
+        cells: 1
+    })
+    .is_err());
+    assert!(TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: 1,
+        hashes: 1,
+        cell_bits: 17,
+        cells: 1
+    })
+    .is_err());
+    assert!(TimedClockBloom::new(crate::TimedClockBloomShape {
+        window_ticks: 1,
+        hashes: 1,
+        cell_bits: 2,
+        cells: 0
+    })
+    .is_err());
     assert!(TimedClockBloom::with_fpr(100, 1.0, 0.0).is_err());
     assert!(TimedClockBloom::with_fpr(100, f64::NAN, 0.01).is_err());
 }

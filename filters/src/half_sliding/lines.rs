@@ -70,7 +70,13 @@ mod tests {
             (8, 4, 40_000, 30_000, 11_000),
             (5, 2, 90_000, 50_000, 3_000),
         ] {
-            let mut f = HalfSliding::new(cycle, k, lo, m).unwrap();
+            let mut f = HalfSliding::new(crate::HalfSlidingShape {
+                cycle,
+                arrays: k,
+                queried_arrays: lo,
+                cells_per_array: m,
+            })
+            .unwrap();
             let n = 4 * cycle + extra;
             for t in 0..n {
                 f.insert(mix64(t));

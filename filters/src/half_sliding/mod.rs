@@ -23,7 +23,7 @@
 //! [`fnr_at`](theory::HalfSlidingTheory::fnr_at)). A key is reported at
 //! most about k·C/(k - lo) insertions after it was inserted.
 //!
-//! [`HalfSliding::with_fpr`] sizes it for a guaranteed window instead (k - lo
+//! [`Target`](crate::build::Target) sizes it for a guaranteed window instead (k - lo
 //! at least 2, C = ⌈w·(k - lo)/(k - lo - 1)⌉): no false negatives among the
 //! last w insertions.
 //!
@@ -35,7 +35,7 @@ mod lines;
 pub mod theory;
 pub mod timed;
 
-pub use timed::TimedHalfSliding;
+pub use timed::{TimedHalfSliding, TimedHalfSlidingShape};
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -58,11 +58,31 @@ pub struct HalfSliding {
     inserted: u64,
 }
 
+/// The shape of a [`HalfSliding`]: what [`HalfSliding::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HalfSlidingShape {
+    /// Insertions per round of the clearing pointer (`cycle`).
+    pub cycle: u64,
+    /// Arrays of cells; a key hashes to one cell of each (`k`).
+    pub arrays: u32,
+    /// Arrays a query reads (`lo`).
+    pub queried_arrays: u32,
+    /// Cells in each array (`m`).
+    pub cells_per_array: u64,
+}
+
 impl HalfSliding {
     /// k arrays of m cells, lo of them queried (1 <= lo < k), the clock
     /// clearing (k - lo)·m cells every `cycle` insertions: the paper's
     /// parameters (its code uses k = 7, lo = 6, C = 500,000).
-    pub fn new(cycle: u64, k: u32, lo: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: HalfSlidingShape) -> Result<Self, ParamError> {
+        let HalfSlidingShape {
+            cycle,
+            arrays: k,
+            queried_arrays: lo,
+            cells_per_array: m,
+        } = shape;
         check_nonzero("cycle", cycle)?;
         crate::error::check_hashes(k)?;
         check_nonzero("lo", lo as u64)?;
@@ -102,12 +122,12 @@ impl HalfSliding {
     /// ```
     /// use bloomlab_filters::half_sliding::HalfSliding;
     /// use bloomlab_filters::{Filter, SlidingFilter};
-    /// let mut f = HalfSliding::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<HalfSliding>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3) && f.window() >= 1000);
     /// assert!(f.theory().fpr() <= 1e-2);
     /// ```
-    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
         if w > theory::MAX_EXACT_WINDOW {
             return Err(ParamError::TooLarge {
@@ -120,7 +140,12 @@ impl HalfSliding {
                 target: format!("half sliding fpr {fpr} at window {w}"),
             }
         })?;
-        Self::new(s.cycle, s.k, s.lo, s.m)
+        Self::new(HalfSlidingShape {
+            cycle: s.cycle,
+            arrays: s.k,
+            queried_arrays: s.lo,
+            cells_per_array: s.m,
+        })
     }
 
     /// k: arrays (cells set per insertion).

@@ -14,7 +14,13 @@ fn cells_hold_the_last_n_insertions() {
         (16, 2, 1, 16),
         (9, 5, 3, 40),
     ] {
-        let mut f = HalfSliding::new(c, k, lo, m).unwrap();
+        let mut f = HalfSliding::new(crate::HalfSlidingShape {
+            cycle: c,
+            arrays: k,
+            queried_arrays: lo,
+            cells_per_array: m,
+        })
+        .unwrap();
         let th = f.theory();
         let cells = (k as u64 * m) as usize;
         let mut written: Vec<Vec<u64>> = vec![Vec::new(); cells];
@@ -80,7 +86,13 @@ fn the_guaranteed_window_holds() {
         (999, 4, 2, 50),
         (300, 6, 1, 64),
     ] {
-        let mut f = HalfSliding::new(c, k, lo, m).unwrap();
+        let mut f = HalfSliding::new(crate::HalfSlidingShape {
+            cycle: c,
+            arrays: k,
+            queried_arrays: lo,
+            cells_per_array: m,
+        })
+        .unwrap();
         let w = f.window();
         assert_eq!(w, (k - lo - 1) as u64 * c / (k - lo) as u64);
         for t in 1..=(6 * f.theory().longest()) {
@@ -103,7 +115,17 @@ fn the_guaranteed_window_holds() {
         }
     }
     // the reference's lo = k - 1 guarantees nothing
-    assert_eq!(HalfSliding::new(500, 7, 6, 100).unwrap().window(), 0);
+    assert_eq!(
+        HalfSliding::new(crate::HalfSlidingShape {
+            cycle: 500,
+            arrays: 7,
+            queried_arrays: 6,
+            cells_per_array: 100
+        })
+        .unwrap()
+        .window(),
+        0
+    );
 }
 
 /// Simulated FPR and P(yes | age) at chosen moments match the theory,
@@ -121,7 +143,13 @@ fn simulation_matches_the_theory() {
     let mut aged = [[0u64; 7]; 3];
     for run in 0..runs {
         let key = |t: u64| mix64(t ^ (run << 40));
-        let mut f = HalfSliding::new(c, k, lo, m).unwrap();
+        let mut f = HalfSliding::new(crate::HalfSlidingShape {
+            cycle: c,
+            arrays: k,
+            queried_arrays: lo,
+            cells_per_array: m,
+        })
+        .unwrap();
         let mut t = 0;
         for (mi, &target) in moments.iter().enumerate() {
             while t < target {
@@ -248,9 +276,27 @@ fn sizing_meets_the_target() {
         assert_eq!((f.k(), f.lo(), f.m()), (s.k, s.lo, s.m));
     }
     assert!(HalfSliding::with_fpr(100, 1.5).is_err());
-    assert!(HalfSliding::new(10, 3, 3, 5).is_err());
-    assert!(HalfSliding::new(0, 3, 1, 5).is_err());
-    assert!(HalfSliding::new(10, 3, 0, 5).is_err());
+    assert!(HalfSliding::new(crate::HalfSlidingShape {
+        cycle: 10,
+        arrays: 3,
+        queried_arrays: 3,
+        cells_per_array: 5
+    })
+    .is_err());
+    assert!(HalfSliding::new(crate::HalfSlidingShape {
+        cycle: 0,
+        arrays: 3,
+        queried_arrays: 1,
+        cells_per_array: 5
+    })
+    .is_err());
+    assert!(HalfSliding::new(crate::HalfSlidingShape {
+        cycle: 10,
+        arrays: 3,
+        queried_arrays: 0,
+        cells_per_array: 5
+    })
+    .is_err());
 }
 
 /// The means over 16 moments (what the harness uses for the FNR, the PWS

@@ -45,10 +45,30 @@ pub struct TimedHalfSliding {
     clock: u64,
 }
 
+/// The shape of a [`TimedHalfSliding`]: what [`TimedHalfSliding::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedHalfSlidingShape {
+    /// The window, in clock ticks (`t`).
+    pub window_ticks: u64,
+    /// Arrays of cells; a key hashes to one cell of each (`k`).
+    pub arrays: u32,
+    /// Arrays a query reads (`lo`).
+    pub queried_arrays: u32,
+    /// Cells in each array (`m`).
+    pub cells_per_array: u64,
+}
+
 impl TimedHalfSliding {
     /// k arrays of m cells, lo of them queried (1 <= lo <= k - 2), the
     /// clock clearing (k - lo - 1)·m cells per `t` time units.
-    pub fn new(t: u64, k: u32, lo: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: TimedHalfSlidingShape) -> Result<Self, ParamError> {
+        let TimedHalfSlidingShape {
+            window_ticks: t,
+            arrays: k,
+            queried_arrays: lo,
+            cells_per_array: m,
+        } = shape;
         check_nonzero("window time", t)?;
         crate::error::check_hashes(k)?;
         check_nonzero("lo", lo as u64)?;
@@ -80,19 +100,24 @@ impl TimedHalfSliding {
     /// use bloomlab_filters::half_sliding::TimedHalfSliding;
     /// use bloomlab_filters::{Filter, TimedFilter};
     /// // ten minutes in ms, 5 keys per ms at most, 1% FPR
-    /// let mut f = TimedHalfSliding::with_fpr(600_000, 5.0, 0.01).unwrap();
+    /// let mut f = bloomlab_filters::Target::time(600_000.0, 5.0).fpr(0.01).build::<TimedHalfSliding>().unwrap();
     /// f.advance(1_000);
     /// f.insert(3);
     /// f.advance(601_000);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         let w = Self::keys(t, rate)?;
         let s = theory::sizing(w, fpr).ok_or_else(|| ParamError::Unreachable {
             target: format!("half sliding fpr {fpr} at window {w}"),
         })?;
-        Self::new(t, s.k, s.lo, s.m)
+        Self::new(TimedHalfSlidingShape {
+            window_ticks: t,
+            arrays: s.k,
+            queried_arrays: s.lo,
+            cells_per_array: s.m,
+        })
     }
 
     /// W = ⌈rate·t⌉: the keys of a window at the peak rate, the count

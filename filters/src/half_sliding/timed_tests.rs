@@ -20,7 +20,13 @@ fn last_clearing(f: &TimedHalfSliding, now: u64, c: u64) -> Option<u64> {
 #[test]
 fn cells_follow_the_schedule_and_keep_the_window() {
     let (t, k, lo, m) = (1000u64, 5u32, 2u32, 7u64);
-    let mut f = TimedHalfSliding::new(t, k, lo, m).unwrap();
+    let mut f = TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: t,
+        arrays: k,
+        queried_arrays: lo,
+        cells_per_array: m,
+    })
+    .unwrap();
     let cells = k as u64 * m;
     let mut now = 0u64;
     let mut log: Vec<(u64, u64)> = Vec::new(); // (key, time)
@@ -66,7 +72,13 @@ fn cells_follow_the_schedule_and_keep_the_window() {
 #[test]
 fn theory_matches_the_sum_over_every_cell() {
     let (t, k, lo, m) = (1_000_000u64, 6u32, 3u32, 4000u64);
-    let f = TimedHalfSliding::new(t, k, lo, m).unwrap();
+    let f = TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: t,
+        arrays: k,
+        queried_arrays: lo,
+        cells_per_array: m,
+    })
+    .unwrap();
     let cells = (k as u64 * m) as f64;
     let per = ((k - lo - 1) as u64 * m) as f64;
     let unit = t as f64 / per;
@@ -145,7 +157,15 @@ fn theory_matches_simulation_under_a_changing_rate() {
     let t = 100_000u64;
     let sz = theory::sizing(3000, 0.01).unwrap();
     crate::sliding_sketch::sweep::testing::changing_rate(
-        || TimedHalfSliding::new(t, sz.k, sz.lo, sz.m).unwrap(),
+        || {
+            TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+                window_ticks: t,
+                arrays: sz.k,
+                queried_arrays: sz.lo,
+                cells_per_array: sz.m,
+            })
+            .unwrap()
+        },
         |f, now, cum| f.theory_at(now, cum).fpr(),
     );
 }
@@ -157,10 +177,40 @@ fn sizing_and_bad_parameters() {
     let sz = theory::sizing(1000, 0.01).unwrap();
     assert_eq!((f.k(), f.lo(), f.m()), (sz.k, sz.lo, sz.m));
     assert!(TimedHalfSliding::keys(1 << 30, 1.0).is_err());
-    assert!(TimedHalfSliding::new(0, 4, 1, 1).is_err());
-    assert!(TimedHalfSliding::new(1, 4, 0, 1).is_err());
-    assert!(TimedHalfSliding::new(1, 4, 3, 1).is_err());
-    assert!(TimedHalfSliding::new(1, 4, 1, 0).is_err());
-    assert!(TimedHalfSliding::new(1, 0, 1, 1).is_err());
+    assert!(TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: 0,
+        arrays: 4,
+        queried_arrays: 1,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: 1,
+        arrays: 4,
+        queried_arrays: 0,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: 1,
+        arrays: 4,
+        queried_arrays: 3,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: 1,
+        arrays: 4,
+        queried_arrays: 1,
+        cells_per_array: 0
+    })
+    .is_err());
+    assert!(TimedHalfSliding::new(crate::TimedHalfSlidingShape {
+        window_ticks: 1,
+        arrays: 0,
+        queried_arrays: 1,
+        cells_per_array: 1
+    })
+    .is_err());
     assert!(TimedHalfSliding::with_fpr(100, 1.0, 0.0).is_err());
 }

@@ -114,29 +114,50 @@ fn active_codes(gen: u64, size: &Sizing) -> u128 {
         .fold(0u128, |m, code| m | 1 << code)
 }
 
+/// The shape of a [`NaorYogev`]: what [`NaorYogev::new`] takes (see [`crate::build`]
+/// for the words). The filter's sizes follow from it by [`Sizing`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NaorYogevShape {
+    /// The window, in insertions (`n`).
+    pub window: u64,
+    /// The largest slack accepted, in insertions (`m`).
+    pub slack: u64,
+    /// The largest FPR accepted (`ε`).
+    pub fpr: f64,
+    /// Generations per window (`c`); `None` for the least memory.
+    pub generations: Option<u64>,
+    /// The table's largest load; `None` for [`DEFAULT_MAX_LOAD`].
+    pub max_load: Option<f64>,
+}
+
 impl NaorYogev {
-    /// Window `n`, slack at most `m`, FPR at most `eps`, with c chosen for least
-    /// memory and the default maximum load.
+    /// The filter of `shape`: window n, slack at most m, FPR at most ε,
+    /// c given or chosen for least memory.
     ///
     /// ```
-    /// use bloomlab_filters::{Filter, NaorYogev, SlidingFilter};
-    /// let mut f = NaorYogev::new(4096, 4096, 1e-3).unwrap();
+    /// use bloomlab_filters::{Filter, NaorYogev, NaorYogevShape, SlidingFilter};
+    /// let shape = NaorYogevShape {
+    ///     window: 4096,
+    ///     slack: 4096,
+    ///     fpr: 1e-3,
+    ///     generations: None,
+    ///     max_load: None,
+    /// };
+    /// let mut f = NaorYogev::new(shape).unwrap();
     /// for key in 0..5000 {
     ///     f.insert(key);
     /// }
     /// assert!(f.contains(4999) && f.window() == 4096);
     /// ```
-    pub fn new(n: u64, m: u64, eps: f64) -> Result<Self, ParamError> {
-        Self::from_sizing(Sizing::new(n, m, eps, None, DEFAULT_MAX_LOAD)?)
+    pub fn new(shape: NaorYogevShape) -> Result<Self, ParamError> {
+        let load = shape.max_load.unwrap_or(DEFAULT_MAX_LOAD);
+        let (n, m, eps, c) = (shape.window, shape.slack, shape.fpr, shape.generations);
+        Self::from_sizing(Sizing::new(n, m, eps, c, load)?)
     }
 
-    /// As [`new`](Self::new) with a given c (its slack must be within m).
-    pub fn with_c(n: u64, m: u64, eps: f64, c: u64) -> Result<Self, ParamError> {
-        Self::from_sizing(Sizing::new(n, m, eps, Some(c), DEFAULT_MAX_LOAD)?)
-    }
-
-    /// A filter of the given sizes.
-    pub fn from_sizing(size: Sizing) -> Result<Self, ParamError> {
+    /// A filter of the given sizes (what [`new`](Self::new) builds once
+    /// it has sized them).
+    pub(crate) fn from_sizing(size: Sizing) -> Result<Self, ParamError> {
         Ok(NaorYogev {
             slots: PackedInts::new(size.slots(), size.slot_bits()),
             stash: Vec::new(),

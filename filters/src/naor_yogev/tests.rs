@@ -6,7 +6,14 @@ use super::*;
 fn active_codes_match_the_modular_rule_on_both_sides_of_128_tags() {
     // tags = 2c + 2: 126, 128 and 130 codes, the mask used below 128 only
     for c in [62u64, 63, 64] {
-        let mut f = NaorYogev::with_c(1 << 14, 1 << 14, 1e-3, c).unwrap();
+        let mut f = NaorYogev::new(crate::NaorYogevShape {
+            window: 1 << 14,
+            slack: 1 << 14,
+            fpr: 1e-3,
+            generations: Some(c),
+            max_load: None,
+        })
+        .unwrap();
         assert_eq!(f.size.tags, 2 * c + 2);
         for gen in 0..f.size.tags {
             f.gen = gen;
@@ -26,7 +33,14 @@ fn active_code_masks_match_the_modular_rule() {
         (1000, 125, 1e-2),
         (1 << 16, 1 << 13, 1e-4),
     ] {
-        let f = NaorYogev::new(n, m, eps).unwrap();
+        let f = NaorYogev::new(crate::NaorYogevShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let size = f.size;
         assert!(size.tags < 128, "tags {}", size.tags);
         for gen in 0..size.tags {
@@ -47,7 +61,14 @@ fn keys(salt: u64) -> impl Iterator<Item = u64> {
 fn window_guarantee_and_expiry_are_exact() {
     // tiny range so that collisions do not matter: check presence exactly
     // on the design's own age boundaries, over many tag wraparounds
-    let mut f = NaorYogev::with_c(40, 10, 1e-9, 4).unwrap();
+    let mut f = NaorYogev::new(crate::NaorYogevShape {
+        window: 40,
+        slack: 10,
+        fpr: 1e-9,
+        generations: Some(4),
+        max_load: None,
+    })
+    .unwrap();
     let (n, s, g) = (f.window(), f.slack(), f.period());
     assert_eq!((g, s), (10, 10));
     let ks: Vec<u64> = keys(1).take(5000).collect();
@@ -67,7 +88,14 @@ fn window_guarantee_and_expiry_are_exact() {
 fn expired_entries_are_gone_within_one_scan_period() {
     // an entry is deleted at most one scan period after it expires: no
     // slot holds a tag more than c + ⌈period/g⌉ + 1 generations old
-    let mut f = NaorYogev::new(1000, 100, 0.01).unwrap();
+    let mut f = NaorYogev::new(crate::NaorYogevShape {
+        window: 1000,
+        slack: 100,
+        fpr: 0.01,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let s = *f.sizing();
     let period = s.slots().div_ceil(s.scan_per_insert());
     let oldest = s.c + period.div_ceil(s.g) + 1;
@@ -90,7 +118,14 @@ fn work_counts_on_a_lightly_loaded_table() {
     // a new key's insertion reads both buckets whole (4 slots when they
     // coincide) and its share of the scan; a negative query the same
     // slots
-    let mut f = NaorYogev::new(10_000, 1_000, 0.01).unwrap();
+    let mut f = NaorYogev::new(crate::NaorYogevShape {
+        window: 10_000,
+        slack: 1_000,
+        fpr: 0.01,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     for t in 0..200u64 {
         let key = mix64(t);
         let (q, rem) = f.fingerprint(key);
@@ -106,7 +141,14 @@ fn work_counts_on_a_lightly_loaded_table() {
 fn remainders_depend_on_every_key_bit() {
     // flipping any one of the 64 key bits changes the remainder but for
     // the 2^-r chance of a collision
-    let f = NaorYogev::new(10_000, 1_000, 0.001).unwrap();
+    let f = NaorYogev::new(crate::NaorYogevShape {
+        window: 10_000,
+        slack: 1_000,
+        fpr: 0.001,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     for bit in 0..64 {
         let same = (0..400u64)
             .filter(|&t| {
@@ -120,7 +162,14 @@ fn remainders_depend_on_every_key_bit() {
 
 #[test]
 fn repeated_keys_refresh_instead_of_duplicating() {
-    let mut f = NaorYogev::new(100, 10, 0.01).unwrap();
+    let mut f = NaorYogev::new(crate::NaorYogevShape {
+        window: 100,
+        slack: 10,
+        fpr: 0.01,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     for _ in 0..1000 {
         f.insert(42);
     }

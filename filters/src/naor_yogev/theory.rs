@@ -465,7 +465,14 @@ mod tests {
 
     #[test]
     fn a_stash_entry_holds_bucket_remainder_and_tag() {
-        let f = super::super::NaorYogev::new(3000, 300, 0.01).unwrap();
+        let f = super::super::NaorYogev::new(crate::NaorYogevShape {
+            window: 3000,
+            slack: 300,
+            fpr: 0.01,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         let s = f.sizing();
         assert_eq!(
             s.stash_entry_bits(),

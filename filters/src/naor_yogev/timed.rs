@@ -127,7 +127,14 @@ mod tests {
 
     #[test]
     fn only_the_hybrid_trigger_is_taken() {
-        let f = NaorYogev::new(1000, 1000, 0.01).unwrap();
+        let f = NaorYogev::new(crate::NaorYogevShape {
+            window: 1000,
+            slack: 1000,
+            fpr: 0.01,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap();
         assert!(OnTime::wrap(f.clone(), 100, Trigger::Time).is_err());
         let h = OnTime::wrap(f, 100, Trigger::Hybrid).unwrap();
         assert_eq!(h.name(), "naor_yogev_hybrid");
@@ -141,7 +148,14 @@ mod tests {
     /// tag values come round again.
     #[test]
     fn lulls_leave_no_stale_entries() {
-        let f = NaorYogev::with_c(2000, 2000, 0.01, 2).unwrap();
+        let f = NaorYogev::new(crate::NaorYogevShape {
+            window: 2000,
+            slack: 2000,
+            fpr: 0.01,
+            generations: Some(2),
+            max_load: None,
+        })
+        .unwrap();
         let mut f = OnTime::wrap(f, 1000, Trigger::Hybrid).unwrap();
         let tags = f.inner().sizing().tags;
         let mut now = 0;
@@ -172,7 +186,14 @@ mod tests {
     /// at the FPR.
     #[test]
     fn insertions_and_presence_at_a_moment() {
-        let f = NaorYogev::with_c(2000, 2000, 0.01, 4).unwrap();
+        let f = NaorYogev::new(crate::NaorYogevShape {
+            window: 2000,
+            slack: 2000,
+            fpr: 0.01,
+            generations: Some(4),
+            max_load: None,
+        })
+        .unwrap();
         let mut f = OnTime::wrap(f, 1000, Trigger::Hybrid).unwrap();
         for i in 0..777u64 {
             f.advance(i);

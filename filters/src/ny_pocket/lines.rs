@@ -209,7 +209,14 @@ mod tests {
     #[test]
     fn counted_lines_match_the_theory() {
         for (n, eps) in [(100_000u64, 1e-3), (50_000, 1e-2), (200_000, 1e-4)] {
-            let mut f = NyPocket::new(n, n, eps).unwrap();
+            let mut f = NyPocket::new(crate::NyPocketShape {
+                window: n,
+                slack: n,
+                fpr: eps,
+                generations: None,
+                max_load: None,
+            })
+            .unwrap();
             for t in 0..3 * n + n / 3 {
                 f.insert(mix64(t));
             }

@@ -88,8 +88,22 @@ fn no_entry_outlives_the_generation_after_its_expiry() {
         ..crowded
     };
     for mut f in [
-        NyPocket::new(1000, 100, 0.01).unwrap(),
-        NyPocket::with_c(2000, 2000, 0.05, 1).unwrap(),
+        NyPocket::new(crate::NyPocketShape {
+            window: 1000,
+            slack: 100,
+            fpr: 0.01,
+            generations: None,
+            max_load: None,
+        })
+        .unwrap(),
+        NyPocket::new(crate::NyPocketShape {
+            window: 2000,
+            slack: 2000,
+            fpr: 0.05,
+            generations: Some(1),
+            max_load: None,
+        })
+        .unwrap(),
         NyPocket::from_sizing(crowded).unwrap(),
     ] {
         let s = *f.sizing();
@@ -122,7 +136,14 @@ fn no_entry_outlives_the_generation_after_its_expiry() {
 /// slots land in the stash.
 #[test]
 fn a_key_repeated_past_its_two_blocks_fills_the_stash() {
-    let mut f = NyPocket::new(16_384, 16_384, 1e-3).unwrap();
+    let mut f = NyPocket::new(crate::NyPocketShape {
+        window: 16_384,
+        slack: 16_384,
+        fpr: 1e-3,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let s = *f.sizing();
     for k in keys(5).take(3 * 16_384) {
         f.insert(k);
@@ -145,7 +166,14 @@ fn a_key_repeated_past_its_two_blocks_fills_the_stash() {
 #[test]
 fn a_repeated_key_takes_one_entry_per_insertion_and_expires_with_its_last() {
     // ε tiny: no collisions, so expiry is exact
-    let mut f = NyPocket::new(100, 10, 1e-9).unwrap();
+    let mut f = NyPocket::new(crate::NyPocketShape {
+        window: 100,
+        slack: 10,
+        fpr: 1e-9,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let s = *f.sizing();
     for _ in 0..1000 {
         f.insert(42);
@@ -206,7 +234,14 @@ fn an_overloaded_table_keeps_the_window_through_the_stash() {
 
 #[test]
 fn accessors_report_the_configuration() {
-    let f = NyPocket::new(5000, 500, 1e-3).unwrap();
+    let f = NyPocket::new(crate::NyPocketShape {
+        window: 5000,
+        slack: 500,
+        fpr: 1e-3,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let s = *f.sizing();
     assert_eq!(f.name(), "ny_pocket");
     assert_eq!((f.window(), f.slack(), f.period()), (5000, s.slack(), s.g));
@@ -222,7 +257,14 @@ fn accessors_report_the_configuration() {
 #[test]
 fn contains_probes_counts_the_lines_it_reads() {
     use std::collections::BTreeSet;
-    let mut f = NyPocket::new(20_000, 20_000, 0.05).unwrap();
+    let mut f = NyPocket::new(crate::NyPocketShape {
+        window: 20_000,
+        slack: 20_000,
+        fpr: 0.05,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let ks: Vec<u64> = keys(11).take(60_000).collect();
     for &k in &ks {
         f.insert(k);
@@ -281,7 +323,14 @@ fn contains_probes_counts_the_lines_it_reads() {
 /// least one entry each (its own).
 #[test]
 fn insert_probes_are_bounded_and_positive() {
-    let mut f = NyPocket::new(5000, 5000, 1e-3).unwrap();
+    let mut f = NyPocket::new(crate::NyPocketShape {
+        window: 5000,
+        slack: 5000,
+        fpr: 1e-3,
+        generations: None,
+        max_load: None,
+    })
+    .unwrap();
     let bound = 4 * f.sizing().slots_per_block + 64;
     for k in keys(13).take(50_000) {
         let p = f.insert_probes(k).expect("ny_pocket counts its insertions");

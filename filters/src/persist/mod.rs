@@ -32,7 +32,7 @@
 //!
 //! ```
 //! use bloomlab_filters::{Apbf, Filter, Persist};
-//! let mut f = Apbf::new(4, 3, 100).unwrap();
+//! let mut f = Apbf::new(bloomlab_filters::ApbfShape { hashes: 4, extra_slices: 3, generation: 100 }).unwrap();
 //! f.insert(42);
 //! let bytes = f.to_bytes();
 //! let g = Apbf::from_bytes(&bytes).unwrap();

@@ -98,7 +98,15 @@ mod tests {
 
     #[test]
     fn a_design_round_trips_through_json_with_its_checks() {
-        let mut f = Keyed::new(Apbf::new(4, 3, 50).unwrap(), 11);
+        let mut f = Keyed::new(
+            Apbf::new(crate::ApbfShape {
+                hashes: 4,
+                extra_slices: 3,
+                generation: 50,
+            })
+            .unwrap(),
+            11,
+        );
         for i in 0..400u64 {
             f.insert(&i);
         }
@@ -112,7 +120,16 @@ mod tests {
         let bad = json.replacen("[66,", "[67,", 1);
         let e = serde_json::from_str::<Keyed<Apbf>>(&bad).unwrap_err();
         assert!(e.to_string().contains("not a saved bloomlab filter"), "{e}");
-        let mut timed = OnTime::<Apbf>::new(3, 2, 10, 5, crate::Trigger::Hybrid).unwrap();
+        let mut timed = OnTime::<Apbf>::new(
+            crate::ApbfShape {
+                hashes: 3,
+                extra_slices: 2,
+                generation: 10,
+            },
+            5,
+            crate::Trigger::Hybrid,
+        )
+        .unwrap();
         timed.insert(3);
         let back: OnTime<Apbf> =
             serde_json::from_str(&serde_json::to_string(&timed).unwrap()).unwrap();

@@ -17,12 +17,32 @@ pub struct DoubleBuffer {
     pub(super) inserted: u64,
 }
 
+/// The shape of a [`DoubleBuffer`]: what [`DoubleBuffer::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DoubleBufferShape {
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Insertions per generation (`g`).
+    pub generation: u64,
+    /// Bits in each slice (`m`).
+    pub bits_per_slice: u64,
+}
+
 impl DoubleBuffer {
     /// Two filters of k slices of m bits, generation g. Window g, slack g.
-    pub fn new(k: u32, g: u64, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: DoubleBufferShape) -> Result<Self, ParamError> {
+        let DoubleBufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        } = shape;
         check_nonzero("g", g)?;
         check_bits(2u64.checked_mul(k as u64).and_then(|x| x.checked_mul(m)))?;
-        let f = PartitionedBloomFilter::new(k, m)?;
+        let f = PartitionedBloomFilter::new(crate::PartitionedBloomShape {
+            hashes: k,
+            bits_per_slice: m,
+        })?;
         Ok(DoubleBuffer {
             active: f.clone(),
             warm: f,
@@ -34,7 +54,7 @@ impl DoubleBuffer {
 
     /// Window `window` at worst-phase FPR <= `fpr`: the active filter holds
     /// up to 2 w keys, so it is sized half full at 2 w.
-    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
         window.checked_mul(2).ok_or(ParamError::TooLarge {
@@ -42,10 +62,14 @@ impl DoubleBuffer {
             limit: "2^63".into(),
         })?;
         let (k, g, m) = Self::sizing(window, fpr);
-        Self::new(k, g, m)
+        Self::new(DoubleBufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
     }
 
-    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating.
+    /// The (k, g, m) the [`Target`](crate::build::Target) sizing uses, without allocating.
     pub fn sizing(window: u64, fpr: f64) -> (u32, u64, u64) {
         (slices_for(fpr), window, half_full(window.saturating_mul(2)))
     }

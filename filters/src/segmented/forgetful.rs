@@ -20,9 +20,29 @@ pub struct ForgetfulBloom {
     pub(super) ring: Ring,
 }
 
+/// The shape of a [`ForgetfulBloom`]: what [`ForgetfulBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ForgetfulBloomShape {
+    /// Past filters kept beside the current and future ones (`past`).
+    pub past_filters: u32,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Insertions per generation (`g`).
+    pub generation: u64,
+    /// Bits in each slice (`m`).
+    pub bits_per_slice: u64,
+}
+
 impl ForgetfulBloom {
     /// N past filters, each filter k slices of m bits, generation g.
-    pub fn new(past: u32, k: u32, g: u64, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: ForgetfulBloomShape) -> Result<Self, ParamError> {
+        let ForgetfulBloomShape {
+            past_filters: past,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        } = shape;
         if past == 0 || past > MAX_PAST {
             return Err(ParamError::OutOfRange {
                 name: "past",
@@ -38,17 +58,22 @@ impl ForgetfulBloom {
     /// Window >= `window` at worst-phase FPR <= `fpr`: g = ⌈window / N⌉, each
     /// filter half full at its two generations, k the smallest meeting `fpr`
     /// by [`theory::forgetful_fpr`].
-    pub fn with_fpr(window: u64, fpr: f64, past: u32) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(window: u64, fpr: f64, past: u32) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
         check_nonzero("past", past as u64)?;
         let (k, g, m) = Self::sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
             target: format!("forgetful fpr {fpr} with {past} past filters and k <= 64"),
         })?;
-        Self::new(past, k, g, m)
+        Self::new(ForgetfulBloomShape {
+            past_filters: past,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
     }
 
-    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating;
+    /// The (k, g, m) the [`Target`](crate::build::Target) sizing uses, without allocating;
     /// None if no k <= 64 (or no N <= 14) meets `fpr`.
     pub fn sizing(window: u64, fpr: f64, past: u32) -> Option<(u32, u64, u64)> {
         if past == 0 || past > MAX_PAST {
@@ -184,7 +209,19 @@ mod tests {
         assert_eq!(f.name(), "forgetful");
         assert!(ForgetfulBloom::sizing(3000, 0.01, MAX_PAST).is_some());
         assert!(ForgetfulBloom::sizing(3000, 0.01, MAX_PAST + 1).is_none());
-        assert!(ForgetfulBloom::new(MAX_PAST, 2, 10, 64).is_ok());
-        assert!(ForgetfulBloom::new(MAX_PAST + 1, 2, 10, 64).is_err());
+        assert!(ForgetfulBloom::new(crate::ForgetfulBloomShape {
+            past_filters: MAX_PAST,
+            hashes: 2,
+            generation: 10,
+            bits_per_slice: 64
+        })
+        .is_ok());
+        assert!(ForgetfulBloom::new(crate::ForgetfulBloomShape {
+            past_filters: MAX_PAST + 1,
+            hashes: 2,
+            generation: 10,
+            bits_per_slice: 64
+        })
+        .is_err());
     }
 }

@@ -12,10 +12,30 @@ pub struct JumpingWindow {
     pub(super) ring: Ring,
 }
 
+/// The shape of a [`JumpingWindow`]: what [`JumpingWindow::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JumpingWindowShape {
+    /// Segments (at least 2) (`segments`).
+    pub segments: u32,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Insertions per generation (`g`).
+    pub generation: u64,
+    /// Bits in each slice (`m`).
+    pub bits_per_slice: u64,
+}
+
 impl JumpingWindow {
     /// n >= 2 segments of k slices of m bits, generation g. Window (n-1) g,
     /// slack g.
-    pub fn new(segments: u32, k: u32, g: u64, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: JumpingWindowShape) -> Result<Self, ParamError> {
+        let JumpingWindowShape {
+            segments,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        } = shape;
         if segments < 2 {
             return Err(ParamError::OutOfRange {
                 name: "segments",
@@ -34,18 +54,23 @@ impl JumpingWindow {
     /// ```
     /// use bloomlab_filters::segmented::JumpingWindow;
     /// use bloomlab_filters::{Filter, SlidingFilter};
-    /// let mut f = JumpingWindow::with_fpr(1000, 1e-2, 5).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).segments(5).build::<JumpingWindow>().unwrap();
     /// f.insert(11);
     /// assert!(f.contains(11) && f.window() >= 1000);
     /// ```
-    pub fn with_fpr(window: u64, fpr: f64, segments: u32) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(window: u64, fpr: f64, segments: u32) -> Result<Self, ParamError> {
         check_nonzero("window", window)?;
         check_probability("fpr", fpr)?;
         let (k, g, m) = Self::sizing(window, fpr, segments);
-        Self::new(segments, k, g, m)
+        Self::new(JumpingWindowShape {
+            segments,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
     }
 
-    /// The (k, g, m) [`with_fpr`](Self::with_fpr) uses, without allocating.
+    /// The (k, g, m) the [`Target`](crate::build::Target) sizing uses, without allocating.
     pub fn sizing(window: u64, fpr: f64, segments: u32) -> (u32, u64, u64) {
         let g = window.div_ceil(segments.max(2) as u64 - 1);
         // 1 - (1 - fpr)^(1/n), without the cancellation that makes it 0 for
@@ -136,17 +161,39 @@ pub struct A2Buffer {
     pub(super) inner: JumpingWindow,
 }
 
+/// The shape of a [`A2Buffer`]: what [`A2Buffer::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct A2BufferShape {
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Insertions per generation (`g`).
+    pub generation: u64,
+    /// Bits in each slice (`m`).
+    pub bits_per_slice: u64,
+}
+
 impl A2Buffer {
     /// Two filters of k slices of m bits, generation g. Window g, slack g.
-    pub fn new(k: u32, g: u64, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: A2BufferShape) -> Result<Self, ParamError> {
+        let A2BufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        } = shape;
         Ok(A2Buffer {
-            inner: JumpingWindow::new(2, k, g, m)?,
+            inner: JumpingWindow::new(crate::JumpingWindowShape {
+                segments: 2,
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            })?,
         })
     }
 
     /// Window `window` at worst-phase FPR <= `fpr` (each filter at
     /// 1 - sqrt(1 - fpr), half full after `window` keys).
-    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
         Ok(A2Buffer {
             inner: JumpingWindow::with_fpr(window, fpr, 2)?,
         })

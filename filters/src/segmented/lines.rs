@@ -138,25 +138,47 @@ mod tests {
             let switches = n / g - 1;
             assert_eq!(cleared, switches * (k as u64 * m).div_ceil(512), "{name}");
         };
-        let mut f = JumpingWindow::new(4, k, g, m).unwrap();
+        let mut f = JumpingWindow::new(crate::JumpingWindowShape {
+            segments: 4,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
+        .unwrap();
         check("jumping", 1, &mut |key| {
             let w = f.lines_written(key);
             f.insert(key);
             w
         });
-        let mut f = super::A2Buffer::new(k, g, m).unwrap();
+        let mut f = super::A2Buffer::new(crate::A2BufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
+        .unwrap();
         check("a2", 1, &mut |key| {
             let w = f.lines_written(key);
             f.insert(key);
             w
         });
-        let mut f = DoubleBuffer::new(k, g, m).unwrap();
+        let mut f = DoubleBuffer::new(crate::DoubleBufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
+        .unwrap();
         check("double buffer", 2, &mut |key| {
             let w = f.lines_written(key);
             f.insert(key);
             w
         });
-        let mut f = super::ForgetfulBloom::new(3, k, g, m).unwrap();
+        let mut f = super::ForgetfulBloom::new(crate::ForgetfulBloomShape {
+            past_filters: 3,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
+        .unwrap();
         check("forgetful", 2, &mut |key| {
             let w = f.lines_written(key);
             f.insert(key);
@@ -176,7 +198,13 @@ mod tests {
         // sharing a line across two slices
         let shared = crate::lines::shared_lines_bound(k, m);
         for n in [2u32, 4] {
-            let mut f = JumpingWindow::new(n, k, g, m).unwrap();
+            let mut f = JumpingWindow::new(crate::JumpingWindowShape {
+                segments: n,
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            })
+            .unwrap();
             let t = (n as u64 + 2) * g;
             for i in 0..t {
                 f.insert(mix64(i));
@@ -195,7 +223,12 @@ mod tests {
                 shared,
             );
         }
-        let mut f = DoubleBuffer::new(k, g, m).unwrap();
+        let mut f = DoubleBuffer::new(crate::DoubleBufferShape {
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        })
+        .unwrap();
         let t = 6 * g;
         for i in 0..t {
             f.insert(mix64(i));

@@ -12,9 +12,9 @@ mod lines;
 pub mod theory;
 pub mod timed;
 
-pub use double_buffer::DoubleBuffer;
-pub use forgetful::{ForgetfulBloom, MAX_PAST};
-pub use jumping::{A2Buffer, JumpingWindow};
+pub use double_buffer::{DoubleBuffer, DoubleBufferShape};
+pub use forgetful::{ForgetfulBloom, ForgetfulBloomShape, MAX_PAST};
+pub use jumping::{A2Buffer, A2BufferShape, JumpingWindow, JumpingWindowShape};
 
 use crate::bloom::PartitionedBloomFilter;
 use crate::error::{check_bits, check_nonzero};
@@ -41,7 +41,10 @@ impl Ring {
                 .checked_mul(k as u64)
                 .and_then(|x| x.checked_mul(m)),
         )?;
-        let seg = PartitionedBloomFilter::new(k, m)?;
+        let seg = PartitionedBloomFilter::new(crate::PartitionedBloomShape {
+            hashes: k,
+            bits_per_slice: m,
+        })?;
         Ok(Ring {
             segs: vec![seg; n],
             head: 0,
@@ -182,7 +185,12 @@ mod tests {
 
     #[test]
     fn a2_delegates_to_its_jumping_window() {
-        let mut a = A2Buffer::new(4, 100, 1024).unwrap();
+        let mut a = A2Buffer::new(crate::A2BufferShape {
+            hashes: 4,
+            generation: 100,
+            bits_per_slice: 1024,
+        })
+        .unwrap();
         for t in 0..250u64 {
             a.insert(mix64(t));
         }
@@ -202,21 +210,61 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_rejected() {
-        assert!(JumpingWindow::new(1, 3, 10, 10).is_err());
-        assert!(JumpingWindow::new(3, 0, 10, 10).is_err());
-        assert!(JumpingWindow::new(3, 3, 0, 10).is_err());
+        assert!(JumpingWindow::new(crate::JumpingWindowShape {
+            segments: 1,
+            hashes: 3,
+            generation: 10,
+            bits_per_slice: 10
+        })
+        .is_err());
+        assert!(JumpingWindow::new(crate::JumpingWindowShape {
+            segments: 3,
+            hashes: 0,
+            generation: 10,
+            bits_per_slice: 10
+        })
+        .is_err());
+        assert!(JumpingWindow::new(crate::JumpingWindowShape {
+            segments: 3,
+            hashes: 3,
+            generation: 0,
+            bits_per_slice: 10
+        })
+        .is_err());
         assert!(JumpingWindow::with_fpr(0, 0.1, 3).is_err());
         assert!(DoubleBuffer::with_fpr(10, 1.0).is_err());
         assert!(DoubleBuffer::with_fpr(u64::MAX, 0.1).is_err());
-        assert!(A2Buffer::new(3, 10, 0).is_err());
-        assert!(ForgetfulBloom::new(0, 3, 10, 10).is_err());
-        assert!(ForgetfulBloom::new(15, 3, 10, 10).is_err());
+        assert!(A2Buffer::new(crate::A2BufferShape {
+            hashes: 3,
+            generation: 10,
+            bits_per_slice: 0
+        })
+        .is_err());
+        assert!(ForgetfulBloom::new(crate::ForgetfulBloomShape {
+            past_filters: 0,
+            hashes: 3,
+            generation: 10,
+            bits_per_slice: 10
+        })
+        .is_err());
+        assert!(ForgetfulBloom::new(crate::ForgetfulBloomShape {
+            past_filters: 15,
+            hashes: 3,
+            generation: 10,
+            bits_per_slice: 10
+        })
+        .is_err());
         assert!(ForgetfulBloom::with_fpr(100, 1e-30, 3).is_err());
     }
 
     #[test]
     fn a2_refresh_keeps_a_queried_key_past_the_switch() {
-        let mut f = A2Buffer::new(4, 10, 50).unwrap();
+        let mut f = A2Buffer::new(crate::A2BufferShape {
+            hashes: 4,
+            generation: 10,
+            bits_per_slice: 50,
+        })
+        .unwrap();
         f.insert(mix64(1));
         for t in 2..=10 {
             f.insert(mix64(t));

@@ -188,13 +188,28 @@ mod tests {
     fn a_burst_above_g_saves_and_loads() {
         use crate::{Filter, Persist};
         let mut j = OnTime::wrap(
-            JumpingWindow::new(4, 7, 500, 722).unwrap(),
+            JumpingWindow::new(crate::JumpingWindowShape {
+                segments: 4,
+                hashes: 7,
+                generation: 500,
+                bits_per_slice: 722,
+            })
+            .unwrap(),
             100,
             Trigger::Time,
         )
         .unwrap();
-        let mut d =
-            OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 100, Trigger::Time).unwrap();
+        let mut d = OnTime::wrap(
+            DoubleBuffer::new(crate::DoubleBufferShape {
+                hashes: 7,
+                generation: 500,
+                bits_per_slice: 1443,
+            })
+            .unwrap(),
+            100,
+            Trigger::Time,
+        )
+        .unwrap();
         for i in 0..600u64 {
             j.insert(crate::hash::mix64(i));
             d.insert(crate::hash::mix64(i));
@@ -211,7 +226,13 @@ mod tests {
     #[test]
     fn a_steady_rate_of_g_per_tau_is_the_count_based_design() {
         let j = OnTime::wrap(
-            JumpingWindow::new(4, 7, 1000, 1443).unwrap(),
+            JumpingWindow::new(crate::JumpingWindowShape {
+                segments: 4,
+                hashes: 7,
+                generation: 1000,
+                bits_per_slice: 1443,
+            })
+            .unwrap(),
             10,
             Trigger::Time,
         )
@@ -221,7 +242,17 @@ mod tests {
         assert_eq!(s.kept, 3, "n - 1 generations besides the current one");
         let want = jumping_fpr(4, 7, 1000, 1443, 1000);
         assert!((s.fpr / want - 1.0).abs() < 2e-3, "{} vs {want}", s.fpr);
-        let d = OnTime::wrap(DoubleBuffer::new(7, 1000, 2886).unwrap(), 10, Trigger::Time).unwrap();
+        let d = OnTime::wrap(
+            DoubleBuffer::new(crate::DoubleBufferShape {
+                hashes: 7,
+                generation: 1000,
+                bits_per_slice: 2886,
+            })
+            .unwrap(),
+            10,
+            Trigger::Time,
+        )
+        .unwrap();
         let s = SegmentsTheory::double_buffer(&d).at(99.999_999, &|x| 100.0 * x);
         let want = double_buffer_fpr(7, 1000, 2886, 1000);
         assert!((s.fpr / want - 1.0).abs() < 2e-3, "{} vs {want}", s.fpr);
@@ -232,7 +263,13 @@ mod tests {
     #[test]
     fn windows_and_names() {
         let j = OnTime::wrap(
-            JumpingWindow::new(4, 7, 1000, 1443).unwrap(),
+            JumpingWindow::new(crate::JumpingWindowShape {
+                segments: 4,
+                hashes: 7,
+                generation: 1000,
+                bits_per_slice: 1443,
+            })
+            .unwrap(),
             10,
             Trigger::Time,
         )
@@ -240,7 +277,12 @@ mod tests {
         assert_eq!((j.window_time(), j.slack_time()), (30, 10));
         assert_eq!(j.name(), "jumping_time");
         let d = OnTime::wrap(
-            DoubleBuffer::new(7, 1000, 2886).unwrap(),
+            DoubleBuffer::new(crate::DoubleBufferShape {
+                hashes: 7,
+                generation: 1000,
+                bits_per_slice: 2886,
+            })
+            .unwrap(),
             10,
             Trigger::Hybrid,
         )
@@ -255,7 +297,13 @@ mod tests {
     /// count, and its size is the design's g.
     #[test]
     fn the_jumping_window_counts_its_generations() {
-        let mut j = JumpingWindow::new(4, 7, 1000, 1443).unwrap();
+        let mut j = JumpingWindow::new(crate::JumpingWindowShape {
+            segments: 4,
+            hashes: 7,
+            generation: 1000,
+            bits_per_slice: 1443,
+        })
+        .unwrap();
         for i in 0..5u64 {
             j.write(i);
         }
@@ -267,7 +315,12 @@ mod tests {
         assert!(j.contains(9) && j.contains(3));
         assert_eq!((j.kept(), j.forgotten()), (3, 4));
         // and double buffering's
-        let mut d = DoubleBuffer::new(7, 1000, 2886).unwrap();
+        let mut d = DoubleBuffer::new(crate::DoubleBufferShape {
+            hashes: 7,
+            generation: 1000,
+            bits_per_slice: 2886,
+        })
+        .unwrap();
         for i in 0..7u64 {
             Generational::write(&mut d, i);
         }

@@ -170,7 +170,14 @@ mod tests {
             (10_000, 8, 1 << 20, 128, 10_000, 3_000),
             (50_000, 12, 3 << 20, 64, 60_000, 20_000),
         ] {
-            let mut f = SheBloom::new(w, k, m, g, phase).unwrap();
+            let mut f = SheBloom::new(crate::SheBloomShape {
+                window: w,
+                hashes: k,
+                bits: m,
+                group_bits: g,
+                phase,
+            })
+            .unwrap();
             let n = 5 * phase + extra;
             for t in 0..n {
                 f.insert(mix64(t));

@@ -38,7 +38,7 @@ mod lines;
 pub mod theory;
 pub mod timed;
 
-pub use timed::TimedSheBloom;
+pub use timed::{TimedSheBloom, TimedSheBloomShape};
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -142,11 +142,34 @@ pub struct SheBloom {
     inserted: u64,
 }
 
+/// The shape of a [`SheBloom`]: what [`SheBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SheBloomShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Bits of the bit array, in all (`m`).
+    pub bits: u64,
+    /// Bits per group (a divisor of `bits`) (`g`).
+    pub group_bits: u64,
+    /// The phase, in insertions (at least the window) (`phase`).
+    pub phase: u64,
+}
+
 impl SheBloom {
     /// m bits in groups of `g` (g divides m), k bits per key, a window of W
     /// insertions and a phase of `phase` >= W insertions (the reference
     /// code's α·W).
-    pub fn new(w: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: SheBloomShape) -> Result<Self, ParamError> {
+        let SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase,
+        } = shape;
         check_nonzero("window", w)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -178,7 +201,13 @@ impl SheBloom {
         check_nonzero("m", m)?;
         let m = m.div_ceil(CODE_GROUP) * CODE_GROUP;
         let alpha = theory::code_alpha(w, k, m, CODE_GROUP);
-        Self::new(w, k, m, CODE_GROUP, theory::phase_of(w, alpha))
+        Self::new(SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: CODE_GROUP,
+            phase: theory::phase_of(w, alpha),
+        })
     }
 
     /// Sized for a window of `w` insertions at worst-phase FPR <= `fpr`,
@@ -189,12 +218,12 @@ impl SheBloom {
     /// ```
     /// use bloomlab_filters::she::SheBloom;
     /// use bloomlab_filters::{Filter, SlidingFilter};
-    /// let mut f = SheBloom::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<SheBloom>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3) && f.window() == 1000);
     /// assert!(f.theory().fpr() <= 1e-2);
     /// ```
-    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
         check_nonzero("window", w)?;
         if w > theory::MAX_EXACT_WINDOW {
             return Err(ParamError::TooLarge {
@@ -207,7 +236,13 @@ impl SheBloom {
                 target: format!("SHE-BF fpr {fpr} at window {w}"),
             }
         })?;
-        Self::new(w, s.k, s.m, CODE_GROUP, s.phase)
+        Self::new(SheBloomShape {
+            window: w,
+            hashes: s.k,
+            bits: s.m,
+            group_bits: CODE_GROUP,
+            phase: s.phase,
+        })
     }
 
     /// k: bits set and read per key.

@@ -19,7 +19,14 @@ fn bits_hold_the_insertions_since_the_flip() {
         (30, 2, 48, 16, 95),
         (1, 3, 32, 8, 20),
     ] {
-        let mut f = SheBloom::new(w, k, m, g, p).unwrap();
+        let mut f = SheBloom::new(crate::SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase: p,
+        })
+        .unwrap();
         let th = f.theory();
         assert!(th.untouched_phase() < 1e-3, "W {w}: pick a denser setting");
         let mut written: Vec<Vec<u64>> = vec![Vec::new(); m as usize];
@@ -47,7 +54,14 @@ fn the_window_holds() {
         (300, 3, 3000, 1, 300),
         (64, 2, 640, 64, 200),
     ] {
-        let mut f = SheBloom::new(w, k, m, g, p).unwrap();
+        let mut f = SheBloom::new(crate::SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase: p,
+        })
+        .unwrap();
         for t in 1..=(5 * p) {
             f.insert(mix64(t));
             for a in 0..w.min(t) {
@@ -119,7 +133,14 @@ fn simulation_matches_the_theory() {
     let mut aged = [[0u64; 8]; 3];
     for run in 0..runs {
         let key = |t: u64| mix64(t ^ (run << 40));
-        let mut f = SheBloom::new(w, k, m, g, p).unwrap();
+        let mut f = SheBloom::new(crate::SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase: p,
+        })
+        .unwrap();
         let mut t = 0;
         for (mi, &target) in moments.iter().enumerate() {
             while t < target {
@@ -272,12 +293,54 @@ fn sizing_meets_the_target() {
         assert_eq!((f.k(), f.m(), f.phase()), (s.k, s.m, s.phase));
     }
     assert!(SheBloom::with_fpr(100, 1.5).is_err());
-    assert!(SheBloom::new(0, 3, 64, 8, 10).is_err());
-    assert!(SheBloom::new(10, 0, 64, 8, 10).is_err());
-    assert!(SheBloom::new(10, 3, 0, 8, 10).is_err());
-    assert!(SheBloom::new(10, 3, 64, 0, 10).is_err());
-    assert!(SheBloom::new(10, 3, 64, 7, 10).is_err());
-    assert!(SheBloom::new(10, 3, 64, 8, 9).is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 0,
+        hashes: 3,
+        bits: 64,
+        group_bits: 8,
+        phase: 10
+    })
+    .is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 10,
+        hashes: 0,
+        bits: 64,
+        group_bits: 8,
+        phase: 10
+    })
+    .is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 10,
+        hashes: 3,
+        bits: 0,
+        group_bits: 8,
+        phase: 10
+    })
+    .is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 10,
+        hashes: 3,
+        bits: 64,
+        group_bits: 0,
+        phase: 10
+    })
+    .is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 10,
+        hashes: 3,
+        bits: 64,
+        group_bits: 7,
+        phase: 10
+    })
+    .is_err());
+    assert!(SheBloom::new(crate::SheBloomShape {
+        window: 10,
+        hashes: 3,
+        bits: 64,
+        group_bits: 8,
+        phase: 9
+    })
+    .is_err());
 }
 
 /// The fast position (one division) agrees with the definition: the phase

@@ -56,10 +56,33 @@ pub struct TimedSheBloom {
     clock: u64,
 }
 
+/// The shape of a [`TimedSheBloom`]: what [`TimedSheBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedSheBloomShape {
+    /// The window, in clock ticks (`t`).
+    pub window_ticks: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Bits of the bit array, in all (`m`).
+    pub bits: u64,
+    /// Bits per group (a divisor of `bits`) (`g`).
+    pub group_bits: u64,
+    /// The phase, in clock ticks (at least the window) (`phase`).
+    pub phase_ticks: u64,
+}
+
 impl TimedSheBloom {
     /// m bits in groups of `g` (g divides m), k bits per key, a window of
     /// `t` time units and a phase of `phase` >= t.
-    pub fn new(t: u64, k: u32, m: u64, g: u64, phase: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: TimedSheBloomShape) -> Result<Self, ParamError> {
+        let TimedSheBloomShape {
+            window_ticks: t,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase_ticks: phase,
+        } = shape;
         check_nonzero("window time", t)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -91,13 +114,13 @@ impl TimedSheBloom {
     /// use bloomlab_filters::she::TimedSheBloom;
     /// use bloomlab_filters::{Filter, TimedFilter};
     /// // ten seconds in ms, 2 keys per ms at most, 1% FPR
-    /// let mut f = TimedSheBloom::with_fpr(10_000, 2.0, 0.01).unwrap();
+    /// let mut f = bloomlab_filters::Target::time(10_000.0, 2.0).fpr(0.01).build::<TimedSheBloom>().unwrap();
     /// f.advance(1_000);
     /// f.insert(3);
     /// f.advance(11_000);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         let w = crate::sliding_sketch::sweep::keys(t, rate, super::theory::MAX_EXACT_WINDOW)?;
         let s = super::theory::sizing(w, fpr).ok_or_else(|| ParamError::Unreachable {
@@ -108,7 +131,13 @@ impl TimedSheBloom {
             what: "phase in time units",
             limit: "2^64".into(),
         })?;
-        Self::new(t, s.k, s.m, CODE_GROUP, phase.max(t))
+        Self::new(TimedSheBloomShape {
+            window_ticks: t,
+            hashes: s.k,
+            bits: s.m,
+            group_bits: CODE_GROUP,
+            phase_ticks: phase.max(t),
+        })
     }
 
     /// k: bits set and read per key.

@@ -10,7 +10,14 @@ use crate::Instrumented;
 #[test]
 fn groups_follow_the_definition_and_keep_the_window() {
     let (t, k, m, g, phase) = (1000u64, 3u32, 64u64, 8u64, 1500u64);
-    let mut f = TimedSheBloom::new(t, k, m, g, phase).unwrap();
+    let mut f = TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: t,
+        hashes: k,
+        bits: m,
+        group_bits: g,
+        phase_ticks: phase,
+    })
+    .unwrap();
     let mut now = 0u64;
     // (key, time) of every insertion
     let mut log: Vec<(u64, u64)> = Vec::new();
@@ -74,7 +81,14 @@ fn groups_follow_the_definition_and_keep_the_window() {
 #[test]
 fn a_lull_of_two_phases_brings_stale_keys_back() {
     let (t, phase) = (1000u64, 4000u64);
-    let mut f = TimedSheBloom::new(t, 4, 4096, 64, phase).unwrap();
+    let mut f = TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: t,
+        hashes: 4,
+        bits: 4096,
+        group_bits: 64,
+        phase_ticks: phase,
+    })
+    .unwrap();
     f.advance(3000);
     for i in 0..300u64 {
         f.insert(mix64(i));
@@ -117,7 +131,14 @@ fn theory_matches_simulation() {
         let (mut old_yes, mut old_n, mut old_p) = (0u64, 0u64, 0.0);
         let runs = 300u64;
         for run in 0..runs {
-            let mut f = TimedSheBloom::new(t, k, m, g, phase).unwrap();
+            let mut f = TimedSheBloom::new(crate::TimedSheBloomShape {
+                window_ticks: t,
+                hashes: k,
+                bits: m,
+                group_bits: g,
+                phase_ticks: phase,
+            })
+            .unwrap();
             let end = 650_000.0 + (mix64(run) % 100_000) as f64;
             let (mut now, mut i) = (0.0f64, 0u64);
             let mut log = Vec::new();
@@ -180,10 +201,38 @@ fn sizing_and_bad_parameters() {
     let s = crate::she::theory::sizing(1000, 0.01).unwrap();
     assert_eq!((f.k(), f.m(), f.group()), (s.k, s.m, CODE_GROUP));
     assert_eq!(f.phase(), s.phase * 10);
-    assert!(TimedSheBloom::new(0, 3, 64, 8, 10).is_err());
-    assert!(TimedSheBloom::new(10, 0, 64, 8, 10).is_err());
-    assert!(TimedSheBloom::new(10, 3, 64, 7, 10).is_err());
-    assert!(TimedSheBloom::new(10, 3, 64, 8, 9).is_err());
+    assert!(TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: 0,
+        hashes: 3,
+        bits: 64,
+        group_bits: 8,
+        phase_ticks: 10
+    })
+    .is_err());
+    assert!(TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: 10,
+        hashes: 0,
+        bits: 64,
+        group_bits: 8,
+        phase_ticks: 10
+    })
+    .is_err());
+    assert!(TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: 10,
+        hashes: 3,
+        bits: 64,
+        group_bits: 7,
+        phase_ticks: 10
+    })
+    .is_err());
+    assert!(TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: 10,
+        hashes: 3,
+        bits: 64,
+        group_bits: 8,
+        phase_ticks: 9
+    })
+    .is_err());
     assert!(TimedSheBloom::with_fpr(100, 1.0, 0.0).is_err());
     assert!(TimedSheBloom::with_fpr(100, f64::NAN, 0.01).is_err());
 }
@@ -198,7 +247,14 @@ type GroupByDefinition = (bool, f64, Vec<(f64, f64)>, f64);
 #[test]
 fn presence_by_runs_of_groups_is_the_sum_over_groups() {
     let (t, k, m, g, phase) = (1000u64, 3u32, 4096u64, 64u64, 1300u64);
-    let f = TimedSheBloom::new(t, k, m, g, phase).unwrap();
+    let f = TimedSheBloom::new(crate::TimedSheBloomShape {
+        window_ticks: t,
+        hashes: k,
+        bits: m,
+        group_bits: g,
+        phase_ticks: phase,
+    })
+    .unwrap();
     // keys per time unit: 0.5, none over [4000, 6600), 0.5, none over
     // [9000, 9650), 0.5
     let cum = |x: f64| {

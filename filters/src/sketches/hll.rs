@@ -84,9 +84,23 @@ pub struct Swlc {
     salt: u64,
 }
 
+/// The shape of a [`Swlc`]: what [`Swlc::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwlcShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Registers (a power of two, 16..=2^24) (`m`).
+    pub registers: u64,
+}
+
 impl Swlc {
     /// Window `w`, `m` registers (a power of two, 16..=2^24).
-    pub fn new(w: u64, m: u64) -> Result<Swlc, ParamError> {
+    pub fn new(shape: SwlcShape) -> Result<Swlc, ParamError> {
+        let SwlcShape {
+            window: w,
+            registers: m,
+        } = shape;
         check_nonzero("window", w)?;
         let p = check_registers(m)?;
         let clock = Clock::new(w, m);
@@ -153,9 +167,23 @@ pub struct SlidingHll {
     salt: u64,
 }
 
+/// The shape of a [`SlidingHll`]: what [`SlidingHll::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlidingHllShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Registers (a power of two, 16..=2^24) (`m`).
+    pub registers: u64,
+}
+
 impl SlidingHll {
     /// Window `w`, `m` registers (a power of two, 16..=2^24).
-    pub fn new(w: u64, m: u64) -> Result<SlidingHll, ParamError> {
+    pub fn new(shape: SlidingHllShape) -> Result<SlidingHll, ParamError> {
+        let SlidingHllShape {
+            window: w,
+            registers: m,
+        } = shape;
         check_nonzero("window", w)?;
         let p = check_registers(m)?;
         Ok(SlidingHll {
@@ -363,14 +391,45 @@ mod tests {
     fn register_counts_are_powers_of_two_in_range() {
         assert_eq!(check_registers(16), Ok(4));
         assert_eq!(check_registers(1 << 24), Ok(24));
-        assert!(Swlc::new(10, 16).is_ok() && SlidingHll::new(10, 16).is_ok());
+        assert!(
+            Swlc::new(crate::SwlcShape {
+                window: 10,
+                registers: 16
+            })
+            .is_ok()
+                && SlidingHll::new(crate::SlidingHllShape {
+                    window: 10,
+                    registers: 16
+                })
+                .is_ok()
+        );
         for m in [0u64, 8, 48, 1 << 25, 1 << 30] {
             assert!(
-                Swlc::new(10, m).is_err() && SlidingHll::new(10, m).is_err(),
+                Swlc::new(crate::SwlcShape {
+                    window: 10,
+                    registers: m
+                })
+                .is_err()
+                    && SlidingHll::new(crate::SlidingHllShape {
+                        window: 10,
+                        registers: m
+                    })
+                    .is_err(),
                 "{m}"
             );
         }
-        assert!(Swlc::new(0, 16).is_err() && SlidingHll::new(0, 16).is_err());
+        assert!(
+            Swlc::new(crate::SwlcShape {
+                window: 0,
+                registers: 16
+            })
+            .is_err()
+                && SlidingHll::new(crate::SlidingHllShape {
+                    window: 0,
+                    registers: 16
+                })
+                .is_err()
+        );
     }
 
     /// The window's last `w` keys.
@@ -387,7 +446,12 @@ mod tests {
         let (w, m) = (50u64, 64u64);
         let keys = stream(30 * w as usize, 400);
         // a seed sharing bits with the salt, so `seed ^ SALT` is not `seed | SALT`
-        let mut f = Swlc::new(w, m).unwrap().with_seed(0x30);
+        let mut f = Swlc::new(crate::SwlcShape {
+            window: w,
+            registers: m,
+        })
+        .unwrap()
+        .with_seed(0x30);
         let salt = mix64(0x30 ^ SALT);
         for t in 0..keys.len() {
             f.record(keys[t]);
@@ -425,7 +489,12 @@ mod tests {
         // front; memory counts every stored pair
         let (w, p) = (120u64, 4u32);
         let keys = stream(25 * w as usize, 3_000);
-        let mut f = SlidingHll::new(w, 1 << p).unwrap().with_seed(0x30);
+        let mut f = SlidingHll::new(crate::SlidingHllShape {
+            window: w,
+            registers: 1 << p,
+        })
+        .unwrap()
+        .with_seed(0x30);
         let salt = mix64(0x30 ^ SALT);
         let bits = crate::clock::stamp_bits(w) as u64;
         let mut dead_seen = false;
@@ -475,7 +544,12 @@ mod tests {
         // linear-counting and the raw branch are taken
         for m in [16u64, 32, 64, 256] {
             for w in [20u64, 2_000] {
-                let mut f = SlidingHll::new(w, m).unwrap().with_seed(m);
+                let mut f = SlidingHll::new(crate::SlidingHllShape {
+                    window: w,
+                    registers: m,
+                })
+                .unwrap()
+                .with_seed(m);
                 let (mut linear, mut raw) = (0, 0);
                 for t in 0..3 * w {
                     f.record(mix64(t));
@@ -514,7 +588,11 @@ mod tests {
                 }
             }
         }
-        let mut f = SlidingHll::new(16, 16).unwrap();
+        let mut f = SlidingHll::new(crate::SlidingHllShape {
+            window: 16,
+            registers: 16,
+        })
+        .unwrap();
         for k in keys {
             f.record(k.unwrap());
         }

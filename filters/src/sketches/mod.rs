@@ -5,5 +5,5 @@
 pub mod hll;
 pub mod wcss;
 
-pub use hll::{SlidingHll, Swlc};
-pub use wcss::Wcss;
+pub use hll::{SlidingHll, SlidingHllShape, Swlc, SwlcShape};
+pub use wcss::{Wcss, WcssShape};

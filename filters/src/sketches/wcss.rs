@@ -122,18 +122,44 @@ pub struct Wcss {
     t: u64,
 }
 
+/// The shape of a [`Wcss`]: what [`Wcss::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WcssShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Counters (`k`).
+    pub counters: u64,
+}
+
+impl WcssShape {
+    /// Window `window` with k = ⌈4/ε⌉ counters (at most the window), for
+    /// error at most εW.
+    pub fn for_error(window: u64, error: f64) -> Result<WcssShape, ParamError> {
+        check_probability("eps", error)?;
+        Ok(WcssShape {
+            window,
+            counters: ((4.0 / error).ceil() as u64).min(window),
+        })
+    }
+}
+
 impl Wcss {
     /// Window `w` with `k` counters (blocks per frame), 1 ≤ k ≤ w.
     ///
     /// ```
     /// use bloomlab_filters::{FrequencyEstimator, Wcss, WindowSummary};
-    /// let mut s = Wcss::new(100, 10).unwrap();
+    /// let mut s = Wcss::new(bloomlab_filters::WcssShape { window: 100, counters: 10 }).unwrap();
     /// for _ in 0..5 {
     ///     s.record(8);
     /// }
     /// assert!(s.frequency(8) >= 5); // never below the true window count
     /// ```
-    pub fn new(w: u64, k: u64) -> Result<Wcss, ParamError> {
+    pub fn new(shape: WcssShape) -> Result<Wcss, ParamError> {
+        let WcssShape {
+            window: w,
+            counters: k,
+        } = shape;
         check_nonzero("window", w)?;
         check_nonzero("counters", k)?;
         if k > w {
@@ -152,12 +178,6 @@ impl Wcss {
             counts: HashMap::new(),
             t: 0,
         })
-    }
-
-    /// k = ⌈4/ε⌉ counters, for error at most εW.
-    pub fn with_error(w: u64, eps: f64) -> Result<Wcss, ParamError> {
-        check_probability("eps", eps)?;
-        Wcss::new(w, ((4.0 / eps).ceil() as u64).min(w))
     }
 
     /// Counters (blocks per frame).
@@ -374,7 +394,11 @@ mod tests {
         // 10. Each frame draws its (at most 7) flows from a pool of 20 that
         // changes, so overflows expire, reset with the frame and recur.
         for (w, k) in [(100u64, 7u64), (64, 8), (90, 3)] {
-            let mut f = Wcss::new(w, k).unwrap();
+            let mut f = Wcss::new(crate::WcssShape {
+                window: w,
+                counters: k,
+            })
+            .unwrap();
             let mut m = Model {
                 w,
                 k,
@@ -420,14 +444,55 @@ mod tests {
 
     #[test]
     fn sizing_and_parameters() {
-        assert_eq!(Wcss::with_error(1000, 0.1).unwrap().counters(), 40);
-        assert_eq!(Wcss::with_error(1000, 0.003).unwrap().counters(), 1000);
-        assert_eq!(Wcss::with_error(10_000, 0.003).unwrap().counters(), 1334);
-        assert!(Wcss::new(10, 11).is_err());
-        assert!(Wcss::new(10, 10).is_ok());
-        assert!(Wcss::new(0, 1).is_err() && Wcss::new(10, 0).is_err());
-        assert!(Wcss::with_error(10, 0.0).is_err());
-        let f = Wcss::new(100, 7).unwrap();
+        assert_eq!(
+            WcssShape::for_error(1000, 0.1)
+                .and_then(Wcss::new)
+                .unwrap()
+                .counters(),
+            40
+        );
+        assert_eq!(
+            WcssShape::for_error(1000, 0.003)
+                .and_then(Wcss::new)
+                .unwrap()
+                .counters(),
+            1000
+        );
+        assert_eq!(
+            WcssShape::for_error(10_000, 0.003)
+                .and_then(Wcss::new)
+                .unwrap()
+                .counters(),
+            1334
+        );
+        assert!(Wcss::new(crate::WcssShape {
+            window: 10,
+            counters: 11
+        })
+        .is_err());
+        assert!(Wcss::new(crate::WcssShape {
+            window: 10,
+            counters: 10
+        })
+        .is_ok());
+        assert!(
+            Wcss::new(crate::WcssShape {
+                window: 0,
+                counters: 1
+            })
+            .is_err()
+                && Wcss::new(crate::WcssShape {
+                    window: 10,
+                    counters: 0
+                })
+                .is_err()
+        );
+        assert!(WcssShape::for_error(10, 0.0).and_then(Wcss::new).is_err());
+        let f = Wcss::new(crate::WcssShape {
+            window: 100,
+            counters: 7,
+        })
+        .unwrap();
         assert_eq!((f.summary_window(), f.summary_name()), (100, "wcss"));
         assert!(f.never_underestimates() && f.as_frequency().is_some());
     }
@@ -457,9 +522,15 @@ mod tests {
     fn memory_before_any_overflow_is_the_counters() {
         // k counters of a 32-bit identifier and a count of bits(W), plus a
         // word; no overflow recorded yet
-        let f = Wcss::new(1000, 40).unwrap();
+        let f = Wcss::new(crate::WcssShape {
+            window: 1000,
+            counters: 40,
+        })
+        .unwrap();
         assert_eq!(f.summary_bits(), 40 * (32 + 10) + 64);
-        let g = Wcss::with_error(1 << 16, 0.01).unwrap();
+        let g = WcssShape::for_error(1 << 16, 0.01)
+            .and_then(Wcss::new)
+            .unwrap();
         assert_eq!(g.summary_bits(), 400 * (32 + 17) + 64);
     }
 }

@@ -166,7 +166,12 @@ mod tests {
             (50_000, 6, 60_000, 20_000),
             (30_000, 3, 100_000, 7_000),
         ] {
-            let mut f = SlidingBloom::new(w, k, m).unwrap();
+            let mut f = SlidingBloom::new(crate::SlidingBloomShape {
+                window: w,
+                arrays: k,
+                cells_per_array: m,
+            })
+            .unwrap();
             let n = 3 * w + extra;
             for t in 0..n {
                 f.insert(mix64(t));

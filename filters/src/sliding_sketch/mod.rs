@@ -33,7 +33,7 @@ pub mod sweep;
 pub mod theory;
 pub mod timed;
 
-pub use timed::TimedSlidingBloom;
+pub use timed::{TimedSlidingBloom, TimedSlidingBloomShape};
 
 use crate::bits::BitArray;
 use crate::error::{check_bits, check_nonzero, check_probability};
@@ -97,9 +97,26 @@ pub struct SlidingBloom {
     inserted: u64,
 }
 
+/// The shape of a [`SlidingBloom`]: what [`SlidingBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlidingBloomShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Arrays of cells; a key hashes to one cell of each (`k`).
+    pub arrays: u32,
+    /// Cells in each array (`m`).
+    pub cells_per_array: u64,
+}
+
 impl SlidingBloom {
     /// k arrays of m cells over a window of W insertions.
-    pub fn new(w: u64, k: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: SlidingBloomShape) -> Result<Self, ParamError> {
+        let SlidingBloomShape {
+            window: w,
+            arrays: k,
+            cells_per_array: m,
+        } = shape;
         check_nonzero("window", w)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -132,12 +149,12 @@ impl SlidingBloom {
     /// ```
     /// use bloomlab_filters::sliding_sketch::SlidingBloom;
     /// use bloomlab_filters::{Filter, SlidingFilter};
-    /// let mut f = SlidingBloom::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<SlidingBloom>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3) && f.window() == 1000);
     /// assert!(f.theory().fpr() <= 1e-2);
     /// ```
-    pub fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(w: u64, fpr: f64) -> Result<Self, ParamError> {
         if w > theory::MAX_EXACT_WINDOW {
             return Err(ParamError::TooLarge {
                 what: "window for the exact sizing",
@@ -149,7 +166,11 @@ impl SlidingBloom {
                 target: format!("sliding bloom fpr {fpr} at window {w}"),
             }
         })?;
-        Self::new(w, k, m)
+        Self::new(SlidingBloomShape {
+            window: w,
+            arrays: k,
+            cells_per_array: m,
+        })
     }
 
     /// k: arrays (one cell of each per key).

@@ -10,7 +10,12 @@ use crate::Persist;
 #[test]
 fn cells_hold_the_last_n_insertions() {
     for (w, m) in [(10u64, 7u64), (7, 10), (16, 16), (5, 40)] {
-        let mut f = SlidingBloom::new(w, 1, m).unwrap();
+        let mut f = SlidingBloom::new(crate::SlidingBloomShape {
+            window: w,
+            arrays: 1,
+            cells_per_array: m,
+        })
+        .unwrap();
         let th = f.theory();
         // key t goes to cell index(key, 0, m): record the last time each
         // cell was written
@@ -86,7 +91,12 @@ fn simulation_matches_the_theory() {
     let runs = 400u64;
     let per = 200u64;
     for run in 0..runs {
-        let mut f = SlidingBloom::new(w, k, m).unwrap();
+        let mut f = SlidingBloom::new(crate::SlidingBloomShape {
+            window: w,
+            arrays: k,
+            cells_per_array: m,
+        })
+        .unwrap();
         let key = |t: u64| mix64(t ^ (run << 40));
         let mut t = 0;
         for (pi, &at) in phases.iter().enumerate() {
@@ -138,14 +148,29 @@ fn sizing_meets_the_target_with_the_fewest_cells() {
         assert_eq!((f.k(), f.m()), (k, m));
     }
     assert!(SlidingBloom::with_fpr(100, 1.5).is_err());
-    assert!(SlidingBloom::new(0, 1, 1).is_err());
-    assert!(SlidingBloom::new(10, 0, 1).is_err());
+    assert!(SlidingBloom::new(crate::SlidingBloomShape {
+        window: 0,
+        arrays: 1,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(SlidingBloom::new(crate::SlidingBloomShape {
+        window: 10,
+        arrays: 0,
+        cells_per_array: 1
+    })
+    .is_err());
 }
 
 /// Saved mid-stream and loaded, it answers as the original.
 #[test]
 fn round_trips() {
-    let mut f = SlidingBloom::new(100, 3, 70).unwrap();
+    let mut f = SlidingBloom::new(crate::SlidingBloomShape {
+        window: 100,
+        arrays: 3,
+        cells_per_array: 70,
+    })
+    .unwrap();
     for t in 0..333u64 {
         f.insert(mix64(t));
     }

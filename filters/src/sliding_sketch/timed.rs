@@ -45,9 +45,26 @@ pub struct TimedSlidingBloom {
     clock: u64,
 }
 
+/// The shape of a [`TimedSlidingBloom`]: what [`TimedSlidingBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedSlidingBloomShape {
+    /// The window, in clock ticks (`t`).
+    pub window_ticks: u64,
+    /// Arrays of cells; a key hashes to one cell of each (`k`).
+    pub arrays: u32,
+    /// Cells in each array (`m`).
+    pub cells_per_array: u64,
+}
+
 impl TimedSlidingBloom {
     /// k arrays of m cells, swept once per `t` time units.
-    pub fn new(t: u64, k: u32, m: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: TimedSlidingBloomShape) -> Result<Self, ParamError> {
+        let TimedSlidingBloomShape {
+            window_ticks: t,
+            arrays: k,
+            cells_per_array: m,
+        } = shape;
         check_nonzero("window time", t)?;
         crate::error::check_hashes(k)?;
         check_nonzero("m", m)?;
@@ -66,13 +83,17 @@ impl TimedSlidingBloom {
     /// Sized for a window of `t` time units at up to `rate` keys per time
     /// unit with worst-phase FPR <= `fpr`: the (k, m) of the count Sl-BF of
     /// W = ⌈rate·t⌉ (up to [`theory::MAX_EXACT_WINDOW`]).
-    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         let w = Self::keys(t, rate)?;
         let (k, m) = theory::sizing(w, fpr).ok_or_else(|| ParamError::Unreachable {
             target: format!("sliding bloom fpr {fpr} at window {w}"),
         })?;
-        Self::new(t, k, m)
+        Self::new(TimedSlidingBloomShape {
+            window_ticks: t,
+            arrays: k,
+            cells_per_array: m,
+        })
     }
 
     /// W = ⌈rate·t⌉: the keys of a window at the peak rate, the count

@@ -20,7 +20,12 @@ fn second_last_sweep(t: u64, cells: u64, now: u64, c: u64) -> Option<u64> {
 #[test]
 fn cells_follow_the_sweep_schedule_and_keep_the_window() {
     let (t, k, m) = (1000u64, 3u32, 7u64);
-    let mut f = TimedSlidingBloom::new(t, k, m).unwrap();
+    let mut f = TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+        window_ticks: t,
+        arrays: k,
+        cells_per_array: m,
+    })
+    .unwrap();
     let cells = (k as u64) * m;
     let mut now = 0u64;
     let mut log: Vec<(u64, u64)> = Vec::new(); // (key, time)
@@ -63,7 +68,12 @@ fn cells_follow_the_sweep_schedule_and_keep_the_window() {
 #[test]
 fn theory_matches_the_sum_over_every_cell() {
     let (t, k, m) = (1_000_000u64, 3u32, 5000u64);
-    let f = TimedSlidingBloom::new(t, k, m).unwrap();
+    let f = TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+        window_ticks: t,
+        arrays: k,
+        cells_per_array: m,
+    })
+    .unwrap();
     let cells = (k as u64 * m) as f64;
     let unit = t as f64 / cells;
     // arrivals at 10 per unit of time, doubled in a wave
@@ -143,7 +153,14 @@ fn theory_matches_simulation_under_a_changing_rate() {
     let t = 100_000u64;
     let (k, m) = theory::sizing(3000, 0.01).unwrap();
     crate::sliding_sketch::sweep::testing::changing_rate(
-        || TimedSlidingBloom::new(t, k, m).unwrap(),
+        || {
+            TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+                window_ticks: t,
+                arrays: k,
+                cells_per_array: m,
+            })
+            .unwrap()
+        },
         |f, now, cum| f.theory_at(now, cum).fpr(),
     );
 }
@@ -161,8 +178,23 @@ fn sizing_and_bad_parameters() {
     let f = TimedSlidingBloom::with_fpr(10_000, 0.1, 0.01).unwrap();
     let (k, m) = theory::sizing(1000, 0.01).unwrap();
     assert_eq!((f.k(), f.m()), (k, m));
-    assert!(TimedSlidingBloom::new(0, 1, 1).is_err());
-    assert!(TimedSlidingBloom::new(1, 0, 1).is_err());
-    assert!(TimedSlidingBloom::new(1, 1, 0).is_err());
+    assert!(TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+        window_ticks: 0,
+        arrays: 1,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+        window_ticks: 1,
+        arrays: 0,
+        cells_per_array: 1
+    })
+    .is_err());
+    assert!(TimedSlidingBloom::new(crate::TimedSlidingBloomShape {
+        window_ticks: 1,
+        arrays: 1,
+        cells_per_array: 0
+    })
+    .is_err());
     assert!(TimedSlidingBloom::with_fpr(100, 1.0, 0.0).is_err());
 }

@@ -81,7 +81,14 @@ mod tests {
         for (m, d, k, p) in [(400_000u64, 4u32, 6u32, 20u64), (300_000, 3, 5, 12)] {
             let (mut neg, mut theory, mut runs) = (Tally::default(), 0.0, 0.0);
             for run in 0..8u64 {
-                let mut f = StableBloomFilter::new(m, d, k, p).unwrap().with_seed(run);
+                let mut f = StableBloomFilter::new(crate::StableShape {
+                    cells: m,
+                    cell_bits: d,
+                    hashes: k,
+                    decrements: p,
+                })
+                .unwrap()
+                .with_seed(run);
                 let n = 200_000 + run * 7_000;
                 for t in 0..n {
                     f.insert(mix64(t ^ run << 40));

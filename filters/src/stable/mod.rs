@@ -20,9 +20,11 @@
 //!   neighbouring cells decay together).
 
 mod lines;
+mod shape;
 pub mod theory;
+pub use shape::StableShape;
 
-use crate::error::{check_bits, check_nonzero, check_probability};
+use crate::error::{check_bits, check_nonzero};
 use crate::hash::{fastrange, index, mix64, GOLDEN};
 use crate::Instrumented;
 use crate::{Filter, ParamError};
@@ -90,7 +92,13 @@ impl StableBloomFilter {
 
     /// m cells of d bits, K cells per key, P decrements per insertion, uniform
     /// decrements, generator seed 0.
-    pub fn new(m: u64, d: u32, k: u32, p: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: StableShape) -> Result<Self, ParamError> {
+        let StableShape {
+            cells: m,
+            cell_bits: d,
+            hashes: k,
+            decrements: p,
+        } = shape;
         let bits = Self::bits_for(m, d, k, p)?;
         Ok(StableBloomFilter {
             words: vec![0; bits.div_ceil(64) as usize],
@@ -103,44 +111,6 @@ impl StableBloomFilter {
             scratch: Vec::with_capacity(p.min(1 << 16) as usize),
             inserted: 0,
         })
-    }
-
-    /// m cells of d bits and K cells per key, with the smallest P whose stable
-    /// FPR is at most `fpr` (see [`theory::p_for_fpr`]; [`Self::theory`] gives
-    /// the FPR actually reached).
-    pub fn with_fpr_for(m: u64, d: u32, k: u32, fpr: f64) -> Result<Self, ParamError> {
-        check_probability("fpr", fpr)?;
-        check_nonzero("m", m)?;
-        check_nonzero("d", d as u64)?;
-        crate::error::check_hashes(k)?;
-        if d > MAX_D {
-            return Self::new(m, d, k, 1);
-        }
-        let p = theory::p_for_fpr(m, d, k, fpr).ok_or_else(|| ParamError::Unreachable {
-            target: format!("stable fpr {fpr} with m = {m}, d = {d}, k = {k} (needs P > m)"),
-        })?;
-        Self::new(m, d, k, p)
-    }
-
-    /// `memory_bits` of cells at stable FPR <= `fpr`: d, K and P from
-    /// [`theory::choose`] (the choice that keeps keys longest, measured by the
-    /// age at which the FNR reaches 1/2).
-    ///
-    /// ```
-    /// use bloomlab_filters::{Filter, StableBloomFilter};
-    /// let mut f = StableBloomFilter::with_fpr(80_000, 0.01).unwrap().with_seed(1);
-    /// assert!(f.theory().fpr() <= 0.01);
-    /// f.insert(9);
-    /// assert!(f.contains(9)); // the newest key is always reported
-    /// ```
-    pub fn with_fpr(memory_bits: u64, fpr: f64) -> Result<Self, ParamError> {
-        check_nonzero("memory_bits", memory_bits)?;
-        check_probability("fpr", fpr)?;
-        check_bits(Some(memory_bits))?;
-        let t = theory::choose(memory_bits, fpr).ok_or_else(|| ParamError::Unreachable {
-            target: format!("stable fpr {fpr} in {memory_bits} bits"),
-        })?;
-        Self::new(t.m, t.d, t.k, t.p)
     }
 
     /// Chooses how decremented cells are picked.

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 proptest! {
     #[test]
     fn packed_cells_round_trip(d in 1u32..=16, writes in proptest::collection::vec((0u64..200, 0u64..65536), 1..100)) {
-        let mut f = StableBloomFilter::new(200, d, 1, 1).unwrap();
+        let mut f = StableBloomFilter::new(crate::StableShape { cells: 200, cell_bits: d, hashes: 1, decrements: 1 }).unwrap();
         let mut model = vec![0u64; 200];
         let mask = (1u64 << d) - 1;
         for (j, v) in writes {
@@ -26,7 +26,7 @@ proptest! {
         values in proptest::collection::vec(0u64..65536, 300),
         from in 0u64..300, len in 0u64..300,
     ) {
-        let mut f = StableBloomFilter::new(300, d, 1, 1).unwrap();
+        let mut f = StableBloomFilter::new(crate::StableShape { cells: 300, cell_bits: d, hashes: 1, decrements: 1 }).unwrap();
         let mask = (1u64 << d) - 1;
         let mut model: Vec<u64> = values.iter().map(|v| v & mask).collect();
         for (j, &v) in model.iter().enumerate() {
@@ -46,9 +46,14 @@ proptest! {
 #[test]
 fn insert_and_process_leave_the_same_state() {
     for decrement in [Decrement::Uniform, Decrement::Adjacent] {
-        let mut a = StableBloomFilter::new(1000, 2, 4, 50)
-            .unwrap()
-            .with_decrement(decrement);
+        let mut a = StableBloomFilter::new(crate::StableShape {
+            cells: 1000,
+            cell_bits: 2,
+            hashes: 4,
+            decrements: 50,
+        })
+        .unwrap()
+        .with_decrement(decrement);
         let mut b = a.clone();
         for t in 0..5_000u64 {
             a.insert(mix64(t));
@@ -61,7 +66,13 @@ fn insert_and_process_leave_the_same_state() {
 #[test]
 fn process_reports_immediate_duplicates() {
     // Corollary 1: x_t = x_{t-1} is always reported.
-    let mut f = StableBloomFilter::new(1000, 2, 4, 50).unwrap();
+    let mut f = StableBloomFilter::new(crate::StableShape {
+        cells: 1000,
+        cell_bits: 2,
+        hashes: 4,
+        decrements: 50,
+    })
+    .unwrap();
     for t in 0..10_000u64 {
         let key = mix64(t);
         f.process(key);
@@ -71,7 +82,13 @@ fn process_reports_immediate_duplicates() {
 
 #[test]
 fn uniform_decrements_are_distinct() {
-    let mut f = StableBloomFilter::new(50, 8, 1, 40).unwrap();
+    let mut f = StableBloomFilter::new(crate::StableShape {
+        cells: 50,
+        cell_bits: 8,
+        hashes: 1,
+        decrements: 40,
+    })
+    .unwrap();
     for t in 0..100 {
         f.decrement_cells();
         let mut s = f.scratch[..40].to_vec();
@@ -106,7 +123,13 @@ fn uniform_subsets_match_sorted_batches() {
         (5000, 256),
         (3000, 300),
     ] {
-        let mut fast = StableBloomFilter::new(m, 2, 1, p).unwrap();
+        let mut fast = StableBloomFilter::new(crate::StableShape {
+            cells: m,
+            cell_bits: 2,
+            hashes: 1,
+            decrements: p,
+        })
+        .unwrap();
         let mut reference = fast.clone();
         for t in 0..200 {
             let mut s = Vec::new();
@@ -130,7 +153,13 @@ fn uniform_decrements_match_sorted_batches() {
         (3000, 16, 300),
         (2000, 5, 257),
     ] {
-        let mut fast = StableBloomFilter::new(m, d, 1, p).unwrap();
+        let mut fast = StableBloomFilter::new(crate::StableShape {
+            cells: m,
+            cell_bits: d,
+            hashes: 1,
+            decrements: p,
+        })
+        .unwrap();
         let max = (1u64 << d) - 1;
         for j in 0..m {
             fast.set_cell(j, mix64(j) % (max + 1));
@@ -150,7 +179,13 @@ fn uniform_decrements_match_sorted_batches() {
 #[test]
 fn aligned_decrements_saturate_at_zero() {
     for d in [1u32, 2, 4, 8, 16] {
-        let mut f = StableBloomFilter::new(256, d, 1, 1).unwrap();
+        let mut f = StableBloomFilter::new(crate::StableShape {
+            cells: 256,
+            cell_bits: d,
+            hashes: 1,
+            decrements: 1,
+        })
+        .unwrap();
         let v = |j: u64| (j % 3).min((1 << d) - 1);
         for j in 0..256 {
             f.set_cell(j, v(j));
@@ -166,7 +201,13 @@ fn aligned_decrements_saturate_at_zero() {
 #[test]
 fn contains_agrees_with_contains_probes() {
     for k in [1u32, 3, 8, 9] {
-        let mut f = StableBloomFilter::new(2000, 2, k, 30).unwrap();
+        let mut f = StableBloomFilter::new(crate::StableShape {
+            cells: 2000,
+            cell_bits: 2,
+            hashes: k,
+            decrements: 30,
+        })
+        .unwrap();
         for t in 0..3000u64 {
             f.insert(mix64(t));
         }
@@ -179,14 +220,62 @@ fn contains_agrees_with_contains_probes() {
 
 #[test]
 fn bad_parameters_are_rejected() {
-    assert!(StableBloomFilter::new(0, 1, 1, 1).is_err());
-    assert!(StableBloomFilter::new(10, 0, 1, 1).is_err());
-    assert!(StableBloomFilter::new(10, 17, 1, 1).is_err());
-    assert!(StableBloomFilter::new(10, 1, 0, 1).is_err());
-    assert!(StableBloomFilter::new(10, 1, 10, 1).is_err());
-    assert!(StableBloomFilter::new(10, 1, 2, 0).is_err());
-    assert!(StableBloomFilter::new(10, 1, 2, 11).is_err());
-    assert!(StableBloomFilter::new(1 << 40, 16, 2, 1).is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 0,
+        cell_bits: 1,
+        hashes: 1,
+        decrements: 1
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 0,
+        hashes: 1,
+        decrements: 1
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 17,
+        hashes: 1,
+        decrements: 1
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 1,
+        hashes: 0,
+        decrements: 1
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 1,
+        hashes: 10,
+        decrements: 1
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 1,
+        hashes: 2,
+        decrements: 0
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 10,
+        cell_bits: 1,
+        hashes: 2,
+        decrements: 11
+    })
+    .is_err());
+    assert!(StableBloomFilter::new(crate::StableShape {
+        cells: 1 << 40,
+        cell_bits: 16,
+        hashes: 2,
+        decrements: 1
+    })
+    .is_err());
     assert!(StableBloomFilter::with_fpr(1000, 0.0).is_err());
     assert!(StableBloomFilter::with_fpr(1000, 1.0).is_err());
     assert!(StableBloomFilter::with_fpr(0, 0.1).is_err());
@@ -208,9 +297,14 @@ fn adjacent_decrements_wrap_around_the_cells() {
     // P cells from a random start, wrapping past the last cell to the first,
     // against a cell-by-cell model; m small so that most steps wrap
     for p in [1u64, 7, 60, 64] {
-        let mut f = StableBloomFilter::new(64, 3, 2, p)
-            .unwrap()
-            .with_decrement(Decrement::Adjacent);
+        let mut f = StableBloomFilter::new(crate::StableShape {
+            cells: 64,
+            cell_bits: 3,
+            hashes: 2,
+            decrements: p,
+        })
+        .unwrap()
+        .with_decrement(Decrement::Adjacent);
         for t in 0..200u64 {
             for j in 0..64 {
                 f.set_cell(j, mix64(t ^ j) & 7);
@@ -230,7 +324,13 @@ fn adjacent_decrements_wrap_around_the_cells() {
 
 #[test]
 fn accessors_probes_and_zero_fraction_report_the_state() {
-    let mut f = StableBloomFilter::new(4096, 2, 5, 9).unwrap();
+    let mut f = StableBloomFilter::new(crate::StableShape {
+        cells: 4096,
+        cell_bits: 2,
+        hashes: 5,
+        decrements: 9,
+    })
+    .unwrap();
     assert_eq!((f.m(), f.d(), f.k(), f.p()), (4096, 2, 5, 9));
     assert_eq!(f.zero_fraction(), Some(1.0));
     // an empty filter answers no at the first cell read
@@ -247,7 +347,13 @@ fn accessors_probes_and_zero_fraction_report_the_state() {
 #[test]
 fn more_than_sixteen_cells_per_key() {
     // K > 16 takes the larger buffer on insertion
-    let mut f = StableBloomFilter::new(1 << 14, 3, 20, 5).unwrap();
+    let mut f = StableBloomFilter::new(crate::StableShape {
+        cells: 1 << 14,
+        cell_bits: 3,
+        hashes: 20,
+        decrements: 5,
+    })
+    .unwrap();
     for t in 0..50u64 {
         f.insert(mix64(t));
     }

@@ -96,7 +96,11 @@ mod tests {
             (16, 11),
             (32, 12),
         ] {
-            let mut f = Swamp::new(w, l).unwrap();
+            let mut f = Swamp::new(crate::SwampShape {
+                window: w,
+                fingerprint_bits: l,
+            })
+            .unwrap();
             for t in 0..3 * w {
                 f.insert(mix64(t));
             }

@@ -52,9 +52,23 @@ pub struct Swamp {
     inserted: u64,
 }
 
+/// The shape of a [`Swamp`]: what [`Swamp::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwampShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Bits per fingerprint (`l`).
+    pub fingerprint_bits: u32,
+}
+
 impl Swamp {
     /// Window `w` with `l`-bit fingerprints (1..=60).
-    pub fn new(w: u64, l: u32) -> Result<Swamp, ParamError> {
+    pub fn new(shape: SwampShape) -> Result<Swamp, ParamError> {
+        let SwampShape {
+            window: w,
+            fingerprint_bits: l,
+        } = shape;
         check_nonzero("window", w)?;
         if !(1..=MAX_L).contains(&l) {
             return Err(ParamError::OutOfRange {
@@ -80,11 +94,11 @@ impl Swamp {
     ///
     /// ```
     /// use bloomlab_filters::{Filter, Swamp};
-    /// let mut f = Swamp::with_fpr(1024, 1e-3).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1024).fpr(1e-3).build::<Swamp>().unwrap();
     /// f.insert(5);
     /// assert!(f.contains(5));
     /// ```
-    pub fn with_fpr(w: u64, eps: f64) -> Result<Swamp, ParamError> {
+    pub(crate) fn with_fpr(w: u64, eps: f64) -> Result<Swamp, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;
         let l = theory::fingerprint_bits(w, eps);
@@ -93,7 +107,10 @@ impl Swamp {
                 target: format!("fpr {eps} at window {w} with at most {MAX_L}-bit fingerprints"),
             });
         }
-        Swamp::new(w, l)
+        Swamp::new(crate::SwampShape {
+            window: w,
+            fingerprint_bits: l,
+        })
     }
 
     /// The same structure with fingerprints drawn under another seed
@@ -305,7 +322,11 @@ mod tests {
     fn memory_counts_overflow_and_stash_entries_at_their_width() {
         // 4-bit fingerprints over a window of 1000: most fingerprints repeat
         // three times or more, so the overflow map is in use
-        let mut f = Swamp::new(1000, 4).unwrap();
+        let mut f = Swamp::new(crate::SwampShape {
+            window: 1000,
+            fingerprint_bits: 4,
+        })
+        .unwrap();
         for t in 0..5_000u64 {
             f.insert(mix64(t));
         }

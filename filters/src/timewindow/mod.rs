@@ -302,7 +302,17 @@ mod tests {
     /// wrapper is a `TimedFilter` (cargo mutants found these unread).
     #[test]
     fn delegates_to_the_design_and_is_timed() {
-        let mut f = OnTime::wrap(Apbf::new(3, 2, 50).unwrap(), 100, Trigger::Time).unwrap();
+        let mut f = OnTime::wrap(
+            Apbf::new(crate::ApbfShape {
+                hashes: 3,
+                extra_slices: 2,
+                generation: 50,
+            })
+            .unwrap(),
+            100,
+            Trigger::Time,
+        )
+        .unwrap();
         for i in 0..300u64 {
             f.advance(i);
             f.insert(mix64(i));

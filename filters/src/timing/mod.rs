@@ -7,10 +7,10 @@ pub use crate::clock::stamp_bits;
 pub mod swbf;
 pub mod tbf;
 
-pub use swbf::Swbf;
-pub use tbf::TimingBloom;
+pub use swbf::{Swbf, SwbfShape};
+pub use tbf::{TimingBloom, TimingBloomShape};
 mod quanta;
 pub mod timed;
 pub mod timed_swbf;
-pub use timed::TimedTbf;
-pub use timed_swbf::TimedSwbf;
+pub use timed::{TimedTbf, TimedTbfShape};
+pub use timed_swbf::{TimedSwbf, TimedSwbfShape};

@@ -72,9 +72,23 @@ pub struct Swbf {
     inserted: u64,
 }
 
+/// The shape of a [`Swbf`]: what [`Swbf::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwbfShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Bits per fingerprint (`f`).
+    pub fingerprint_bits: u32,
+}
+
 impl Swbf {
     /// Window `w` and `f`-bit fingerprints (1..=48), ⌈w/2⌉ buckets of four.
-    pub fn new(w: u64, f: u32) -> Result<Swbf, ParamError> {
+    pub fn new(shape: SwbfShape) -> Result<Swbf, ParamError> {
+        let SwbfShape {
+            window: w,
+            fingerprint_bits: f,
+        } = shape;
         Swbf::with_clock(w, w, f)
     }
 
@@ -114,11 +128,11 @@ impl Swbf {
     ///
     /// ```
     /// use bloomlab_filters::{Filter, Swbf};
-    /// let mut f = Swbf::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<Swbf>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(w: u64, eps: f64) -> Result<Swbf, ParamError> {
+    pub(crate) fn with_fpr(w: u64, eps: f64) -> Result<Swbf, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;
         let buckets = w.div_ceil(2);
@@ -127,7 +141,10 @@ impl Swbf {
                 target: format!("an SWBF with fpr {eps} at window {w}"),
             },
         )?;
-        Swbf::new(w, f)
+        Swbf::new(crate::SwbfShape {
+            window: w,
+            fingerprint_bits: f,
+        })
     }
 
     /// Fingerprint bits.
@@ -429,8 +446,16 @@ mod tests {
             let f1 = f.fingerprint_bits() - 1;
             assert!(f1 == 0 || fpr(f.buckets(), f1, w as f64) > eps);
         }
-        assert!(Swbf::new(10, 0).is_err());
-        assert!(Swbf::new(10, 49).is_err());
+        assert!(Swbf::new(crate::SwbfShape {
+            window: 10,
+            fingerprint_bits: 0
+        })
+        .is_err());
+        assert!(Swbf::new(crate::SwbfShape {
+            window: 10,
+            fingerprint_bits: 49
+        })
+        .is_err());
         assert!(Swbf::with_fpr(0, 0.1).is_err());
     }
 }

@@ -41,9 +41,26 @@ pub struct TimingBloom {
     inserted: u64,
 }
 
+/// The shape of a [`TimingBloom`]: what [`TimingBloom::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimingBloomShape {
+    /// The window, in insertions (`w`).
+    pub window: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Cells in each slice (`s`).
+    pub cells_per_slice: u64,
+}
+
 impl TimingBloom {
     /// k slices of s timestamp cells for window `w`.
-    pub fn new(w: u64, k: u32, s: u64) -> Result<TimingBloom, ParamError> {
+    pub fn new(shape: TimingBloomShape) -> Result<TimingBloom, ParamError> {
+        let TimingBloomShape {
+            window: w,
+            hashes: k,
+            cells_per_slice: s,
+        } = shape;
         check_nonzero("window", w)?;
         crate::error::check_hashes(k)?;
         check_nonzero("s", s)?;
@@ -66,18 +83,22 @@ impl TimingBloom {
     ///
     /// ```
     /// use bloomlab_filters::{Filter, TimingBloom};
-    /// let mut f = TimingBloom::with_fpr(1000, 1e-2).unwrap();
+    /// let mut f = bloomlab_filters::Target::window(1000).fpr(1e-2).build::<TimingBloom>().unwrap();
     /// f.insert(3);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(w: u64, eps: f64) -> Result<TimingBloom, ParamError> {
+    pub(crate) fn with_fpr(w: u64, eps: f64) -> Result<TimingBloom, ParamError> {
         check_nonzero("window", w)?;
         check_probability("fpr", eps)?;
         let (k, s) = Self::sizing(w, eps)?;
-        Self::new(w, k, s)
+        Self::new(TimingBloomShape {
+            window: w,
+            hashes: k,
+            cells_per_slice: s,
+        })
     }
 
-    /// The (k, s) [`with_fpr`](Self::with_fpr) chooses.
+    /// The (k, s) the [`Target`](crate::build::Target) sizing chooses.
     pub fn sizing(w: u64, eps: f64) -> Result<(u32, u64), ParamError> {
         let kmax = 2 * (1.0 / eps).log2().ceil() as u32 + 2;
         let mut best: Option<(u32, u64)> = None;
@@ -257,7 +278,12 @@ mod tests {
         }
         assert!(TimingBloom::with_fpr(0, 0.1).is_err());
         assert!(TimingBloom::with_fpr(10, 1.0).is_err());
-        assert!(TimingBloom::new(10, 0, 5).is_err());
+        assert!(TimingBloom::new(crate::TimingBloomShape {
+            window: 10,
+            hashes: 0,
+            cells_per_slice: 5
+        })
+        .is_err());
     }
 
     /// The sizing is the fewest cells over every k, by brute force (cargo
@@ -298,7 +324,12 @@ mod tests {
     /// are the exact window's.
     #[test]
     fn probes_name_and_slack() {
-        let mut f = TimingBloom::new(50, 6, 40).unwrap();
+        let mut f = TimingBloom::new(crate::TimingBloomShape {
+            window: 50,
+            hashes: 6,
+            cells_per_slice: 40,
+        })
+        .unwrap();
         for t in 0..200u64 {
             f.insert(crate::hash::mix64(t));
         }

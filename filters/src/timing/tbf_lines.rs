@@ -68,7 +68,12 @@ mod tests {
     #[test]
     fn counted_lines_match_the_theory() {
         for (w, k, s) in [(50_000u64, 6u32, 80_000u64), (1 << 19, 4, 600_000)] {
-            let mut f = TimingBloom::new(w, k, s).unwrap();
+            let mut f = TimingBloom::new(crate::TimingBloomShape {
+                window: w,
+                hashes: k,
+                cells_per_slice: s,
+            })
+            .unwrap();
             let n = 3 * w;
             for t in 0..n {
                 f.insert(mix64(t));

@@ -34,12 +34,36 @@ pub struct TimedTbf {
     clock: Quanta,
 }
 
+/// The shape of a [`TimedTbf`]: what [`TimedTbf::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedTbfShape {
+    /// Time quanta per window (`r`).
+    pub quanta: u64,
+    /// Clock ticks per quantum (`delta`).
+    pub quantum_ticks: u64,
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Cells in each slice (`s`).
+    pub cells_per_slice: u64,
+}
+
 impl TimedTbf {
     /// k slices of s cells, a window of r quanta of δ time units.
-    pub fn new(r: u64, delta: u64, k: u32, s: u64) -> Result<TimedTbf, ParamError> {
+    pub fn new(shape: TimedTbfShape) -> Result<TimedTbf, ParamError> {
+        let TimedTbfShape {
+            quanta: r,
+            quantum_ticks: delta,
+            hashes: k,
+            cells_per_slice: s,
+        } = shape;
         let clock = Quanta::new(r, delta, None)?;
         Ok(TimedTbf {
-            inner: TimingBloom::new(r + 1, k, s)?,
+            inner: TimingBloom::new(crate::TimingBloomShape {
+                window: r + 1,
+                hashes: k,
+                cells_per_slice: s,
+            })?,
             clock,
         })
     }
@@ -153,7 +177,13 @@ mod tests {
 
     #[test]
     fn keys_younger_than_t_are_reported_and_older_ones_are_lost() {
-        let mut f = TimedTbf::new(8, 100, 4, 2000).unwrap();
+        let mut f = TimedTbf::new(crate::TimedTbfShape {
+            quanta: 8,
+            quantum_ticks: 100,
+            hashes: 4,
+            cells_per_slice: 2000,
+        })
+        .unwrap();
         assert_eq!((f.window_time(), f.slack_time()), (800, 100));
         let mut now = 0;
         let mut keys: Vec<(u64, u64)> = Vec::new();
@@ -183,7 +213,22 @@ mod tests {
         assert_eq!(f.name(), "tbf_time");
         assert_eq!(f.inner().stamp_bits(), 5);
         assert_eq!(f.memory_bits(), 4 * 2000 * 5 + 128 + 128);
-        assert!(TimedTbf::new(0, 1, 1, 1).is_err() && TimedTbf::new(1, 0, 1, 1).is_err());
+        assert!(
+            TimedTbf::new(crate::TimedTbfShape {
+                quanta: 0,
+                quantum_ticks: 1,
+                hashes: 1,
+                cells_per_slice: 1
+            })
+            .is_err()
+                && TimedTbf::new(crate::TimedTbfShape {
+                    quanta: 1,
+                    quantum_ticks: 0,
+                    hashes: 1,
+                    cells_per_slice: 1
+                })
+                .is_err()
+        );
         assert!(f.as_timed().is_some());
         for q in 0..200u64 {
             let k = mix64(q + 19_900);

@@ -37,10 +37,30 @@ pub struct TimedSwbf {
     g: u64,
 }
 
+/// The shape of a [`TimedSwbf`]: what [`TimedSwbf::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedSwbfShape {
+    /// Time quanta per window (`r`).
+    pub quanta: u64,
+    /// Clock ticks per quantum (`delta`).
+    pub quantum_ticks: u64,
+    /// Insertions a quantum holds at most (`g`).
+    pub quantum_keys: u64,
+    /// Bits per fingerprint (`f`).
+    pub fingerprint_bits: u32,
+}
+
 impl TimedSwbf {
     /// r quanta per window, each at most δ time units and g insertions,
     /// `f`-bit fingerprints; the table is sized for (r + 1)g live keys.
-    pub fn new(r: u64, delta: u64, g: u64, f: u32) -> Result<TimedSwbf, ParamError> {
+    pub fn new(shape: TimedSwbfShape) -> Result<TimedSwbf, ParamError> {
+        let TimedSwbfShape {
+            quanta: r,
+            quantum_ticks: delta,
+            quantum_keys: g,
+            fingerprint_bits: f,
+        } = shape;
         let clock = Quanta::new(r, delta, Some(g))?;
         Ok(TimedSwbf {
             inner: Swbf::with_clock((r + 1) * g, r + 1, f)?,
@@ -189,7 +209,13 @@ mod tests {
     /// more than (r + 1)g live keys and the stash stays empty.
     #[test]
     fn a_burst_never_overfills_the_table() {
-        let mut f = TimedSwbf::new(8, 1000, 100, 12).unwrap();
+        let mut f = TimedSwbf::new(crate::TimedSwbfShape {
+            quanta: 8,
+            quantum_ticks: 1000,
+            quantum_keys: 100,
+            fingerprint_bits: 12,
+        })
+        .unwrap();
         for i in 0..50_000u64 {
             f.advance(i / 20); // 200 g per δ
             f.insert(mix64(i));
@@ -198,8 +224,29 @@ mod tests {
         assert_eq!(f.now(), 49_999 / 20);
         assert_eq!(f.name(), "swbf_hybrid");
         assert_eq!((f.window_time(), f.slack_time()), (8000, 1000));
-        assert!(TimedSwbf::new(0, 1, 1, 8).is_err() && TimedSwbf::new(1, 1, 0, 8).is_err());
-        assert!(TimedSwbf::new(1, 1, 1, 0).is_err());
+        assert!(
+            TimedSwbf::new(crate::TimedSwbfShape {
+                quanta: 0,
+                quantum_ticks: 1,
+                quantum_keys: 1,
+                fingerprint_bits: 8
+            })
+            .is_err()
+                && TimedSwbf::new(crate::TimedSwbfShape {
+                    quanta: 1,
+                    quantum_ticks: 1,
+                    quantum_keys: 0,
+                    fingerprint_bits: 8
+                })
+                .is_err()
+        );
+        assert!(TimedSwbf::new(crate::TimedSwbfShape {
+            quanta: 1,
+            quantum_ticks: 1,
+            quantum_keys: 1,
+            fingerprint_bits: 0
+        })
+        .is_err());
         assert!(f.as_timed().is_some());
         for q in 0..200u64 {
             let k = mix64(q + 49_900);
@@ -211,7 +258,13 @@ mod tests {
     /// and a key is sure while its quantum is among the last r.
     #[test]
     fn theory_limits_and_presence() {
-        let f = TimedSwbf::new(16, 625, 250, 6).unwrap();
+        let f = TimedSwbf::new(crate::TimedSwbfShape {
+            quanta: 16,
+            quantum_ticks: 625,
+            quantum_keys: 250,
+            fingerprint_bits: 6,
+        })
+        .unwrap();
         assert_eq!(f.fpr_theory(0.0), 0.0);
         assert!(
             (f.fpr_theory(1e30) - 1.0).abs() < 1e-12,

@@ -99,9 +99,29 @@ pub struct Tlbf {
     clock: u64,
 }
 
+/// The shape of a [`Tlbf`]: what [`Tlbf::new`] takes, each paper letter
+/// by a word (see [`crate::build`] for the words).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TlbfShape {
+    /// Hash functions: the bits or cells a key sets and a query reads (`k`).
+    pub hashes: u32,
+    /// Slices beyond the `hashes` a key is written to (`l`).
+    pub extra_slices: u32,
+    /// The window, in clock ticks (`t`).
+    pub window_ticks: u64,
+    /// Bits in each slice at first (slices grow with the load) (`m0`).
+    pub initial_bits_per_slice: u64,
+}
+
 impl Tlbf {
     /// k + l slices of `m0` bits at first, a window of `t` time units.
-    pub fn new(k: u32, l: u32, t: u64, m0: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: TlbfShape) -> Result<Self, ParamError> {
+        let TlbfShape {
+            hashes: k,
+            extra_slices: l,
+            window_ticks: t,
+            initial_bits_per_slice: m0,
+        } = shape;
         crate::error::check_hashes(k)?;
         check_nonzero("l", l as u64)?;
         check_nonzero("window time", t)?;
@@ -140,13 +160,13 @@ impl Tlbf {
     /// use bloomlab_filters::tlbf::Tlbf;
     /// use bloomlab_filters::{Filter, TimedFilter};
     /// // ten minutes in ms, about 5 keys per ms, 0.1% FPR
-    /// let mut f = Tlbf::with_fpr(600_000, 5.0, 1e-3).unwrap();
+    /// let mut f = bloomlab_filters::Target::time(600_000.0, 5.0).fpr(1e-3).build::<Tlbf>().unwrap();
     /// f.advance(1_000);
     /// f.insert(3);
     /// f.advance(601_000);
     /// assert!(f.contains(3));
     /// ```
-    pub fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
+    pub(crate) fn with_fpr(t: u64, rate: f64, fpr: f64) -> Result<Self, ParamError> {
         let fpr = check_probability("fpr", fpr)?;
         check_nonzero("window time", t)?;
         // a window of less than one key at that rate is sized for one
@@ -164,7 +184,12 @@ impl Tlbf {
                 limit: format!("{}", crate::MAX_BITS),
             });
         }
-        Self::new(k, l, t, (m0 as u64).max(2 * k as u64))
+        Self::new(TlbfShape {
+            hashes: k,
+            extra_slices: l,
+            window_ticks: t,
+            initial_bits_per_slice: (m0 as u64).max(2 * k as u64),
+        })
     }
 
     /// An estimate of the bits this filter holds (slices and bookkeeping)

@@ -251,10 +251,34 @@ fn sizing_and_bad_parameters() {
     let m0 = (1000.0 * k as f64 / (l as f64 * std::f64::consts::LN_2)).ceil() as u64;
     assert_eq!(f.control().slices[0].size, m0);
     assert_eq!(f.window_time(), 10_000);
-    assert!(Tlbf::new(0, 3, 10, 100).is_err());
-    assert!(Tlbf::new(3, 0, 10, 100).is_err());
-    assert!(Tlbf::new(3, 3, 0, 100).is_err());
-    assert!(Tlbf::new(3, 3, 10, 5).is_err());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 0,
+        extra_slices: 3,
+        window_ticks: 10,
+        initial_bits_per_slice: 100
+    })
+    .is_err());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 3,
+        extra_slices: 0,
+        window_ticks: 10,
+        initial_bits_per_slice: 100
+    })
+    .is_err());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 3,
+        extra_slices: 3,
+        window_ticks: 0,
+        initial_bits_per_slice: 100
+    })
+    .is_err());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 3,
+        extra_slices: 3,
+        window_ticks: 10,
+        initial_bits_per_slice: 5
+    })
+    .is_err());
     assert!(Tlbf::with_fpr(100, 0.0, 0.01).is_err());
     assert!(Tlbf::with_fpr(100, f64::NAN, 0.01).is_err());
     assert!(Tlbf::with_fpr(100, 1.0, 1.0).is_err());
@@ -263,8 +287,20 @@ fn sizing_and_bad_parameters() {
     // seconds ran at FPR 0.83 for 0.01 with 5x the memory; issue 55)
     let e = Tlbf::with_fpr(10, 1000.0, 0.01).unwrap_err().to_string();
     assert!(e.contains("finer unit"), "{e}");
-    assert!(Tlbf::new(3, 3, 5, 100).is_err());
-    assert!(Tlbf::new(3, 3, 6, 100).is_ok());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 3,
+        extra_slices: 3,
+        window_ticks: 5,
+        initial_bits_per_slice: 100
+    })
+    .is_err());
+    assert!(Tlbf::new(crate::TlbfShape {
+        hashes: 3,
+        extra_slices: 3,
+        window_ticks: 6,
+        initial_bits_per_slice: 100
+    })
+    .is_ok());
 }
 
 /// At the coarsest clock accepted, two ticks a generation, and at ms and

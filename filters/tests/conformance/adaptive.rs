@@ -2,6 +2,7 @@
 //! of the suite's table in `main.rs`).
 
 use super::*;
+use bloomlab_filters::{BroomShape, Target};
 
 /// What an adaptive filter promises, under the attack it is built for: the
 /// window slides (deletions), every yes on a never-inserted key is reported
@@ -80,10 +81,26 @@ fn adaptive_promise(mut f: Broom, inserts: u64) {
 
 #[test]
 fn broom_adaptive_promise() {
-    adaptive_promise(Broom::with_fpr(2000, 0.05, 4).unwrap(), 200_000);
+    adaptive_promise(
+        Target::window(2000)
+            .fpr(0.05)
+            .seed(4)
+            .build::<Broom>()
+            .unwrap(),
+        200_000,
+    );
     // short remainders: many collisions, Extends on insertion and ghosts
     adaptive_promise(
-        Broom::from_filter(BroomFilter::new(500, 560, 2, 3, 5).unwrap()),
+        Broom::from_filter(
+            BroomFilter::new(BroomShape {
+                capacity: 500,
+                slots: 560,
+                remainder_bits: 2,
+                moves_per_adapt: 3,
+            })
+            .map(|f| f.with_seed(5))
+            .unwrap(),
+        ),
         100_000,
     );
 }

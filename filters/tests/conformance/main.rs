@@ -39,6 +39,12 @@ use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
 use bloomlab_filters::{
+    A2BufferShape, ApbfShape, BlockedApbfShape, BloomShape, BroomShape, ClockBloomShape,
+    DoubleBufferShape, ForgetfulBloomShape, HalfSlidingShape, JumpingWindowShape, NaorYogevShape,
+    NyPocketShape, PartitionedBloomShape, SheBloomShape, SlidingBloomShape, StableShape,
+    SwampShape, SwbfShape, Target, TimingBloomShape,
+};
+use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
     EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
     SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
@@ -427,22 +433,22 @@ fn apbf_bound(f: &Apbf) -> f64 {
     f.theory().fpr()
 }
 
-conformance!(sliding apbf_k4_l3: Apbf::new(4, 3, 500).unwrap(), bound = apbf_bound,
+conformance!(sliding apbf_k4_l3: Apbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 500 }).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
-    bad = [Apbf::new(0, 3, 5), Apbf::new(4, 0, 5), Apbf::new(4, 3, 0),
-           Apbf::new(4, 3, u64::MAX), Apbf::with_fpr(100, 0.0), Apbf::with_fpr(100, 1.0)]);
-conformance!(sliding apbf_k10_l7: Apbf::new(10, 7, 1000).unwrap(), bound = apbf_bound,
+    bad = [Apbf::new(ApbfShape { hashes: 0, extra_slices: 3, generation: 5 }), Apbf::new(ApbfShape { hashes: 4, extra_slices: 0, generation: 5 }), Apbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 0 }),
+           Apbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: u64::MAX }), Target::window(100).fpr(0.0).build::<Apbf>(), Target::window(100).fpr(1.0).build::<Apbf>()]);
+conformance!(sliding apbf_k10_l7: Apbf::new(ApbfShape { hashes: 10, extra_slices: 7, generation: 1000 }).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
-    bad = [Apbf::new(u32::MAX, 2, 5), Apbf::with_fpr(0, 0.1), Apbf::with_fpr_and_l(100, 0.1, 0)]);
-conformance!(sliding apbf_k6_l14: Apbf::new(6, 14, 300).unwrap(), bound = apbf_bound,
+    bad = [Apbf::new(ApbfShape { hashes: u32::MAX, extra_slices: 2, generation: 5 }), Target::window(0).fpr(0.1).build::<Apbf>(), Target::window(100).fpr(0.1).extra_slices(0).build::<Apbf>()]);
+conformance!(sliding apbf_k6_l14: Apbf::new(ApbfShape { hashes: 6, extra_slices: 14, generation: 300 }).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
-    bad = [Apbf::with_fpr(100, f64::NAN), Apbf::with_fpr(100, -0.5)]);
-conformance!(sliding apbf_k1_l1: Apbf::new(1, 1, 64).unwrap(), bound = apbf_bound,
+    bad = [Target::window(100).fpr(f64::NAN).build::<Apbf>(), Target::window(100).fpr(-0.5).build::<Apbf>()]);
+conformance!(sliding apbf_k1_l1: Apbf::new(ApbfShape { hashes: 1, extra_slices: 1, generation: 64 }).unwrap(), bound = apbf_bound,
     memory = apbf_memory,
-    bad = [Apbf::new(1, 1, 0)]);
-conformance!(sliding apbf_from_fpr: Apbf::with_fpr(5000, 1e-3).unwrap(), bound = apbf_bound,
+    bad = [Apbf::new(ApbfShape { hashes: 1, extra_slices: 1, generation: 0 })]);
+conformance!(sliding apbf_from_fpr: Target::window(5000).fpr(1e-3).build::<Apbf>().unwrap(), bound = apbf_bound,
     memory = apbf_memory,
-    bad = [Apbf::with_fpr(5000, 1e-300)]);
+    bad = [Target::window(5000).fpr(1e-300).build::<Apbf>()]);
 
 fn blocked_memory(f: &BlockedApbf) -> u64 {
     (f.k() + f.l()) as u64 * 64 * f.blocks() + 128
@@ -452,80 +458,80 @@ fn blocked_bound(f: &BlockedApbf) -> f64 {
     f.theory().fpr().unwrap()
 }
 
-conformance!(sliding blocked_apbf_k10_l7: BlockedApbf::with_default_blocks(10, 7, 1000).unwrap(),
+conformance!(sliding blocked_apbf_k10_l7: BlockedApbf::new(BlockedApbfShape { hashes: 10, extra_slices: 7, generation: 1000, blocks: None }).unwrap(),
     bound = blocked_bound, memory = blocked_memory,
-    bad = [BlockedApbf::new(0, 3, 5, 8), BlockedApbf::new(4, 0, 5, 8), BlockedApbf::new(4, 3, 0, 8),
-           BlockedApbf::new(4, 3, 5, 0), BlockedApbf::new(40, 30, 5, 8),
-           BlockedApbf::new(10, 7, 5, 1 << 40)]);
-conformance!(sliding blocked_apbf_k4_l3: BlockedApbf::new(4, 3, 500, 8).unwrap(),
+    bad = [BlockedApbf::new(BlockedApbfShape { hashes: 0, extra_slices: 3, generation: 5, blocks: Some(8) }), BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 0, generation: 5, blocks: Some(8) }), BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 0, blocks: Some(8) }),
+           BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 5, blocks: Some(0) }), BlockedApbf::new(BlockedApbfShape { hashes: 40, extra_slices: 30, generation: 5, blocks: Some(8) }),
+           BlockedApbf::new(BlockedApbfShape { hashes: 10, extra_slices: 7, generation: 5, blocks: Some(1 << 40) })]);
+conformance!(sliding blocked_apbf_k4_l3: BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 500, blocks: Some(8) }).unwrap(),
     bound = blocked_bound, memory = blocked_memory,
-    bad = [BlockedApbf::with_fpr(0, 0.1), BlockedApbf::with_fpr(100, 0.0)]);
-conformance!(sliding blocked_apbf_k1_l1: BlockedApbf::new(1, 1, 64, 2).unwrap(),
+    bad = [Target::window(0).fpr(0.1).build::<BlockedApbf>(), Target::window(100).fpr(0.0).build::<BlockedApbf>()]);
+conformance!(sliding blocked_apbf_k1_l1: BlockedApbf::new(BlockedApbfShape { hashes: 1, extra_slices: 1, generation: 64, blocks: Some(2) }).unwrap(),
     bound = blocked_bound, memory = blocked_memory,
-    bad = [BlockedApbf::with_fpr(100, f64::NAN), BlockedApbf::with_fpr(100, 1.0)]);
-conformance!(sliding blocked_apbf_from_fpr: BlockedApbf::with_fpr(5000, 1e-3).unwrap(),
+    bad = [Target::window(100).fpr(f64::NAN).build::<BlockedApbf>(), Target::window(100).fpr(1.0).build::<BlockedApbf>()]);
+conformance!(sliding blocked_apbf_from_fpr: Target::window(5000).fpr(1e-3).build::<BlockedApbf>().unwrap(),
     bound = |f: &BlockedApbf| { assert!(blocked_bound(f) <= 1e-3); blocked_bound(f) },
     memory = blocked_memory,
-    bad = [BlockedApbf::with_fpr(5000, 1e-12)]);
+    bad = [Target::window(5000).fpr(1e-12).build::<BlockedApbf>()]);
 
-conformance!(set bloom: BloomFilter::with_fpr(20_000, 0.01).unwrap(),
+conformance!(set bloom: Target::window(20_000).fpr(0.01).build::<BloomFilter>().unwrap(),
     capacity = 20_000, bound = |f: &BloomFilter| f.theoretical_fpr(20_000),
     memory = |f: &BloomFilter| f.m(),
-    bad = [BloomFilter::new(0, 3), BloomFilter::new(64, 0), BloomFilter::with_fpr(10, 2.0)]);
-conformance!(set partitioned_bloom: PartitionedBloomFilter::with_fpr(20_000, 0.001).unwrap(),
+    bad = [BloomFilter::new(BloomShape { bits: 0, hashes: 3 }), BloomFilter::new(BloomShape { bits: 64, hashes: 0 }), Target::window(10).fpr(2.0).build::<BloomFilter>()]);
+conformance!(set partitioned_bloom: Target::window(20_000).fpr(0.001).build::<PartitionedBloomFilter>().unwrap(),
     capacity = 20_000, bound = |f: &PartitionedBloomFilter| f.theoretical_fpr(20_000),
     memory = |f: &PartitionedBloomFilter| f.k() as u64 * f.m(),
-    bad = [PartitionedBloomFilter::new(0, 3), PartitionedBloomFilter::new(3, 0),
-           PartitionedBloomFilter::with_fpr(10, 0.0)]);
+    bad = [PartitionedBloomFilter::new(PartitionedBloomShape { hashes: 0, bits_per_slice: 3 }), PartitionedBloomFilter::new(PartitionedBloomShape { hashes: 3, bits_per_slice: 0 }),
+           Target::window(10).fpr(0.0).build::<PartitionedBloomFilter>()]);
 
-conformance!(stable stable_d1: StableBloomFilter::with_fpr_for(10_000, 1, 7, 0.01).unwrap(),
-    bad = [StableBloomFilter::new(10, 1, 10, 1), StableBloomFilter::new(10, 0, 2, 1),
-           StableBloomFilter::new(10, 17, 2, 1), StableBloomFilter::new(10, 1, 2, 0),
-           StableBloomFilter::with_fpr(1000, 1.5)]);
-conformance!(stable stable_d3: StableBloomFilter::new(20_000, 3, 4, 30).unwrap(),
-    bad = [StableBloomFilter::new(0, 3, 4, 30), StableBloomFilter::with_fpr_for(100, 2, 3, 0.0)]);
-conformance!(stable stable_adjacent: StableBloomFilter::new(20_000, 2, 4, 20).unwrap()
+conformance!(stable stable_d1: Target::memory(10_000).cell_bits(1).hashes(7).fpr(0.01).build::<StableBloomFilter>().unwrap(),
+    bad = [StableBloomFilter::new(StableShape { cells: 10, cell_bits: 1, hashes: 10, decrements: 1 }), StableBloomFilter::new(StableShape { cells: 10, cell_bits: 0, hashes: 2, decrements: 1 }),
+           StableBloomFilter::new(StableShape { cells: 10, cell_bits: 17, hashes: 2, decrements: 1 }), StableBloomFilter::new(StableShape { cells: 10, cell_bits: 1, hashes: 2, decrements: 0 }),
+           Target::memory(1000).fpr(1.5).build::<StableBloomFilter>()]);
+conformance!(stable stable_d3: StableBloomFilter::new(StableShape { cells: 20_000, cell_bits: 3, hashes: 4, decrements: 30 }).unwrap(),
+    bad = [StableBloomFilter::new(StableShape { cells: 0, cell_bits: 3, hashes: 4, decrements: 30 }), Target::memory(200).cell_bits(2).hashes(3).fpr(0.0).build::<StableBloomFilter>()]);
+conformance!(stable stable_adjacent: StableBloomFilter::new(StableShape { cells: 20_000, cell_bits: 2, hashes: 4, decrements: 20 }).unwrap()
         .with_decrement(bloomlab_filters::stable::Decrement::Adjacent),
-    bad = [StableBloomFilter::new(100, 2, 4, 101)]);
+    bad = [StableBloomFilter::new(StableShape { cells: 100, cell_bits: 2, hashes: 4, decrements: 101 })]);
 
-conformance!(sliding jumping_n4: JumpingWindow::with_fpr(3000, 0.01, 4).unwrap(),
+conformance!(sliding jumping_n4: Target::window(3000).fpr(0.01).segments(4).build::<JumpingWindow>().unwrap(),
     bound = |f: &JumpingWindow| f.theory_fpr(f.g()),
     memory = |f: &JumpingWindow| f.segments() as u64 * f.k() as u64 * f.m() + 128,
-    bad = [JumpingWindow::new(1, 3, 10, 10), JumpingWindow::with_fpr(100, 0.0, 3)]);
-conformance!(sliding double_buffer: DoubleBuffer::with_fpr(2000, 0.01).unwrap(),
+    bad = [JumpingWindow::new(JumpingWindowShape { segments: 1, hashes: 3, generation: 10, bits_per_slice: 10 }), Target::window(100).fpr(0.0).segments(3).build::<JumpingWindow>()]);
+conformance!(sliding double_buffer: Target::window(2000).fpr(0.01).build::<DoubleBuffer>().unwrap(),
     bound = |f: &DoubleBuffer| f.theory_fpr(f.g()),
     memory = |f: &DoubleBuffer| 2 * f.k() as u64 * f.m() + 64,
-    bad = [DoubleBuffer::new(3, 0, 10), DoubleBuffer::with_fpr(0, 0.1)]);
-conformance!(sliding a2_buffer: A2Buffer::with_fpr(2000, 0.01).unwrap(),
+    bad = [DoubleBuffer::new(DoubleBufferShape { hashes: 3, generation: 0, bits_per_slice: 10 }), Target::window(0).fpr(0.1).build::<DoubleBuffer>()]);
+conformance!(sliding a2_buffer: Target::window(2000).fpr(0.01).build::<A2Buffer>().unwrap(),
     bound = |f: &A2Buffer| f.as_jumping().theory_fpr(f.as_jumping().g()),
     memory = |f: &A2Buffer| 2 * f.as_jumping().k() as u64 * f.as_jumping().m() + 128,
-    bad = [A2Buffer::new(0, 10, 10), A2Buffer::with_fpr(10, 1.5)]);
-conformance!(sliding forgetful_n3: ForgetfulBloom::with_fpr(3000, 0.01, 3).unwrap(),
+    bad = [A2Buffer::new(A2BufferShape { hashes: 0, generation: 10, bits_per_slice: 10 }), Target::window(10).fpr(1.5).build::<A2Buffer>()]);
+conformance!(sliding forgetful_n3: Target::window(3000).fpr(0.01).past(3).build::<ForgetfulBloom>().unwrap(),
     bound = |f: &ForgetfulBloom| f.theory_fpr(f.g()),
     memory = |f: &ForgetfulBloom| (f.past() as u64 + 2) * f.k() as u64 * f.m() + 128,
-    bad = [ForgetfulBloom::new(0, 3, 10, 10), ForgetfulBloom::with_fpr(100, 0.01, 20)]);
+    bad = [ForgetfulBloom::new(ForgetfulBloomShape { past_filters: 0, hashes: 3, generation: 10, bits_per_slice: 10 }), Target::window(100).fpr(0.01).past(20).build::<ForgetfulBloom>()]);
 
 fn ny_memory(f: &NaorYogev) -> u64 {
     let s = f.sizing();
     s.slots() * s.slot_bits() as u64 + 4 * 64
 }
 
-conformance!(sliding naor_yogev_default: NaorYogev::new(3000, 300, 0.01).unwrap(),
+conformance!(sliding naor_yogev_default: NaorYogev::new(NaorYogevShape { window: 3000, slack: 300, fpr: 0.01, generations: None, max_load: None }).unwrap(),
     bound = |f: &NaorYogev| f.sizing().eps,
     memory = ny_memory,
-    bad = [NaorYogev::new(0, 10, 0.01), NaorYogev::new(100, 0, 0.01), NaorYogev::new(100, 10, 0.0),
-           NaorYogev::with_c(100, 10, 0.01, 0), NaorYogev::with_c(100, 10, 0.01, 2),
-           NaorYogev::new(1 << 40, 1 << 40, 0.01)]);
-conformance!(sliding naor_yogev_c1: NaorYogev::with_c(2000, 2000, 0.05, 1).unwrap(),
+    bad = [NaorYogev::new(NaorYogevShape { window: 0, slack: 10, fpr: 0.01, generations: None, max_load: None }), NaorYogev::new(NaorYogevShape { window: 100, slack: 0, fpr: 0.01, generations: None, max_load: None }), NaorYogev::new(NaorYogevShape { window: 100, slack: 10, fpr: 0.0, generations: None, max_load: None }),
+           NaorYogev::new(NaorYogevShape { window: 100, slack: 10, fpr: 0.01, generations: Some(0), max_load: None }), NaorYogev::new(NaorYogevShape { window: 100, slack: 10, fpr: 0.01, generations: Some(2), max_load: None }),
+           NaorYogev::new(NaorYogevShape { window: 1 << 40, slack: 1 << 40, fpr: 0.01, generations: None, max_load: None })]);
+conformance!(sliding naor_yogev_c1: NaorYogev::new(NaorYogevShape { window: 2000, slack: 2000, fpr: 0.05, generations: Some(1), max_load: None }).unwrap(),
     bound = |f: &NaorYogev| f.sizing().eps,
     memory = ny_memory,
-    bad = [NaorYogev::with_c(2000, 1000, 0.05, 1)]);
-conformance!(sliding naor_yogev_small_slack: NaorYogev::new(6400, 100, 1e-3).unwrap(),
+    bad = [NaorYogev::new(NaorYogevShape { window: 2000, slack: 1000, fpr: 0.05, generations: Some(1), max_load: None })]);
+conformance!(sliding naor_yogev_small_slack: NaorYogev::new(NaorYogevShape { window: 6400, slack: 100, fpr: 1e-3, generations: None, max_load: None }).unwrap(),
     bound = |f: &NaorYogev| f.sizing().eps,
     memory = ny_memory,
-    bad = [NaorYogev::new(6400, 100, f64::NAN)]);
+    bad = [NaorYogev::new(NaorYogevShape { window: 6400, slack: 100, fpr: f64::NAN, generations: None, max_load: None })]);
 conformance!(sliding naor_yogev_load_099:
-    NaorYogev::from_sizing(Sizing::new(3000, 300, 0.01, None, 0.99).unwrap()).unwrap(),
+    NaorYogev::new(NaorYogevShape { window: 3000, slack: 300, fpr: 0.01, generations: None, max_load: Some(0.99) }).unwrap(),
     bound = |f: &NaorYogev| f.sizing().eps,
     // the stash may have grown: its allocation is counted
     memory = |f: &NaorYogev| f.sizing().memory_bits() + f.stash_capacity() as u64 * f.sizing().stash_entry_bits(),
@@ -542,22 +548,22 @@ fn ny_pocket_memory(f: &NyPocket) -> u64 {
         * 64
 }
 
-conformance!(sliding ny_pocket_default: NyPocket::new(3000, 300, 0.01).unwrap(),
+conformance!(sliding ny_pocket_default: NyPocket::new(NyPocketShape { window: 3000, slack: 300, fpr: 0.01, generations: None, max_load: None }).unwrap(),
     bound = |f: &NyPocket| f.sizing().eps,
     memory = ny_pocket_memory,
-    bad = [NyPocket::new(0, 10, 0.01), NyPocket::new(100, 0, 0.01), NyPocket::new(100, 10, 0.0),
-           NyPocket::with_c(100, 10, 0.01, 0), NyPocket::with_c(100, 10, 0.01, 2),
-           NyPocket::new(1 << 40, 1 << 40, 0.01)]);
-conformance!(sliding ny_pocket_c1: NyPocket::with_c(2000, 2000, 0.05, 1).unwrap(),
+    bad = [NyPocket::new(NyPocketShape { window: 0, slack: 10, fpr: 0.01, generations: None, max_load: None }), NyPocket::new(NyPocketShape { window: 100, slack: 0, fpr: 0.01, generations: None, max_load: None }), NyPocket::new(NyPocketShape { window: 100, slack: 10, fpr: 0.0, generations: None, max_load: None }),
+           NyPocket::new(NyPocketShape { window: 100, slack: 10, fpr: 0.01, generations: Some(0), max_load: None }), NyPocket::new(NyPocketShape { window: 100, slack: 10, fpr: 0.01, generations: Some(2), max_load: None }),
+           NyPocket::new(NyPocketShape { window: 1 << 40, slack: 1 << 40, fpr: 0.01, generations: None, max_load: None })]);
+conformance!(sliding ny_pocket_c1: NyPocket::new(NyPocketShape { window: 2000, slack: 2000, fpr: 0.05, generations: Some(1), max_load: None }).unwrap(),
     bound = |f: &NyPocket| f.sizing().eps,
     memory = ny_pocket_memory,
-    bad = [NyPocket::with_c(2000, 1000, 0.05, 1)]);
-conformance!(sliding ny_pocket_small_slack: NyPocket::new(6400, 100, 1e-3).unwrap(),
+    bad = [NyPocket::new(NyPocketShape { window: 2000, slack: 1000, fpr: 0.05, generations: Some(1), max_load: None })]);
+conformance!(sliding ny_pocket_small_slack: NyPocket::new(NyPocketShape { window: 6400, slack: 100, fpr: 1e-3, generations: None, max_load: None }).unwrap(),
     bound = |f: &NyPocket| f.sizing().eps,
     memory = ny_pocket_memory,
-    bad = [NyPocket::new(6400, 100, f64::NAN)]);
+    bad = [NyPocket::new(NyPocketShape { window: 6400, slack: 100, fpr: f64::NAN, generations: None, max_load: None })]);
 conformance!(sliding ny_pocket_load_099:
-    NyPocket::from_sizing(ny_pocket::Sizing::new(3000, 300, 0.01, None, 0.99).unwrap()).unwrap(),
+    NyPocket::new(NyPocketShape { window: 3000, slack: 300, fpr: 0.01, generations: None, max_load: Some(0.99) }).unwrap(),
     bound = |f: &NyPocket| f.sizing().eps,
     // the stash may have grown: its allocation is counted
     memory = |f: &NyPocket| ny_pocket_memory(f) + f.stash_capacity() as u64 * 128,
@@ -570,77 +576,77 @@ fn swamp_memory(f: &Swamp) -> u64 {
     f.window() * f.fingerprint_bits() as u64 + t.slots() * t.slot_bits() + 4 * 64
 }
 
-conformance!(sliding swamp_default: Swamp::with_fpr(3000, 0.01).unwrap(),
+conformance!(sliding swamp_default: Target::window(3000).fpr(0.01).build::<Swamp>().unwrap(),
     bound = |f: &Swamp| swamp_theory::fpr(f.fingerprint_bits(), f.window() as f64),
     memory = swamp_memory,
-    bad = [Swamp::new(0, 10), Swamp::new(100, 0), Swamp::new(100, 61), Swamp::with_fpr(100, 0.0),
-           Swamp::with_fpr(100, 1.0), Swamp::with_fpr(1 << 40, 1e-12), Swamp::new(1 << 40, 60)]);
-conformance!(sliding swamp_short_fingerprints: Swamp::new(1000, 12).unwrap(),
+    bad = [Swamp::new(SwampShape { window: 0, fingerprint_bits: 10 }), Swamp::new(SwampShape { window: 100, fingerprint_bits: 0 }), Swamp::new(SwampShape { window: 100, fingerprint_bits: 61 }), Target::window(100).fpr(0.0).build::<Swamp>(),
+           Target::window(100).fpr(1.0).build::<Swamp>(), Target::window(1 << 40).fpr(1e-12).build::<Swamp>(), Swamp::new(SwampShape { window: 1 << 40, fingerprint_bits: 60 })]);
+conformance!(sliding swamp_short_fingerprints: Swamp::new(SwampShape { window: 1000, fingerprint_bits: 12 }).unwrap(),
     bound = |f: &Swamp| swamp_theory::fpr(f.fingerprint_bits(), f.window() as f64),
     memory = swamp_memory,
-    bad = [Swamp::with_fpr(100, f64::NAN)]);
-conformance!(sliding sliding_bloom: SlidingBloom::with_fpr(3000, 0.01).unwrap(),
+    bad = [Target::window(100).fpr(f64::NAN).build::<Swamp>()]);
+conformance!(sliding sliding_bloom: Target::window(3000).fpr(0.01).build::<SlidingBloom>().unwrap(),
     bound = |f: &SlidingBloom| f.theory().fpr(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
-    bad = [SlidingBloom::new(0, 3, 10), SlidingBloom::new(10, 0, 10), SlidingBloom::new(10, 3, 0),
-           SlidingBloom::with_fpr(10, 0.0), SlidingBloom::new(10, 3, 1 << 40)]);
-conformance!(sliding half_sliding: HalfSliding::with_fpr(3000, 0.01).unwrap(),
+    bad = [SlidingBloom::new(SlidingBloomShape { window: 0, arrays: 3, cells_per_array: 10 }), SlidingBloom::new(SlidingBloomShape { window: 10, arrays: 0, cells_per_array: 10 }), SlidingBloom::new(SlidingBloomShape { window: 10, arrays: 3, cells_per_array: 0 }),
+           Target::window(10).fpr(0.0).build::<SlidingBloom>(), SlidingBloom::new(SlidingBloomShape { window: 10, arrays: 3, cells_per_array: 1 << 40 })]);
+conformance!(sliding half_sliding: Target::window(3000).fpr(0.01).build::<HalfSliding>().unwrap(),
     bound = |f: &HalfSliding| f.theory().fpr(),
     memory = |f: &HalfSliding| f.k() as u64 * f.m() + 3 * 64,
-    bad = [HalfSliding::new(0, 3, 1, 10), HalfSliding::new(10, 0, 1, 10), HalfSliding::new(10, 3, 3, 10),
-           HalfSliding::new(10, 3, 0, 10), HalfSliding::new(10, 3, 1, 0), HalfSliding::with_fpr(10, 0.0),
-           HalfSliding::new(1 << 40, 3, 1, 1 << 30)]);
-conformance!(clock half_sliding_paper: HalfSliding::new(3000, 7, 6, 2000).unwrap(),
-    bad = [HalfSliding::with_fpr(0, 0.01), HalfSliding::with_fpr(10, 1.0)]);
-conformance!(clock half_sliding_fast_clock: HalfSliding::new(500, 5, 2, 1000).unwrap(),
-    bad = [HalfSliding::with_fpr(1 << 30, 0.01)]);
-conformance!(sliding clock_bloom: ClockBloom::with_fpr(3000, 0.01).unwrap(),
+    bad = [HalfSliding::new(HalfSlidingShape { cycle: 0, arrays: 3, queried_arrays: 1, cells_per_array: 10 }), HalfSliding::new(HalfSlidingShape { cycle: 10, arrays: 0, queried_arrays: 1, cells_per_array: 10 }), HalfSliding::new(HalfSlidingShape { cycle: 10, arrays: 3, queried_arrays: 3, cells_per_array: 10 }),
+           HalfSliding::new(HalfSlidingShape { cycle: 10, arrays: 3, queried_arrays: 0, cells_per_array: 10 }), HalfSliding::new(HalfSlidingShape { cycle: 10, arrays: 3, queried_arrays: 1, cells_per_array: 0 }), Target::window(10).fpr(0.0).build::<HalfSliding>(),
+           HalfSliding::new(HalfSlidingShape { cycle: 1 << 40, arrays: 3, queried_arrays: 1, cells_per_array: 1 << 30 })]);
+conformance!(clock half_sliding_paper: HalfSliding::new(HalfSlidingShape { cycle: 3000, arrays: 7, queried_arrays: 6, cells_per_array: 2000 }).unwrap(),
+    bad = [Target::window(0).fpr(0.01).build::<HalfSliding>(), Target::window(10).fpr(1.0).build::<HalfSliding>()]);
+conformance!(clock half_sliding_fast_clock: HalfSliding::new(HalfSlidingShape { cycle: 500, arrays: 5, queried_arrays: 2, cells_per_array: 1000 }).unwrap(),
+    bad = [Target::window(1 << 30).fpr(0.01).build::<HalfSliding>()]);
+conformance!(sliding clock_bloom: Target::window(3000).fpr(0.01).build::<ClockBloom>().unwrap(),
     bound = |f: &ClockBloom| f.theory().fpr(),
     memory = |f: &ClockBloom| f.clock_bits() as u64 * f.m() + 3 * 64,
-    bad = [ClockBloom::new(0, 3, 2, 10), ClockBloom::new(10, 0, 2, 10), ClockBloom::new(10, 3, 1, 10),
-           ClockBloom::new(10, 3, 17, 10), ClockBloom::new(10, 3, 2, 0), ClockBloom::with_fpr(10, 0.0),
-           ClockBloom::with_fpr(1 << 30, 0.01), ClockBloom::new(1 << 63, 3, 16, 1 << 40)]);
-conformance!(sliding clock_bloom_slow_pointer: ClockBloom::new(40_000, 4, 2, 16_000).unwrap(),
+    bad = [ClockBloom::new(ClockBloomShape { window: 0, hashes: 3, cell_bits: 2, cells: 10 }), ClockBloom::new(ClockBloomShape { window: 10, hashes: 0, cell_bits: 2, cells: 10 }), ClockBloom::new(ClockBloomShape { window: 10, hashes: 3, cell_bits: 1, cells: 10 }),
+           ClockBloom::new(ClockBloomShape { window: 10, hashes: 3, cell_bits: 17, cells: 10 }), ClockBloom::new(ClockBloomShape { window: 10, hashes: 3, cell_bits: 2, cells: 0 }), Target::window(10).fpr(0.0).build::<ClockBloom>(),
+           Target::window(1 << 30).fpr(0.01).build::<ClockBloom>(), ClockBloom::new(ClockBloomShape { window: 1 << 63, hashes: 3, cell_bits: 16, cells: 1 << 40 })]);
+conformance!(sliding clock_bloom_slow_pointer: ClockBloom::new(ClockBloomShape { window: 40_000, hashes: 4, cell_bits: 2, cells: 16_000 }).unwrap(),
     bound = |f: &ClockBloom| f.theory().fpr(),
     memory = |f: &ClockBloom| f.clock_bits() as u64 * f.m() + 3 * 64,
-    bad = [ClockBloom::with_fpr(0, 0.01), ClockBloom::with_fpr(10, 1.0)]);
-conformance!(sliding she_bloom: SheBloom::with_fpr(3000, 0.01).unwrap(),
+    bad = [Target::window(0).fpr(0.01).build::<ClockBloom>(), Target::window(10).fpr(1.0).build::<ClockBloom>()]);
+conformance!(sliding she_bloom: Target::window(3000).fpr(0.01).build::<SheBloom>().unwrap(),
     bound = |f: &SheBloom| f.theory().fpr(),
     memory = |f: &SheBloom| f.m() + f.m() / f.group() + 64,
-    bad = [SheBloom::new(0, 3, 64, 8, 10), SheBloom::new(10, 0, 64, 8, 10), SheBloom::new(10, 3, 64, 7, 10),
-           SheBloom::new(10, 3, 64, 8, 9), SheBloom::new(10, 3, 0, 8, 10), SheBloom::with_fpr(10, 0.0),
-           SheBloom::with_fpr(1 << 30, 0.01), SheBloom::new(1 << 62, 3, 1 << 20, 1, 1 << 62)]);
+    bad = [SheBloom::new(SheBloomShape { window: 0, hashes: 3, bits: 64, group_bits: 8, phase: 10 }), SheBloom::new(SheBloomShape { window: 10, hashes: 0, bits: 64, group_bits: 8, phase: 10 }), SheBloom::new(SheBloomShape { window: 10, hashes: 3, bits: 64, group_bits: 7, phase: 10 }),
+           SheBloom::new(SheBloomShape { window: 10, hashes: 3, bits: 64, group_bits: 8, phase: 9 }), SheBloom::new(SheBloomShape { window: 10, hashes: 3, bits: 0, group_bits: 8, phase: 10 }), Target::window(10).fpr(0.0).build::<SheBloom>(),
+           Target::window(1 << 30).fpr(0.01).build::<SheBloom>(), SheBloom::new(SheBloomShape { window: 1 << 62, hashes: 3, bits: 1 << 20, group_bits: 1, phase: 1 << 62 })]);
 conformance!(sliding she_bloom_code: SheBloom::code(4000, 8, 80_000).unwrap(),
     bound = |f: &SheBloom| f.theory().fpr(),
     memory = |f: &SheBloom| f.m() + f.m() / f.group() + 64,
-    bad = [SheBloom::with_fpr(0, 0.01), SheBloom::with_fpr(10, 1.0), SheBloom::code(0, 8, 100)]);
-conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(40_000, 1, 20_000).unwrap(),
+    bad = [Target::window(0).fpr(0.01).build::<SheBloom>(), Target::window(10).fpr(1.0).build::<SheBloom>(), SheBloom::code(0, 8, 100)]);
+conformance!(sliding sliding_bloom_slow_clock: SlidingBloom::new(SlidingBloomShape { window: 40_000, arrays: 1, cells_per_array: 20_000 }).unwrap(),
     bound = |f: &SlidingBloom| f.theory().fpr(),
     memory = |f: &SlidingBloom| 2 * f.k() as u64 * f.m() + 3 * 64,
-    bad = [SlidingBloom::with_fpr(10, 1.0)]);
-conformance!(sliding tbf: TimingBloom::with_fpr(3000, 0.01).unwrap(),
+    bad = [Target::window(10).fpr(1.0).build::<SlidingBloom>()]);
+conformance!(sliding tbf: Target::window(3000).fpr(0.01).build::<TimingBloom>().unwrap(),
     bound = |f: &TimingBloom| f.fpr_theory(f.window() as f64),
     memory = |f: &TimingBloom| f.k() as u64 * f.slice_cells() * f.stamp_bits() as u64 + 128,
-    bad = [TimingBloom::new(0, 3, 10), TimingBloom::new(10, 0, 10), TimingBloom::new(10, 3, 0),
-           TimingBloom::with_fpr(10, 0.0), TimingBloom::new(10, 3, 1 << 40)]);
-conformance!(sliding swbf: Swbf::with_fpr(3000, 0.01).unwrap(),
+    bad = [TimingBloom::new(TimingBloomShape { window: 0, hashes: 3, cells_per_slice: 10 }), TimingBloom::new(TimingBloomShape { window: 10, hashes: 0, cells_per_slice: 10 }), TimingBloom::new(TimingBloomShape { window: 10, hashes: 3, cells_per_slice: 0 }),
+           Target::window(10).fpr(0.0).build::<TimingBloom>(), TimingBloom::new(TimingBloomShape { window: 10, hashes: 3, cells_per_slice: 1 << 40 })]);
+conformance!(sliding swbf: Target::window(3000).fpr(0.01).build::<Swbf>().unwrap(),
     bound = |f: &Swbf| f.fpr_theory(f.window() as f64),
     memory = |f: &Swbf| {
         assert_eq!(f.stash_len(), 0);
         4 * f.buckets() * (f.fingerprint_bits() + f.stamp_bits()) as u64 + 3 * 64
     },
-    bad = [Swbf::new(0, 8), Swbf::new(10, 0), Swbf::new(10, 49), Swbf::with_fpr(10, 1.5)]);
+    bad = [Swbf::new(SwbfShape { window: 0, fingerprint_bits: 8 }), Swbf::new(SwbfShape { window: 10, fingerprint_bits: 0 }), Swbf::new(SwbfShape { window: 10, fingerprint_bits: 49 }), Target::window(10).fpr(1.5).build::<Swbf>()]);
 
 fn broom_memory(f: &Broom) -> u64 {
     let (s, r) = (f.filter().slots(), f.filter().r() as u64);
     s * (r + 5) + 64 * s.div_ceil(64) + 2 * f.filter().adaptivity_bits()
 }
 
-conformance!(sliding broom: Broom::with_fpr(3000, 0.01, 1).unwrap(),
+conformance!(sliding broom: Target::window(3000).fpr(0.01).seed(1).build::<Broom>().unwrap(),
     bound = |f: &Broom| f.filter().fpr_bound(),
     memory = broom_memory,
-    bad = [Broom::with_fpr(0, 0.01, 1), Broom::with_fpr(100, 0.0, 1), Broom::with_fpr(100, f64::NAN, 1),
-           BroomFilter::new(100, 100, 4, 3, 1).map(Broom::from_filter)]);
+    bad = [Target::window(0).fpr(0.01).seed(1).build::<Broom>(), Target::window(100).fpr(0.0).seed(1).build::<Broom>(), Target::window(100).fpr(f64::NAN).seed(1).build::<Broom>(),
+           BroomFilter::new(BroomShape { capacity: 100, slots: 100, remainder_bits: 4, moves_per_adapt: 3 }).map(|f| f.with_seed(1)).map(Broom::from_filter)]);
 
 #[test]
 #[should_panic(expected = "did not finish within 1 s")]

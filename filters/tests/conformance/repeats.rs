@@ -3,6 +3,7 @@
 //! `frequency` row of the suite's table in `main.rs`).
 
 use super::*;
+use bloomlab_filters::{BroomShape, SwampShape, SwbfShape, Target, TimingBloomShape, WcssShape};
 
 /// A skewed stream with repeats: key = one of `universe` values, drawn with
 /// probability falling off as 1/rank (by rejection on a geometric mix).
@@ -68,11 +69,11 @@ proptest! {
         w in 1u64..64, universe in 1u64..400, seed in any::<u64>(), bits in 4u32..12
     ) {
         let stream = skewed(seed, universe, 40 * w as usize + 50);
-        no_false_negatives_with_repeats(Swamp::new(w, bits).unwrap().with_seed(seed), &stream);
-        no_false_negatives_with_repeats(TimingBloom::new(w, 3, 8).unwrap(), &stream);
-        let broom = BroomFilter::new(w, w + 1 + w / 8, 3, 3, seed).unwrap();
+        no_false_negatives_with_repeats(Swamp::new(SwampShape { window: w, fingerprint_bits: bits }).unwrap().with_seed(seed), &stream);
+        no_false_negatives_with_repeats(TimingBloom::new(TimingBloomShape { window: w, hashes: 3, cells_per_slice: 8 }).unwrap(), &stream);
+        let broom = BroomFilter::new(BroomShape { capacity: w, slots: w + 1 + w / 8, remainder_bits: 3, moves_per_adapt: 3 }).map(|f| f.with_seed(seed)).unwrap();
         no_false_negatives_with_repeats(Broom::from_filter(broom), &stream);
-        no_false_negatives_with_repeats(Swbf::new(w, bits).unwrap(), &stream);
+        no_false_negatives_with_repeats(Swbf::new(SwbfShape { window: w, fingerprint_bits: bits }).unwrap(), &stream);
     }
 
     #[test]
@@ -80,12 +81,12 @@ proptest! {
         w in 1u64..200, universe in 1u64..400, seed in any::<u64>(), bits in 4u32..14, k in 1u64..40
     ) {
         let stream = skewed(seed, universe, 5 * w as usize + 50);
-        frequency_never_underestimates(Swamp::new(w, bits).unwrap().with_seed(seed), &stream, u64::MAX / 2);
+        frequency_never_underestimates(Swamp::new(SwampShape { window: w, fingerprint_bits: bits }).unwrap().with_seed(seed), &stream, u64::MAX / 2);
         frequency_never_underestimates(ExactWindow::new(w).unwrap(), &stream, 0);
         let k = k.min(w);
         // WCSS's guarantee: within 4W/k above (k = 4/eps)
-        frequency_never_underestimates(Wcss::new(w, k).unwrap(), &stream, 4 * w.div_ceil(k));
-        let mut s = Swamp::new(w, bits).unwrap().with_seed(seed);
+        frequency_never_underestimates(Wcss::new(WcssShape { window: w, counters: k }).unwrap(), &stream, 4 * w.div_ceil(k));
+        let mut s = Swamp::new(SwampShape { window: w, fingerprint_bits: bits }).unwrap().with_seed(seed);
         let mut exact = ExactWindow::new(w).unwrap();
         for &x in &stream {
             s.record(x);
@@ -100,7 +101,10 @@ proptest! {
 #[test]
 fn swamp_table_sized_as_documented() {
     // (1 + alpha) W slots in buckets of four, L - log2(W(1+alpha)/4) remainder bits
-    let f = Swamp::with_fpr(1 << 16, 1.0 / 1024.0).unwrap();
+    let f = Target::window(1 << 16)
+        .fpr(1.0 / 1024.0)
+        .build::<Swamp>()
+        .unwrap();
     assert_eq!(f.fingerprint_bits(), 26);
     assert_eq!(f.table().slots(), 4 * table::buckets_for(1 << 16));
     assert_eq!(f.table().slots(), 78_644);

@@ -12,6 +12,11 @@ use bloomlab_filters::sliding_sketch::theory::SlidingBloomTheory;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::tlbf::{Tlbf, META_BITS};
+use bloomlab_filters::{
+    ApbfShape, BlockedApbfShape, DoubleBufferShape, JumpingWindowShape, NaorYogevShape, Target,
+    TimedClockBloomShape, TimedHalfSlidingShape, TimedSheBloomShape, TimedSlidingBloomShape,
+    TimedSwbfShape, TimedTbfShape, TlbfShape,
+};
 use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
 
 /// A time window's promise: over 200 000 insertions at random times (bursts
@@ -93,22 +98,22 @@ fn time_promise<F: TimedFilter>(
     assert_rate_at_most("steady-rate FPR", fp, n, bound);
 }
 
-conformance!(timed apbf_time: TimedApbf::new(4, 3, 500, 10_000, Trigger::Time).unwrap(),
+conformance!(timed apbf_time: TimedApbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 500 }, 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &TimedApbf| { let t = f.window_time(); move |age: u64, _| age < t },
     scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &TimedApbf| f.theory().count_based().fpr(),
     memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
-    bad = [TimedApbf::new(4, 3, 500, 0, Trigger::Time), TimedApbf::new(0, 3, 500, 10, Trigger::Time),
-           TimedApbf::with_fpr(100, 10, 0.0, Trigger::Time)]);
+    bad = [TimedApbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 500 }, 0, Trigger::Time), TimedApbf::new(ApbfShape { hashes: 0, extra_slices: 3, generation: 500 }, 10, Trigger::Time),
+           Target::time(100.0, 0.1).fpr(0.0).build::<TimedApbf>()]);
 
-conformance!(timed blocked_apbf_time: OnTime::wrap(BlockedApbf::new(4, 3, 500, 8).unwrap(), 10_000, Trigger::Time).unwrap(),
+conformance!(timed blocked_apbf_time: OnTime::wrap(BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 500, blocks: Some(8) }).unwrap(), 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &OnTime<BlockedApbf>| { let t = f.window_time(); move |age: u64, _| age < t },
     scales = |f: &OnTime<BlockedApbf>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<BlockedApbf>| blocked_bound(f.inner()),
     memory = |f: &OnTime<BlockedApbf>| blocked_memory(f.inner()) + 2 * 64,
-    bad = [OnTime::wrap(BlockedApbf::new(4, 3, 500, 8).unwrap(), 0, Trigger::Time)]);
+    bad = [OnTime::wrap(BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 500, blocks: Some(8) }).unwrap(), 0, Trigger::Time)]);
 
-conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybrid).unwrap(),
+conformance!(timed apbf_hybrid: TimedApbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 500 }, 10_000, Trigger::Hybrid).unwrap(),
     guarantee = |f: &TimedApbf| {
         let (tau, g, l) = (f.tau(), f.g(), f.l() as u64);
         move |age: u64, later: u64| age / tau + later / g < l
@@ -116,32 +121,32 @@ conformance!(timed apbf_hybrid: TimedApbf::new(4, 3, 500, 10_000, Trigger::Hybri
     scales = |f: &TimedApbf| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &TimedApbf| f.theory().count_based().fpr(),
     memory = |f: &TimedApbf| (f.k() + f.l()) as u64 * f.m() + 4 * 64,
-    bad = [TimedApbf::new(4, 3, 0, 10, Trigger::Hybrid), TimedApbf::with_fpr(0, 10, 0.01, Trigger::Hybrid)]);
+    bad = [TimedApbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 0 }, 10, Trigger::Hybrid), Target::time(0.0, 0.1).fpr(0.01).trigger(Trigger::Hybrid).build::<TimedApbf>()]);
 
-conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 10_000, Trigger::Time).unwrap(),
+conformance!(timed jumping_time: OnTime::wrap(JumpingWindow::new(JumpingWindowShape { segments: 4, hashes: 7, generation: 500, bits_per_slice: 722 }).unwrap(), 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &OnTime<JumpingWindow>| { let t = f.window_time(); move |age: u64, _| age < t },
     scales = |f: &OnTime<JumpingWindow>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<JumpingWindow>| f.inner().theory_fpr(500),
     memory = |_: &OnTime<JumpingWindow>| 4 * 7 * 722 + 2 * 64 + 2 * 64,
-    bad = [OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), 0, Trigger::Time),
-           OnTime::wrap(JumpingWindow::new(4, 7, 500, 722).unwrap(), u64::MAX / 2, Trigger::Time)]);
+    bad = [OnTime::wrap(JumpingWindow::new(JumpingWindowShape { segments: 4, hashes: 7, generation: 500, bits_per_slice: 722 }).unwrap(), 0, Trigger::Time),
+           OnTime::wrap(JumpingWindow::new(JumpingWindowShape { segments: 4, hashes: 7, generation: 500, bits_per_slice: 722 }).unwrap(), u64::MAX / 2, Trigger::Time)]);
 
-conformance!(timed double_buffer_time: OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 10_000, Trigger::Time).unwrap(),
+conformance!(timed double_buffer_time: OnTime::wrap(DoubleBuffer::new(DoubleBufferShape { hashes: 7, generation: 500, bits_per_slice: 1443 }).unwrap(), 10_000, Trigger::Time).unwrap(),
     guarantee = |f: &OnTime<DoubleBuffer>| { let t = f.window_time(); move |age: u64, _| age < t },
     scales = |f: &OnTime<DoubleBuffer>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<DoubleBuffer>| f.inner().theory_fpr(500),
     memory = |_: &OnTime<DoubleBuffer>| 2 * 7 * 1443 + 64 + 2 * 64,
-    bad = [OnTime::wrap(DoubleBuffer::new(7, 500, 1443).unwrap(), 0, Trigger::Time)]);
+    bad = [OnTime::wrap(DoubleBuffer::new(DoubleBufferShape { hashes: 7, generation: 500, bits_per_slice: 1443 }).unwrap(), 0, Trigger::Time)]);
 
 // 16 quanta of 625 per window of 10 000, cells sized for 500 keys per 10 000
-conformance!(timed tbf_time: TimedTbf::new(16, 625, 7, 1087).unwrap(),
+conformance!(timed tbf_time: TimedTbf::new(TimedTbfShape { quanta: 16, quantum_ticks: 625, hashes: 7, cells_per_slice: 1087 }).unwrap(),
     guarantee = |f: &TimedTbf| { let t = f.window_time(); move |age: u64, _| age < t },
     scales = |f: &TimedTbf| (f.window_time() + f.slack_time(), 500, 10_000),
     bound = |f: &TimedTbf| f.fpr_theory(500.0 * 17.0 / 16.0),
     memory = |f: &TimedTbf| 7 * 1087 * f.inner().stamp_bits() as u64 + 256,
-    bad = [TimedTbf::new(0, 625, 7, 1087), TimedTbf::new(16, 0, 7, 1087), TimedTbf::new(16, 625, 0, 1087)]);
+    bad = [TimedTbf::new(TimedTbfShape { quanta: 0, quantum_ticks: 625, hashes: 7, cells_per_slice: 1087 }), TimedTbf::new(TimedTbfShape { quanta: 16, quantum_ticks: 0, hashes: 7, cells_per_slice: 1087 }), TimedTbf::new(TimedTbfShape { quanta: 16, quantum_ticks: 625, hashes: 0, cells_per_slice: 1087 })]);
 
-conformance!(timed naor_yogev_hybrid: OnTime::wrap(NaorYogev::with_c(2000, 2000, 0.01, 4).unwrap(), 10_000, Trigger::Hybrid).unwrap(),
+conformance!(timed naor_yogev_hybrid: OnTime::wrap(NaorYogev::new(NaorYogevShape { window: 2000, slack: 2000, fpr: 0.01, generations: Some(4), max_load: None }).unwrap(), 10_000, Trigger::Hybrid).unwrap(),
     guarantee = |f: &OnTime<NaorYogev>| {
         let (tau, g, c) = (f.tau(), f.inner().generation_size(), f.inner().sizing().c);
         move |age: u64, later: u64| age / tau + later / g < c
@@ -149,11 +154,11 @@ conformance!(timed naor_yogev_hybrid: OnTime::wrap(NaorYogev::with_c(2000, 2000,
     scales = |f: &OnTime<NaorYogev>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
     bound = |f: &OnTime<NaorYogev>| f.inner().sizing().fpr(),
     memory = |f: &OnTime<NaorYogev>| f.inner().sizing().memory_bits() + 128,
-    bad = [OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 10_000, Trigger::Time),
-           OnTime::wrap(NaorYogev::new(2000, 2000, 0.01).unwrap(), 0, Trigger::Hybrid)]);
+    bad = [OnTime::wrap(NaorYogev::new(NaorYogevShape { window: 2000, slack: 2000, fpr: 0.01, generations: None, max_load: None }).unwrap(), 10_000, Trigger::Time),
+           OnTime::wrap(NaorYogev::new(NaorYogevShape { window: 2000, slack: 2000, fpr: 0.01, generations: None, max_load: None }).unwrap(), 0, Trigger::Hybrid)]);
 
 // 16 quanta of 625 (T = 10 000), at most 250 keys each: 4250 live keys
-conformance!(timed swbf_hybrid: TimedSwbf::new(16, 625, 250, 14).unwrap(),
+conformance!(timed swbf_hybrid: TimedSwbf::new(TimedSwbfShape { quanta: 16, quantum_ticks: 625, quantum_keys: 250, fingerprint_bits: 14 }).unwrap(),
     guarantee = |f: &TimedSwbf| {
         let (delta, g, r) = (f.delta(), f.g(), f.quanta());
         move |age: u64, later: u64| age / delta + later / g < r
@@ -161,23 +166,23 @@ conformance!(timed swbf_hybrid: TimedSwbf::new(16, 625, 250, 14).unwrap(),
     scales = |f: &TimedSwbf| (f.window_time() + f.slack_time(), f.g(), f.delta()),
     bound = |f: &TimedSwbf| f.fpr_theory(17.0 * 250.0),
     memory = |f: &TimedSwbf| f.inner().buckets() * 4 * (14 + f.inner().stamp_bits() as u64) + 3 * 64 + 3 * 64,
-    bad = [TimedSwbf::new(0, 625, 250, 14), TimedSwbf::new(16, 0, 250, 14), TimedSwbf::new(16, 625, 0, 14),
-           TimedSwbf::new(16, 625, 250, 49)]);
+    bad = [TimedSwbf::new(TimedSwbfShape { quanta: 0, quantum_ticks: 625, quantum_keys: 250, fingerprint_bits: 14 }), TimedSwbf::new(TimedSwbfShape { quanta: 16, quantum_ticks: 0, quantum_keys: 250, fingerprint_bits: 14 }), TimedSwbf::new(TimedSwbfShape { quanta: 16, quantum_ticks: 625, quantum_keys: 0, fingerprint_bits: 14 }),
+           TimedSwbf::new(TimedSwbfShape { quanta: 16, quantum_ticks: 625, quantum_keys: 250, fingerprint_bits: 49 })]);
 
 // T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
 // most T old, whatever the rate; nothing is left 2T after the last
-conformance!(timed sliding_bloom_time: TimedSlidingBloom::with_fpr(10_000, 0.05, 0.01).unwrap(),
+conformance!(timed sliding_bloom_time: Target::time(10_000.0, 0.05).fpr(0.01).build::<TimedSlidingBloom>().unwrap(),
     guarantee = |f: &TimedSlidingBloom| { let t = f.window_time(); move |age: u64, _| age <= t },
     scales = |f: &TimedSlidingBloom| (f.window_time() + f.slack_time(), 500, 10_000),
     bound = |f: &TimedSlidingBloom| SlidingBloomTheory { k: f.k(), m: f.m(), w: 500 }.fpr(),
     memory = |f: &TimedSlidingBloom| 2 * f.k() as u64 * f.m() + 128,
-    bad = [TimedSlidingBloom::new(0, 3, 100), TimedSlidingBloom::new(100, 0, 100),
-           TimedSlidingBloom::new(100, 3, 0), TimedSlidingBloom::with_fpr(100, 1.0, 0.0)]);
+    bad = [TimedSlidingBloom::new(TimedSlidingBloomShape { window_ticks: 0, arrays: 3, cells_per_array: 100 }), TimedSlidingBloom::new(TimedSlidingBloomShape { window_ticks: 100, arrays: 0, cells_per_array: 100 }),
+           TimedSlidingBloom::new(TimedSlidingBloomShape { window_ticks: 100, arrays: 3, cells_per_array: 0 }), Target::time(100.0, 1.0).fpr(0.0).build::<TimedSlidingBloom>()]);
 
 // T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
 // most T old, whatever the rate; nothing is left k·T/(k - lo - 1) after
 // the last (the bound: the count filter guaranteeing 500 insertions)
-conformance!(timed half_sliding_time: TimedHalfSliding::with_fpr(10_000, 0.05, 0.01).unwrap(),
+conformance!(timed half_sliding_time: Target::time(10_000.0, 0.05).fpr(0.01).build::<TimedHalfSliding>().unwrap(),
     guarantee = |f: &TimedHalfSliding| { let t = f.window_time(); move |age: u64, _| age <= t },
     scales = |f: &TimedHalfSliding| (f.window_time() + f.slack_time(), 500, 10_000),
     bound = |f: &TimedHalfSliding| {
@@ -185,38 +190,38 @@ conformance!(timed half_sliding_time: TimedHalfSliding::with_fpr(10_000, 0.05, 0
         HalfSlidingTheory { k: f.k(), lo: f.lo(), m: f.m(), cycle: (500 * d).div_ceil(d - 1) }.fpr()
     },
     memory = |f: &TimedHalfSliding| f.k() as u64 * f.m() + 128,
-    bad = [TimedHalfSliding::new(0, 5, 2, 100), TimedHalfSliding::new(100, 5, 4, 100),
-           TimedHalfSliding::new(100, 5, 0, 100), TimedHalfSliding::new(100, 5, 2, 0),
-           TimedHalfSliding::with_fpr(100, 1.0, 0.0)]);
+    bad = [TimedHalfSliding::new(TimedHalfSlidingShape { window_ticks: 0, arrays: 5, queried_arrays: 2, cells_per_array: 100 }), TimedHalfSliding::new(TimedHalfSlidingShape { window_ticks: 100, arrays: 5, queried_arrays: 4, cells_per_array: 100 }),
+           TimedHalfSliding::new(TimedHalfSlidingShape { window_ticks: 100, arrays: 5, queried_arrays: 0, cells_per_array: 100 }), TimedHalfSliding::new(TimedHalfSlidingShape { window_ticks: 100, arrays: 5, queried_arrays: 2, cells_per_array: 0 }),
+           Target::time(100.0, 1.0).fpr(0.0).build::<TimedHalfSliding>()]);
 
 // T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
 // most T old, whatever the rate; nothing is left T·D/(D - 1) after the last
-conformance!(timed clock_bloom_time: TimedClockBloom::with_fpr(10_000, 0.05, 0.01).unwrap(),
+conformance!(timed clock_bloom_time: Target::time(10_000.0, 0.05).fpr(0.01).build::<TimedClockBloom>().unwrap(),
     guarantee = |f: &TimedClockBloom| { let t = f.window_time(); move |age: u64, _| age <= t },
     scales = |f: &TimedClockBloom| (f.window_time() + f.slack_time(), 500, 10_000),
     bound = |f: &TimedClockBloom| ClockBloomTheory { w: 500, k: f.k(), s: f.clock_bits(), m: f.m() }.fpr(),
     memory = |f: &TimedClockBloom| f.clock_bits() as u64 * f.m() + 128,
-    bad = [TimedClockBloom::new(0, 3, 2, 100), TimedClockBloom::new(100, 3, 1, 100),
-           TimedClockBloom::new(100, 0, 2, 100), TimedClockBloom::new(100, 3, 2, 0),
-           TimedClockBloom::with_fpr(100, 1.0, 0.0)]);
+    bad = [TimedClockBloom::new(TimedClockBloomShape { window_ticks: 0, hashes: 3, cell_bits: 2, cells: 100 }), TimedClockBloom::new(TimedClockBloomShape { window_ticks: 100, hashes: 3, cell_bits: 1, cells: 100 }),
+           TimedClockBloom::new(TimedClockBloomShape { window_ticks: 100, hashes: 0, cell_bits: 2, cells: 100 }), TimedClockBloom::new(TimedClockBloomShape { window_ticks: 100, hashes: 3, cell_bits: 2, cells: 0 }),
+           Target::time(100.0, 1.0).fpr(0.0).build::<TimedClockBloom>()]);
 
 // T = 10 000, first sized for 500 keys per T at 1%: no key younger than T
 // is lost whatever the rate; nothing is left T after the last insertion; at
 // a steady rate the FPR is the APBF's F(k, l) (its slices fill as the
 // APBF's)
-conformance!(timed tlbf: Tlbf::with_fpr(10_000, 0.05, 0.01).unwrap(),
+conformance!(timed tlbf: Target::time(10_000.0, 0.05).fpr(0.01).build::<Tlbf>().unwrap(),
     guarantee = |f: &Tlbf| { let t = f.window_time(); move |age: u64, _| age <= t },
     scales = |f: &Tlbf| (f.window_time() + 1, 500, 10_000),
     bound = |f: &Tlbf| bloomlab_filters::apbf::theory::fpr(f.k(), f.l()),
     memory = |f: &Tlbf| f.control().slices.iter().map(|s| s.size).sum::<u64>() + META_BITS * f.slices() as u64 + 7 * 64,
-    bad = [Tlbf::new(0, 3, 100, 100), Tlbf::new(3, 0, 100, 100), Tlbf::new(3, 3, 0, 100),
-           Tlbf::new(3, 3, 100, 5), Tlbf::with_fpr(100, 1.0, 0.0)]);
+    bad = [Tlbf::new(TlbfShape { hashes: 0, extra_slices: 3, window_ticks: 100, initial_bits_per_slice: 100 }), Tlbf::new(TlbfShape { hashes: 3, extra_slices: 0, window_ticks: 100, initial_bits_per_slice: 100 }), Tlbf::new(TlbfShape { hashes: 3, extra_slices: 3, window_ticks: 0, initial_bits_per_slice: 100 }),
+           Tlbf::new(TlbfShape { hashes: 3, extra_slices: 3, window_ticks: 100, initial_bits_per_slice: 5 }), Target::time(100.0, 1.0).fpr(0.0).build::<Tlbf>()]);
 
 // T = 10 000, sized for 500 keys per T at 1%: a key is reported while at
 // most T old, whatever the rate. No promise after a lull (lull 0): a group
 // untouched since its last flip keeps its keys through the next, and a
 // lull of two phases brings every key back (tested in she::timed)
-conformance!(timed she_bloom_time: TimedSheBloom::with_fpr(10_000, 0.05, 0.01).unwrap(),
+conformance!(timed she_bloom_time: Target::time(10_000.0, 0.05).fpr(0.01).build::<TimedSheBloom>().unwrap(),
     guarantee = |f: &TimedSheBloom| { let t = f.window_time(); move |age: u64, _| age <= t },
     scales = |_: &TimedSheBloom| (0, 500, 10_000),
     bound = |f: &TimedSheBloom| {
@@ -224,6 +229,6 @@ conformance!(timed she_bloom_time: TimedSheBloom::with_fpr(10_000, 0.05, 0.01).u
         SheTheory { w: 500, k: f.k(), m: f.m(), g: f.group(), phase }.fpr()
     },
     memory = |f: &TimedSheBloom| f.m() + f.m() / f.group() + 64,
-    bad = [TimedSheBloom::new(0, 3, 64, 8, 10), TimedSheBloom::new(10, 0, 64, 8, 10),
-           TimedSheBloom::new(10, 3, 64, 7, 10), TimedSheBloom::new(10, 3, 64, 8, 9),
-           TimedSheBloom::with_fpr(100, 1.0, 0.0)]);
+    bad = [TimedSheBloom::new(TimedSheBloomShape { window_ticks: 0, hashes: 3, bits: 64, group_bits: 8, phase_ticks: 10 }), TimedSheBloom::new(TimedSheBloomShape { window_ticks: 10, hashes: 0, bits: 64, group_bits: 8, phase_ticks: 10 }),
+           TimedSheBloom::new(TimedSheBloomShape { window_ticks: 10, hashes: 3, bits: 64, group_bits: 7, phase_ticks: 10 }), TimedSheBloom::new(TimedSheBloomShape { window_ticks: 10, hashes: 3, bits: 64, group_bits: 8, phase_ticks: 9 }),
+           Target::time(100.0, 1.0).fpr(0.0).build::<TimedSheBloom>()]);

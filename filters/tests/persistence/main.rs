@@ -24,6 +24,7 @@ use bloomlab_filters::{
     Keyed, LoadError, NyPocket, OnTime, PartitionedBloomFilter, Persist, SlidingHll,
     StableBloomFilter, Swamp, Swbf, Swlc, TimedFilter, TimingBloom, Wcss, WindowSummary,
 };
+use bloomlab_filters::{ApbfShape, BloomShape};
 
 /// One step of a design's workload (insertions, queries, time, adaptation,
 /// estimates), returning every answer it gave as numbers.
@@ -321,9 +322,20 @@ impl<T: Subject> Case<T> {
             })
         ));
         let other = if bytes[13..].starts_with(b"bloom") {
-            Apbf::new(2, 2, 8).unwrap().to_bytes()
+            Apbf::new(ApbfShape {
+                hashes: 2,
+                extra_slices: 2,
+                generation: 8,
+            })
+            .unwrap()
+            .to_bytes()
         } else {
-            BloomFilter::new(64, 2).unwrap().to_bytes()
+            BloomFilter::new(BloomShape {
+                bits: 64,
+                hashes: 2,
+            })
+            .unwrap()
+            .to_bytes()
         };
         assert!(matches!(
             T::from_bytes(&other),

@@ -6,6 +6,7 @@ use super::{Built, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::segmented::A2Buffer;
+use bloomlab_filters::A2BufferShape;
 
 segmented::segmented_params! {
     /// A2 parameters: (window, fpr) or (k, g, m).
@@ -28,7 +29,11 @@ impl DesignDef for A2 {
 
     fn build(p: A2Params, _seed: u64) -> anyhow::Result<Built> {
         let a = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => A2Buffer::new(k, g, m),
+            Sizing::Explicit(k, g, m) => A2Buffer::new(A2BufferShape {
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            }),
             Sizing::Target(t) => t.build::<A2Buffer>(),
         }
         .map_err(|e| anyhow::anyhow!("a2: {e}"))?;

@@ -8,6 +8,7 @@ use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::apbf::theory::{self as apbf_theory, ApbfTheory};
 use bloomlab_filters::apbf::{self, KlRule};
+use bloomlab_filters::ApbfShape;
 use bloomlab_filters::{naor_yogev, window, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,12 @@ impl DesignDef for Apbf {
                 "apbf: the theory of k = {k}, l = {l} takes about {work:.1e} steps (limit {MAX_THEORY_WORK:.0e}): choose a smaller k + l"
             ));
         }
-        let f = bloomlab_filters::Apbf::new(k, l, g).map_err(|e| anyhow::anyhow!("apbf: {e}"))?;
+        let f = bloomlab_filters::Apbf::new(ApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+        })
+        .map_err(|e| anyhow::anyhow!("apbf: {e}"))?;
         let t: ApbfTheory = f.theory();
         // with a largest slack, the Naor-Yogev lower bound for (window, slack,
         // fpr) applies to the APBF as to any sliding Bloom filter

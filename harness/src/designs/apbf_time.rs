@@ -13,6 +13,7 @@ use crate::spec::Metric;
 use crate::spec::NS;
 use bloomlab_filters::apbf::timed_theory::TimedApbfTheory;
 use bloomlab_filters::apbf::KlRule;
+use bloomlab_filters::ApbfShape;
 use bloomlab_filters::{Filter, TimedApbf, TimedFilter, Trigger};
 
 time_params! {
@@ -98,7 +99,16 @@ fn resolve(name: &str, p: &TimedParams) -> anyhow::Result<(u32, u32, u64, u64)> 
 
 fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> {
     let (k, l, g, tau) = resolve(name, &p)?;
-    let f = TimedApbf::new(k, l, g, tau, trigger).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let f = TimedApbf::new(
+        ApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+        },
+        tau,
+        trigger,
+    )
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let t: TimedApbfTheory = f.theory();
     let count = t.count_based();
     let (window_ns, slack_ns) = (f.window_time(), f.slack_time());
@@ -174,7 +184,16 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
                 l: Some(l),
             };
             let (k, l, g, tau) = resolve(name, &p).ok()?;
-            let f = TimedApbf::new(k, l, g, tau, Trigger::Time).ok()?;
+            let f = TimedApbf::new(
+                ApbfShape {
+                    hashes: k,
+                    extra_slices: l,
+                    generation: g,
+                },
+                tau,
+                Trigger::Time,
+            )
+            .ok()?;
             let count = f.theory().count_based();
             let memory = f.memory_bits();
             Some(Candidate {

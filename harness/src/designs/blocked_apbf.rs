@@ -10,6 +10,7 @@ use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
 use bloomlab_filters::build::Target;
+use bloomlab_filters::BlockedApbfShape;
 use bloomlab_filters::{window, ParamError, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
@@ -79,8 +80,18 @@ impl DesignDef for BlockedApbf {
             (Some(k), Some(l), g, w, b, None) if g.is_some() != w.is_some() => {
                 let g = g.unwrap_or_else(|| w.expect("one of g, window").div_ceil(l as u64));
                 match b {
-                    Some(b) => Filter::new(k, l, g, b),
-                    None => Filter::with_default_blocks(k, l, g),
+                    Some(b) => Filter::new(BlockedApbfShape {
+                        hashes: k,
+                        extra_slices: l,
+                        generation: g,
+                        blocks: Some(b),
+                    }),
+                    None => Filter::new(BlockedApbfShape {
+                        hashes: k,
+                        extra_slices: l,
+                        generation: g,
+                        blocks: None,
+                    }),
                 }
                 .map_err(e)?
             }

@@ -10,6 +10,7 @@ use crate::metrics::columns::col;
 use crate::metrics::Value;
 use crate::spec::Metric;
 use bloomlab_filters::broom::{self, Broom as Windowed, BroomFilter, DEFAULT_C, DEFAULT_LOAD};
+use bloomlab_filters::BroomShape;
 use serde::{Deserialize, Serialize};
 
 /// The highest load the harness runs the broom filter at.
@@ -90,8 +91,14 @@ impl DesignDef for Broom {
                 ))
             }
         };
-        let f =
-            BroomFilter::new(w, slots, r, c, seed).map_err(|e| anyhow::anyhow!("broom: {e}"))?;
+        let f = BroomFilter::new(BroomShape {
+            capacity: w,
+            slots,
+            remainder_bits: r,
+            moves_per_adapt: c,
+        })
+        .map(|f| f.with_seed(seed))
+        .map_err(|e| anyhow::anyhow!("broom: {e}"))?;
         let bound = f.fpr_bound();
         let resolved = vec![
             int(col::WINDOW, w),

@@ -11,6 +11,7 @@ use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::clock_sketch::theory::{ClockBloomTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::clock_sketch::ClockBloom as Filter;
+use bloomlab_filters::ClockBloomShape;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +68,13 @@ impl DesignDef for ClockBloom {
             (Some(p), (None, None, None)) => {
                 Target::window(w).fpr(p).build::<Filter>().map_err(e)?
             }
-            (None, (Some(k), Some(s), Some(m))) => Filter::new(w, k, s, m).map_err(e)?,
+            (None, (Some(k), Some(s), Some(m))) => Filter::new(ClockBloomShape {
+                window: w,
+                hashes: k,
+                cell_bits: s,
+                cells: m,
+            })
+            .map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
                     "clock_bloom needs window and fpr, or window, k, clock_bits and m"

@@ -7,6 +7,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, DoubleBuffer as Filter};
+use bloomlab_filters::DoubleBufferShape;
 
 segmented::segmented_params! {
     /// Double-buffering parameters: (window, fpr) or (k, g, m).
@@ -30,7 +31,11 @@ impl DesignDef for DoubleBuffer {
 
     fn build(p: DoubleBufferParams, _seed: u64) -> anyhow::Result<Built> {
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => Filter::new(k, g, m),
+            Sizing::Explicit(k, g, m) => Filter::new(DoubleBufferShape {
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            }),
             Sizing::Target(t) => t.build::<Filter>(),
         }
         .map_err(|e| anyhow::anyhow!("double_buffer: {e}"))?;

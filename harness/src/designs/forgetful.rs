@@ -6,6 +6,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
+use bloomlab_filters::ForgetfulBloomShape;
 
 segmented::segmented_params! {
     /// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
@@ -33,7 +34,12 @@ impl DesignDef for Forgetful {
         let past = at_least_one(col::PAST, p.past)?
             .ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => ForgetfulBloom::new(past, k, g, m),
+            Sizing::Explicit(k, g, m) => ForgetfulBloom::new(ForgetfulBloomShape {
+                past_filters: past,
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            }),
             Sizing::Target(t) => t.past(past).build::<ForgetfulBloom>(),
         }
         .map_err(|e| anyhow::anyhow!("forgetful: {e}"))?;

@@ -12,6 +12,7 @@ use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::half_sliding::theory::{HalfSlidingTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::half_sliding::HalfSliding as Filter;
+use bloomlab_filters::HalfSlidingShape;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +76,7 @@ impl DesignDef for HalfSliding {
         let (f, w) = match (window, fpr, explicit) {
             (Some(w), Some(p), (None, None, None, None)) => (Target::window(w).fpr(p).build::<Filter>().map_err(e)?, w),
             (w, None, (Some(c), Some(k), Some(lo), Some(m))) => {
-                (Filter::new(c, k, lo, m).map_err(e)?, w.unwrap_or(c))
+                (Filter::new(HalfSlidingShape { cycle: c, arrays: k, queried_arrays: lo, cells_per_array: m }).map_err(e)?, w.unwrap_or(c))
             }
             _ => {
                 return Err(anyhow::anyhow!(

@@ -6,6 +6,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, JumpingWindow};
+use bloomlab_filters::JumpingWindowShape;
 
 segmented::segmented_params! {
     /// Jumping-window parameters: segments and (window, fpr) or (k, g, m).
@@ -33,7 +34,12 @@ impl DesignDef for Jumping {
         let n = at_least_one(col::SEGMENTS, p.segments)?
             .ok_or_else(|| anyhow::anyhow!("jumping needs segments"))?;
         let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => JumpingWindow::new(n, k, g, m),
+            Sizing::Explicit(k, g, m) => JumpingWindow::new(JumpingWindowShape {
+                segments: n,
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            }),
             Sizing::Target(t) => t.segments(n).build::<JumpingWindow>(),
         }
         .map_err(|e| anyhow::anyhow!("jumping: {e}"))?;

@@ -7,6 +7,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use crate::spec::Metric;
+use bloomlab_filters::NaorYogevShape;
 use bloomlab_filters::{naor_yogev, window, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -95,10 +96,17 @@ impl DesignDef for NaorYogev {
         let c = at_least_one(col::C, p.c)?;
         let load = p.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
         let e = |r: ParamError| anyhow::anyhow!("naor_yogev: {r}");
-        let size = naor_yogev::Sizing::new(n, m, eps, c, load).map_err(e)?;
-        let f = bloomlab_filters::NaorYogev::from_sizing(size)
+        let shape = NaorYogevShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: c,
+            max_load: Some(load),
+        };
+        let f = bloomlab_filters::NaorYogev::new(shape)
             .map_err(e)?
             .with_seed(seed);
+        let size = *f.sizing();
         let grid = window::phase_grid(size.g, 256);
         let phases = grid.len() as f64;
         let bound = naor_yogev::theory::space_bound_bits(n, m, eps);

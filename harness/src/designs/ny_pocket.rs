@@ -7,6 +7,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::{col, Col};
 use crate::metrics::Value;
 use crate::spec::Metric;
+use bloomlab_filters::NyPocketShape;
 use bloomlab_filters::{naor_yogev, ny_pocket, window, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -109,8 +110,15 @@ impl DesignDef for NyPocket {
         let c = at_least_one(col::C, p.c)?;
         let load = p.max_load.unwrap_or(ny_pocket::DEFAULT_MAX_LOAD);
         let e = |r: ParamError| anyhow::anyhow!("ny_pocket: {r}");
-        let size = ny_pocket::Sizing::new(n, m, eps, c, load).map_err(e)?;
-        let f = bloomlab_filters::NyPocket::from_sizing(size).map_err(e)?;
+        let shape = NyPocketShape {
+            window: n,
+            slack: m,
+            fpr: eps,
+            generations: c,
+            max_load: Some(load),
+        };
+        let f = bloomlab_filters::NyPocket::new(shape).map_err(e)?;
+        let size = *f.sizing();
         let grid = window::phase_grid(size.g, 256);
         let theory = Theory {
             later: Default::default(),

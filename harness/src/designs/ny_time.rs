@@ -53,7 +53,7 @@ impl DesignDef for NyHybrid {
         // the sizing rules are the crate's (bloomlab_filters::build)
         let mut target = Target::time(t, rate).ticks_per_unit(NS).fpr(eps).seed(seed);
         if let Some(c) = p.c {
-            target = target.c(c);
+            target = target.generations(c);
         }
         if let Some(b) = p.burst {
             target = target.burst(b);

@@ -11,6 +11,7 @@ use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::she::theory::{code_alpha, phase_of, SheTheory, MAX_EXACT_WINDOW};
 use bloomlab_filters::she::{SheBloom as Filter, CODE_GROUP};
+use bloomlab_filters::SheBloomShape;
 use bloomlab_filters::{Filter as _, ParamError, SlidingFilter as _};
 use serde::{Deserialize, Serialize};
 
@@ -170,7 +171,7 @@ fn filter(p: &SheBloomParams) -> anyhow::Result<Filter> {
                 (Some(a), None) => phase_of(w, a),
                 (None, None) => phase_of(w, code_alpha(w, k, m, g)),
             };
-            Filter::new(w, k, m, g, phase).map_err(e)
+            Filter::new(SheBloomShape { window: w, hashes: k, bits: m, group_bits: g, phase }).map_err(e)
         }
         _ => Err(anyhow::anyhow!(
             "she_bloom needs window and fpr, or window, k and m (and optionally group, alpha or phase)"

@@ -12,6 +12,7 @@ use bloomlab_filters::sliding_sketch::theory::{
     mean_fpr, worst_fpr, SlidingBloomTheory, MAX_EXACT_WINDOW,
 };
 use bloomlab_filters::sliding_sketch::SlidingBloom as Filter;
+use bloomlab_filters::SlidingBloomShape;
 use bloomlab_filters::{Filter as _, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -67,7 +68,12 @@ impl DesignDef for SlidingBloom {
         }
         let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::M, p.m)?) {
             (Some(p), None, None) => Target::window(w).fpr(p).build::<Filter>().map_err(e)?,
-            (None, Some(k), Some(m)) => Filter::new(w, k, m).map_err(e)?,
+            (None, Some(k), Some(m)) => Filter::new(SlidingBloomShape {
+                window: w,
+                arrays: k,
+                cells_per_array: m,
+            })
+            .map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
                     "sliding_bloom needs window and fpr, or window, k and m"

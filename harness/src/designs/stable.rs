@@ -6,6 +6,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::stable::{self, Decrement, StableBloomFilter};
+use bloomlab_filters::{StableShape, Target};
 use serde::{Deserialize, Serialize};
 
 /// Stable Bloom filter parameters: (m, d, k, p), or (m, d, k, fpr) picking
@@ -85,12 +86,23 @@ impl DesignDef for Stable {
             at_least_one(col::P, a.p)?,
         );
         let memory = at_least_one(col::MEMORY, a.memory)?;
+        let sized = |bits: u64, e: f64| Target::memory(bits).fpr(e);
         let f = match (m, d, k, p, fpr, memory) {
-            (Some(m), Some(d), Some(k), Some(p), None, None) => StableBloomFilter::new(m, d, k, p),
-            (Some(m), Some(d), Some(k), None, Some(e), None) => {
-                StableBloomFilter::with_fpr_for(m, d, k, e)
+            (Some(m), Some(d), Some(k), Some(p), None, None) => {
+                StableBloomFilter::new(StableShape {
+                    cells: m,
+                    cell_bits: d,
+                    hashes: k,
+                    decrements: p,
+                })
             }
-            (None, None, None, None, Some(e), Some(bits)) => StableBloomFilter::with_fpr(bits, e),
+            (Some(m), Some(d), Some(k), None, Some(e), None) => {
+                let bits = m.checked_mul(d as u64).ok_or_else(|| {
+                    anyhow::anyhow!("stable: m times d is {m} x {d}, past 2^64 bits")
+                })?;
+                sized(bits, e).cell_bits(d).hashes(k).build()
+            }
+            (None, None, None, None, Some(e), Some(bits)) => sized(bits, e).build(),
             _ => {
                 return Err(anyhow::anyhow!(
                     "stable needs m, d, k and p; or m, d, k and fpr; or memory and fpr"

@@ -11,6 +11,7 @@ use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::swamp::{self, table as swamp_table, theory as swamp_theory};
 use bloomlab_filters::ParamError;
+use bloomlab_filters::SwampShape;
 
 /// SWAMP.
 pub struct Swamp;
@@ -46,7 +47,11 @@ impl DesignDef for Swamp {
         let e = |r: ParamError| anyhow::anyhow!("swamp: {r}");
         let make = || match (fpr, bits) {
             (Some(p), None) => Target::window(w).fpr(p).build::<swamp::Swamp>().map_err(e),
-            (None, Some(l)) => swamp::Swamp::new(w, l).map_err(e),
+            (None, Some(l)) => swamp::Swamp::new(SwampShape {
+                window: w,
+                fingerprint_bits: l,
+            })
+            .map_err(e),
             _ => Err(anyhow::anyhow!(
                 "swamp needs window and one of fpr, fingerprint_bits"
             )),

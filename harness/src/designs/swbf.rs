@@ -10,6 +10,7 @@ use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::timing::Swbf as Filter;
 use bloomlab_filters::ParamError;
+use bloomlab_filters::SwbfShape;
 
 /// SWBF.
 pub struct Swbf;
@@ -34,7 +35,11 @@ impl DesignDef for Swbf {
             at_least_one(col::FINGERPRINT_BITS, p.fingerprint_bits)?,
         ) {
             (Some(p), None) => Target::window(w).fpr(p).build::<Filter>().map_err(e)?,
-            (None, Some(b)) => Filter::new(w, b).map_err(e)?,
+            (None, Some(b)) => Filter::new(SwbfShape {
+                window: w,
+                fingerprint_bits: b,
+            })
+            .map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
                     "swbf needs window and one of fpr, fingerprint_bits"

@@ -6,6 +6,7 @@ use super::{Built, DesignDef};
 use super::{Candidate, Constraints};
 use crate::spec::Metric;
 use bloomlab_filters::sketches::Swlc as Sketch;
+use bloomlab_filters::SwlcShape;
 
 /// Swlc.
 pub struct Swlc;
@@ -22,7 +23,13 @@ impl DesignDef for Swlc {
     /// `seed` picks the sketch's hash.
     fn build(p: RegistersParams, seed: u64) -> anyhow::Result<Built> {
         sketches::registers(Self::NAME, p, |w, m| {
-            Ok(Box::new(Sketch::new(w, m)?.with_seed(seed)))
+            Ok(Box::new(
+                Sketch::new(SwlcShape {
+                    window: w,
+                    registers: m,
+                })?
+                .with_seed(seed),
+            ))
         })
     }
 

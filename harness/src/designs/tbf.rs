@@ -9,6 +9,7 @@ use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::build::Target;
 use bloomlab_filters::timing::{stamp_bits, tbf, TimingBloom};
+use bloomlab_filters::TimingBloomShape;
 use bloomlab_filters::{bloom, lines, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +51,12 @@ impl DesignDef for Tbf {
         let e = |r: ParamError| anyhow::anyhow!("tbf: {r}");
         let f = match (fpr, at_least_one(col::K, p.k)?, at_least_one(col::S, p.s)?) {
             (Some(p), None, None) => Target::window(w).fpr(p).build::<TimingBloom>().map_err(e)?,
-            (None, Some(k), Some(s)) => TimingBloom::new(w, k, s).map_err(e)?,
+            (None, Some(k), Some(s)) => TimingBloom::new(TimingBloomShape {
+                window: w,
+                hashes: k,
+                cells_per_slice: s,
+            })
+            .map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
                     "tbf needs window and fpr, or window, k and s"

@@ -9,6 +9,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::sketches::Wcss as Sketch;
+use bloomlab_filters::WcssShape;
 use serde::{Deserialize, Serialize};
 
 /// WCSS parameters: window and counters, or window and eps for ⌈4/eps⌉
@@ -43,8 +44,14 @@ impl DesignDef for Wcss {
             .ok_or_else(|| anyhow::anyhow!("wcss needs window"))?;
         let e = |r| anyhow::anyhow!("wcss: {r}");
         let f = match (at_least_one(col::COUNTERS, p.counters)?, p.eps) {
-            (Some(k), None) => Sketch::new(w, k).map_err(e)?,
-            (None, Some(eps)) => Sketch::with_error(w, eps).map_err(e)?,
+            (Some(k), None) => Sketch::new(WcssShape {
+                window: w,
+                counters: k,
+            })
+            .map_err(e)?,
+            (None, Some(eps)) => WcssShape::for_error(w, eps)
+                .and_then(Sketch::new)
+                .map_err(e)?,
             _ => {
                 return Err(anyhow::anyhow!(
                     "wcss needs window and one of counters, eps"

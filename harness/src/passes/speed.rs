@@ -7,6 +7,7 @@
 use crate::metrics::columns::col;
 use crate::metrics::Row;
 use bloomlab_filters::bloom::BloomFilter;
+use bloomlab_filters::BloomShape;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ pub fn reference(bits: u64, w: u64) -> BloomFilter {
     let k = ((bits as f64 / w.max(1) as f64) * std::f64::consts::LN_2)
         .ceil()
         .clamp(1.0, 32.0) as u32;
-    BloomFilter::new(bits, k).expect("m >= 64 and k in 1..=32")
+    BloomFilter::new(BloomShape { bits, hashes: k }).expect("m >= 64 and k in 1..=32")
 }
 
 /// Brings the reference to the state `n` keys leave it in

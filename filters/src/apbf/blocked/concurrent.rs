@@ -35,7 +35,7 @@
 //! Shifts serialise on a lock (a few microseconds every g insertions, for
 //! clearing B words); insertions and queries take no lock.
 
-use super::{key_bit, mask, multipliers, BlockedApbf, MAX_SLICES};
+use super::{key_bit, mask, multipliers, BlockedApbf, BlockedApbfShape, MAX_SLICES};
 use crate::error::check_nonzero;
 use crate::hash::{fastrange, KeyHasher};
 use crate::timewindow::{OnTime, Trigger};
@@ -84,9 +84,10 @@ fn unpack(state: u64) -> (u64, u64) {
 /// module documentation for what it guarantees under concurrent shifts).
 ///
 /// ```
-/// use bloomlab_filters::ConcurrentApbf;
+/// use bloomlab_filters::{ConcurrentApbf, Target};
 /// use std::sync::Arc;
-/// let f = Arc::new(ConcurrentApbf::with_fpr(10_000, 1e-3, 7).unwrap());
+/// let f: ConcurrentApbf = Target::window(10_000).fpr(1e-3).seed(7).build().unwrap();
+/// let f = Arc::new(f);
 /// let writers: Vec<_> = (0..4u64)
 ///     .map(|t| {
 ///         let f = Arc::clone(&f);
@@ -121,32 +122,46 @@ pub struct ConcurrentApbf {
 }
 
 impl ConcurrentApbf {
-    /// An empty filter of the shape of `BlockedApbf::new(k, l, g, blocks)`,
-    /// its generations ended every g insertions (a window of l g
-    /// insertions), keys hashed with seed `seed`.
-    pub fn new(k: u32, l: u32, g: u64, blocks: u64, seed: u64) -> Result<Self, ParamError> {
-        Self::with_shift(k, l, g, blocks, Shift::Count, seed)
+    /// An empty filter of `shape` (as [`BlockedApbf::new`] takes it), its
+    /// generations ended every g insertions (a window of l g insertions),
+    /// keys hashed with seed 0 (see [`with_seed`](Self::with_seed)).
+    pub fn new(shape: BlockedApbfShape) -> Result<Self, ParamError> {
+        let (k, l, g, blocks) = shape.resolve()?;
+        Self::with_shift(k, l, g, blocks, Shift::Count, 0)
     }
 
-    /// An empty filter of that shape whose generations are ended by
-    /// `trigger` with τ = `tau` clock ticks: every key younger than T = lτ
-    /// is reported under [`Trigger::Time`] whatever the arrivals (see the
-    /// module docs for [`Trigger::Hybrid`]). Most callers size it with
-    /// [`Target`](crate::build::Target) instead.
+    /// An empty filter of `shape` whose generations are ended by `trigger`
+    /// with τ = `generation_ticks` clock ticks: every key younger than
+    /// T = lτ is reported under [`Trigger::Time`] whatever the arrivals
+    /// (see the module docs for [`Trigger::Hybrid`]). Most callers size it
+    /// with [`Target`](crate::build::Target) instead.
     pub fn timed(
-        k: u32,
-        l: u32,
-        g: u64,
-        blocks: u64,
-        tau: u64,
+        shape: BlockedApbfShape,
+        generation_ticks: u64,
         trigger: Trigger,
-        seed: u64,
     ) -> Result<Self, ParamError> {
+        let (k, l, g, blocks) = shape.resolve()?;
         let shift = match trigger {
-            Trigger::Time => Shift::Time(tau),
-            Trigger::Hybrid => Shift::Hybrid(tau),
+            Trigger::Time => Shift::Time(generation_ticks),
+            Trigger::Hybrid => Shift::Hybrid(generation_ticks),
         };
-        Self::with_shift(k, l, g, blocks, shift, seed)
+        Self::with_shift(k, l, g, blocks, shift, 0)
+    }
+
+    /// The same filter hashing keys under `seed`: a secret seed keeps an
+    /// adversary from choosing keys that collide.
+    ///
+    /// # Panics
+    /// If the filter already holds keys (they were hashed under the old
+    /// seed and would be lost).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        assert_eq!(
+            *self.inserted.get_mut(),
+            0,
+            "with_seed on a filter that holds keys"
+        );
+        self.hasher = KeyHasher::new(seed);
+        self
     }
 
     pub(crate) fn with_shift(
@@ -207,12 +222,11 @@ impl ConcurrentApbf {
         }
     }
 
-    /// Sized as [`BlockedApbf::with_fpr`] for a window of `window`
+    /// Sized as [`BlockedApbf::sizing`] for a window of `window`
     /// insertions, generations ended on count. A window of time goes
     /// through [`Target::time`](crate::build::Target::time).
-    pub fn with_fpr(window: u64, fpr: f64, seed: u64) -> Result<Self, ParamError> {
-        let t = BlockedApbf::sizing(window, fpr)?;
-        Self::new(t.k, t.l, t.g, t.blocks, seed)
+    pub(crate) fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        Self::new(BlockedApbf::sizing(window, fpr)?.into())
     }
 
     fn slices(&self) -> u64 {
@@ -434,7 +448,13 @@ impl ConcurrentApbf {
     /// when no insertion is running: words written meanwhile may or may not
     /// be in it.
     pub fn to_blocked(&self) -> BlockedApbf {
-        let mut f = BlockedApbf::new(self.k, self.l, self.g, self.blocks).expect("a valid shape");
+        let mut f = BlockedApbf::new(crate::BlockedApbfShape {
+            hashes: self.k,
+            extra_slices: self.l,
+            generation: self.g,
+            blocks: Some(self.blocks),
+        })
+        .expect("a valid shape");
         for (d, s) in f.words_mut().iter_mut().zip(self.words.iter()) {
             *d = s.load(Acquire);
         }

@@ -135,9 +135,11 @@ pub struct BlockedApbf {
 
 impl BlockedApbf {
     /// A blocked APBF with k slices written per insertion, l extra slices,
-    /// generation size g and B = `blocks` blocks of k + l words. Window l g,
+    /// generation size g and B = `blocks` blocks of k + l words (by default
+    /// [`default_blocks`]`(k, g)`, the unblocked APBF's memory). Window l g,
     /// slack k g, payload (k + l) 64 B bits.
-    pub fn new(k: u32, l: u32, g: u64, blocks: u64) -> Result<Self, ParamError> {
+    pub fn new(shape: BlockedApbfShape) -> Result<Self, ParamError> {
+        let (k, l, g, blocks) = shape.resolve()?;
         let lines = Self::shape(k, l, g, blocks)?;
         let mult = multipliers();
         Ok(BlockedApbf {
@@ -170,16 +172,6 @@ impl BlockedApbf {
         let words = blocks.checked_mul(slices);
         check_bits(words.and_then(|w| w.checked_mul(WORD_BITS)))?;
         Ok(words.expect("checked").div_ceil(8) as usize)
-    }
-
-    /// As [`new`](Self::new) with the unblocked APBF's memory:
-    /// [`default_blocks`]`(k, g)` blocks.
-    pub fn with_default_blocks(k: u32, l: u32, g: u64) -> Result<Self, ParamError> {
-        let blocks = default_blocks(k, g).ok_or(ParamError::TooLarge {
-            what: "k g",
-            limit: "2^64".into(),
-        })?;
-        Self::new(k, l, g, blocks)
     }
 
     /// k: slices written per insertion.
@@ -438,6 +430,8 @@ mod sizing;
 mod theory;
 
 pub use sizing::default_blocks;
+mod shape;
+pub use shape::BlockedApbfShape;
 
 impl crate::timewindow::Generational for BlockedApbf {
     fn write(&mut self, key: u64) {

@@ -12,27 +12,22 @@ pub fn default_blocks(k: u32, g: u64) -> Option<u64> {
 }
 
 impl BlockedApbf {
-    /// Sized for a window of at least `window` insertions at worst-phase FPR
-    /// <= `fpr`: (k, l) as the unblocked [`Apbf::with_fpr`](crate::Apbf::with_fpr)
-    /// chooses them, g = ⌈window / l⌉, and the fewest blocks whose exact
-    /// theory meets `fpr` (found by bisection; at least [`default_blocks`]).
+    /// The configuration [`Target`](crate::build::Target) sizes for a window
+    /// of at least `window` insertions at worst-phase FPR <= `fpr`, without
+    /// allocating it: (k, l) as the unblocked APBF chooses them,
+    /// g = ⌈window / l⌉ and the fewest blocks whose exact theory meets `fpr`
+    /// (found by bisection; at least [`default_blocks`]).
     ///
     /// ```
+    /// use bloomlab_filters::build::Target;
     /// use bloomlab_filters::{BlockedApbf, Filter, SlidingFilter};
-    /// let mut f = BlockedApbf::with_fpr(10_000, 1e-2).unwrap();
+    /// let mut f: BlockedApbf = Target::window(10_000).fpr(1e-2).build().unwrap();
     /// assert!(f.window() >= 10_000);
     /// f.insert(7);
     /// assert!(f.contains(7));
     /// assert!(f.theory().fpr().unwrap() <= 1e-2);
+    /// assert_eq!(f.theory(), BlockedApbf::sizing(10_000, 1e-2).unwrap());
     /// ```
-    pub fn with_fpr(window: u64, fpr: f64) -> Result<Self, ParamError> {
-        let t = Self::sizing(window, fpr)?;
-        Self::new(t.k, t.l, t.g, t.blocks)
-    }
-
-    /// The configuration [`with_fpr`](Self::with_fpr) builds, without
-    /// allocating it: (k, l) as the unblocked APBF chooses them,
-    /// g = ⌈window / l⌉ and the fewest blocks whose exact theory meets `fpr`.
     pub fn sizing(window: u64, fpr: f64) -> Result<BlockedTheory, ParamError> {
         check_nonzero("window", window)?;
         crate::error::check_probability("fpr", fpr)?;
@@ -40,22 +35,20 @@ impl BlockedApbf {
         Self::sizing_kl(window, fpr, k, l)
     }
 
-    /// A filter of the given (k, l) over `window`, with the fewest blocks
-    /// whose exact theory meets `fpr` (the fast sizing `bloomlab plan`
-    /// prints for the APBF, say, instead of the least-memory one).
+    /// The configuration of the given (k, l) over `window` with the fewest
+    /// blocks whose exact theory meets `fpr` (the fast sizing `bloomlab
+    /// plan` prints for the APBF, say, instead of the least-memory one):
+    /// what [`Target`](crate::build::Target) builds given
+    /// [`hashes`](crate::build::Target::hashes) and
+    /// [`extra_slices`](crate::build::Target::extra_slices).
     ///
     /// ```
+    /// use bloomlab_filters::build::Target;
     /// use bloomlab_filters::BlockedApbf;
-    /// let f = BlockedApbf::with_fpr_kl(10_000, 1.5e-3, 11, 10).unwrap();
+    /// let t = Target::window(10_000).fpr(1.5e-3).hashes(11).extra_slices(10);
+    /// let f: BlockedApbf = t.build().unwrap();
     /// assert!(f.theory().fpr().unwrap() <= 1.5e-3);
     /// ```
-    pub fn with_fpr_kl(window: u64, fpr: f64, k: u32, l: u32) -> Result<Self, ParamError> {
-        let t = Self::sizing_kl(window, fpr, k, l)?;
-        Self::new(t.k, t.l, t.g, t.blocks)
-    }
-
-    /// The configuration [`with_fpr_kl`](Self::with_fpr_kl) builds, without
-    /// allocating it.
     pub fn sizing_kl(window: u64, fpr: f64, k: u32, l: u32) -> Result<BlockedTheory, ParamError> {
         check_nonzero("window", window)?;
         check_nonzero("l", l as u64)?;

@@ -5,12 +5,48 @@ use crate::Instrumented;
 
 #[test]
 fn bad_parameters_are_rejected() {
-    assert!(BlockedApbf::new(0, 1, 1, 1).is_err());
-    assert!(BlockedApbf::new(1, 0, 1, 1).is_err());
-    assert!(BlockedApbf::new(1, 1, 0, 1).is_err());
-    assert!(BlockedApbf::new(1, 1, 1, 0).is_err());
-    assert!(BlockedApbf::new(40, 25, 1, 1).is_err());
-    assert!(BlockedApbf::new(10, 10, 1, 1 << 40).is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 0,
+        extra_slices: 1,
+        generation: 1,
+        blocks: Some(1)
+    })
+    .is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 1,
+        extra_slices: 0,
+        generation: 1,
+        blocks: Some(1)
+    })
+    .is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 1,
+        extra_slices: 1,
+        generation: 0,
+        blocks: Some(1)
+    })
+    .is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 1,
+        extra_slices: 1,
+        generation: 1,
+        blocks: Some(0)
+    })
+    .is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 40,
+        extra_slices: 25,
+        generation: 1,
+        blocks: Some(1)
+    })
+    .is_err());
+    assert!(BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 10,
+        extra_slices: 10,
+        generation: 1,
+        blocks: Some(1 << 40)
+    })
+    .is_err());
 }
 
 #[test]
@@ -18,7 +54,13 @@ fn probes_count_the_distinct_lines_read() {
     // against a brute force: the set of 64-byte lines of the words
     // Algorithm 1 reads
     for (k, l, blocks) in [(10, 7, 40), (4, 3, 9), (1, 1, 5), (3, 14, 7)] {
-        let mut f = BlockedApbf::new(k, l, 50, blocks).unwrap();
+        let mut f = BlockedApbf::new(crate::BlockedApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: 50,
+            blocks: Some(blocks),
+        })
+        .unwrap();
         let mut seen = 0;
         for t in 0..2_000u64 {
             f.insert(mix64(t));
@@ -41,7 +83,17 @@ fn probes_count_the_distinct_lines_read() {
             "k {k} l {l}: no query read two lines"
         );
     }
-    assert_eq!(BlockedApbf::new(2, 2, 5, 3).unwrap().name(), "blocked_apbf");
+    assert_eq!(
+        BlockedApbf::new(crate::BlockedApbfShape {
+            hashes: 2,
+            extra_slices: 2,
+            generation: 5,
+            blocks: Some(3)
+        })
+        .unwrap()
+        .name(),
+        "blocked_apbf"
+    );
 }
 
 #[test]
@@ -60,7 +112,13 @@ fn the_branch_free_answer_is_algorithm_1s() {
         (40, 24, 2, 1),
         (20, 44, 3, 2),
     ] {
-        let mut f = BlockedApbf::new(k, l, g, blocks).unwrap();
+        let mut f = BlockedApbf::new(crate::BlockedApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+            blocks: Some(blocks),
+        })
+        .unwrap();
         let (mut yes, mut no) = (0, 0);
         for t in 0..(k + l) as u64 * g * 3 {
             f.insert(mix64(t));
@@ -129,7 +187,13 @@ fn sizing_refuses_what_it_cannot_reach_or_hold() {
 
 #[test]
 fn memory_is_exact() {
-    let f = BlockedApbf::with_default_blocks(10, 7, 1000).unwrap();
+    let f = BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 10,
+        extra_slices: 7,
+        generation: 1000,
+        blocks: None,
+    })
+    .unwrap();
     assert_eq!(f.blocks(), 14427u64.div_ceil(64));
     assert_eq!(f.memory_bits(), 17 * 64 * 226 + 128);
 }
@@ -138,7 +202,15 @@ fn memory_is_exact() {
 fn query_agrees_with_the_definition() {
     // l >= k and l < k, k = 1
     for (k, l) in [(3, 4), (4, 2), (1, 1), (10, 7)] {
-        query_agrees(BlockedApbf::new(k, l, 5, 3).unwrap());
+        query_agrees(
+            BlockedApbf::new(crate::BlockedApbfShape {
+                hashes: k,
+                extra_slices: l,
+                generation: 5,
+                blocks: Some(3),
+            })
+            .unwrap(),
+        );
     }
 }
 
@@ -203,7 +275,13 @@ fn a_negative_query_reads_about_one_and_a_half_lines() {
     // docs/speed.md quotes for the blocked APBF's negative query at DRAM
     // sizes (`cargo test --release -p bloomlab-filters negative_query_reads -- --nocapture`)
     let w = 1u64 << 16;
-    let mut f = BlockedApbf::with_default_blocks(10, 7, w.div_ceil(7)).unwrap();
+    let mut f = BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 10,
+        extra_slices: 7,
+        generation: w.div_ceil(7),
+        blocks: None,
+    })
+    .unwrap();
     for t in 0..3 * w {
         f.insert(mix64(t));
     }
@@ -256,7 +334,12 @@ fn sizing_at_a_given_kl() {
     assert!(BlockedApbf::sizing_kl(w, e, 40, 30).is_err());
     assert!(BlockedApbf::sizing_kl(w, e, 0, 30).is_err());
     assert!(BlockedApbf::sizing_kl(w, 0.0, 10, 7).is_err());
-    let f = BlockedApbf::with_fpr_kl(w, e, 11, 10).unwrap();
+    let f = crate::Target::window(w)
+        .fpr(e)
+        .hashes(11)
+        .extra_slices(10)
+        .build::<BlockedApbf>()
+        .unwrap();
     assert_eq!((f.k(), f.l(), f.blocks()), (11, 10, t.blocks));
 }
 
@@ -276,7 +359,13 @@ fn counted_lines_match_the_theory() {
         (14, 32, 1 << 14),
     ] {
         let g = w.div_ceil(l as u64);
-        let mut f = BlockedApbf::with_default_blocks(k, l, g).unwrap();
+        let mut f = BlockedApbf::new(crate::BlockedApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+            blocks: None,
+        })
+        .unwrap();
         let n_ins = 3 * w + g / 3;
         for t in 0..n_ins {
             f.insert(mix64(t));

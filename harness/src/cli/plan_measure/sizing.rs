@@ -21,6 +21,7 @@ use crate::passes::PointPlan;
 use crate::plan::Candidate;
 use crate::spec::Spec;
 use crate::sweep;
+use bloomlab_filters::BloomShape;
 use std::time::Instant;
 
 /// Keys timed per kind by the count calibration.
@@ -169,8 +170,11 @@ fn reference_ns(bits: u64, w: u64) -> (f64, f64) {
     }
     let insert = t0.elapsed().as_nanos() as f64 / n as f64;
     let small = bits.clamp(64, 1 << 24);
-    let mut part = bloomlab_filters::bloom::BloomFilter::new(small, r.k())
-        .expect("m >= 64 and the reference's k");
+    let mut part = bloomlab_filters::bloom::BloomFilter::new(BloomShape {
+        bits: small,
+        hashes: r.k(),
+    })
+    .expect("m >= 64 and the reference's k");
     // at the whole reference's density: the window's keys in its share
     let keys = (w as f64 * small as f64 / bits.max(64) as f64) as u64;
     let t0 = Instant::now();

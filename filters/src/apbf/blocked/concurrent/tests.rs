@@ -9,7 +9,13 @@ use std::sync::Arc;
 #[test]
 fn one_thread_answers_as_the_sequential_filter() {
     let c = ConcurrentApbf::with_shift(4, 3, 40, 32, Shift::Count, 0).unwrap();
-    let mut s = BlockedApbf::new(4, 3, 40, 32).unwrap();
+    let mut s = BlockedApbf::new(crate::BlockedApbfShape {
+        hashes: 4,
+        extra_slices: 3,
+        generation: 40,
+        blocks: Some(32),
+    })
+    .unwrap();
     for i in 0..5000u64 {
         c.insert_hash(mix64(i));
         s.insert(mix64(i));
@@ -34,7 +40,18 @@ fn one_thread_answers_as_the_sequential_time_filter() {
         (Shift::Hybrid(30), Trigger::Hybrid),
     ] {
         let c = ConcurrentApbf::with_shift(4, 3, 40, 32, shift, 0).unwrap();
-        let mut s = OnTime::wrap(BlockedApbf::new(4, 3, 40, 32).unwrap(), 30, trigger).unwrap();
+        let mut s = OnTime::wrap(
+            BlockedApbf::new(crate::BlockedApbfShape {
+                hashes: 4,
+                extra_slices: 3,
+                generation: 40,
+                blocks: Some(32),
+            })
+            .unwrap(),
+            30,
+            trigger,
+        )
+        .unwrap();
         let mut now = 0;
         for i in 0..6000u64 {
             now += [0, 1, 1, 2, 9, 60][(mix64(i) % 6) as usize];
