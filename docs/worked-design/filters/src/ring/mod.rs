@@ -160,8 +160,8 @@ impl Codec for Ring {
             fingerprint_bits: bits,
         })
         .map_err(|e| LoadError::Invalid(e.to_string()))?;
-        f.ring = VecDeque::get(r)?;
-        f.inserted = u64::get(r)?;
+        f.ring = <VecDeque<u64> as Codec>::get(r)?;
+        f.inserted = <u64 as Codec>::get(r)?;
         for &fp in &f.ring {
             *f.counts.entry(fp).or_insert(0) += 1;
         }
