@@ -7,7 +7,8 @@
 //! 1. [`cli`]: parses flags and calls what is below.
 //! 2. [`engine`] (run a spec, write its outputs under a lock, shard, merge),
 //!    [`check`] (a rerun against the baselines), [`bench`](mod@bench)
-//!    (criterion benchmarks as tables and charts).
+//!    (criterion benchmarks as tables and charts), [`calibration`] (the
+//!    measured coverage of the intervals).
 //! 3. [`report`]: CSV, markdown and SVG.
 //! 4. [`sweep`]: grid expansion, seeding, each point's plan, parallel
 //!    execution, checkpoints and shards.
@@ -34,6 +35,7 @@
 
 pub mod alloc;
 pub mod bench;
+pub mod calibration;
 pub mod check;
 pub mod cli;
 pub mod designs;
@@ -53,7 +55,7 @@ pub mod workload;
 /// from the layers below its own (see the crate docs).
 pub const LAYERS: &[&[&str]] = &[
     &["cli"],
-    &["engine", "check", "bench"],
+    &["engine", "check", "bench", "calibration"],
     &["report"],
     &["sweep"],
     &["passes", "plan", "peers"],

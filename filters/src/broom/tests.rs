@@ -196,44 +196,32 @@ fn tiny_tables_never_refuse_a_window_key() {
 
 #[test]
 fn bad_parameters_are_rejected() {
-    assert!(BroomFilter::with_fpr(0, 0.01)
-        .map(|f| f.with_seed(1))
-        .is_err());
-    assert!(BroomFilter::with_fpr(10, 1.0)
-        .map(|f| f.with_seed(1))
-        .is_err());
-    assert!(BroomFilter::new(crate::BroomShape {
-        capacity: 10,
-        slots: 10,
-        remainder_bits: 4,
-        moves_per_adapt: 3
-    })
-    .map(|f| f.with_seed(1))
-    .is_err());
-    assert!(BroomFilter::new(crate::BroomShape {
-        capacity: 10,
-        slots: 20,
-        remainder_bits: 0,
-        moves_per_adapt: 3
-    })
-    .map(|f| f.with_seed(1))
-    .is_err());
-    assert!(BroomFilter::new(crate::BroomShape {
-        capacity: 10,
-        slots: 20,
-        remainder_bits: 60,
-        moves_per_adapt: 3
-    })
-    .map(|f| f.with_seed(1))
-    .is_err());
-    assert!(BroomFilter::new(crate::BroomShape {
+    assert!(BroomFilter::with_fpr(0, 0.01).is_err());
+    assert!(BroomFilter::with_fpr(10, 1.0).is_err());
+    let ok = crate::BroomShape {
         capacity: 10,
         slots: 20,
         remainder_bits: 4,
-        moves_per_adapt: 0
-    })
-    .map(|f| f.with_seed(1))
-    .is_err());
+        moves_per_adapt: 3,
+    };
+    assert!(BroomFilter::new(ok).is_ok());
+    for bad in [
+        crate::BroomShape { slots: 10, ..ok },
+        crate::BroomShape {
+            remainder_bits: 0,
+            ..ok
+        },
+        crate::BroomShape {
+            remainder_bits: 60,
+            ..ok
+        },
+        crate::BroomShape {
+            moves_per_adapt: 0,
+            ..ok
+        },
+    ] {
+        assert!(BroomFilter::new(bad).is_err(), "{bad:?}");
+    }
     // more than MAX_BITS allocated: an error, not an abort
     assert!(BroomFilter::new(crate::BroomShape {
         capacity: 1 << 30,
@@ -241,7 +229,6 @@ fn bad_parameters_are_rejected() {
         remainder_bits: 8,
         moves_per_adapt: 3
     })
-    .map(|f| f.with_seed(1))
     .is_err());
 }
 

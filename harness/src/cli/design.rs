@@ -239,7 +239,7 @@ fn group_and_unit(col: &str) -> (Group, &'static str) {
     };
     let c = r.column();
     let group = match c.group {
-        Group::Id | Group::Parameter | Group::Bench => Group::Membership,
+        Group::Id | Group::Parameter | Group::Bench | Group::Calibration => Group::Membership,
         g => g,
     };
     let unit = match r {

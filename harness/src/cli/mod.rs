@@ -7,6 +7,7 @@
 //! status (2 for usage errors, 1 for failures).
 
 pub mod args;
+mod calibrate;
 mod check;
 mod design;
 mod experiment;
@@ -97,6 +98,9 @@ pub fn command() -> Command {
         )))
         .subcommand(replot::ReplotArgs::augment_args(Command::new("replot").about(
             "Draw every chart again from the results already in results/ (nothing is rerun)",
+        )))
+        .subcommand(calibrate::CalibrateArgs::augment_args(Command::new("calibrate").about(
+            "Measure the coverage of bloomlab's intervals over many seeds of points whose truth is known (with --check, fail when one covers too little)",
         )))
         .subcommand(BenchReportArgs::augment_args(Command::new("bench-report").about(
             "Tables, ratios to fastbloom and charts from the criterion benchmarks (run `cargo bench -p bloomlab-bench` first)",
@@ -219,6 +223,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
         "check" => check::check(typed::<CheckArgs>(m)?),
         "report" => report_site(typed(m)?),
         "replot" => replot::replot(typed(m)?),
+        "calibrate" => calibrate::calibrate(typed(m)?),
         "bench-report" => {
             let a: BenchReportArgs = typed(m)?;
             crate::bench::run(&crate::bench::Paths {

@@ -8,7 +8,7 @@ pub mod site;
 mod staged;
 
 pub use markdown::markdown;
-pub use plots::{figure, plot_path, render_plots, svg_string};
+pub use plots::{figure, plot_path, render_plots, svg_string, write_png};
 pub use staged::{
     owner_text, plots_owner, remove_stale_temps, write_atomic, Lock, OutputLock, Staged, STALL_VAR,
 };

@@ -10,79 +10,14 @@
 
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::Filter;
-use bloomlab_filters::Instrumented;
+use bloomlab_harness::calibration::Coin;
 use bloomlab_harness::designs::{Built, Geometry, ProfileTheory, Theory};
 use bloomlab_harness::metrics::Row;
 use bloomlab_harness::spec::{MeasureSpec, Metric, WorkloadSpec};
 use bloomlab_harness::workload::KeyStream;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-use std::collections::{BTreeSet, HashMap, VecDeque};
-
-/// Remembers the last `remember` insertions; any other key is "yes" with
-/// probability `p` (by its hash). Every query reads `probes` cells.
-struct Coin {
-    remember: usize,
-    recent: VecDeque<u64>,
-    count: HashMap<u64, u32>,
-    p: f64,
-    probes: u32,
-    inserted: u64,
-}
-
-impl Coin {
-    fn new(remember: usize, p: f64, probes: u32) -> Coin {
-        Coin {
-            remember,
-            recent: VecDeque::new(),
-            count: HashMap::new(),
-            p,
-            probes,
-            inserted: 0,
-        }
-    }
-}
-
-impl Filter for Coin {
-    fn insert(&mut self, key: u64) {
-        if self.remember == 0 {
-            return;
-        }
-        self.recent.push_back(key);
-        *self.count.entry(key).or_default() += 1;
-        if self.recent.len() > self.remember {
-            let old = self.recent.pop_front().unwrap();
-            let c = self.count.get_mut(&old).unwrap();
-            *c -= 1;
-            if *c == 0 {
-                self.count.remove(&old);
-            }
-        }
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.count.contains_key(&key)
-            || (mix64(key ^ 0x5EED) as f64) < self.p * 18446744073709551616.0
-    }
-    fn memory_bits(&self) -> u64 {
-        64 * self.remember as u64
-    }
-    fn name(&self) -> &'static str {
-        "coin"
-    }
-}
-
-impl Instrumented for Coin {
-    fn contains_probes(&self, key: u64) -> (bool, u32) {
-        (self.contains(key), self.probes)
-    }
-    /// The i-th insertion reports i mod 1000 + 1 cells: over any 1000k
-    /// consecutive insertions each of 1..=1000 exactly k times.
-    fn insert_probes(&mut self, key: u64) -> Option<u32> {
-        self.insert(key);
-        self.inserted += 1;
-        Some((self.inserted % 1000 + 1) as u32)
-    }
-}
+use std::collections::BTreeSet;
 
 /// Measures a `Coin` over window `w` with slack `s` (it remembers `remember`
 /// keys); returns the row.

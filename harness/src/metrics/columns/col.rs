@@ -86,6 +86,7 @@ columns! {
     CALIBRATION = "calibration", Membership, Other, None, "";
     CANDIDATE = "candidate", Membership, Other, None, "";
     CANDIDATES_NEGATIVE = "candidates_negative", Membership, Other, None, "";
+    CI_LEVEL = "ci_level", Calibration, Probability, None, "confidence level";
     CLOCK_BITS = "clock_bits", Parameter, Figure, Bits, "";
     COLLIDING_PAIRS_EXPECTED = "colliding_pairs_expected", Summary, Other, None, "";
     COUNTERS = "counters", Parameter, Other, None, "";
@@ -93,6 +94,8 @@ columns! {
     COUNT_MEAN_ERROR = "count_mean_error", Summary, Signed, None, "";
     COUNT_RMSE = "count_rmse", Summary, Other, Occurrences, "frequency estimate RMSE", StreamTheory;
     COUNT_UNDERESTIMATES = "count_underestimates", Summary, Other, None, "";
+    COVERAGE = "coverage", Calibration, Probability, None, "coverage (share of seeds whose interval holds the truth)";
+    COVERED = "covered", Calibration, Other, None, "";
     CYCLE = "cycle", Parameter, Other, None, "";
     C_PAPER = "c_paper", Membership, Other, None, "";
     D = "d", Parameter, Other, None, "cell bits d", Exact;
@@ -118,6 +121,7 @@ columns! {
     ENTROPY_TRUE = "entropy_true", Summary, Other, None, "";
     EPS = "eps", Parameter, Other, None, "";
     ESTIMATED_SECONDS = "estimated_seconds", Membership, Other, None, "";
+    ESTIMATE_OUTSIDE = "estimate_outside", Calibration, Other, None, "";
     EXAMPLE_FNR = "example_fnr", Membership, Probability, None, "keys answered no at once (the worked example)";
     EXAMPLE_YES = "example_yes", Membership, Other, None, "";
     EXPECTED_ACCESSES = "expected_accesses", Membership, Other, None, "";
@@ -169,6 +173,7 @@ columns! {
     INSERT_PROBES_P99 = "insert_probes_p99", Speed, Other, None, "";
     INSERT_PROBES_P999 = "insert_probes_p999", Speed, Other, None, "slot reads per insertion, 99.9th percentile";
     INSERT_VS_BLOOM = "insert_vs_bloom", Speed, Other, None, "", Timing;
+    INTERVAL = "interval", Calibration, Other, None, "";
     K = "k", Parameter, Other, None, "hash functions k", Exact;
     KEYS = "keys", Parameter, Other, None, "";
     L = "l", Parameter, Other, None, "slices l", Exact;
@@ -185,6 +190,8 @@ columns! {
     M = "m", Parameter, Other, None, "cells m", Exact;
     MAX_LOAD = "max_load", Parameter, Other, None, "maximum load";
     MAX_PROBES = "max_probes", Speed, Other, None, "slot reads per insertion, maximum";
+    MEAN_ESTIMATE = "mean_estimate", Calibration, Other, None, "";
+    MEAN_RELATIVE_WIDTH = "mean_relative_width", Calibration, Other, None, "interval width / estimate";
     MEMORY = "memory", Parameter, Other, None, "";
     MEMORY_BITS = "memory_bits", Memory, Figure, Bits, "memory", Exact;
     MEMORY_BITS_MAX = "memory_bits_max", Memory, Figure, None, "";
@@ -236,6 +243,7 @@ columns! {
     RUNS = "runs", Membership, Other, None, "";
     S = "s", Parameter, Other, None, "";
     SECONDS = "seconds", Membership, Other, None, "";
+    SEEDS = "seeds", Calibration, Other, None, "";
     SEEN_EXPIRED_QUERIES = "seen_expired_queries", Membership, Other, None, "";
     SEEN_FALSE_NEGATIVES = "seen_false_negatives", Membership, Other, None, "";
     SEEN_FALSE_POSITIVES = "seen_false_positives", Membership, Other, None, "";
@@ -268,7 +276,9 @@ columns! {
     THROUGHPUT_VS_MUTEX = "throughput_vs_mutex", Bench, Other, None, "";
     TIME_WINDOW_S = "time_window_s", Parameter, Other, None, "";
     TINYTABLE_BITS_PER_ELEMENT = "tinytable_bits_per_element", Memory, Other, BitsPerKey, "";
+    TRUTH = "truth", Calibration, Other, None, "";
     UNIVERSE = "universe", Parameter, Other, None, "";
+    VERDICT = "verdict", Calibration, Other, None, "";
     WARMUP = "warmup", Membership, Other, None, "";
     WINDOW = "window", Parameter, Other, Insertions, "window W", Exact;
     WINDOW_TIME = "window_time", Parameter, Other, None, "";

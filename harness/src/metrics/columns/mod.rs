@@ -89,6 +89,8 @@ pub enum Group {
     Memory,
     /// The micro-benchmarks' tables (`bloomlab bench`).
     Bench,
+    /// The calibration's table (`bloomlab calibrate`).
+    Calibration,
 }
 
 impl Group {

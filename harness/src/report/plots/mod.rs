@@ -105,6 +105,14 @@ pub fn svg_string(fig: &Figure) -> anyhow::Result<String> {
     Ok(svg)
 }
 
+/// `fig` drawn as a PNG file at `path` (for charts written outside a
+/// run's staged outputs, such as the calibration's).
+pub fn write_png(fig: &Figure, path: &Path) -> anyhow::Result<()> {
+    register_font()?;
+    let size = (render::WIDTH, render::height(fig));
+    render::render(BitMapBackend::new(path, size).into_drawing_area(), fig)
+}
+
 /// `fig` as SVG (tests).
 #[cfg(test)]
 fn svg_of(fig: &Figure) -> String {
