@@ -79,7 +79,7 @@ mod pass;
 pub mod plan;
 
 pub use convergence::ConvergenceRow;
-pub use pass::MembershipPass;
+pub use pass::{profile_interval, MembershipPass};
 
 use crate::designs::{Built, Theory};
 use crate::metrics::stats::{binomial_ci, in_interval, Binomial, Welford};

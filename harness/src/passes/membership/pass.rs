@@ -85,6 +85,19 @@ impl Pass for MembershipPass {
     }
 }
 
+/// An age-profile bucket's interval for P(yes): the wider of the
+/// binomial interval over all its queries and the Student-t interval over
+/// rounds.
+pub fn profile_interval(pr: &ProfileRow, level: f64) -> (f64, f64) {
+    let (blo, bhi) = metrics::binomial_ci(pr.yes, pr.n, level);
+    let (tlo, thi) = if pr.rounds.count() >= 2 {
+        pr.rounds.ci_within(level, 0.0, 1.0)
+    } else {
+        (blo, bhi)
+    };
+    (blo.min(tlo), bhi.max(thi))
+}
+
 /// One age-profile bucket's row.
 fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
     let mut row = id.clone();
@@ -93,13 +106,7 @@ fn profile_row(id: &Row, window: f64, pr: &ProfileRow, level: f64) -> Row {
     // so the binomial interval alone misses the spread between states (a
     // changed seed moved buckets by 15 of its standard errors), and the
     // rounds alone give a zero-width interval where every round said yes
-    let (blo, bhi) = metrics::binomial_ci(pr.yes, pr.n, level);
-    let (tlo, thi) = if pr.rounds.count() >= 2 {
-        pr.rounds.ci_within(level, 0.0, 1.0)
-    } else {
-        (blo, bhi)
-    };
-    let (lo, hi) = (blo.min(tlo), bhi.max(thi));
+    let (lo, hi) = profile_interval(pr, level);
     row.push(col::PHASE, Value::Text(pr.phase.to_string()));
     row.push(col::AGE_LO, Value::Int(pr.age_lo));
     row.push(col::AGE_HI, Value::Int(pr.age_hi));
