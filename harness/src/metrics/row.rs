@@ -122,6 +122,17 @@ impl Row {
                     "column {base}: interval [{lo}, {hi}] has its low end above its high end"
                 ));
             }
+            // and it holds its own estimate: an interval built from other
+            // data than its estimate (per-round rates beside pooled
+            // queries, say) would otherwise drift off it unseen
+            let slack = 1e-9 * lo.abs().max(hi.abs()).max(f64::MIN_POSITIVE);
+            if let Some(x) = self.get_num(base).filter(|x| !x.is_nan()) {
+                if x < lo - slack || x > hi + slack {
+                    return Err(format!(
+                        "column {base}: its estimate {x} lies outside its own interval [{lo}, {hi}]"
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -307,6 +318,26 @@ mod tests {
         assert_eq!(TableKind::Results.suffix(), "");
     }
 
+    /// An interval holds its own estimate: a 6% drift of the interval off
+    /// an estimate it was not built around (the planted undercount
+    /// of fpr_avg's per-round counts) stops the row.
+    #[test]
+    fn an_interval_holds_its_own_estimate() {
+        let row = |x: f64, lo: f64, hi: f64| {
+            let mut r = Row::default();
+            r.num("fpr_avg", x);
+            r.num("fpr_avg_ci_low", lo);
+            r.num("fpr_avg_ci_high", hi);
+            r
+        };
+        assert!(row(0.01, 0.0098, 0.0102).check().is_ok());
+        assert!(row(0.01, 0.01, 0.0102).check().is_ok());
+        let drifted = row(0.01, 0.0098 * 0.94, 0.0102 * 0.94).check();
+        assert!(drifted.unwrap_err().contains("outside its own interval"));
+        // no estimate (a blank cell): nothing to hold
+        assert!(row(f64::NAN, 0.0098, 0.0102).check().is_ok());
+    }
+
     #[test]
     fn cells_are_checked_against_their_column() {
         assert!(check_cell("fpr", &Value::Num(0.5)).is_ok());
@@ -325,6 +356,8 @@ mod tests {
         r.num("probes_ci_high", 2.5);
         assert!(r.check().unwrap_err().contains("low end above"));
         r.0[2].1 = Value::Num(4.0);
+        assert!(r.check().unwrap_err().contains("outside its own interval"));
+        r.0[0].1 = Value::Num(3.7);
         assert!(r.check().is_ok());
         // text where a figure belongs
         assert!(check_cell("fpr", &Value::Text("abc".into())).is_err());
