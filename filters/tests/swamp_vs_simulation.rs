@@ -9,7 +9,7 @@
 
 mod common;
 
-use bloomlab_filters::sketches::hll::{self, SlidingHll, Swlc};
+use bloomlab_filters::sketches::{hll, SlidingHll, Swlc};
 use bloomlab_filters::swamp::theory;
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{

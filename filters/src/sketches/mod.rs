@@ -3,7 +3,9 @@
 //! ([`SlidingHll`], [`Swlc`]).
 
 pub mod hll;
+pub mod swlc;
 pub mod wcss;
 
-pub use hll::{SlidingHll, SlidingHllShape, Swlc, SwlcShape};
+pub use hll::{SlidingHll, SlidingHllShape};
+pub use swlc::{Swlc, SwlcShape};
 pub use wcss::{Wcss, WcssShape};
