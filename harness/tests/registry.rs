@@ -572,3 +572,28 @@ fn the_readme_table_lists_every_design() {
     names.sort_unstable();
     assert_eq!(rows, names, "README.md's table of designs against REGISTRY");
 }
+
+/// Every committed row passes the checks a run's rows pass on the way out
+/// (`Row::check`): numbers in their columns' ranges, each interval's ends
+/// in order and around its own estimate. What docs/metrics.md says of the
+/// committed intervals rests on this.
+#[test]
+fn every_committed_row_passes_its_checks() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let mut files = vec![dir];
+    let (mut rows, mut bad) = (0, Vec::new());
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p.extension().is_some_and(|x| x == "csv") {
+            for r in bloomlab_harness::report::read_rows(&p).unwrap() {
+                rows += 1;
+                if let Err(e) = r.check() {
+                    bad.push(format!("{}: {e}", p.display()));
+                }
+            }
+        }
+    }
+    assert!(rows > 10_000, "{rows}");
+    assert!(bad.is_empty(), "{bad:#?}");
+}

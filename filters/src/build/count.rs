@@ -3,11 +3,11 @@
 use super::{fewest_bits, Build, Target};
 use crate::apbf::KlRule;
 use crate::error::check_nonzero;
-use crate::naor_yogev::{self, NaorYogev};
+use crate::naor_yogev::NaorYogev;
 use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
 use crate::{
-    Apbf, ApbfShape, BlockedApbf, Broom, NyPocket, ParamError, StableBloomFilter, Swamp, Swbf,
-    TimingBloom,
+    Apbf, ApbfShape, BlockedApbf, Broom, NaorYogevShape, NyPocket, NyPocketShape, ParamError,
+    StableBloomFilter, Swamp, Swbf, TimingBloom,
 };
 
 /// The APBF's (k, l) for the target, by [`crate::apbf::choose`]: as given
@@ -16,18 +16,19 @@ use crate::{
 /// fewest bits per element (l at most
 /// [`DEFAULT_MAX_L`](crate::apbf::DEFAULT_MAX_L)).
 fn apbf_kl(t: &Target, w: u64, e: f64) -> Result<(u32, u32), ParamError> {
-    let rule = match (t.extra_slices, t.max_slack) {
-        (Some(l), _) => KlRule::FixedL(l),
-        (None, Some(slack)) => KlRule::WithinSlack { window: w, slack },
-        (None, None) => KlRule::FewestBits,
+    let rule = match (t.hashes, t.extra_slices, t.max_slack) {
+        (Some(k), Some(l), _) => return Ok((k, l)),
+        (Some(_), None, _) => {
+            return Err(ParamError::Unreachable {
+                target: "an APBF's hashes without its extra_slices (give Target::extra_slices)"
+                    .into(),
+            })
+        }
+        (None, Some(l), _) => KlRule::FixedL(l),
+        (None, None, Some(slack)) => KlRule::WithinSlack { window: w, slack },
+        (None, None, None) => KlRule::FewestBits,
     };
-    match (t.hashes, t.extra_slices) {
-        (Some(k), Some(l)) => Ok((k, l)),
-        (Some(_), None) => Err(ParamError::Unreachable {
-            target: "an APBF's hashes without its extra_slices (give Target::extra_slices)".into(),
-        }),
-        _ => crate::apbf::choose(e, rule),
-    }
+    crate::apbf::choose(e, rule)
 }
 
 impl Build for Apbf {
@@ -70,30 +71,33 @@ impl Build for BlockedApbf {
     }
 }
 
-/// The Naor-Yogev sizes for window `n`, slack `m` (the largest slack
-/// accepted, or n).
-fn ny_sizing(t: &Target, n: u64) -> Result<naor_yogev::Sizing, ParamError> {
-    let m = t.max_slack.unwrap_or(n);
-    let load = t.max_load.unwrap_or(naor_yogev::DEFAULT_MAX_LOAD);
-    naor_yogev::Sizing::new(n, m, t.the_fpr()?, t.generations, load)
-}
-
 impl Build for NaorYogev {
     /// Window n, slack m = the largest slack accepted (default n), c of
-    /// least memory unless given.
+    /// least memory unless given: the shape [`NaorYogev::new`] sizes.
     fn build(t: &Target) -> Result<Self, ParamError> {
         let n = t.count("naor_yogev")?;
-        Ok(NaorYogev::from_sizing(ny_sizing(t, n)?)?.with_seed(t.seed))
+        let shape = NaorYogevShape {
+            window: n,
+            slack: t.max_slack.unwrap_or(n),
+            fpr: t.the_fpr()?,
+            generations: t.generations,
+            max_load: t.max_load,
+        };
+        Ok(NaorYogev::new(shape)?.with_seed(t.seed))
     }
 }
 
 impl Build for NyPocket {
+    /// As the Naor-Yogev filter's, through [`NyPocket::new`].
     fn build(t: &Target) -> Result<Self, ParamError> {
         let n = t.count("ny_pocket")?;
-        let m = t.max_slack.unwrap_or(n);
-        let load = t.max_load.unwrap_or(crate::ny_pocket::DEFAULT_MAX_LOAD);
-        let s = crate::ny_pocket::theory::Sizing::new(n, m, t.the_fpr()?, t.generations, load)?;
-        NyPocket::from_sizing(s)
+        NyPocket::new(NyPocketShape {
+            window: n,
+            slack: t.max_slack.unwrap_or(n),
+            fpr: t.the_fpr()?,
+            generations: t.generations,
+            max_load: t.max_load,
+        })
     }
 }
 

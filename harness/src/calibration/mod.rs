@@ -107,7 +107,7 @@ pub fn cases() -> Vec<Case> {
         p: 0.3,
         guaranteed: true,
     };
-    let row = |interval, column, point, truth| Case {
+    let of_row = |interval, column, point, truth| Case {
         interval,
         column,
         source: Source::Row(column),
@@ -115,37 +115,37 @@ pub fn cases() -> Vec<Case> {
         truth,
     };
     vec![
-        row(
+        of_row(
             "fpr: worst phase, Clopper-Pearson over the pooled queries",
             col::FPR,
             coin,
             0.2,
         ),
-        row(
+        of_row(
             "fpr_avg: Student t over the rounds' rates",
             col::FPR_AVG,
             coin,
             0.2,
         ),
-        row(
+        of_row(
             "fpr_expired: Clopper-Pearson over the pooled queries",
             col::FPR_EXPIRED,
             coin,
             0.2,
         ),
-        row(
+        of_row(
             "fnr: Clopper-Pearson over the sampled ages",
             col::FNR,
             forget,
             0.35,
         ),
-        row(
+        of_row(
             "npws_peak: Student t over the rounds' PWS",
             col::NPWS_PEAK,
             slack,
             41.6 / 256.0,
         ),
-        row(
+        of_row(
             "npws_avg: Student t over the rounds' PWS",
             col::NPWS_AVG,
             slack,
@@ -249,16 +249,22 @@ fn observed(case: &Case, out: &PointResult, level: f64) -> anyhow::Result<Observ
 /// One seed's interval of one case: (estimate, low, high).
 pub type Observed = (f64, f64, f64);
 
-/// Every case's intervals over `seeds` seeds at `level`, measuring each
-/// distinct point once per seed (in parallel; the same numbers whatever
-/// the thread count).
-pub fn observe(cases: &[Case], seeds: u64, level: f64) -> anyhow::Result<Vec<Vec<Observed>>> {
+/// The distinct points of `cases`, in order: what one seed measures.
+pub fn points(cases: &[Case]) -> Vec<Point> {
     let mut points: Vec<Point> = Vec::new();
     for c in cases {
         if !points.contains(&c.point) {
             points.push(c.point);
         }
     }
+    points
+}
+
+/// Every case's intervals over `seeds` seeds at `level`, measuring each
+/// distinct point once per seed (in parallel; the same numbers whatever
+/// the thread count).
+pub fn observe(cases: &[Case], seeds: u64, level: f64) -> anyhow::Result<Vec<Vec<Observed>>> {
+    let points = points(cases);
     let outs: Vec<Vec<PointResult>> = points
         .iter()
         .map(|&p| {

@@ -38,11 +38,13 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<()> {
     } else {
         "calibration"
     };
-    let kinds = calibration::cases().len();
+    let cases = calibration::cases();
+    let points = calibration::points(&cases);
     eprintln!(
-        "calibrate: {kinds} interval kinds at 95% and 99%, {seeds} seeds each \
+        "calibrate: {} interval kinds at 95% and 99%, {seeds} seeds each \
          ({} measurements)",
-        2 * seeds * 2
+        cases.len(),
+        points.len() as u64 * seeds * LEVELS.len() as u64
     );
     let started = std::time::Instant::now();
     let out = calibration::calibrate(seeds, &LEVELS)?;
@@ -61,11 +63,12 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<()> {
     } else {
         format!("bloomlab calibrate --seeds {seeds}")
     };
-    crate::report::write_atomic(&md, markdown(&out, &command).as_bytes())?;
+    let table = markdown(&out, &command);
+    crate::report::write_atomic(&md, table.as_bytes())?;
     let fig = chart(&out);
     crate::report::write_atomic(&svg, crate::report::svg_string(&fig)?.as_bytes())?;
     crate::report::write_png(&fig, &svg.with_extension("png"))?;
-    eprint!("{}", markdown(&out, &command));
+    eprint!("{table}");
     eprintln!(
         "calibrate: done in {:.0} s; wrote {}, {}, {}",
         started.elapsed().as_secs_f64(),
