@@ -96,9 +96,12 @@ fn measurements_agree_with_the_theory() {
         assert!((num(r, "fpr_time_avg_ratio") / ratio - 1.0).abs() < 1e-12);
     }
     assert!(num(burst, "fpr_time_peak") > 5.0 * num(steady, "fpr_time_peak"));
-    // one moment in each of 120 stretches of the 60-s duration: the s-th
-    // moment is (s - 1, s + 1) stretches of 0.5 s after the first
-    // the default warm-up: twice the horizon (2 T = 4 s) and the time the
+    // one moment in each of 120 stretches of the 60-s duration, in 10
+    // batches of 12 with a gap of the design's reach between two (T and
+    // its slack of time; the count design's window and slack at the mean
+    // rate): the s-th moment is (s - 1, s + 1) stretches of 0.5 s and
+    // s / 12 gaps after the first.
+    // The default warm-up: twice the horizon (2 T = 4 s) and the time the
     // count window and slack take to arrive at the mean rate; the first
     // moment falls in the first 0.5-s stretch after it
     let fill = (num(count, "window") + num(count, "slack")) / num(count, "arrivals_mean_rate");
@@ -107,10 +110,16 @@ fn measurements_agree_with_the_theory() {
         t0 >= warm && t0 <= warm + 0.5,
         "first moment {t0} s, warm-up {warm} s"
     );
-    for point in out.timeline.chunks(120) {
+    for (point, r) in out.timeline.chunks(120).zip([steady, burst, count]) {
+        assert_eq!(num(r, "batches"), 10.0);
+        let reach = if r.get("slack_time").is_some() {
+            num(r, "window_time") + num(r, "slack_time")
+        } else {
+            fill.max(2.0)
+        };
         let t0 = num(&point[0], "t");
         for (s, m) in point.iter().enumerate() {
-            let gap = (num(m, "t") - t0) / 0.5;
+            let gap = (num(m, "t") - t0 - (s / 12) as f64 * reach) / 0.5;
             assert!(
                 gap > s as f64 - 1.0 && gap < s as f64 + 1.0,
                 "moment {s}: {gap} stretches"
@@ -222,7 +231,9 @@ fn csv_trace(dir: &std::path::Path, n: u64, rate: f64) -> std::path::PathBuf {
 #[test]
 fn a_trace_s_own_times_drive_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let path = csv_trace(dir.path(), 60_000, 500.0);
+    // 160 s of keys: the warm-up, the duration and the gaps between
+    // batches (9 of T and its slack, 3.3 s) take 140 s
+    let path = csv_trace(dir.path(), 80_000, 500.0);
     let spec = format!(
         "name = \"t\"\nmetrics = [\"timeline\"]\n\
          [workload]\nkind = \"trace\"\npath = {path:?}\nformat = \"csv\"\ncolumn = \"key\"\ntime_column = \"time\"\n\

@@ -1,8 +1,15 @@
 //! The synthetic membership filter whose answers are known exactly.
 
+use super::CoinPoint;
+use crate::designs::{Built, Geometry, ProfileTheory, Theory};
+use crate::passes::membership::{self, PointResult};
+use crate::spec::{MeasureSpec, Metric, WorkloadSpec};
+use crate::workload::KeyStream;
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::{Filter, Instrumented};
-use std::collections::{HashMap, VecDeque};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// Remembers its last `remember` insertions exactly; any other key is
 /// "yes" with probability `p` (by a hash of the key, so a stream of
@@ -13,6 +20,12 @@ use std::collections::{HashMap, VecDeque};
 /// of any state is `p`, a key of age `a` is reported with probability 1
 /// if `a <= remember` and `p` otherwise. The calibration
 /// ([`super::calibrate`]) and the passes' tests measure it.
+///
+/// [`Coin::varying`] makes its costs and its state's zero fraction vary
+/// from key to key, each by a hash of the key, with means known exactly: a
+/// query reads 1 to 2·`probes` - 1 cells (mean `probes`) and 1 to 3 lines
+/// (mean 2), and the zero fraction of a state is the mean over the keys it
+/// remembers of a uniform in [0, 1) (mean 1/2).
 #[derive(Debug, Clone)]
 pub struct Coin {
     remember: usize,
@@ -21,7 +34,16 @@ pub struct Coin {
     p: f64,
     probes: u32,
     inserted: u64,
+    varying: bool,
 }
+
+/// The mean probes of a varying coin's query at the calibration's points.
+pub(super) const VARYING_PROBES: u32 = 4;
+
+/// Salts of the varying costs' and zero fraction's hashes.
+const PROBES: u64 = 0xC014_0000_0000_0001;
+const LINES: u64 = 0xC014_0000_0000_0002;
+const ZEROS: u64 = 0xC014_0000_0000_0003;
 
 impl Coin {
     /// A coin of bias `p` remembering `remember` keys, `probes` per query.
@@ -33,6 +55,16 @@ impl Coin {
             p,
             probes,
             inserted: 0,
+            varying: false,
+        }
+    }
+
+    /// The same coin with costs and a zero fraction that vary by key
+    /// (type docs).
+    pub fn varying(self) -> Coin {
+        Coin {
+            varying: true,
+            ..self
         }
     }
 }
@@ -67,7 +99,26 @@ impl Filter for Coin {
 
 impl Instrumented for Coin {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        (self.contains(key), self.probes)
+        let probes = if self.varying {
+            1 + (mix64(key ^ PROBES) % (2 * u64::from(self.probes.max(1)) - 1)) as u32
+        } else {
+            self.probes
+        };
+        (self.contains(key), probes)
+    }
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        self.varying
+            .then(|| (self.contains(key), 1 + (mix64(key ^ LINES) % 3) as u32))
+    }
+    fn zero_fraction(&self) -> Option<f64> {
+        (self.varying && !self.recent.is_empty()).then(|| {
+            let sum: f64 = self
+                .recent
+                .iter()
+                .map(|&k| mix64(k ^ ZEROS) as f64 / 18_446_744_073_709_551_616.0)
+                .sum();
+            sum / self.recent.len() as f64
+        })
     }
     /// The i-th insertion reports i mod 1000 + 1 cells: over any 1000k
     /// consecutive insertions each of 1..=1000 exactly k times.
@@ -76,4 +127,75 @@ impl Instrumented for Coin {
         self.inserted += 1;
         Some((self.inserted % 1000 + 1) as u32)
     }
+}
+
+/// The measurement's precision at `point`: a quick run's rounds, its
+/// queries at each phase.
+fn spec(level: f64, point: &CoinPoint) -> MeasureSpec {
+    MeasureSpec {
+        rounds: 20,
+        min_fpr_queries: point.fpr_queries,
+        max_fpr_queries: point.fpr_queries,
+        fpr_positives: 400.0,
+        bucket: 32,
+        ci_level: level,
+        ..MeasureSpec::default()
+    }
+}
+
+/// P(yes | age) of a [`Coin`]: 1 up to the keys it remembers, its bias
+/// after, at every phase.
+struct CoinProfile(CoinPoint);
+
+impl ProfileTheory for CoinProfile {
+    fn worst(&self, age: u64) -> f64 {
+        if age <= self.0.remember as u64 {
+            1.0
+        } else {
+            self.0.p
+        }
+    }
+    fn avg(&self, age: u64) -> f64 {
+        self.worst(age)
+    }
+}
+
+/// The membership pass's figures of `point` under `seed`, its intervals
+/// at `level`.
+pub(super) fn measure(point: CoinPoint, seed: u64, level: f64) -> anyhow::Result<PointResult> {
+    let build = move |_seed: u64| -> anyhow::Result<Built> {
+        let mut geometry = Geometry::exact(point.w, point.guaranteed);
+        geometry.slack = point.s;
+        Ok(Built {
+            filter: Some(Box::new(if point.varying {
+                Coin::new(point.remember, point.p, VARYING_PROBES).varying()
+            } else {
+                Coin::new(point.remember, point.p, 1)
+            })),
+            summary: None,
+            geometry,
+            resolved: Vec::new(),
+            theory: Theory {
+                profile: Some(Box::new(CoinProfile(point))),
+                ..Theory::default()
+            },
+        })
+    };
+    let mut built = build(seed)?;
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let stream = KeyStream::new(&WorkloadSpec::Distinct, None, &mut rng);
+    let mut metrics: BTreeSet<Metric> = [Metric::Fpr, Metric::Fnr, Metric::Npws, Metric::Profile]
+        .into_iter()
+        .collect();
+    if point.varying {
+        metrics.extend([Metric::Accesses, Metric::ZeroFraction]);
+    }
+    membership::measure(
+        &mut built,
+        stream,
+        rng,
+        &metrics,
+        &spec(level, &point),
+        &build,
+    )
 }

@@ -1,9 +1,16 @@
 use super::*;
 
-/// The calibration over 1000 seeds at both levels: every kind covers, and
-/// a 6% shift of any one interval (up or down) makes that kind clearly
-/// short, so the CI check (`bloomlab calibrate --quick --check`) fails on
-/// such a shift.
+/// The calibration over 1000 seeds at both levels: every kind covers (or
+/// is wide for the reason its case states), no interval misses its own
+/// estimate, and a 6% shift of any one interval (up or down) makes that
+/// kind clearly short, so the CI check (`bloomlab calibrate --quick
+/// --check`) fails on such a shift. Not for a kind whose interval is wider
+/// than its estimate (the rare false positives': about one in all): a 6%
+/// shift moves such an interval by under 6% of its width and its coverage
+/// by less than a point, which no coverage check can see; their
+/// construction is pinned exactly by the passes' own tests instead
+/// (`moments_without_false_positives_get_an_exact_interval`,
+/// `no_spread_falls_back_to_the_pooled_counts`).
 #[test]
 fn every_kind_covers_and_a_six_per_cent_shift_is_caught() {
     let cases = cases();
@@ -11,9 +18,17 @@ fn every_kind_covers_and_a_six_per_cent_shift_is_caught() {
         let observed = observe(&cases, 1000, level).unwrap();
         for (c, o) in cases.iter().zip(&observed) {
             let as_is = coverage(*c, level, o, 1.0);
-            assert_eq!(as_is.verdict, Verdict::Covers, "{}: {as_is:?}", c.interval);
+            let explained = as_is.verdict == Verdict::Wide && c.wide.is_some();
+            assert!(
+                as_is.verdict == Verdict::Covers || explained,
+                "{}: {as_is:?}",
+                c.interval
+            );
             assert!(!as_is.clearly_short());
             assert_eq!(as_is.estimate_outside, 0, "{}", c.interval);
+            if as_is.mean_relative_width > 1.0 {
+                continue;
+            }
             for shift in [1.06, 0.94] {
                 let moved = coverage(*c, level, o, shift);
                 assert!(
@@ -33,10 +48,12 @@ fn verdicts_follow_the_definition() {
     let obs = |covered: usize| -> Vec<Observed> {
         (0..200)
             .map(|i| {
-                if i < covered {
-                    (0.2, 0.1, 0.3)
-                } else {
-                    (0.5, 0.4, 0.6)
+                let e = if i < covered { 0.2 } else { 0.5 };
+                Observed {
+                    estimate: e,
+                    low: e - 0.1,
+                    high: e + 0.1,
+                    truth: 0.2,
                 }
             })
             .collect()
@@ -67,4 +84,55 @@ fn the_same_numbers_whatever_the_thread_count() {
     let a = one.install(|| observe(&[case], 8, 0.95).unwrap());
     let b = observe(&[case], 8, 0.95).unwrap();
     assert_eq!(a, b);
+}
+
+/// The plant the issue names: the time pass's FPR interval computed as if
+/// its moments were independent (a Student-t interval over the moments'
+/// rates, the construction before the batches) covers clearly less than
+/// its level at the steady Drift, so the CI check would fail on it; the
+/// interval over batches, from the same runs, covers.
+#[test]
+fn moments_taken_as_independent_are_caught() {
+    use crate::metrics::stats::Welford;
+    let case = *cases()
+        .iter()
+        .find(|c| c.column == col::FPR_TIME_AVG)
+        .expect("the time pass's case");
+    let Point::Drift(steady) = case.point else {
+        panic!("a drift point");
+    };
+    for level in [0.95, 0.99] {
+        let runs: Vec<TimeResult> = (1..=600u64)
+            .into_par_iter()
+            .map(|s| time::measure(steady, s, level).unwrap())
+            .collect();
+        let (as_is, independent): (Vec<Observed>, Vec<Observed>) = runs
+            .into_iter()
+            .map(|r| {
+                let mut w = Welford::default();
+                for m in &r.timeline {
+                    w.add(m.get_num(col::FPR.name()).unwrap());
+                }
+                let (low, high) = w.ci_within(level, 0.0, 1.0);
+                let independent = Observed {
+                    estimate: w.mean(),
+                    low,
+                    high,
+                    truth: 0.2,
+                };
+                (observed(&case, &Out::Time(r), level).unwrap(), independent)
+            })
+            .unzip();
+        let good = coverage(case, level, &as_is, 1.0);
+        let planted = coverage(case, level, &independent, 1.0);
+        println!(
+            "at {level}: over batches {:.3} (width / estimate {:.3}), as if independent {:.3} ({:.3})",
+            good.coverage(),
+            good.mean_relative_width,
+            planted.coverage(),
+            planted.mean_relative_width
+        );
+        assert!(!good.clearly_short(), "{good:?}");
+        assert!(planted.clearly_short(), "{planted:?}");
+    }
 }

@@ -110,7 +110,7 @@ fn markdown(out: &[Coverage], command: &str) -> String {
             c.case.interval,
             c.level,
             c.seeds,
-            c.case.truth,
+            c.mean_truth,
             c.mean_estimate,
             c.coverage(),
             lo,
@@ -119,6 +119,12 @@ fn markdown(out: &[Coverage], command: &str) -> String {
             c.mean_relative_width,
             c.verdict.word()
         );
+    }
+    s += "\nKinds that may cover above 99.9% at 95%, and why:\n\n";
+    for c in out.iter().filter(|c| c.level == LEVELS[0]) {
+        if let Some(why) = c.case.wide {
+            s += &format!("- {}: {why}.\n", c.case.interval);
+        }
     }
     s
 }

@@ -403,6 +403,11 @@ impl CountedLines {
         }
     }
 
+    /// The mean lines of the keys counted (None if none was).
+    pub(crate) fn mean(&self) -> Option<f64> {
+        (self.counted > 0).then(|| self.read as f64 / self.counted as f64)
+    }
+
     /// Adds this state's mean to `states`, if any key was counted.
     pub(crate) fn finish(self, states: &mut crate::metrics::stats::Welford) {
         if self.counted > 0 {

@@ -18,7 +18,8 @@
 //!   expected squared error given the window.
 //! * `distinct` — at the end of each round: `distinct_true` (mean D),
 //!   `distinct_estimate` (the design's point estimate; `distinct_mle` too for
-//!   SWAMP) and `distinct_rel_rmse` = √(mean ((D̂ - D)/D)²), with the same for
+//!   SWAMP) and `distinct_rel_rmse` = √(mean ((D̂ - D)/D)²) (its interval
+//!   [`mean_square_ci`]'s, one squared error a round), with the same for
 //!   `distinct_lb` where the design has a lower bound
 //!   (`distinct_lb_above_truth` counts violations). Theory (SWAMP): E\[Z\] and
 //!   the MLE's relative standard deviation, and `fpr_theory_at_distinct_true`,
@@ -55,6 +56,7 @@
 use crate::designs::Built;
 use crate::designs::EstimateTheory;
 use crate::metrics::columns::{col, Col};
+use crate::metrics::stats::mean_square_ci;
 use crate::metrics::{Figure, Part, TheoryColumns};
 use crate::metrics::{Row, Value, Welford, MAP_ENTRY};
 use crate::passes::{PassOutput, PointRun, Settings, Work};
@@ -236,7 +238,10 @@ impl Distinct {
         if self.name != "estimate" {
             row.num(format!("distinct_{}", self.name), self.est.mean());
         }
-        let (rel, ci) = (self.rel.mean().sqrt(), root(self.rel.ci(level)));
+        let (rel, ci) = (
+            self.rel.mean().sqrt(),
+            root(mean_square_ci(&self.rel, level)),
+        );
         let t = theory.map(|_| self.sd_theory.mean());
         interval(row, col::DISTINCT_REL_RMSE, rel, ci, t);
         if self.lb.count() > 0 {
@@ -248,7 +253,10 @@ impl Distinct {
                 self.lb.ci_within(level, 0.0, f64::INFINITY),
                 t,
             );
-            let (rel, ci) = (self.lb_rel.mean().sqrt(), root(self.lb_rel.ci(level)));
+            let (rel, ci) = (
+                self.lb_rel.mean().sqrt(),
+                root(mean_square_ci(&self.lb_rel, level)),
+            );
             interval(row, col::DISTINCT_LB_REL_RMSE, rel, ci, None);
             row.push(col::DISTINCT_LB_ABOVE_TRUTH, Value::Int(self.lb_above));
         }

@@ -38,6 +38,12 @@ pub struct TimeSpec {
     /// Moments measured, one in each of as many equal stretches of the
     /// duration, at a random offset within it.
     pub samples: u64,
+    /// Batches the moments are measured in (at most one per moment):
+    /// the duration is cut into this many parts, separated by gaps of the
+    /// design's reach (T and its slack) in which nothing is measured, so
+    /// that the batches are independent and the intervals are taken over
+    /// them (docs/metrics.md, "Calibration"). Default 10.
+    pub batches: u64,
     /// Never-inserted keys queried at each moment.
     pub queries: u64,
     /// Inserted keys of random ages queried at each moment.
@@ -65,6 +71,7 @@ impl Default for TimeSpec {
             warmup: None,
             duration: None,
             samples: 400,
+            batches: 10,
             queries: 2000,
             probes: 200,
             horizon: 2.0,
@@ -106,6 +113,7 @@ impl TimeSpec {
         }
         for (field, v, max) in [
             ("samples", self.samples, 1_000_000),
+            ("batches", self.batches, 10_000),
             ("queries", self.queries, 100_000_000),
             ("probes", self.probes, 100_000_000),
             ("buckets", self.buckets, 100_000),

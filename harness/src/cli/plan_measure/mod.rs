@@ -379,6 +379,10 @@ fn candidate_spec(
             // moments spread over up to 20 T (the time pass's default),
             // fewer windows when the budget buys fewer moments
             spec.time.duration = Some(t * (n as f64 / 20.0).clamp(1.0, 20.0));
+            // a batch of moments costs a gap of T and its slack (the
+            // intervals are over batches, docs/metrics.md): one batch per
+            // ten moments, from 2 to the pass's 10
+            spec.time.batches = (n / 10).clamp(2, 10);
             // the table reports the FNR inside T only: probe ages up to T,
             // not the pass's default of 2 T (which asks for 2 T of warm-up)
             spec.time.horizon = 1.0;

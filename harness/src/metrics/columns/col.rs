@@ -67,6 +67,7 @@ columns! {
     ARRIVALS_MAX_RATE = "arrivals_max_rate", Membership, Other, None, "";
     ARRIVALS_MEAN_RATE = "arrivals_mean_rate", Membership, Other, None, "";
     ARRIVALS_RATIO = "arrivals_ratio", Parameter, Other, None, "burst rate / base rate";
+    BATCHES = "batches", Membership, Other, None, "";
     BITS_EMPTY_SLOTS = "bits_empty_slots", Membership, Other, None, "";
     BITS_METADATA = "bits_metadata", Membership, Other, None, "";
     BITS_PER_ELEMENT = "bits_per_element", Memory, Other, BitsPerKey, "memory per window key";
@@ -190,7 +191,7 @@ columns! {
     M = "m", Parameter, Other, None, "cells m", Exact;
     MAX_LOAD = "max_load", Parameter, Other, None, "maximum load";
     MAX_PROBES = "max_probes", Speed, Other, None, "slot reads per insertion, maximum";
-    MEAN_ESTIMATE = "mean_estimate", Calibration, Other, None, "";
+    MEAN_ESTIMATE = "mean_estimate", Calibration, Signed, None, "";
     MEAN_RELATIVE_WIDTH = "mean_relative_width", Calibration, Other, None, "interval width / estimate";
     MEMORY = "memory", Parameter, Other, None, "";
     MEMORY_BITS = "memory_bits", Memory, Figure, Bits, "memory", Exact;
@@ -276,7 +277,7 @@ columns! {
     THROUGHPUT_VS_MUTEX = "throughput_vs_mutex", Bench, Other, None, "";
     TIME_WINDOW_S = "time_window_s", Parameter, Other, None, "";
     TINYTABLE_BITS_PER_ELEMENT = "tinytable_bits_per_element", Memory, Other, BitsPerKey, "";
-    TRUTH = "truth", Calibration, Other, None, "";
+    TRUTH = "truth", Calibration, Signed, None, "";
     UNIVERSE = "universe", Parameter, Other, None, "";
     VERDICT = "verdict", Calibration, Other, None, "";
     WARMUP = "warmup", Membership, Other, None, "";

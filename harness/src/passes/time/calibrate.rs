@@ -94,8 +94,8 @@ pub fn calibrate(
     let queries = 20_000;
     let t0 = Instant::now();
     // with lines counted, a key is queried twice (the plan counts both)
-    let mut lines = crate::metrics::stats::Welford::default();
-    std::hint::black_box(run.false_positives(queries, spec.lines.then_some(&mut lines)));
+    let mut lines = super::Batched::new(1);
+    std::hint::black_box(run.false_positives(queries, spec.lines.then_some((&mut lines, 0))));
     let per_key = if spec.lines { 2.0 } else { 1.0 };
     let query_ns = t0.elapsed().as_nanos() as f64 / (per_key * queries as f64);
     // a moment's own row: its FPR's exact interval

@@ -3,7 +3,12 @@
 //! The arrivals of the process are inserted in order, each after the filter
 //! is advanced to its time (designs that count insertions ignore the time).
 //! After a warm-up, `samples` moments are measured, one at a random offset
-//! in each of as many equal stretches of the duration. At each moment:
+//! in each of as many equal stretches of the duration. The duration is cut
+//! into `batches` equal parts, separated by gaps of the design's reach (T
+//! and its slack) in which arrivals go on and nothing is measured, so that
+//! no key is in the filter at the moments of two batches: the batches are
+//! independent replicas, and every interval is taken over them
+//! (`batches.rs`). At each moment:
 //!
 //! - `queries` never-inserted keys: the FPR at that moment, beside the
 //!   design's theory for that moment (a row of `<name>_timeline.csv`);
@@ -12,12 +17,12 @@
 //!   into buckets (`<name>_age_time.csv`), beside the theory for each key.
 //!
 //! The result row holds:
-//! - `fpr_time_avg`: the FPR over all moments (the time average), with a
-//!   Student-t interval over the moments (each moment is one filter state);
+//! - `fpr_time_avg`: the FPR over all moments (the time average), with an
+//!   interval over the batches (the moments of one batch share its keys);
 //! - `fpr_time_peak`: the FPR over the moments whose theoretical FPR is
 //!   within 10% of the run's highest (the worst moments), same interval;
-//! - `fnr_time`: the share of probed keys younger than T answered no, with
-//!   a Clopper-Pearson interval;
+//! - `fnr_time`: the share of probed keys younger than T answered no, same
+//!   interval;
 //! - `p_yes_past_window`: the share of probed keys older than T answered
 //!   yes (a design that remembers past T does so here);
 //! - `bits_per_peak_key`: memory over the keys of a window at the
@@ -33,21 +38,25 @@
 //! keys or replayed past its end): those runs report measurements only.
 
 pub mod arrivals;
+mod batches;
 pub mod calibrate;
 mod pass;
 mod rows;
+mod scales;
 
 use crate::metrics::columns::col;
 use rows::{age_rows, summary, timeline_row};
 
 pub use arrivals::{Arrivals, Process};
 pub use pass::TimePass;
+pub use scales::check;
+use scales::{scales, Scales};
 
 use crate::designs::{Built, Moment, MomentTheory};
-use crate::metrics::stats::{Binomial, Welford};
 use crate::metrics::{Row, Value};
 use crate::spec::{ArrivalSpec, TimeSpec, NS};
 use crate::workload::KeyStream;
+use batches::Batched;
 use bloomlab_filters::Instrumented;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -62,75 +71,6 @@ pub struct TimeResult {
     pub timeline: Vec<Row>,
     /// One row per age bucket.
     pub ages: Vec<Row>,
-}
-
-/// The run's time scales in nanoseconds, resolved from the spec and the
-/// design.
-pub(super) struct Scales {
-    pub(super) arrivals: Process,
-    pub(super) window: f64,
-    pub(super) horizon: f64,
-    pub(super) warmup: f64,
-    pub(super) duration: f64,
-}
-
-pub(super) fn scales(
-    built: &Built,
-    spec: &TimeSpec,
-    trace: Option<&crate::workload::Trace>,
-) -> anyhow::Result<Scales> {
-    let design = built.geometry.time;
-    let arrivals = match (&spec.arrivals, design) {
-        (Some(a), _) => a.clone(),
-        (None, Some(t)) => ArrivalSpec::Poisson { rate: t.peak_rate },
-        (None, None) => {
-            return Err(anyhow::anyhow!(
-                "metric timeline: a design that counts insertions needs a [time.arrivals] process"
-            ))
-        }
-    };
-    let window = match (spec.window, design) {
-        (Some(t), _) => t * NS,
-        (None, Some(t)) => t.window_ns as f64,
-        (None, None) => {
-            return Err(anyhow::anyhow!(
-                "metric timeline: a design that counts insertions needs time.window (T, seconds)"
-            ))
-        }
-    };
-    let arrivals = Process::new(&arrivals, trace)?;
-    let horizon = spec.horizon * window;
-    // the count window's keys, at the mean rate, must have arrived
-    let g = &built.geometry;
-    let fill = (g.window + g.slack) as f64 / arrivals.mean_rate() * NS;
-    let warmup = spec
-        .warmup
-        .map_or(2.0 * horizon + fill, |w| w * NS)
-        .max(horizon);
-    let duration = spec.duration.map_or(20.0 * window, |d| d * NS);
-    if (warmup + duration) / NS * arrivals.mean_rate() > 1e10 {
-        return Err(anyhow::anyhow!(
-            "metric timeline: {:.1e} arrivals is more than 1e10: shorten time.duration or the warm-up",
-            (warmup + duration) / NS * arrivals.mean_rate()
-        ));
-    }
-    Ok(Scales {
-        arrivals,
-        window,
-        horizon,
-        warmup,
-        duration,
-    })
-}
-
-/// Checks that the pass can run `built` under `spec` (its process and
-/// window resolve, and the arrivals stay below 1e10), before the run
-/// starts. A trace's process needs the trace, so it is checked at the run.
-pub fn check(built: &Built, spec: &TimeSpec) -> anyhow::Result<()> {
-    if spec.arrivals == Some(ArrivalSpec::Trace) {
-        return Ok(());
-    }
-    scales(built, spec, None).map(|_| ())
 }
 
 /// The estimated peak bytes of the pass on `built` under `spec` (None
@@ -158,20 +98,31 @@ struct Past {
     index: u64,
 }
 
-/// Per-moment and per-bucket accumulators.
+/// One moment's FPR: its batch, the share of its queries answered yes,
+/// and its theory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct MomentFpr {
+    pub(super) batch: usize,
+    pub(super) fpr: f64,
+    pub(super) theory: f64,
+}
+
+/// Per-moment and per-bucket accumulators, by batch.
 pub(super) struct Tally {
     /// Each moment's FPR and its theory.
-    moments: Vec<(f64, f64)>,
+    moments: Vec<MomentFpr>,
     /// Queries at each moment.
     queries: u64,
+    /// Batches.
+    batches: usize,
     /// Each moment's mean lines of a never-inserted key's query, where
-    /// counted (`[time] lines`).
-    lines: Welford,
-    fnr: Binomial,
+    /// counted (`[time] lines`), summed by batch over its moments.
+    lines: Batched,
+    fnr: Batched,
     fnr_theory: f64,
-    past: Binomial,
+    past: Batched,
     past_theory: f64,
-    buckets: Vec<(Binomial, f64)>,
+    buckets: Vec<(Batched, f64)>,
 }
 
 /// The filter under the run's traffic: its key stream, the keys inserted
@@ -289,8 +240,8 @@ impl Run<'_> {
 
     /// Never-inserted keys answered yes, of `queries`; with `lines`, the
     /// mean lines of their queries (where the design counts them) added to
-    /// it.
-    fn false_positives(&mut self, queries: u64, lines: Option<&mut Welford>) -> u64 {
+    /// it as one moment of batch `batch`.
+    fn false_positives(&mut self, queries: u64, lines: Option<(&mut Batched, usize)>) -> u64 {
         let count = lines.is_some();
         let mut read = crate::passes::CountedLines::default();
         let mut yes = 0u64;
@@ -301,17 +252,17 @@ impl Run<'_> {
                 read.add(self.f, key);
             }
         }
-        if let Some(w) = lines {
-            read.finish(w);
+        if let (Some((w, batch)), Some(mean)) = (lines, read.mean()) {
+            w.add(batch, mean, 1.0);
         }
         yes
     }
 
     /// `probes` inserted keys of ages uniform in (0, horizon], each counted
-    /// in `tally` with its theory.
+    /// in `tally` (in batch `batch`) with its theory.
     fn probe(
         &mut self,
-        moment: u64,
+        (moment, batch): (u64, usize),
         th: Option<&dyn MomentTheory>,
         sc: &Scales,
         spec: &TimeSpec,
@@ -334,15 +285,15 @@ impl Run<'_> {
             let yes = self.f.contains(p.key);
             let pt = th.map_or(f64::NAN, |t| t.presence(p.at as f64, p.index));
             if age < sc.window {
-                tally.fnr.add(!yes);
+                tally.fnr.trial(batch, !yes);
                 tally.fnr_theory += 1.0 - pt;
             } else {
-                tally.past.add(yes);
+                tally.past.trial(batch, yes);
                 tally.past_theory += pt;
             }
             let b = ((age / sc.horizon) * spec.buckets as f64) as usize;
             if let Some(bucket) = tally.buckets.get_mut(b) {
-                bucket.0.add(yes);
+                bucket.0.trial(batch, yes);
                 bucket.1 += pt;
             }
         }
@@ -362,7 +313,7 @@ pub fn measure(
     let sc = scales(built, spec, trace)?;
     // the theory counts every arrival as a new key: it holds for a stream
     // of distinct keys, or a trace whose keys do not repeat within the run
-    let run_keys = sc.arrivals.cum((sc.warmup + sc.duration) / NS);
+    let run_keys = sc.arrivals.cum(sc.end() / NS);
     let distinct = stream.is_distinct()
         || trace.is_some_and(|t| t.all_distinct() && run_keys < t.len() as f64);
     let theory = built.theory.moment.as_ref().filter(|_| distinct);
@@ -383,25 +334,26 @@ pub fn measure(
         next,
         inserted: 0,
     };
+    let b = sc.batches;
     let mut tally = Tally {
         moments: Vec::new(),
         queries: spec.queries,
-        lines: Welford::default(),
-        fnr: Binomial::default(),
+        batches: b,
+        lines: Batched::new(b),
+        fnr: Batched::new(b),
         fnr_theory: 0.0,
-        past: Binomial::default(),
+        past: Batched::new(b),
         past_theory: 0.0,
-        buckets: vec![(Binomial::default(), 0.0); spec.buckets as usize],
+        buckets: vec![(Batched::new(b), 0.0); spec.buckets as usize],
     };
     let mut timeline = Vec::new();
-    let stretch = sc.duration / spec.samples as f64;
     let mut steps = crate::metrics::progress::Steps::new("moments", spec.samples);
     // the filter's size at the moments (a design may grow and shrink)
     let (mut bits_max, mut bits_sum) = (0u64, 0.0f64);
     for s in 0..spec.samples {
         steps.done(s);
         let offset = run.rng.random::<f64>();
-        let moment = (sc.warmup + (s as f64 + offset) * stretch) as u64;
+        let (moment, batch) = sc.moment(s, spec.samples, offset);
         run.until(moment, &mut next_arrival, sc.horizon);
         if memory {
             let b = run.f.memory_bits();
@@ -413,15 +365,18 @@ pub fn measure(
             inserted: run.inserted,
         };
         let th: Option<Box<dyn MomentTheory>> = theory.map(|m| m(&now, &cum));
-        let fp = run.false_positives(spec.queries, spec.lines.then_some(&mut tally.lines));
+        let lines = spec.lines.then_some((&mut tally.lines, batch));
+        let fp = run.false_positives(spec.queries, lines);
         let fpr_theory = th.as_ref().map_or(f64::NAN, |t| t.fpr());
-        tally
-            .moments
-            .push((fp as f64 / spec.queries as f64, fpr_theory));
+        tally.moments.push(MomentFpr {
+            batch,
+            fpr: fp as f64 / spec.queries as f64,
+            theory: fpr_theory,
+        });
         let t_s = moment as f64 / NS;
         let rate = sc.arrivals.rate(t_s);
         timeline.push(timeline_row(t_s, rate, fp, spec.queries, fpr_theory, level));
-        run.probe(moment, th.as_deref(), &sc, spec, &mut tally);
+        run.probe((moment, batch), th.as_deref(), &sc, spec, &mut tally);
     }
     let mut row = summary(&tally, &sc, level);
     if spec.speed_ops > 0 {

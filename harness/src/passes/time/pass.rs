@@ -60,7 +60,7 @@ impl Pass for TimePass {
             }
         }
         Work {
-            inserts: sc.arrivals.cum((sc.warmup + sc.duration) / NS),
+            inserts: sc.arrivals.cum(sc.end() / NS),
             queries,
             copies: 0,
             bytes: parts,

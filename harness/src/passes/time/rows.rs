@@ -1,9 +1,10 @@
 //! The time pass's rows: the result row's columns, the timeline's rows
 //! and the age buckets', from the pass's tallies.
 
-use super::{Scales, Tally};
+use super::batches::Batched;
+use super::{MomentFpr, Scales, Tally};
 use crate::metrics::columns::{col, Col};
-use crate::metrics::stats::{binomial_ci, Welford};
+use crate::metrics::stats::binomial_ci;
 use crate::metrics::{Figure, TheoryColumns};
 use crate::metrics::{Row, Value};
 use crate::spec::{TimeSpec, NS};
@@ -35,29 +36,22 @@ fn with_theory(row: &mut Row, name: Col, x: f64, ci: (f64, f64), theory: f64) {
     row.figure(Figure::new(name, x, ci).theory(theory, TheoryColumns::Full));
 }
 
-/// The FPR over a set of moments of `queries` queries each: mean,
-/// Student-t interval, mean theory. When every moment measured the same
-/// rate (no false positive anywhere, say), the Student-t interval has zero
-/// width and would decide a verdict from nothing, and over one moment it
-/// has none: the interval is then Clopper-Pearson's over the pooled
-/// queries, exact for that sample.
-pub(super) fn over_moments(m: &[(f64, f64)], queries: u64, level: f64) -> (f64, (f64, f64), f64) {
-    let mut w = Welford::default();
-    for &(x, _) in m {
-        w.add(x);
+/// The FPR over a set of moments of `queries` queries each, of `batches`
+/// batches: the pooled rate (the mean over the moments), its interval
+/// over the batches widened to the pooled queries' Clopper-Pearson one
+/// ([`Batched::rate_interval`]), and the mean theory.
+pub(super) fn over_moments(
+    m: &[MomentFpr],
+    queries: u64,
+    batches: usize,
+    level: f64,
+) -> (f64, (f64, f64), f64) {
+    let mut b = Batched::new(batches);
+    for x in m {
+        b.add(x.batch, (x.fpr * queries as f64).round(), queries as f64);
     }
-    let theory = m.iter().map(|&(_, t)| t).sum::<f64>() / m.len() as f64;
-    let mut ci = w.ci_within(level, 0.0, 1.0);
-    let undefined = !(ci.0.is_finite() && ci.1.is_finite());
-    if (ci.0 == ci.1 || undefined) && !m.is_empty() {
-        let n = queries * m.len() as u64;
-        let x = m
-            .iter()
-            .map(|&(r, _)| (r * queries as f64).round() as u64)
-            .sum();
-        ci = binomial_ci(x, n, level);
-    }
-    (w.mean(), ci, theory)
+    let theory = m.iter().map(|x| x.theory).sum::<f64>() / m.len() as f64;
+    (b.ratio(), b.rate_interval(level), theory)
 }
 
 pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
@@ -66,49 +60,53 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     row.num(col::ARRIVALS_MEAN_RATE, sc.arrivals.mean_rate());
     row.num(col::ARRIVALS_MAX_RATE, sc.arrivals.max_rate());
     row.push(col::MOMENTS, Value::Int(t.moments.len() as u64));
-    let (x, ci, th) = over_moments(&t.moments, t.queries, level);
+    row.push(col::BATCHES, Value::Int(t.batches as u64));
+    let (x, ci, th) = over_moments(&t.moments, t.queries, t.batches, level);
     with_theory(&mut row, col::FPR_TIME_AVG, x, ci, th);
-    let top = t.moments.iter().map(|m| m.1).fold(f64::NAN, f64::max);
+    let top = t.moments.iter().map(|m| m.theory).fold(f64::NAN, f64::max);
     if top.is_finite() {
-        let worst: Vec<(f64, f64)> = t
+        let worst: Vec<MomentFpr> = t
             .moments
             .iter()
             .copied()
-            .filter(|m| m.1 >= 0.9 * top)
+            .filter(|m| m.theory >= 0.9 * top)
             .collect();
-        let (x, ci, th) = over_moments(&worst, t.queries, level);
+        let (x, ci, th) = over_moments(&worst, t.queries, t.batches, level);
         row.push(col::FPR_TIME_PEAK_MOMENTS, Value::Int(worst.len() as u64));
         with_theory(&mut row, col::FPR_TIME_PEAK, x, ci, th);
     }
-    for (name, probes, b, th, n) in [
-        (
-            col::FNR_TIME,
-            col::FNR_TIME_PROBES,
-            t.fnr,
-            t.fnr_theory,
-            t.fnr.n,
-        ),
+    for (name, probes, b, th) in [
+        (col::FNR_TIME, col::FNR_TIME_PROBES, &t.fnr, t.fnr_theory),
         (
             col::P_YES_PAST_WINDOW,
             col::P_YES_PAST_WINDOW_PROBES,
-            t.past,
+            &t.past,
             t.past_theory,
-            t.past.n,
         ),
     ] {
-        row.push(probes, Value::Int(n));
-        if n == 0 {
+        let n = b.n();
+        row.push(probes, Value::Int(n as u64));
+        if n == 0.0 {
             // no key of those ages was probed (a horizon of T leaves none
             // past it): no rate to report
             continue;
         }
-        let mean = th / n as f64;
-        with_theory(&mut row, name, b.rate(), binomial_ci(b.x, b.n, level), mean);
+        with_theory(&mut row, name, b.ratio(), b.rate_interval(level), th / n);
     }
-    if t.lines.count() > 0 {
-        // measured only: the designs' lines theories are at a steady rate
-        let ci = t.lines.ci_within(level, 0.0, f64::INFINITY);
-        row.figure(Figure::new(col::LINES_QUERY_NEGATIVE, t.lines.mean(), ci));
+    if t.lines.n() > 0.0 {
+        // measured only: the designs' lines theories are at a steady rate.
+        // Batches that all read the same lines give a zero-width interval
+        // (no verdict); one batch gives none.
+        let x = t.lines.ratio();
+        let ci = t
+            .lines
+            .over_batches(level, 0.0, f64::INFINITY)
+            .unwrap_or(if t.batches > 1 {
+                (x, x)
+            } else {
+                (f64::NAN, f64::NAN)
+            });
+        row.figure(Figure::new(col::LINES_QUERY_NEGATIVE, x, ci));
     }
     row
 }
@@ -118,17 +116,17 @@ pub(super) fn age_rows(t: &Tally, sc: &Scales, spec: &TimeSpec, level: f64) -> V
     t.buckets
         .iter()
         .enumerate()
-        .filter(|(_, (b, _))| b.n > 0)
+        .filter(|(_, (b, _))| b.n() > 0.0)
         .map(|(i, (b, th))| {
             let mut r = Row::default();
             let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
             r.num(col::AGE_LO, lo);
             r.num(col::AGE_HI, hi);
             r.num(col::AGE_MID_OVER_T, (lo + hi) / 2.0 / (sc.window / NS));
-            r.push(col::QUERIES, Value::Int(b.n));
-            let ci = binomial_ci(b.x, b.n, level);
-            let theory = Some(th / b.n as f64);
-            r.figure(Figure::new(col::P_YES, b.rate(), ci).theory(theory, TheoryColumns::Value));
+            r.push(col::QUERIES, Value::Int(b.n() as u64));
+            let ci = b.rate_interval(level);
+            let theory = Some(th / b.n());
+            r.figure(Figure::new(col::P_YES, b.ratio(), ci).theory(theory, TheoryColumns::Value));
             r
         })
         .collect()
