@@ -19,6 +19,13 @@ fn unit(x: u64) -> f64 {
     mix64(x) as f64 / 18_446_744_073_709_551_616.0
 }
 
+/// A standard normal from a hash (Box-Muller over two uniforms of `x`,
+/// the first in (0, 1]).
+fn normal(x: u64) -> f64 {
+    let (u, v) = (1.0 - unit(x), unit(x ^ 0x5A5A));
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
 /// The exact window of the last `window` keys, answering with errors of a
 /// known law, drawn from its seed (one per round of the summary pass) and
 /// a hash of each query:
@@ -29,7 +36,10 @@ fn unit(x: u64) -> f64 {
 ///   deviation 0.05 per seed (as an estimator's error is, nearly):
 ///   E\[((D̂ - D)/D)²\] = 0.0025;
 /// - the entropy is H + η, η uniform in [0, 0.1) per seed: E\[H - Ĥ\] =
-///   -0.05.
+///   -0.05;
+/// - the distinct count's lower bound is D (1 - λ), λ = 0.05 |z| with z
+///   normal per seed (half-normal, as a bound's shortfall is, nearly):
+///   E\[bound\] = (1 - 0.05 √(2/π)) D, E\[((bound - D)/D)²\] = 0.0025.
 pub struct Blur {
     exact: ExactWindow,
     seed: u64,
@@ -42,6 +52,10 @@ pub const COUNT_MSE: f64 = 2.0 / 3.0;
 pub const DISTINCT_REL_MSE: f64 = 0.0025;
 /// E\[H - Ĥ\] of a [`Blur`]'s entropy.
 pub const ENTROPY_ERROR: f64 = -0.05;
+/// E\[bound / D\] of a [`Blur`]'s distinct lower bound: 1 - 0.05 √(2/π).
+pub const LB_OVER_D: f64 = 1.0 - 0.05 * 0.797_884_560_802_865_4;
+/// E\[((bound - D)/D)²\] of a [`Blur`]'s distinct lower bound.
+pub const LB_REL_MSE: f64 = 0.0025;
 
 impl Blur {
     /// A blur over `window` keys, its errors drawn from `seed`.
@@ -94,10 +108,11 @@ impl FrequencyEstimator for Blur {
 
 impl DistinctEstimator for Blur {
     fn distinct(&self) -> f64 {
-        // Box-Muller from two uniforms of the seed (the first in (0, 1])
-        let (u, v) = (1.0 - unit(self.seed ^ 0xD15), unit(self.seed ^ 0xD16));
-        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-        self.exact.distinct() * (1.0 + 0.05 * z)
+        self.exact.distinct() * (1.0 + 0.05 * normal(self.seed ^ 0xD15))
+    }
+    fn distinct_lower_bound(&self) -> Option<f64> {
+        let shortfall = 0.05 * normal(self.seed ^ 0x1B).abs();
+        Some(self.exact.distinct() * (1.0 - shortfall))
     }
 }
 
