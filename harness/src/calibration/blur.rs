@@ -1,6 +1,7 @@
 //! The summaries' point: a [`Blur`], an exact window whose answers carry
 //! errors of a known law, under the summary pass ([`crate::passes::summary`]).
 
+use super::unit;
 use crate::designs::{Built, Geometry, Theory};
 use crate::metrics::Row;
 use crate::passes::summary;
@@ -13,11 +14,6 @@ use bloomlab_filters::{
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use std::collections::BTreeSet;
-
-/// A uniform in [0, 1) from a hash.
-fn unit(x: u64) -> f64 {
-    mix64(x) as f64 / 18_446_744_073_709_551_616.0
-}
 
 /// A standard normal from a hash (Box-Muller over two uniforms of `x`,
 /// the first in (0, 1]).
@@ -122,10 +118,13 @@ impl EntropyEstimator for Blur {
     }
 }
 
-/// The summary pass's row of a [`Blur`] over a window of 256 distinct
+/// The window of the calibration's [`Blur`]: 256 distinct random keys,
+/// so D = 256 in every round.
+pub const W: u64 = 256;
+
+/// The summary pass's row of a [`Blur`] over a window of [`W`] distinct
 /// random keys, `rounds` rounds, under `seed`, its intervals at `level`.
 pub fn measure(rounds: u64, seed: u64, level: f64) -> anyhow::Result<Row> {
-    const W: u64 = 256;
     let build = |s: u64| -> anyhow::Result<Built> {
         Ok(Built {
             filter: None,

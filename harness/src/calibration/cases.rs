@@ -44,12 +44,11 @@ fn blur_cases() -> Vec<Case> {
             200,
             blur::ENTROPY_ERROR,
         ),
-        // the window holds 256 distinct keys: D = 256 in every round
         case(
             "distinct_lb: Student t over the rounds",
             col::DISTINCT_LB,
             200,
-            blur::LB_OVER_D * 256.0,
+            blur::LB_OVER_D * blur::W as f64,
         ),
         case(
             "distinct_lb_rel_rmse: square root of the wider of a Student t over the rounds' squared errors and a chi-square interval",

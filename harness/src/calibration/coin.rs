@@ -1,6 +1,6 @@
 //! The synthetic membership filter whose answers are known exactly.
 
-use super::CoinPoint;
+use super::{unit, CoinPoint};
 use crate::designs::{Built, Geometry, ProfileTheory, Theory};
 use crate::passes::membership::{self, PointResult};
 use crate::spec::{MeasureSpec, Metric, WorkloadSpec};
@@ -86,8 +86,7 @@ impl Filter for Coin {
         }
     }
     fn contains(&self, key: u64) -> bool {
-        self.count.contains_key(&key)
-            || (mix64(key ^ 0x5EED) as f64) < self.p * 18446744073709551616.0
+        self.count.contains_key(&key) || unit(key ^ 0x5EED) < self.p
     }
     fn memory_bits(&self) -> u64 {
         64 * self.remember as u64
@@ -112,11 +111,7 @@ impl Instrumented for Coin {
     }
     fn zero_fraction(&self) -> Option<f64> {
         (self.varying && !self.recent.is_empty()).then(|| {
-            let sum: f64 = self
-                .recent
-                .iter()
-                .map(|&k| mix64(k ^ ZEROS) as f64 / 18_446_744_073_709_551_616.0)
-                .sum();
+            let sum: f64 = self.recent.iter().map(|&k| unit(k ^ ZEROS)).sum();
             sum / self.recent.len() as f64
         })
     }

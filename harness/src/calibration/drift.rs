@@ -16,7 +16,20 @@ fn share(key: u64) -> i64 {
 
 /// A key's coin: uniform in [0, 1).
 fn coin(key: u64) -> f64 {
-    mix64(key ^ COIN) as f64 / 18_446_744_073_709_551_616.0
+    super::unit(key ^ COIN)
+}
+
+/// μ: the expected keys of a window of `window` ns at `rate` keys a
+/// second.
+pub(super) fn mean_keys(rate: f64, window: u64) -> f64 {
+    rate * window as f64 / 1e9
+}
+
+/// L(now) = (Λ(now) - Λ(now - window)) / μ: the expected keys of the last
+/// window over their mean, Λ the arrivals' cumulative mean (`cum`, by a
+/// time in ns).
+pub(super) fn load(cum: &dyn Fn(f64) -> f64, now: f64, window: u64, mu: f64) -> f64 {
+    (cum(now) - cum(now - window as f64)) / mu
 }
 
 /// Holds the keys of the last T of time. Its state is Z, the sum over
@@ -62,7 +75,7 @@ impl Drift {
         (p, q, spread): (f64, f64, f64),
         cum: Box<dyn Fn(f64) -> f64 + Send + Sync>,
     ) -> Drift {
-        let mu = rate * window as f64 / 1e9;
+        let mu = mean_keys(rate, window);
         Drift {
             window,
             p,
@@ -80,8 +93,7 @@ impl Drift {
 
     /// L(t) at the filter's clock.
     fn load(&self) -> f64 {
-        let now = self.now as f64;
-        ((self.cum)(now) - (self.cum)(now - self.window as f64)) / self.mu
+        load(&*self.cum, self.now as f64, self.window, self.mu)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The time pass's points: a [`Drift`] under seeded arrivals, measured by
 //! the time pass ([`crate::passes::time`]) as any time design is.
 
-use super::Drift;
+use super::{drift, Drift};
 use crate::designs::{Built, Geometry, Moment, MomentTheory, Theory, TimeWindow};
 use crate::passes::time::{self, Process, TimeResult};
 use crate::spec::{ArrivalSpec, TimeSpec, WorkloadSpec, NS};
@@ -62,7 +62,7 @@ impl DriftPoint {
     fn built(&self) -> anyhow::Result<Built> {
         let process = Process::new(&self.arrivals(), None)?;
         let cum = move |t_ns: f64| process.cum(t_ns.max(0.0) / NS);
-        let mu = self.rate * WINDOW as f64 / NS;
+        let mu = drift::mean_keys(self.rate, WINDOW);
         let mut geometry = Geometry::exact(mu.round() as u64, false);
         geometry.time = Some(TimeWindow {
             window_ns: WINDOW,
@@ -73,7 +73,7 @@ impl DriftPoint {
         let (p, q) = (self.p, self.q);
         let filter = Drift::new(WINDOW, self.rate, (p, q, self.spread), Box::new(cum));
         let moment = move |m: &Moment, cum: &dyn Fn(f64) -> f64| -> Box<dyn MomentTheory> {
-            let load = (cum(m.now_ns) - cum(m.now_ns - WINDOW as f64)) / mu;
+            let load = drift::load(cum, m.now_ns, WINDOW, mu);
             Box::new(DriftTheory {
                 now: m.now_ns,
                 fpr: p * load,

@@ -410,8 +410,8 @@ impl CountedLines {
 
     /// Adds this state's mean to `states`, if any key was counted.
     pub(crate) fn finish(self, states: &mut crate::metrics::stats::Welford) {
-        if self.counted > 0 {
-            states.add(self.read as f64 / self.counted as f64);
+        if let Some(mean) = self.mean() {
+            states.add(mean);
         }
     }
 }

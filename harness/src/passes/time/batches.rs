@@ -78,7 +78,7 @@ impl Batched {
     /// worst moments of a swinging rate fall in a few batches) neither
     /// adds nor counts as a degree of freedom: counted, the interval over
     /// the worst moments covered 88.7% at 95% (`bloomlab calibrate
-    /// --quick`).
+    /// --quick` at an earlier Drift, docs/metrics.md).
     pub(crate) fn over_batches(&self, level: f64, lo: f64, hi: f64) -> Option<(f64, f64)> {
         let parts: Vec<(f64, f64)> = self
             .x
@@ -106,8 +106,8 @@ impl Batched {
         // are those of Kish's effective number of batches, (Σn)² / Σn²,
         // less one (b - 1 for equal batches); with b - 1 the worst moments
         // of a rate swinging slower than a batch, most of them in two or
-        // three batches, covered 94.2% at 95% over 2000 seeds and 93.2%
-        // over 1000 (the calibration's fpr_time_peak)
+        // three batches, covered 94.2% at 95% over 2000 seeds (the
+        // calibration's fpr_time_peak at an earlier Drift, docs/metrics.md)
         let effective = n * n / parts.iter().map(|&(_, m)| m * m).sum::<f64>();
         let t = t_value(level, (effective - 1.0).floor().max(1.0) as u64);
         Some(((r - t * se).clamp(lo, hi), (r + t * se).clamp(lo, hi)))

@@ -98,12 +98,12 @@ struct Past {
     index: u64,
 }
 
-/// One moment's FPR: its batch, the share of its queries answered yes,
-/// and its theory.
+/// One moment's FPR: its batch, its queries answered yes, and its
+/// theory.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct MomentFpr {
     pub(super) batch: usize,
-    pub(super) fpr: f64,
+    pub(super) fp: u64,
     pub(super) theory: f64,
 }
 
@@ -113,8 +113,6 @@ pub(super) struct Tally {
     moments: Vec<MomentFpr>,
     /// Queries at each moment.
     queries: u64,
-    /// Batches.
-    batches: usize,
     /// Each moment's mean lines of a never-inserted key's query, where
     /// counted (`[time] lines`), summed by batch over its moments.
     lines: Batched,
@@ -338,7 +336,6 @@ pub fn measure(
     let mut tally = Tally {
         moments: Vec::new(),
         queries: spec.queries,
-        batches: b,
         lines: Batched::new(b),
         fnr: Batched::new(b),
         fnr_theory: 0.0,
@@ -370,7 +367,7 @@ pub fn measure(
         let fpr_theory = th.as_ref().map_or(f64::NAN, |t| t.fpr());
         tally.moments.push(MomentFpr {
             batch,
-            fpr: fp as f64 / spec.queries as f64,
+            fp,
             theory: fpr_theory,
         });
         let t_s = moment as f64 / NS;

@@ -48,7 +48,7 @@ pub(super) fn over_moments(
 ) -> (f64, (f64, f64), f64) {
     let mut b = Batched::new(batches);
     for x in m {
-        b.add(x.batch, (x.fpr * queries as f64).round(), queries as f64);
+        b.add(x.batch, x.fp as f64, queries as f64);
     }
     let theory = m.iter().map(|x| x.theory).sum::<f64>() / m.len() as f64;
     (b.ratio(), b.rate_interval(level), theory)
@@ -60,8 +60,8 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
     row.num(col::ARRIVALS_MEAN_RATE, sc.arrivals.mean_rate());
     row.num(col::ARRIVALS_MAX_RATE, sc.arrivals.max_rate());
     row.push(col::MOMENTS, Value::Int(t.moments.len() as u64));
-    row.push(col::BATCHES, Value::Int(t.batches as u64));
-    let (x, ci, th) = over_moments(&t.moments, t.queries, t.batches, level);
+    row.push(col::BATCHES, Value::Int(sc.batches as u64));
+    let (x, ci, th) = over_moments(&t.moments, t.queries, sc.batches, level);
     with_theory(&mut row, col::FPR_TIME_AVG, x, ci, th);
     let top = t.moments.iter().map(|m| m.theory).fold(f64::NAN, f64::max);
     if top.is_finite() {
@@ -71,7 +71,7 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
             .copied()
             .filter(|m| m.theory >= 0.9 * top)
             .collect();
-        let (x, ci, th) = over_moments(&worst, t.queries, t.batches, level);
+        let (x, ci, th) = over_moments(&worst, t.queries, sc.batches, level);
         row.push(col::FPR_TIME_PEAK_MOMENTS, Value::Int(worst.len() as u64));
         with_theory(&mut row, col::FPR_TIME_PEAK, x, ci, th);
     }
@@ -101,7 +101,7 @@ pub(super) fn summary(t: &Tally, sc: &Scales, level: f64) -> Row {
         let ci = t
             .lines
             .over_batches(level, 0.0, f64::INFINITY)
-            .unwrap_or(if t.batches > 1 {
+            .unwrap_or(if sc.batches > 1 {
                 (x, x)
             } else {
                 (f64::NAN, f64::NAN)

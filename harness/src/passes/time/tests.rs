@@ -2,15 +2,15 @@ use super::rows::over_moments;
 use super::*;
 use crate::metrics::stats::{binomial_ci, in_interval};
 
-fn moments(rates: impl IntoIterator<Item = f64>, batches: usize, theory: f64) -> Vec<MomentFpr> {
-    let rates: Vec<f64> = rates.into_iter().collect();
-    let n = rates.len();
-    rates
-        .into_iter()
+/// Moments with these false positives each, spread evenly over `batches`.
+fn moments(fps: impl IntoIterator<Item = u64>, batches: usize, theory: f64) -> Vec<MomentFpr> {
+    let fps: Vec<u64> = fps.into_iter().collect();
+    let n = fps.len();
+    fps.into_iter()
         .enumerate()
-        .map(|(i, fpr)| MomentFpr {
+        .map(|(i, fp)| MomentFpr {
             batch: i * batches / n,
-            fpr,
+            fp,
             theory,
         })
         .collect()
@@ -21,7 +21,7 @@ fn moments(rates: impl IntoIterator<Item = f64>, batches: usize, theory: f64) ->
 /// inside it (the verdict was "no").
 #[test]
 fn moments_without_false_positives_get_an_exact_interval() {
-    let m = moments(vec![0.0; 50], 10, 1e-10);
+    let m = moments(vec![0; 50], 10, 1e-10);
     let (x, ci, th) = over_moments(&m, 2000, 10, 0.99);
     assert_eq!(x, 0.0);
     assert_eq!(ci, binomial_ci(0, 100_000, 0.99));
@@ -37,8 +37,7 @@ fn moments_without_false_positives_get_an_exact_interval() {
 fn batches_that_spread_widen_the_interval() {
     // ten batches of five moments, batch b measuring 5 + 2b false
     // positives of 2000 at each moment
-    let rates = (0..50).map(|i| f64::from(5 + 2 * (i / 5)) / 2000.0);
-    let m = moments(rates, 10, 7e-3);
+    let m = moments((0..50).map(|i| 5 + 2 * (i / 5)), 10, 7e-3);
     let (x, ci, _) = over_moments(&m, 2000, 10, 0.95);
     let pooled = binomial_ci((x * 100_000.0).round() as u64, 100_000, 0.95);
     assert!(ci.0 < pooled.0 && ci.1 > pooled.1, "{ci:?} {pooled:?}");
@@ -50,7 +49,7 @@ fn batches_that_spread_widen_the_interval() {
 /// is given.
 #[test]
 fn one_moment_gets_its_queries_interval() {
-    let m = moments([3.0 / 2000.0], 10, 1e-3);
+    let m = moments([3], 10, 1e-3);
     let (x, ci, _) = over_moments(&m, 2000, 10, 0.99);
     assert_eq!(x, 1.5e-3);
     assert_eq!(ci, binomial_ci(3, 2000, 0.99));
