@@ -1,6 +1,8 @@
 //! The interval kinds calibrated, each at its point and with its truth.
 
-use super::{blur, coin, AttackPoint, Case, CoinPoint, DriftPoint, Point, Source, Truth};
+use super::{
+    blur, coin, AttackPoint, Case, CoinPoint, DriftPoint, Point, Source, StablePoint, Truth,
+};
 use crate::metrics::columns::col;
 
 /// The interval kinds calibrated, each at its point.
@@ -9,7 +11,61 @@ pub fn cases() -> Vec<Case> {
     cases.extend(drift_cases());
     cases.extend(attack_cases());
     cases.extend(blur_cases());
+    cases.extend(stable_cases());
     cases
+}
+
+/// Seeds of a Stable filter's pooled truth: 22 times as precise as one
+/// seed's estimate.
+const STABLE_POOL: u64 = 500;
+
+/// The membership pass's kinds again, at a real design whose round
+/// answers all its queries from one state: a Stable Bloom filter of 2048
+/// two-bit cells, K = 3, P = 13 (a stable FPR near 0.1), its FNR over
+/// ages 1 ..= 400 (about 0.3), each figure's truth pooled over 500 seeds.
+fn stable_cases() -> Vec<Case> {
+    let point = Point::Stable(StablePoint {
+        m: 2048,
+        d: 2,
+        k: 3,
+        p: 13,
+        window: 400,
+    });
+    let case = |interval, column, source| Case {
+        interval,
+        column,
+        source,
+        point,
+        truth: Truth::Pooled(STABLE_POOL),
+        wide: None,
+    };
+    vec![
+        case(
+            "fpr (Stable filter): Clopper-Pearson over the pooled queries",
+            col::FPR,
+            Source::Row(col::FPR),
+        ),
+        case(
+            "fpr_avg (Stable filter): Student t over the rounds' rates",
+            col::FPR_AVG,
+            Source::Row(col::FPR_AVG),
+        ),
+        case(
+            "fnr (Stable filter): the wider of Clopper-Pearson over the sampled ages and a Student t over the rounds",
+            col::FNR,
+            Source::Row(col::FNR),
+        ),
+        case(
+            "zero_fraction (Stable filter): Student t over the rounds",
+            col::ZERO_FRACTION,
+            Source::Row(col::ZERO_FRACTION),
+        ),
+        case(
+            "p_yes (Stable filter's FNR by age, ages 257-320): the wider of Clopper-Pearson and Student t",
+            col::P_YES,
+            Source::Profile(300),
+        ),
+    ]
 }
 
 /// The summaries' errors, at a `Blur`: the count's over 20 rounds (each a
@@ -175,7 +231,7 @@ fn coin_cases() -> Vec<Case> {
             0.2,
         ),
         of_row(
-            "fnr: Clopper-Pearson over the sampled ages",
+            "fnr: the wider of Clopper-Pearson over the sampled ages and a Student t over the rounds",
             col::FNR,
             forget,
             0.35,

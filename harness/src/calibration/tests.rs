@@ -75,6 +75,44 @@ fn verdicts_follow_the_definition() {
 }
 
 #[test]
+fn a_confirmation_decides_the_verdict_and_the_check() {
+    let case = cases()[0];
+    let obs = |covered: usize, n: usize| -> Vec<Observed> {
+        (0..n)
+            .map(|i| {
+                let e = if i < covered { 0.2 } else { 0.5 };
+                Observed {
+                    estimate: e,
+                    low: e - 0.1,
+                    high: e + 0.1,
+                    truth: 0.2,
+                }
+            })
+            .collect()
+    };
+    // 180 of 200 is short, and clearly (three standard errors are 4.6
+    // points); 770 of 800 fresh seeds covers
+    let first = coverage(case, 0.95, &obs(180, 200), 1.0);
+    assert_eq!(first.verdict, Verdict::Short);
+    assert!(first.clearly_short());
+    let fine = first.clone().confirmed(&obs(770, 800));
+    assert_eq!(fine.verdict, Verdict::Covers);
+    assert!(!fine.clearly_short());
+    assert_eq!(fine.covered, 180, "the first seeds' count is kept");
+    assert_eq!(
+        fine.confirmation,
+        Some(Confirmation {
+            seeds: 800,
+            covered: 770
+        })
+    );
+    // 740 of 800 is short on the fresh seeds too
+    let still = first.confirmed(&obs(740, 800));
+    assert_eq!(still.verdict, Verdict::Short);
+    assert!(still.clearly_short());
+}
+
+#[test]
 fn the_same_numbers_whatever_the_thread_count() {
     let case = cases()[1];
     let one = rayon::ThreadPoolBuilder::new()
@@ -127,6 +165,53 @@ fn moments_taken_as_independent_are_caught() {
         let planted = coverage(case, level, &independent, 1.0);
         println!(
             "at {level}: over batches {:.3} (width / estimate {:.3}), as if independent {:.3} ({:.3})",
+            good.coverage(),
+            good.mean_relative_width,
+            planted.coverage(),
+            planted.mean_relative_width
+        );
+        assert!(!good.clearly_short(), "{good:?}");
+        assert!(planted.clearly_short(), "{planted:?}");
+    }
+}
+
+/// The FNR at a real design: Clopper-Pearson over the pooled queries
+/// alone (the construction before the calibration measured it) covers
+/// clearly less than its level at the Stable filter, whose round answers
+/// all its queries from one state; the wider of that and the rounds'
+/// Student t, from the same runs, covers.
+#[test]
+fn a_stable_filters_pooled_fnr_interval_is_caught() {
+    use crate::metrics::binomial_ci;
+    let case = *cases()
+        .iter()
+        .find(|c| c.column == col::FNR && matches!(c.point, Point::Stable(_)))
+        .expect("the Stable filter's FNR case");
+    for level in [0.95, 0.99] {
+        let as_is = &observe(&[case], 1000, level).unwrap()[0];
+        let pooled: Vec<Observed> = (1..=1000u64)
+            .into_par_iter()
+            .map(|s| {
+                let out = measure(case.point, s, level).unwrap();
+                let n = |c: Col| out.row().get_num(c.name()).unwrap();
+                let (x, q) = (n(col::FALSE_NEGATIVES), n(col::FNR_QUERIES));
+                let (low, high) = binomial_ci(x as u64, q as u64, level);
+                (low, high, x / q)
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .zip(as_is)
+            .map(|((low, high, estimate), o)| Observed {
+                estimate,
+                low,
+                high,
+                truth: o.truth,
+            })
+            .collect();
+        let good = coverage(case, level, as_is, 1.0);
+        let planted = coverage(case, level, &pooled, 1.0);
+        println!(
+            "at {level}: the wider of the two {:.3} (width / estimate {:.3}), pooled alone {:.3} ({:.3})",
             good.coverage(),
             good.mean_relative_width,
             planted.coverage(),

@@ -92,6 +92,9 @@ columns! {
     COLLIDING_PAIRS_EXPECTED = "colliding_pairs_expected", Summary, Other, None, "";
     COUNTERS = "counters", Parameter, Other, None, "";
     COUNT_ARRIVALS = "count_arrivals", Summary, Other, None, "";
+    CONFIRM_COVERAGE = "confirm_coverage", Calibration, Probability, None, "coverage on the confirmation's fresh seeds";
+    CONFIRM_COVERED = "confirm_covered", Calibration, Other, None, "";
+    CONFIRM_SEEDS = "confirm_seeds", Calibration, Other, None, "";
     COUNT_MEAN_ERROR = "count_mean_error", Summary, Signed, None, "";
     COUNT_RMSE = "count_rmse", Summary, Other, Occurrences, "frequency estimate RMSE", StreamTheory;
     COUNT_UNDERESTIMATES = "count_underestimates", Summary, Other, None, "";

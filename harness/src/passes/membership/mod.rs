@@ -30,7 +30,9 @@
 //!   itself each round for designs that guarantee the window, at both
 //!   phases); 0 for windowed designs. For designs without a window (Stable
 //!   Bloom), w is a window of interest and the theory is the mean FNR over
-//!   ages 1..=w.
+//!   ages 1..=w. Its interval is Clopper-Pearson's over the pooled queries;
+//!   for a design without a guaranteed window, the wider of that and a
+//!   Student t over the rounds' rates (a round's queries ask one state).
 //! * `zero_fraction` — fraction of zero cells, per round (both phases), normal
 //!   interval over rounds.
 //! * `convergence` — from empty filters: zero fraction and FPR at log-spaced
@@ -326,13 +328,11 @@ pub fn measure(
 /// worst phase, advances a random 1..=period, measures that phase, and
 /// advances to the next round's worst phase. Returns the worst and random
 /// phases' tallies, the FNR's and the zero fraction's.
-/// The FNR's queries pooled, and its rate per round at the worst and at
-/// the random phase (for designs whose FNR varies with the phase).
+/// The FNR's queries pooled, and its rate per round over both phases.
 #[derive(Default)]
 pub(super) struct FnrTally {
     pub(super) all: Binomial,
-    pub(super) worst: Welford,
-    pub(super) random: Welford,
+    pub(super) rounds: Welford,
 }
 
 fn run_rounds(
@@ -364,18 +364,14 @@ fn run_rounds(
     };
     for round in 0..spec.rounds {
         steps.done(round);
-        let before = fnr.all;
+        let start = fnr.all;
         plan.phase(r, &mut worst, &mut fnr.all);
-        if fnr.all.n > before.n {
-            fnr.worst.add(fnr.all.since(&before));
-        }
         let z = zero(r);
         let u = r.rng.random_range(1..=plan.period);
         r.advance(u);
-        let before = fnr.all;
         plan.phase(r, &mut avg, &mut fnr.all);
-        if fnr.all.n > before.n {
-            fnr.random.add(fnr.all.since(&before));
+        if fnr.all.n > start.n {
+            fnr.rounds.add(fnr.all.since(&start));
         }
         if let (Some(a), Some(b)) = (z, zero(r)) {
             zeros.add((a + b) / 2.0);
