@@ -39,7 +39,9 @@
 use bloomlab_filters::clock_sketch::{ClockBloom, TimedClockBloom};
 use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
-use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::segmented::{
+    A2Buffer, DoubleBuffer, ForgetfulBloom, ForgetfulCode, JumpingWindow,
+};
 use bloomlab_filters::she::{SheBloom, TimedSheBloom};
 use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
@@ -668,6 +670,18 @@ fn designs(c: &mut Criterion) {
                         .fpr(FPR)
                         .past(4)
                         .build::<ForgetfulBloom>()
+                        .unwrap(),
+                ),
+            ),
+            prepare(
+                "forgetful_code",
+                log_w,
+                sliding,
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .past(8)
+                        .build::<ForgetfulCode>()
                         .unwrap(),
                 ),
             ),

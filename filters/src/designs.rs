@@ -48,6 +48,7 @@ macro_rules! for_each_design {
                 $crate::DoubleBuffer,
                 $crate::A2Buffer,
                 $crate::ForgetfulBloom,
+                $crate::ForgetfulCode,
                 $crate::OnTime<$crate::Apbf>,
                 $crate::OnTime<$crate::BlockedApbf>,
                 $crate::OnTime<$crate::NaorYogev>,
@@ -99,6 +100,8 @@ macro_rules! for_each_design {
                 a2: $crate::segmented::A2Buffer = $crate::Target::window(256).fpr(1e-2).build::<$crate::segmented::A2Buffer>().unwrap();
                 forgetful: $crate::segmented::ForgetfulBloom =
                     $crate::Target::window(256).fpr(1e-2).past(3).build::<$crate::segmented::ForgetfulBloom>().unwrap();
+                forgetful_code: $crate::segmented::ForgetfulCode =
+                    $crate::Target::window(256).fpr(1e-2).past(3).build::<$crate::segmented::ForgetfulCode>().unwrap();
                 apbf_time: $crate::OnTime<$crate::Apbf> =
                     $crate::OnTime::<$crate::Apbf>::new($crate::ApbfShape { hashes: 4, extra_slices: 3, generation: 64 }, 50, $crate::Trigger::Time).unwrap();
                 apbf_hybrid: $crate::OnTime<$crate::Apbf> =

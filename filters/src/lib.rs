@@ -123,7 +123,7 @@ pub use clock_sketch::{ClockBloom, ClockBloomShape, TimedClockBloom, TimedClockB
 pub use half_sliding::{HalfSliding, HalfSlidingShape, TimedHalfSliding, TimedHalfSlidingShape};
 pub use segmented::{
     A2Buffer, A2BufferShape, DoubleBuffer, DoubleBufferShape, ForgetfulBloom, ForgetfulBloomShape,
-    JumpingWindow, JumpingWindowShape,
+    ForgetfulCode, JumpingWindow, JumpingWindowShape,
 };
 pub use she::{SheBloom, SheBloomShape, TimedSheBloom, TimedSheBloomShape};
 pub use sliding_sketch::{

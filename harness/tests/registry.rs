@@ -20,7 +20,7 @@ fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
         }
         "naor_yogev" | "ny_pocket" => vec![("window", "2048"), ("slack", "1024"), ("fpr", "0.01")],
         "jumping" => vec![("window", "2048"), ("fpr", "0.01"), ("segments", "4")],
-        "forgetful" => vec![("window", "2048"), ("fpr", "0.01"), ("past", "3")],
+        "forgetful" | "forgetful_code" => vec![("window", "2048"), ("fpr", "0.01"), ("past", "3")],
         "stable" => vec![("m", "20000"), ("d", "2"), ("k", "3"), ("p", "10")],
         "wcss" => vec![("window", "2048"), ("counters", "64")],
         "swhll" | "swlc" => vec![("window", "2048"), ("registers", "64")],

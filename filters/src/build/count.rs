@@ -4,7 +4,7 @@ use super::{fewest_bits, Build, Target};
 use crate::apbf::KlRule;
 use crate::error::check_nonzero;
 use crate::naor_yogev::NaorYogev;
-use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use crate::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, ForgetfulCode, JumpingWindow};
 use crate::{
     Apbf, ApbfShape, BlockedApbf, Broom, NaorYogevShape, NyPocket, NyPocketShape, ParamError,
     StableBloomFilter, Swamp, Swbf, TimingBloom,
@@ -173,6 +173,27 @@ impl Build for ForgetfulBloom {
         };
         let f = ForgetfulBloom::with_fpr(w, e, past)?;
         t.within_slack("forgetful", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
+impl Build for ForgetfulCode {
+    /// As [`ForgetfulBloom`]'s, at the code's window (N + 1) g and its
+    /// theory on new keys.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (w, e) = (t.count("forgetful_code")?, t.the_fpr()?);
+        let past = match t.past {
+            Some(p) => p,
+            None => fewest_bits(1..=14, |p| {
+                let (k, _, m) = ForgetfulCode::sizing(w, e, p)?;
+                (p as u64 + 2).checked_mul(k as u64)?.checked_mul(m)
+            })
+            .ok_or_else(|| ParamError::Unreachable {
+                target: format!("forgetful_code fpr {e} with k <= 64"),
+            })?,
+        };
+        let f = ForgetfulCode::with_fpr(w, e, past)?;
+        t.within_slack("forgetful_code", crate::SlidingFilter::slack(&f))?;
         Ok(f)
     }
 }

@@ -7,6 +7,7 @@
 
 mod double_buffer;
 mod forgetful;
+mod forgetful_code;
 mod jumping;
 mod lines;
 pub mod theory;
@@ -14,6 +15,7 @@ pub mod timed;
 
 pub use double_buffer::{DoubleBuffer, DoubleBufferShape};
 pub use forgetful::{ForgetfulBloom, ForgetfulBloomShape, MAX_PAST};
+pub use forgetful_code::ForgetfulCode;
 pub use jumping::{A2Buffer, A2BufferShape, JumpingWindow, JumpingWindowShape};
 
 use crate::bloom::PartitionedBloomFilter;

@@ -129,6 +129,23 @@ pub fn double_buffer_fpr(k: u32, g: u64, m: u64, phase: u64) -> f64 {
 /// generation). Filters: position 0 holds generation 0, position i >= 1 holds
 /// generations i-1 and i.
 pub fn forgetful_match(r: &[f64], k: u32) -> f64 {
+    let filters = r.len();
+    forgetful_match_by(r, k, |b| (0..filters - 1).any(|i| b >> i & 3 == 3))
+}
+
+/// The Sliding Sketches code's answer ([`super::ForgetfulCode`]) in the
+/// same model: P(the future filter matches, or the oldest, or two
+/// consecutive filters from the present on).
+pub fn forgetful_code_match(r: &[f64], k: u32) -> f64 {
+    let filters = r.len();
+    forgetful_match_by(r, k, |b| {
+        b & 1 == 1 || b >> (filters - 1) & 1 == 1 || (1..filters - 1).any(|i| b >> i & 3 == 3)
+    })
+}
+
+/// P(the set of filters matching in all k slices is one `yes` accepts),
+/// by the Möbius inversion of [`forgetful_match`].
+fn forgetful_match_by(r: &[f64], k: u32, yes: impl Fn(usize) -> bool) -> f64 {
     let gens = r.len(); // N + 2
     let filters = gens; // positions 0..=N+1
     assert!(filters <= 16, "at most 14 past filters");
@@ -174,9 +191,8 @@ pub fn forgetful_match(r: &[f64], k: u32) -> f64 {
             }
         }
     }
-    let pair = |b: usize| (0..filters - 1).any(|i| b >> i & 3 == 3);
     (0..full)
-        .filter(|&b| pair(b))
+        .filter(|&b| yes(b))
         .map(|b| t[b])
         .sum::<f64>()
         .clamp(0.0, 1.0)
@@ -261,9 +277,68 @@ pub fn forgetful_presence(past: u32, k: u32, g: u64, m: u64, phase: u64, j: u64)
     forgetful_match(&r, k)
 }
 
+/// The Sliding Sketches code's Forgetful filter's FPR at phase φ when
+/// every arrival is written (an upper bound where some are not).
+pub fn forgetful_code_fpr(past: u32, k: u32, g: u64, m: u64, phase: u64) -> f64 {
+    forgetful_code_match(&forgetful_fills(past, g, m, phase), k)
+}
+
+/// P(yes) for a written key of generation j at phase φ, in the code's
+/// filter: 1 for j <= N + 1, the FPR beyond.
+pub fn forgetful_code_presence(past: u32, k: u32, g: u64, m: u64, phase: u64, j: u64) -> f64 {
+    let mut r = forgetful_fills(past, g, m, phase);
+    if (j as usize) < r.len() {
+        r[j as usize] = 1.0;
+    }
+    forgetful_code_match(&r, k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The code's rule by brute force over both slices' generation
+    /// vectors, as for the paper's.
+    #[test]
+    fn forgetful_code_match_agrees_with_enumeration() {
+        let r = [0.3, 0.5, 0.4, 0.6]; // N = 2
+        let gens = r.len();
+        let mut p_yes = 0.0;
+        for v1 in 0usize..16 {
+            for v2 in 0usize..16 {
+                let pr = |v: usize| {
+                    (0..gens)
+                        .map(|j| if v >> j & 1 == 1 { r[j] } else { 1.0 - r[j] })
+                        .product::<f64>()
+                };
+                let set = |v: usize, i: usize| {
+                    if i == 0 {
+                        v & 1 == 1
+                    } else {
+                        (v >> (i - 1) | v >> i) & 1 == 1
+                    }
+                };
+                let m = |i: usize| set(v1, i) && set(v2, i);
+                let yes = m(0) || m(gens - 1) || (1..gens - 1).any(|i| m(i) && m(i + 1));
+                if yes {
+                    p_yes += pr(v1) * pr(v2);
+                }
+            }
+        }
+        assert!((forgetful_code_match(&r, 2) - p_yes).abs() < 1e-12);
+        // more ways to say yes than the paper's rule
+        assert!(forgetful_code_match(&r, 2) > forgetful_match(&r, 2));
+    }
+
+    #[test]
+    fn the_codes_written_keys_are_found_a_generation_longer() {
+        for j in 0..=4u64 {
+            let p = forgetful_code_presence(3, 4, 100, 300, 50, j);
+            assert!((p - 1.0).abs() < 1e-12, "generation {j}: {p}");
+        }
+        let fpr = forgetful_code_fpr(3, 4, 100, 300, 50);
+        assert!((forgetful_code_presence(3, 4, 100, 300, 50, 5) - fpr).abs() < 1e-12);
+    }
 
     /// Brute force over per-slice bit patterns for a tiny case.
     #[test]

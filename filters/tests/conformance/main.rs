@@ -9,6 +9,7 @@
 //! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `sliding` (pocket-dictionary Naor-Yogev, `ny_pocket`) | as for Naor-Yogev: ε as the FPR bound, c = 1 (three tag values), m/n = 1/64, and a table loaded to 0.99 so that the stash is exercised |
+//! | `conditional` (the Sliding Sketches code's Forgetful filter, which writes a key only when its query answers no) | every key it wrote reported up to age w = (N + 1) g over 1e6 insertions of distinct keys (a key found at its arrival is not promised); worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above its theory on new keys (an upper bound: it fills less); every key bit matters; memory exact; bad parameters rejected. Its loss of repeated keys inside the window is a property, not a promise (`segmented::forgetful_code`'s tests) |
 //! | `stable` (Stable Bloom) | no window and no slack: those checks do not apply. Instead: PROCESS reports an element that repeats the previous one (Corollary 1) and every key of age <= Max (no cell can reach 0 in fewer than Max steps), over 1e6 insertions; stable FPR not significantly above (1 - q^Max)^K; memory exact; bad parameters rejected |
 //!
 //! | `sliding` (the Sliding Sketches' sliding Bloom filter, Sl-BF) | as for APBF, with its exact worst-phase theory as the bound: window W, slack W, memory 2 bits per cell and three words; at the sizing of `with_fpr` and with fewer cells than the window (k = 1, m = 20,000 over W = 40,000: the clock sweeps half a cell per insertion) |
@@ -34,7 +35,9 @@ use bloomlab_filters::clock_sketch::ClockBloom;
 use bloomlab_filters::half_sliding::HalfSliding;
 use bloomlab_filters::naor_yogev::{NaorYogev, Sizing};
 use bloomlab_filters::ny_pocket::{self, NyPocket};
-use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::segmented::{
+    A2Buffer, DoubleBuffer, ForgetfulBloom, ForgetfulCode, JumpingWindow,
+};
 use bloomlab_filters::she::SheBloom;
 use bloomlab_filters::sliding_sketch::SlidingBloom;
 use bloomlab_filters::swamp::{table, theory as swamp_theory};
@@ -80,6 +83,37 @@ fn no_false_negatives_in_window<F: SlidingFilter>(mut f: F, inserts: u64) {
         }
     }
     assert_eq!(f.inserted(), inserts, "{}: inserted()", f.name());
+}
+
+/// The Sliding Sketches code's Forgetful filter, over `inserts` distinct
+/// keys: every key it wrote (its query at arrival said no) is reported at
+/// age 1, at the oldest age of the window and at a random one, after every
+/// insertion, and at every age of the window every 9973 insertions.
+fn written_keys_kept_in_window(mut f: ForgetfulCode, inserts: u64) {
+    let keys = Keys::new(0xC0DE);
+    let mut rng = Rng(4);
+    let w = f.window();
+    let mut written = vec![false; inserts as usize + 1];
+    for t in 1..=inserts {
+        written[t as usize] = f.insert_if_absent(keys.stream(t));
+        let oldest = w.min(t);
+        let check = |age: u64| {
+            let at = t + 1 - age;
+            assert!(
+                !written[at as usize] || f.contains(keys.stream(at)),
+                "forgetful_code: written key lost at age {age} <= w = {w} after {t} insertions"
+            );
+        };
+        for age in [1, oldest, rng.range(1, oldest)] {
+            check(age);
+        }
+        if t % 9973 == 0 {
+            (1..=oldest).for_each(check);
+        }
+    }
+    let kept = written.iter().filter(|&&x| x).count() as u64;
+    assert!(kept > inserts * 9 / 10, "only {kept} of {inserts} written");
+    assert_eq!(f.inserted(), inserts);
 }
 
 /// Worst-phase FPR (just before a shift) over 200 filter states, on
@@ -357,6 +391,46 @@ macro_rules! conformance {
             }
         }
     };
+    (conditional $name:ident: $build:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn batched_queries_agree_with_contains() {
+                within(DEADLINE_SECS, || batched_queries_agree($build));
+            }
+            #[test]
+            fn written_keys_kept_over_a_million_insertions() {
+                within(DEADLINE_SECS, || written_keys_kept_in_window($build, 1_000_000));
+            }
+            #[test]
+            fn fpr_within_its_bound() {
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    fpr_within_bound(f, bound);
+                });
+            }
+            #[test]
+            fn every_key_bit_matters() {
+                within(DEADLINE_SECS, || {
+                    let f = $build;
+                    let bound: f64 = ($bound)(&f);
+                    let fill = f.window();
+                    super::every_key_bit_matters(f, fill, bound);
+                });
+            }
+            #[test]
+            fn memory_reported_exactly() {
+                let f = $build;
+                let expected: u64 = ($mem)(&f);
+                assert_eq!(f.memory_bits(), expected);
+            }
+            #[test]
+            fn bad_parameters_rejected() {
+                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
+            }
+        }
+    };
     (clock $name:ident: $build:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
@@ -510,6 +584,11 @@ conformance!(sliding forgetful_n3: Target::window(3000).fpr(0.01).past(3).build:
     bound = |f: &ForgetfulBloom| f.theory_fpr(f.g()),
     memory = |f: &ForgetfulBloom| (f.past() as u64 + 2) * f.k() as u64 * f.m() + 128,
     bad = [ForgetfulBloom::new(ForgetfulBloomShape { past_filters: 0, hashes: 3, generation: 10, bits_per_slice: 10 }), Target::window(100).fpr(0.01).past(20).build::<ForgetfulBloom>()]);
+
+conformance!(conditional forgetful_code_n8: Target::window(3000).fpr(0.01).past(8).build::<ForgetfulCode>().unwrap(),
+    bound = |f: &ForgetfulCode| f.theory_fpr(f.g()),
+    memory = |f: &ForgetfulCode| (f.past() as u64 + 2) * f.k() as u64 * f.m() + 128,
+    bad = [ForgetfulCode::new(ForgetfulBloomShape { past_filters: 0, hashes: 3, generation: 10, bits_per_slice: 10 }), Target::window(100).fpr(0.01).past(20).build::<ForgetfulCode>()]);
 
 fn ny_memory(f: &NaorYogev) -> u64 {
     let s = f.sizing();

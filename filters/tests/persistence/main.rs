@@ -13,7 +13,9 @@ use bloomlab_filters::clock_sketch::{ClockBloom, TimedClockBloom};
 use bloomlab_filters::half_sliding::{HalfSliding, TimedHalfSliding};
 use bloomlab_filters::hash::mix64;
 use bloomlab_filters::naor_yogev::NaorYogev;
-use bloomlab_filters::segmented::{A2Buffer, DoubleBuffer, ForgetfulBloom, JumpingWindow};
+use bloomlab_filters::segmented::{
+    A2Buffer, DoubleBuffer, ForgetfulBloom, ForgetfulCode, JumpingWindow,
+};
 use bloomlab_filters::she::{SheBloom, TimedSheBloom};
 use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
@@ -182,6 +184,7 @@ steps! {
     DoubleBuffer => filter_step, filter_fresh;
     A2Buffer => filter_step, filter_fresh;
     ForgetfulBloom => filter_step, filter_fresh;
+    ForgetfulCode => filter_step, filter_fresh;
     TimedTbf => timed_step, filter_fresh;
     SlidingBloom => filter_step, filter_fresh;
     HalfSliding => filter_step, filter_fresh;

@@ -1,12 +1,14 @@
-//! The Forgetful Bloom filter: N past filters, a present and a future one.
+//! The Forgetful Bloom filter: N past filters, a present and a future one;
+//! and the Sliding Sketches authors' code's variant of it
+//! (`forgetful_code`).
 
 use super::segmented::{self, Sizing};
 use super::{at_least_one, Built, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
-use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom};
-use bloomlab_filters::ForgetfulBloomShape;
+use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom, ForgetfulCode};
+use bloomlab_filters::{ForgetfulBloomShape, SlidingFilter};
 
 segmented::segmented_params! {
     /// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
@@ -99,5 +101,73 @@ impl DesignDef for Forgetful {
                 ))
             })
             .collect())
+    }
+}
+
+/// The Forgetful Bloom filter as the Sliding Sketches authors' code builds
+/// it (`bloomlab_filters::ForgetfulCode`): a key is written only when its
+/// query answers no; yes on the future filter alone, two consecutive
+/// filters from the present on, or the oldest alone; window (N + 1) g,
+/// slack g, and no window for a key that repeats.
+pub struct ForgetfulCodeDesign;
+
+impl DesignDef for ForgetfulCodeDesign {
+    type Params = ForgetfulParams;
+    const NAME: &'static str = "forgetful_code";
+    const FILTER: &'static str = "ForgetfulCode";
+    const OP_NS: (f64, f64) = (115.0, 340.0);
+    const ABOUT: &'static str = "The Sliding Sketches code's Forgetful filter: writes a key only if absent, answers on single filters; loses repeated keys";
+    // a key found at its arrival is not written again, so none is
+    // guaranteed: the FNR is measured, not a check that must read 0
+    const CAPS: super::Capabilities = super::Capabilities {
+        guaranteed_window: false,
+        ..super::Capabilities::SLIDING
+    };
+    const METRICS: &'static [Metric] = segmented::METRICS;
+
+    fn build(p: ForgetfulParams, _seed: u64) -> anyhow::Result<Built> {
+        let past = at_least_one(col::PAST, p.past)?
+            .ok_or_else(|| anyhow::anyhow!("forgetful_code needs past"))?;
+        let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
+            Sizing::Explicit(k, g, m) => ForgetfulCode::new(ForgetfulBloomShape {
+                past_filters: past,
+                hashes: k,
+                generation: g,
+                bits_per_slice: m,
+            }),
+            Sizing::Target(t) => t.past(past).build::<ForgetfulCode>(),
+        }
+        .map_err(|e| anyhow::anyhow!("forgetful_code: {e}"))?;
+        let (k, g, m) = (f.k(), f.g(), f.m());
+        // its memory only: the FPR on new keys (`ForgetfulCode::theory_fpr`)
+        // is an upper bound, not an expectation (a key found at its
+        // arrival is not written, so the filters fill less; the filters
+        // crate's conformance suite holds it as a bound), and no theory of
+        // the keys it loses is derived
+        let payload = (past as u64 + 2) * k as u64 * m;
+        let t = super::Theory {
+            scalars: vec![(
+                col::BITS_PER_ELEMENT,
+                payload as f64 / SlidingFilter::window(&f) as f64,
+            )],
+            ..super::Theory::default()
+        };
+        let mut geometry = super::Geometry::sliding(&f);
+        geometry.guaranteed = false;
+        Ok(segmented::finish(
+            Box::new(f),
+            geometry,
+            t,
+            (k, g, m),
+            Some((col::PAST, past)),
+        ))
+    }
+
+    /// None: a reference variant measured beside the paper's design, not
+    /// one to adopt (it loses repeated keys inside its window).
+    fn plan(_c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
+        Err(anyhow::anyhow!(
+            "a reference variant of the Sliding Sketches code, which loses repeated keys inside its window: measured beside forgetful, not planned"
+        ))
     }
 }

@@ -372,6 +372,7 @@ pub static REGISTRY: &[&dyn Design] = &[
     &segmented_time::DoubleBufferTime,
     &a2::A2,
     &forgetful::Forgetful,
+    &forgetful::ForgetfulCodeDesign,
     &sliding_bloom::SlidingBloom,
     &half_sliding::HalfSliding,
     &clock_bloom::ClockBloom,
