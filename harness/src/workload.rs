@@ -1,4 +1,5 @@
-//! Key streams: distinct keys, Zipf over a universe, a user's trace file.
+//! Key streams: distinct keys, Zipf over a universe, item batches, a
+//! user's trace file.
 //!
 //! Every stream also produces *negative* keys, guaranteed never inserted, for
 //! FPR measurement. Synthetic keys are `mix64(x ^ salt)`, a bijection of x, with
@@ -208,6 +209,21 @@ pub enum KeyStream {
         /// Next negative.
         neg: u64,
     },
+    /// Item batches ([`WorkloadSpec::Batch`]): fresh keys mix64(2t ^ salt),
+    /// each repeated over its flow.
+    Batch {
+        /// Salt.
+        salt: u64,
+        /// Fresh keys so far.
+        t: u64,
+        /// Next negative.
+        neg: u64,
+        /// Each open flow's key and the items it has left (0: a new flow
+        /// starts at its next turn).
+        flows: Vec<(u64, u64)>,
+        /// Mean items per flow.
+        mean_run: f64,
+    },
     /// A trace, replayed from `pos`.
     Trace {
         /// The keys.
@@ -229,10 +245,26 @@ impl KeyStream {
                 dist: Zipf::new(*universe as f64, *exponent).expect("validated zipf parameters"),
                 neg: 0,
             },
+            WorkloadSpec::Batch {
+                concurrent,
+                mean_run,
+            } => KeyStream::batch(salt, *concurrent as usize, *mean_run),
             WorkloadSpec::Trace(_) => KeyStream::Trace {
                 trace: trace.expect("trace loaded for a trace workload"),
                 pos: 0,
             },
+        }
+    }
+
+    /// A batch stream of `concurrent` empty flows (validated: 1 ..= 2^24
+    /// flows, mean_run >= 1).
+    fn batch(salt: u64, concurrent: usize, mean_run: f64) -> KeyStream {
+        KeyStream::Batch {
+            salt,
+            t: 0,
+            neg: 0,
+            flows: vec![(0, 0); concurrent],
+            mean_run,
         }
     }
 
@@ -247,6 +279,9 @@ impl KeyStream {
                 dist: *dist,
                 neg: 0,
             },
+            KeyStream::Batch {
+                flows, mean_run, ..
+            } => KeyStream::batch(salt, flows.len(), *mean_run),
             KeyStream::Trace { trace, .. } => KeyStream::Trace {
                 trace: trace.clone(),
                 pos: 0,
@@ -270,6 +305,22 @@ impl KeyStream {
                 let r = dist.sample(rng) as u64;
                 mix64((2 * r) ^ *salt)
             }
+            KeyStream::Batch {
+                salt,
+                t,
+                flows,
+                mean_run,
+                ..
+            } => {
+                let i = rng.random_range(0..flows.len());
+                let flow = &mut flows[i];
+                if flow.1 == 0 {
+                    *t += 1;
+                    *flow = (mix64((2 * *t) ^ *salt), run_length(*mean_run, rng));
+                }
+                flow.1 -= 1;
+                flow.0
+            }
             KeyStream::Trace { trace, pos } => {
                 let k = trace.keys[*pos];
                 *pos = (*pos + 1) % trace.keys.len();
@@ -281,7 +332,9 @@ impl KeyStream {
     /// A key guaranteed never to be inserted by this stream.
     pub fn negative(&mut self, rng: &mut Pcg64) -> u64 {
         match self {
-            KeyStream::Distinct { salt, neg, .. } | KeyStream::Zipf { salt, neg, .. } => {
+            KeyStream::Distinct { salt, neg, .. }
+            | KeyStream::Zipf { salt, neg, .. }
+            | KeyStream::Batch { salt, neg, .. } => {
                 *neg += 1;
                 mix64((2 * *neg + 1) ^ *salt)
             }
@@ -295,10 +348,57 @@ impl KeyStream {
     }
 }
 
+/// A geometric number of items >= 1 of mean `mean` (>= 1): 1 + ⌊ln U /
+/// ln(1 - 1/mean)⌋ for U uniform in (0, 1].
+fn run_length(mean: f64, rng: &mut Pcg64) -> u64 {
+    if mean <= 1.0 {
+        return 1;
+    }
+    let u = 1.0 - rng.random::<f64>();
+    let extra = (u.ln() / (1.0 - 1.0 / mean).ln()).floor();
+    1 + extra.min(1e15) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// Item batches: runs of mean `mean_run`, a fresh key for every run,
+    /// and a run's items about `concurrent` arrivals apart.
+    #[test]
+    fn batches_have_the_stated_runs_and_gaps() {
+        let mut rng = Pcg64::seed_from_u64(5);
+        let spec = WorkloadSpec::Batch {
+            concurrent: 64,
+            mean_run: 8.0,
+        };
+        spec.check().unwrap();
+        let mut s = KeyStream::new(&spec, None, &mut rng);
+        let n = 400_000u64;
+        let mut last: std::collections::HashMap<u64, u64> = Default::default();
+        let (mut gaps, mut gap_sum) = (0u64, 0u64);
+        for i in 0..n {
+            let k = s.next_key(&mut rng);
+            if let Some(prev) = last.insert(k, i) {
+                gaps += 1;
+                gap_sum += i - prev;
+            }
+        }
+        // every run a fresh key: keys = runs; items per key about 8
+        let per_key = n as f64 / last.len() as f64;
+        assert!((per_key - 8.0).abs() < 0.2, "{per_key} items per key");
+        let gap = gap_sum as f64 / gaps as f64;
+        assert!((gap - 64.0).abs() < 2.0, "mean gap {gap}");
+        assert!(!s.is_distinct());
+        for bad in [(0, 8.0), ((1 << 24) + 1, 8.0), (4, 0.5), (4, f64::NAN)] {
+            let spec = WorkloadSpec::Batch {
+                concurrent: bad.0,
+                mean_run: bad.1,
+            };
+            assert!(spec.check().is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn negatives_are_disjoint_from_stream() {
@@ -308,6 +408,10 @@ mod tests {
             WorkloadSpec::Zipf {
                 universe: 100,
                 exponent: 1.1,
+            },
+            WorkloadSpec::Batch {
+                concurrent: 16,
+                mean_run: 4.0,
             },
         ] {
             let mut s = KeyStream::new(&spec, None, &mut rng);

@@ -85,6 +85,18 @@ pub enum WorkloadSpec {
         /// Zipf exponent s >= 0 (0 = uniform).
         exponent: f64,
     },
+    /// Item batches (Clock-sketch's "consecutive sequence of identical items
+    /// that are close in time"): `concurrent` flows are open at once, each
+    /// arrival is the next item of one of them chosen uniformly (so a
+    /// batch's items are `concurrent` arrivals apart on average), and a
+    /// flow ends after a geometric number of items of mean `mean_run`, its
+    /// slot taken by a fresh key that no flow had before.
+    Batch {
+        /// Flows open at once, 1 ..= 2^24.
+        concurrent: u64,
+        /// Mean items per batch, >= 1.
+        mean_run: f64,
+    },
     /// The keys of a file, replayed cyclically if the experiment needs more
     /// insertions than the file has keys: one per line (default), a CSV
     /// column, or a packet capture's flows (see [`crate::trace`]). Relative
@@ -260,9 +272,20 @@ impl AdversarySpec {
 }
 
 impl WorkloadSpec {
-    /// Checks a Zipf law's universe and exponent, and that a time column
-    /// goes with a CSV trace.
+    /// Checks a Zipf law's universe and exponent, a batch stream's flows
+    /// and run length, and that a time column goes with a CSV trace.
     pub fn check(&self) -> anyhow::Result<()> {
+        if let WorkloadSpec::Batch {
+            concurrent,
+            mean_run,
+        } = *self
+        {
+            if !((1..=1 << 24).contains(&concurrent) && mean_run >= 1.0 && mean_run.is_finite()) {
+                return Err(anyhow::anyhow!(
+                    "batch workload needs 1 <= concurrent <= 2^24 and a finite mean_run >= 1, got {concurrent} and {mean_run}"
+                ));
+            }
+        }
         if let WorkloadSpec::Zipf { universe, exponent } = *self {
             if universe == 0 || !(exponent >= 0.0 && exponent.is_finite()) {
                 return Err(anyhow::anyhow!(

@@ -157,10 +157,10 @@ pub fn point_workload(
     let base_universe = match workload {
         WorkloadSpec::Zipf { universe, .. } => Some(*universe),
         WorkloadSpec::Distinct => None,
-        WorkloadSpec::Trace(_) => {
+        WorkloadSpec::Trace(_) | WorkloadSpec::Batch { .. } => {
             return Err(anyhow::anyhow!(
-                "zipf and universe parameters need a distinct or zipf workload, not a trace"
-            ))
+            "zipf and universe parameters need a distinct or zipf workload, not a trace or batches"
+        ))
         }
     };
     let exponent = match (zipf, workload) {
