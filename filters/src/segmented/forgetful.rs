@@ -37,21 +37,8 @@ pub struct ForgetfulBloomShape {
 impl ForgetfulBloom {
     /// N past filters, each filter k slices of m bits, generation g.
     pub fn new(shape: ForgetfulBloomShape) -> Result<Self, ParamError> {
-        let ForgetfulBloomShape {
-            past_filters: past,
-            hashes: k,
-            generation: g,
-            bits_per_slice: m,
-        } = shape;
-        if past == 0 || past > MAX_PAST {
-            return Err(ParamError::OutOfRange {
-                name: "past",
-                value: past.to_string(),
-                expected: "between 1 and 14",
-            });
-        }
         Ok(ForgetfulBloom {
-            ring: Ring::new(past as usize + 2, k, g, m)?,
+            ring: ring_of(shape)?,
         })
     }
 
@@ -59,30 +46,13 @@ impl ForgetfulBloom {
     /// filter half full at its two generations, k the smallest meeting `fpr`
     /// by [`theory::forgetful_fpr`].
     pub(crate) fn with_fpr(window: u64, fpr: f64, past: u32) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        check_probability("fpr", fpr)?;
-        check_nonzero("past", past as u64)?;
-        let (k, g, m) = Self::sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
-            target: format!("forgetful fpr {fpr} with {past} past filters and k <= 64"),
-        })?;
-        Self::new(ForgetfulBloomShape {
-            past_filters: past,
-            hashes: k,
-            generation: g,
-            bits_per_slice: m,
-        })
+        Self::new(sized("forgetful", window, fpr, past, Self::sizing)?)
     }
 
     /// The (k, g, m) the [`Target`](crate::build::Target) sizing uses, without allocating;
     /// None if no k <= 64 (or no N <= 14) meets `fpr`.
     pub fn sizing(window: u64, fpr: f64, past: u32) -> Option<(u32, u64, u64)> {
-        if past == 0 || past > MAX_PAST {
-            return None;
-        }
-        let g = window.div_ceil(past as u64);
-        let m = half_full(g.saturating_mul(2));
-        let k = (1..=64u32).find(|&k| theory::forgetful_fpr(past, k, g, m, g) <= fpr)?;
-        Some((k, g, m))
+        sizing_over(window, fpr, past, past as u64, theory::forgetful_fpr)
     }
 
     /// Past filters N.
@@ -116,6 +86,71 @@ impl ForgetfulBloom {
             .chain(std::iter::once(self.theory_fpr(phase)))
             .collect()
     }
+}
+
+/// The ring of N + 2 filters of a Forgetful filter's `shape` (the paper's
+/// or the code's), N in 1..=[`MAX_PAST`].
+pub(super) fn ring_of(shape: ForgetfulBloomShape) -> Result<Ring, ParamError> {
+    let ForgetfulBloomShape {
+        past_filters: past,
+        hashes: k,
+        generation: g,
+        bits_per_slice: m,
+    } = shape;
+    if past == 0 || past > MAX_PAST {
+        return Err(ParamError::OutOfRange {
+            name: "past",
+            value: past.to_string(),
+            expected: "between 1 and 14",
+        });
+    }
+    Ring::new(past as usize + 2, k, g, m)
+}
+
+/// A Forgetful filter's sizing: (window, fpr, past) to its (k, g, m), if
+/// any k <= 64 meets the fpr.
+pub(super) type Sizing = fn(u64, f64, u32) -> Option<(u32, u64, u64)>;
+
+/// The shape `sizing` gives for (`window`, `fpr`, `past`) after checking
+/// them, or why there is none (`design` names it).
+pub(super) fn sized(
+    design: &str,
+    window: u64,
+    fpr: f64,
+    past: u32,
+    sizing: Sizing,
+) -> Result<ForgetfulBloomShape, ParamError> {
+    check_nonzero("window", window)?;
+    check_probability("fpr", fpr)?;
+    check_nonzero("past", past as u64)?;
+    let (k, g, m) = sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
+        target: format!("{design} fpr {fpr} with {past} past filters and k <= 64"),
+    })?;
+    Ok(ForgetfulBloomShape {
+        past_filters: past,
+        hashes: k,
+        generation: g,
+        bits_per_slice: m,
+    })
+}
+
+/// A Forgetful filter's (k, g, m) for a window of `spans` generations: g =
+/// ⌈window / spans⌉, each filter half full at its two generations, k the
+/// smallest whose worst-phase `fpr_at(past, k, g, m, g)` meets `fpr`.
+pub(super) fn sizing_over(
+    window: u64,
+    fpr: f64,
+    past: u32,
+    spans: u64,
+    fpr_at: fn(u32, u32, u64, u64, u64) -> f64,
+) -> Option<(u32, u64, u64)> {
+    if past == 0 || past > MAX_PAST {
+        return None;
+    }
+    let g = window.div_ceil(spans);
+    let m = half_full(g.saturating_mul(2));
+    let k = (1..=64u32).find(|&k| fpr_at(past, k, g, m, g) <= fpr)?;
+    Some((k, g, m))
 }
 
 impl Filter for ForgetfulBloom {

@@ -22,8 +22,8 @@
 //! one bit array each; bloomlab keeps one partitioned layout for both, so
 //! that the two differ in the rules above only).
 
-use super::{half_full, theory, ForgetfulBloomShape, Ring, MAX_PAST};
-use crate::error::{check_nonzero, check_probability};
+use super::forgetful::{ring_of, sized, sizing_over};
+use super::{theory, ForgetfulBloomShape, Ring, MAX_PAST};
 use crate::{Filter, Instrumented, ParamError, SlidingFilter};
 
 /// The Sliding Sketches code's Forgetful Bloom filter (module docs): N past
@@ -41,21 +41,8 @@ impl ForgetfulCode {
     /// N past filters, each filter k slices of m bits, generation g (the
     /// shape of a [`super::ForgetfulBloom`]).
     pub fn new(shape: ForgetfulBloomShape) -> Result<Self, ParamError> {
-        let ForgetfulBloomShape {
-            past_filters: past,
-            hashes: k,
-            generation: g,
-            bits_per_slice: m,
-        } = shape;
-        if past == 0 || past > MAX_PAST {
-            return Err(ParamError::OutOfRange {
-                name: "past",
-                value: past.to_string(),
-                expected: "between 1 and 14",
-            });
-        }
         Ok(ForgetfulCode {
-            ring: Ring::new(past as usize + 2, k, g, m)?,
+            ring: ring_of(shape)?,
         })
     }
 
@@ -63,30 +50,19 @@ impl ForgetfulCode {
     /// new keys): g = ⌈window / (N + 1)⌉, each filter half full at its
     /// two generations, k the smallest meeting `fpr`.
     pub(crate) fn with_fpr(window: u64, fpr: f64, past: u32) -> Result<Self, ParamError> {
-        check_nonzero("window", window)?;
-        check_probability("fpr", fpr)?;
-        check_nonzero("past", past as u64)?;
-        let (k, g, m) = Self::sizing(window, fpr, past).ok_or_else(|| ParamError::Unreachable {
-            target: format!("forgetful_code fpr {fpr} with {past} past filters and k <= 64"),
-        })?;
-        Self::new(ForgetfulBloomShape {
-            past_filters: past,
-            hashes: k,
-            generation: g,
-            bits_per_slice: m,
-        })
+        Self::new(sized("forgetful_code", window, fpr, past, Self::sizing)?)
     }
 
     /// The (k, g, m) the [`Target`](crate::build::Target) sizing uses,
     /// without allocating; None if no k <= 64 (or no N <= 14) meets `fpr`.
     pub fn sizing(window: u64, fpr: f64, past: u32) -> Option<(u32, u64, u64)> {
-        if past == 0 || past > MAX_PAST {
-            return None;
-        }
-        let g = window.div_ceil(past as u64 + 1);
-        let m = half_full(g.saturating_mul(2));
-        let k = (1..=64u32).find(|&k| theory::forgetful_code_fpr(past, k, g, m, g) <= fpr)?;
-        Some((k, g, m))
+        sizing_over(
+            window,
+            fpr,
+            past,
+            past as u64 + 1,
+            theory::forgetful_code_fpr,
+        )
     }
 
     /// Past filters N.

@@ -297,34 +297,47 @@ pub fn forgetful_code_presence(past: u32, k: u32, g: u64, m: u64, phase: u64, j:
 mod tests {
     use super::*;
 
-    /// The code's rule by brute force over both slices' generation
-    /// vectors, as for the paper's.
-    #[test]
-    fn forgetful_code_match_agrees_with_enumeration() {
-        let r = [0.3, 0.5, 0.4, 0.6]; // N = 2
+    /// P(yes) for k = 2 slices by brute force over both slices'
+    /// generation vectors: `yes` reads whether filter i matches.
+    fn by_enumeration(r: &[f64; 4], yes: impl Fn(&dyn Fn(usize) -> bool) -> bool) -> f64 {
         let gens = r.len();
+        let pr = |v: usize| {
+            (0..gens)
+                .map(|j| if v >> j & 1 == 1 { r[j] } else { 1.0 - r[j] })
+                .product::<f64>()
+        };
+        // filter 0 holds generation 0, filter i generations i - 1 and i
+        let set = |v: usize, i: usize| {
+            if i == 0 {
+                v & 1 == 1
+            } else {
+                (v >> (i - 1) | v >> i) & 1 == 1
+            }
+        };
         let mut p_yes = 0.0;
         for v1 in 0usize..16 {
             for v2 in 0usize..16 {
-                let pr = |v: usize| {
-                    (0..gens)
-                        .map(|j| if v >> j & 1 == 1 { r[j] } else { 1.0 - r[j] })
-                        .product::<f64>()
-                };
-                let set = |v: usize, i: usize| {
-                    if i == 0 {
-                        v & 1 == 1
-                    } else {
-                        (v >> (i - 1) | v >> i) & 1 == 1
-                    }
-                };
-                let m = |i: usize| set(v1, i) && set(v2, i);
-                let yes = m(0) || m(gens - 1) || (1..gens - 1).any(|i| m(i) && m(i + 1));
-                if yes {
+                if yes(&|i| set(v1, i) && set(v2, i)) {
                     p_yes += pr(v1) * pr(v2);
                 }
             }
         }
+        p_yes
+    }
+
+    /// Brute force over per-slice bit patterns for a tiny case (N = 2).
+    #[test]
+    fn forgetful_match_agrees_with_enumeration() {
+        let r = [0.3, 0.5, 0.4, 0.6];
+        let p_yes = by_enumeration(&r, |m| (0..3).any(|i| m(i) && m(i + 1)));
+        assert!((forgetful_match(&r, 2) - p_yes).abs() < 1e-12);
+    }
+
+    /// The code's rule by the same brute force.
+    #[test]
+    fn forgetful_code_match_agrees_with_enumeration() {
+        let r = [0.3, 0.5, 0.4, 0.6];
+        let p_yes = by_enumeration(&r, |m| m(0) || m(3) || (1..3).any(|i| m(i) && m(i + 1)));
         assert!((forgetful_code_match(&r, 2) - p_yes).abs() < 1e-12);
         // more ways to say yes than the paper's rule
         assert!(forgetful_code_match(&r, 2) > forgetful_match(&r, 2));
@@ -338,38 +351,6 @@ mod tests {
         }
         let fpr = forgetful_code_fpr(3, 4, 100, 300, 50);
         assert!((forgetful_code_presence(3, 4, 100, 300, 50, 5) - fpr).abs() < 1e-12);
-    }
-
-    /// Brute force over per-slice bit patterns for a tiny case.
-    #[test]
-    fn forgetful_match_agrees_with_enumeration() {
-        let r = [0.3, 0.5, 0.4, 0.6]; // N = 2
-        let k = 2u32;
-        let gens = r.len();
-        // enumerate both slices' generation vectors
-        let mut p_yes = 0.0;
-        for v1 in 0usize..16 {
-            for v2 in 0usize..16 {
-                let pr = |v: usize| {
-                    (0..gens)
-                        .map(|j| if v >> j & 1 == 1 { r[j] } else { 1.0 - r[j] })
-                        .product::<f64>()
-                };
-                let set = |v: usize, i: usize| {
-                    if i == 0 {
-                        v & 1 == 1
-                    } else {
-                        (v >> (i - 1) | v >> i) & 1 == 1
-                    }
-                };
-                let matches = |i: usize| set(v1, i) && set(v2, i);
-                let yes = (0..gens - 1).any(|i| matches(i) && matches(i + 1));
-                if yes {
-                    p_yes += pr(v1) * pr(v2);
-                }
-            }
-        }
-        assert!((forgetful_match(&r, k) - p_yes).abs() < 1e-12);
     }
 
     #[test]
