@@ -41,23 +41,27 @@ fn every_kind_covers_and_a_six_per_cent_shift_is_caught() {
     }
 }
 
+/// `n` intervals of half-width 0.1 of which the first `covered` hold the
+/// truth 0.2 (the others sit about 0.5).
+fn intervals(covered: usize, n: usize) -> Vec<Observed> {
+    (0..n)
+        .map(|i| {
+            let e = if i < covered { 0.2 } else { 0.5 };
+            Observed {
+                estimate: e,
+                low: e - 0.1,
+                high: e + 0.1,
+                truth: 0.2,
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn verdicts_follow_the_definition() {
     let case = cases()[0];
     // 200 seeds at 95%: two standard errors are 3.1 points
-    let obs = |covered: usize| -> Vec<Observed> {
-        (0..200)
-            .map(|i| {
-                let e = if i < covered { 0.2 } else { 0.5 };
-                Observed {
-                    estimate: e,
-                    low: e - 0.1,
-                    high: e + 0.1,
-                    truth: 0.2,
-                }
-            })
-            .collect()
-    };
+    let obs = |covered: usize| intervals(covered, 200);
     assert_eq!(
         coverage(case, 0.95, &obs(190), 1.0).verdict,
         Verdict::Covers
@@ -77,19 +81,7 @@ fn verdicts_follow_the_definition() {
 #[test]
 fn a_confirmation_decides_the_verdict_and_the_check() {
     let case = cases()[0];
-    let obs = |covered: usize, n: usize| -> Vec<Observed> {
-        (0..n)
-            .map(|i| {
-                let e = if i < covered { 0.2 } else { 0.5 };
-                Observed {
-                    estimate: e,
-                    low: e - 0.1,
-                    high: e + 0.1,
-                    truth: 0.2,
-                }
-            })
-            .collect()
-    };
+    let obs = intervals;
     // 180 of 200 is short, and clearly (three standard errors are 4.6
     // points); 770 of 800 fresh seeds covers
     let first = coverage(case, 0.95, &obs(180, 200), 1.0);
