@@ -352,46 +352,19 @@ macro_rules! conformance {
         }
     };
     (sliding $name:ident: $build:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
-        mod $name {
-            use super::*;
-            #[test]
-            fn batched_queries_agree_with_contains() {
-                within(DEADLINE_SECS, || batched_queries_agree($build));
-            }
-            #[test]
-            fn no_false_negatives_over_a_million_insertions() {
-                within(DEADLINE_SECS, || no_false_negatives_in_window($build, 1_000_000));
-            }
-            #[test]
-            fn fpr_within_its_bound() {
-                within(DEADLINE_SECS, || {
-                    let f = $build;
-                    let bound: f64 = ($bound)(&f);
-                    fpr_within_bound(f, bound);
-                });
-            }
-            #[test]
-            fn every_key_bit_matters() {
-                within(DEADLINE_SECS, || {
-                    let f = $build;
-                    let bound: f64 = ($bound)(&f);
-                    let fill = f.window();
-                    super::every_key_bit_matters(f, fill, bound);
-                });
-            }
-            #[test]
-            fn memory_reported_exactly() {
-                let f = $build;
-                let expected: u64 = ($mem)(&f);
-                assert_eq!(f.memory_bits(), expected);
-            }
-            #[test]
-            fn bad_parameters_rejected() {
-                $( assert!(($bad).is_err(), "accepted: {}", stringify!($bad)); )*
-            }
-        }
+        conformance!(@windowed $name: $build,
+            no_false_negatives_over_a_million_insertions = no_false_negatives_in_window,
+            bound = $bound, memory = $mem, bad = [$($bad),*]);
     };
     (conditional $name:ident: $build:expr, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
+        conformance!(@windowed $name: $build,
+            written_keys_kept_over_a_million_insertions = written_keys_kept_in_window,
+            bound = $bound, memory = $mem, bad = [$($bad),*]);
+    };
+    // the `sliding` and `conditional` arms: what a window promises its keys
+    // (`$check` over a million insertions, as test `$test`), then the same
+    // FPR, key-bit, memory and parameter checks
+    (@windowed $name:ident: $build:expr, $test:ident = $check:ident, bound = $bound:expr, memory = $mem:expr, bad = [$($bad:expr),* $(,)?]) => {
         mod $name {
             use super::*;
             #[test]
@@ -399,8 +372,8 @@ macro_rules! conformance {
                 within(DEADLINE_SECS, || batched_queries_agree($build));
             }
             #[test]
-            fn written_keys_kept_over_a_million_insertions() {
-                within(DEADLINE_SECS, || written_keys_kept_in_window($build, 1_000_000));
+            fn $test() {
+                within(DEADLINE_SECS, || $check($build, 1_000_000));
             }
             #[test]
             fn fpr_within_its_bound() {

@@ -116,6 +116,25 @@ fn the_same_numbers_whatever_the_thread_count() {
     assert_eq!(a, b);
 }
 
+/// Prints the coverage and width of `case`'s intervals as they are and as
+/// a plant builds them from the same runs (`names`), and asserts that the
+/// check passes the first and fails the plant.
+fn caught(case: Case, level: f64, as_is: &[Observed], planted: &[Observed], names: (&str, &str)) {
+    let good = coverage(case, level, as_is, 1.0);
+    let planted = coverage(case, level, planted, 1.0);
+    println!(
+        "at {level}: {} {:.3} (width / estimate {:.3}), {} {:.3} ({:.3})",
+        names.0,
+        good.coverage(),
+        good.mean_relative_width,
+        names.1,
+        planted.coverage(),
+        planted.mean_relative_width
+    );
+    assert!(!good.clearly_short(), "{good:?}");
+    assert!(planted.clearly_short(), "{planted:?}");
+}
+
 /// The plant the issue names: the time pass's FPR interval computed as if
 /// its moments were independent (a Student-t interval over the moments'
 /// rates, the construction before the batches) covers clearly less than
@@ -153,17 +172,13 @@ fn moments_taken_as_independent_are_caught() {
                 (observed(&case, &Out::Time(r), level).unwrap(), independent)
             })
             .unzip();
-        let good = coverage(case, level, &as_is, 1.0);
-        let planted = coverage(case, level, &independent, 1.0);
-        println!(
-            "at {level}: over batches {:.3} (width / estimate {:.3}), as if independent {:.3} ({:.3})",
-            good.coverage(),
-            good.mean_relative_width,
-            planted.coverage(),
-            planted.mean_relative_width
+        caught(
+            case,
+            level,
+            &as_is,
+            &independent,
+            ("over batches", "as if independent"),
         );
-        assert!(!good.clearly_short(), "{good:?}");
-        assert!(planted.clearly_short(), "{planted:?}");
     }
 }
 
@@ -200,16 +215,12 @@ fn a_stable_filters_pooled_fnr_interval_is_caught() {
                 truth: o.truth,
             })
             .collect();
-        let good = coverage(case, level, as_is, 1.0);
-        let planted = coverage(case, level, &pooled, 1.0);
-        println!(
-            "at {level}: the wider of the two {:.3} (width / estimate {:.3}), pooled alone {:.3} ({:.3})",
-            good.coverage(),
-            good.mean_relative_width,
-            planted.coverage(),
-            planted.mean_relative_width
+        caught(
+            case,
+            level,
+            as_is,
+            &pooled,
+            ("the wider of the two", "pooled alone"),
         );
-        assert!(!good.clearly_short(), "{good:?}");
-        assert!(planted.clearly_short(), "{planted:?}");
     }
 }

@@ -146,6 +146,17 @@ fn markdown(out: &[Coverage], command: &str) -> String {
     s
 }
 
+/// A kind's mark at `x`: `covered` of `seeds`, with its 95% interval.
+fn mark(x: f64, covered: u64, seeds: u64) -> Point {
+    Point {
+        x,
+        y: covered as f64 / seeds.max(1) as f64,
+        y_ci: Some(crate::metrics::binomial_ci(covered, seeds, 0.95)),
+        x_ci: None,
+        theory: None,
+    }
+}
+
 /// Coverage against kind, one series per level, the levels as lines.
 fn chart(out: &[Coverage]) -> Figure {
     let mut panel = Panel::new(
@@ -159,13 +170,7 @@ fn chart(out: &[Coverage]) -> Figure {
             .iter()
             .filter(|c| c.level == level)
             .enumerate()
-            .map(|(i, c)| Point {
-                x: (i + 1) as f64,
-                y: c.coverage(),
-                y_ci: Some(crate::metrics::binomial_ci(c.covered, c.seeds, 0.95)),
-                x_ci: None,
-                theory: None,
-            })
+            .map(|(i, c)| mark((i + 1) as f64, c.covered, c.seeds))
             .collect();
         panel.series.push(Series {
             name: format!("{:.0}% intervals", level * 100.0),
@@ -178,13 +183,7 @@ fn chart(out: &[Coverage]) -> Figure {
             .enumerate()
             .filter_map(|(i, c)| {
                 let f = c.confirmation?;
-                Some(Point {
-                    x: (i + 1) as f64 + 0.25,
-                    y: f.coverage(),
-                    y_ci: Some(crate::metrics::binomial_ci(f.covered, f.seeds, 0.95)),
-                    x_ci: None,
-                    theory: None,
-                })
+                Some(mark((i + 1) as f64 + 0.25, f.covered, f.seeds))
             })
             .collect();
         if !again.is_empty() {

@@ -8,7 +8,7 @@ use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
 use crate::spec::Metric;
 use bloomlab_filters::segmented::{theory as seg, ForgetfulBloom, ForgetfulCode};
-use bloomlab_filters::{ForgetfulBloomShape, SlidingFilter};
+use bloomlab_filters::{Build, ForgetfulBloomShape, ParamError, SlidingFilter};
 
 segmented::segmented_params! {
     /// Forgetful Bloom filter parameters: past and (window, fpr) or (k, g, m).
@@ -22,6 +22,29 @@ segmented::segmented_params! {
 /// The Forgetful Bloom filter.
 pub struct Forgetful;
 
+/// Design `name`'s past filters and filter, from (window, fpr) by the
+/// crate's sizing or from (k, g, m) by `new`: the paper's filter's or the
+/// code's.
+fn filter<F: Build>(
+    name: &str,
+    p: &ForgetfulParams,
+    new: fn(ForgetfulBloomShape) -> Result<F, ParamError>,
+) -> anyhow::Result<(u32, F)> {
+    let past =
+        at_least_one(col::PAST, p.past)?.ok_or_else(|| anyhow::anyhow!("{name} needs past"))?;
+    let f = match segmented::sizing(name, p.window, p.fpr, p.k, p.g, p.m)? {
+        Sizing::Explicit(k, g, m) => new(ForgetfulBloomShape {
+            past_filters: past,
+            hashes: k,
+            generation: g,
+            bits_per_slice: m,
+        }),
+        Sizing::Target(t) => t.past(past).build::<F>(),
+    }
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    Ok((past, f))
+}
+
 impl DesignDef for Forgetful {
     type Params = ForgetfulParams;
     const NAME: &'static str = "forgetful";
@@ -33,18 +56,7 @@ impl DesignDef for Forgetful {
     const METRICS: &'static [Metric] = segmented::METRICS;
 
     fn build(p: ForgetfulParams, _seed: u64) -> anyhow::Result<Built> {
-        let past = at_least_one(col::PAST, p.past)?
-            .ok_or_else(|| anyhow::anyhow!("forgetful needs past"))?;
-        let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => ForgetfulBloom::new(ForgetfulBloomShape {
-                past_filters: past,
-                hashes: k,
-                generation: g,
-                bits_per_slice: m,
-            }),
-            Sizing::Target(t) => t.past(past).build::<ForgetfulBloom>(),
-        }
-        .map_err(|e| anyhow::anyhow!("forgetful: {e}"))?;
+        let (past, f) = filter(Self::NAME, &p, ForgetfulBloom::new)?;
         let (k, g, m) = (f.k(), f.g(), f.m());
         let payload = (past as u64 + 2) * k as u64 * m;
         let mut t = segmented::theory(&f, payload, &|p| f.theory_fpr(p), &|p| {
@@ -126,18 +138,7 @@ impl DesignDef for ForgetfulCodeDesign {
     const METRICS: &'static [Metric] = segmented::METRICS;
 
     fn build(p: ForgetfulParams, _seed: u64) -> anyhow::Result<Built> {
-        let past = at_least_one(col::PAST, p.past)?
-            .ok_or_else(|| anyhow::anyhow!("forgetful_code needs past"))?;
-        let f = match segmented::sizing(Self::NAME, p.window, p.fpr, p.k, p.g, p.m)? {
-            Sizing::Explicit(k, g, m) => ForgetfulCode::new(ForgetfulBloomShape {
-                past_filters: past,
-                hashes: k,
-                generation: g,
-                bits_per_slice: m,
-            }),
-            Sizing::Target(t) => t.past(past).build::<ForgetfulCode>(),
-        }
-        .map_err(|e| anyhow::anyhow!("forgetful_code: {e}"))?;
+        let (past, f) = filter(Self::NAME, &p, ForgetfulCode::new)?;
         let (k, g, m) = (f.k(), f.g(), f.m());
         // its memory only: the FPR on new keys (`ForgetfulCode::theory_fpr`)
         // is an upper bound, not an expectation (a key found at its

@@ -147,8 +147,26 @@ pub fn mean_square_ci(w: &Welford, level: f64) -> (f64, f64) {
     let chi = statrs::distribution::ChiSquared::new(n as f64).expect("n >= 2");
     let a = (1.0 - level) / 2.0;
     let sum = w.mean() * n as f64;
-    let (lo, hi) = (sum / chi.inverse_cdf(1.0 - a), sum / chi.inverse_cdf(a));
-    (t.0.min(lo), t.1.max(hi))
+    let chi = (sum / chi.inverse_cdf(1.0 - a), sum / chi.inverse_cdf(a));
+    wider(t, Some(chi))
+}
+
+/// The wider of interval `a` and interval `b`, where there is a `b`.
+pub fn wider(a: (f64, f64), b: Option<(f64, f64)>) -> (f64, f64) {
+    b.map_or(a, |b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
+/// The interval of a rate measured by `rounds` whose queries share a
+/// state within a round: the wider of the Clopper-Pearson interval of the
+/// pooled `x` of `n` and the Student t over the rounds' rates (none below
+/// two rounds or at zero width, which says nothing of the spread). The
+/// pooled interval alone misses the spread between states; the rounds'
+/// alone has none where every round said the same.
+pub fn pooled_or_rounds_ci(x: u64, n: u64, rounds: &Welford, level: f64) -> (f64, f64) {
+    let t = (rounds.count() >= 2)
+        .then(|| rounds.ci_within(level, 0.0, 1.0))
+        .filter(|ci| ci.1 > ci.0);
+    wider(binomial_ci(x, n, level), t)
 }
 
 /// Whether `t` lies in the interval; `None` when there is no interval (too
@@ -303,6 +321,35 @@ mod tests {
         assert!(
             (lo - 0.001265).abs() < 1e-5 && (hi - 0.248732).abs() < 1e-5,
             "{lo} {hi}"
+        );
+    }
+
+    /// The rounds' interval where it is wider than the pooled one, and the
+    /// wider of two: the rounds give none below two rounds or at zero width.
+    #[test]
+    fn the_rounds_interval_widens_the_pooled_one() {
+        let mut b = Welford::default();
+        for x in [0.1, 0.3, 0.2, 0.2] {
+            b.add(x);
+        }
+        // 80 of 400 pooled: Clopper-Pearson is narrower than the rounds'
+        let (lo, hi) = pooled_or_rounds_ci(80, 400, &b, 0.99);
+        // mean 0.2; se = sqrt(var(b)/4) = sqrt(0.02/3/4)
+        let se = (0.02f64 / 3.0 / 4.0).sqrt();
+        let t = t_value(0.99, 3);
+        assert!((lo - (0.2 - t * se).max(0.0)).abs() < 1e-12);
+        assert!((hi - (0.2 + t * se)).abs() < 1e-12);
+        assert_eq!(wider((0.15, 0.25), Some((lo, hi))), (lo, hi));
+        assert_eq!(wider((lo - 0.01, 0.25), Some((lo, hi))), (lo - 0.01, hi));
+        assert_eq!(wider((0.15, 0.25), None), (0.15, 0.25));
+        let mut c = Welford::default();
+        c.add(0.1);
+        c.add(0.1);
+        let pooled = binomial_ci(40, 400, 0.99);
+        assert_eq!(pooled_or_rounds_ci(40, 400, &c, 0.99), pooled);
+        assert_eq!(
+            pooled_or_rounds_ci(40, 400, &Welford::default(), 0.99),
+            pooled
         );
     }
 

@@ -26,7 +26,6 @@ pub(super) fn columns(
         let all = &fnr.all;
         row.push(col::FNR_QUERIES, Value::Int(all.n));
         row.push(col::FALSE_NEGATIVES, Value::Int(all.x));
-        let mut ci = binomial_ci(all.x, all.n, level);
         // a design without a guaranteed window loses keys at a rate that
         // moves with its state (a Stable filter's fill, the HSS-BF's
         // clock phase), and one round's queries ask one state at two
@@ -34,9 +33,11 @@ pub(super) fn columns(
         // The wider of Clopper-Pearson and the Student t over the rounds'
         // rates (Clopper-Pearson alone covered 92.6% at 95% at a Stable
         // filter, docs/metrics.md, "Calibration")
-        if !plan.guaranteed {
-            ci = wider(ci, round_ci(&fnr.rounds, level));
-        }
+        let ci = if plan.guaranteed {
+            binomial_ci(all.x, all.n, level)
+        } else {
+            crate::metrics::stats::pooled_or_rounds_ci(all.x, all.n, &fnr.rounds, level)
+        };
         with_theory(&mut row, theory, col::FNR, all.rate(), ci);
     }
     if plan.has(Metric::Accesses) {
@@ -89,18 +90,6 @@ pub(super) fn columns(
         tail(r, spec.tail_ops.max(1), &mut row);
     }
     row
-}
-
-/// The Student-t interval of a rate over the rounds' rates, clamped to
-/// [0, 1]; None below two rounds or at zero width.
-fn round_ci(rounds: &Welford, level: f64) -> Option<(f64, f64)> {
-    let ci = (rounds.count() >= 2).then(|| rounds.ci_within(level, 0.0, 1.0))?;
-    (ci.1 > ci.0).then_some(ci)
-}
-
-/// The wider of an interval and another where there is one.
-fn wider(a: (f64, f64), b: Option<(f64, f64)>) -> (f64, f64) {
-    b.map_or(a, |b| (a.0.min(b.0), a.1.max(b.1)))
 }
 
 /// A measured figure with its interval and, where the theory has it, the
@@ -396,33 +385,5 @@ mod tests {
             r.get("fpr_avg_theory_in_ci"),
             Some(&crate::metrics::Value::Bool(true))
         );
-    }
-
-    /// The rounds' interval, and the wider of two: none below two rounds
-    /// or at zero width.
-    #[test]
-    fn the_rounds_interval_widens_the_pooled_one() {
-        use crate::metrics::Welford;
-        let mut b = Welford::default();
-        for x in [0.1, 0.3, 0.2, 0.2] {
-            b.add(x);
-        }
-        let (lo, hi) = super::round_ci(&b, 0.99).unwrap();
-        // mean 0.2; se = sqrt(var(b)/4) = sqrt(0.02/3/4)
-        let se = (0.02f64 / 3.0 / 4.0).sqrt();
-        let t = crate::metrics::stats::t_value(0.99, 3);
-        assert!((lo - (0.2 - t * se).max(0.0)).abs() < 1e-12);
-        assert!((hi - (0.2 + t * se)).abs() < 1e-12);
-        assert_eq!(super::wider((0.15, 0.25), Some((lo, hi))), (lo, hi));
-        assert_eq!(
-            super::wider((lo - 0.01, 0.25), Some((lo, hi))),
-            (lo - 0.01, hi)
-        );
-        assert_eq!(super::wider((0.15, 0.25), None), (0.15, 0.25));
-        let mut c = Welford::default();
-        c.add(0.1);
-        c.add(0.1);
-        assert_eq!(super::round_ci(&c, 0.99), None);
-        assert_eq!(super::round_ci(&Welford::default(), 0.99), None);
     }
 }

@@ -89,13 +89,7 @@ impl Pass for MembershipPass {
 /// binomial interval over all its queries and the Student-t interval over
 /// rounds.
 pub fn profile_interval(pr: &ProfileRow, level: f64) -> (f64, f64) {
-    let (blo, bhi) = metrics::binomial_ci(pr.yes, pr.n, level);
-    let (tlo, thi) = if pr.rounds.count() >= 2 {
-        pr.rounds.ci_within(level, 0.0, 1.0)
-    } else {
-        (blo, bhi)
-    };
-    (blo.min(tlo), bhi.max(thi))
+    metrics::stats::pooled_or_rounds_ci(pr.yes, pr.n, &pr.rounds, level)
 }
 
 /// One age-profile bucket's row.

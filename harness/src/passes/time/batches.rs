@@ -22,7 +22,7 @@
 //! where that is wider (few events in all, where a batch's mean is far
 //! from normal, or batches that all measured the same ratio).
 
-use crate::metrics::stats::{binomial_ci, t_value};
+use crate::metrics::stats::{binomial_ci, t_value, wider};
 
 /// Sums x and n per batch.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -118,10 +118,7 @@ impl Batched {
     /// counts (module docs). Both hold the pooled ratio.
     pub(crate) fn rate_interval(&self, level: f64) -> (f64, f64) {
         let pooled = binomial_ci(self.x().round() as u64, self.n().round() as u64, level);
-        match self.over_batches(level, 0.0, 1.0) {
-            Some((lo, hi)) => (lo.min(pooled.0), hi.max(pooled.1)),
-            None => pooled,
-        }
+        wider(pooled, self.over_batches(level, 0.0, 1.0))
     }
 }
 
