@@ -257,15 +257,6 @@ mod tests {
                 "2^{log_w}: {}",
                 ok[0].params_text()
             );
-            // on the scalar query path (a processor without AVX-512) the
-            // lines of slices that share them have no theory, so a window
-            // of 2^12 has no fast sizing there; every other is (11, 10)
-            let scalar = bloomlab_filters::apbf::lines::QueryPath::of_apbf(13, 30, 1 << 20)
-                != bloomlab_filters::apbf::lines::QueryPath::MiddleThenAll;
-            if scalar && log_w == 12 {
-                assert!(ok[0].query_lines.is_none() && fast.is_empty());
-                continue;
-            }
             assert_eq!(
                 kl(&fast[0]),
                 (false, true),

@@ -32,6 +32,14 @@ use super::Apbf;
 use crate::hash::index;
 use crate::lines::{LineSet, Lines, LINE_BITS};
 
+/// The path whose lines [`Instrumented::counted_lines`](crate::Instrumented::counted_lines)
+/// counts for an APBF on every processor: the vector query's (AVX-512), so
+/// that a count, and the figures a benchmark harness derives from it, is the
+/// same on every machine. A processor without AVX-512 runs
+/// [`QueryPath::MiddleThenAlgorithm1`] with the same answers
+/// ([`Apbf::lines_read`] counts the path this processor takes).
+pub const COUNTED_PATH: QueryPath = QueryPath::MiddleThenAll;
+
 /// How a query reads the slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryPath {
@@ -69,8 +77,10 @@ impl Apbf {
         QueryPath::of_apbf(self.k, self.l, self.m)
     }
 
-    /// [`lines_read`](Self::lines_read) on the given path.
-    pub(crate) fn lines_on_path(&self, key: u64, path: QueryPath) -> (bool, u32) {
+    /// [`lines_read`](Self::lines_read) on the given path, whatever the
+    /// processor (the path's reads are counted; the answer is the same on
+    /// every path).
+    pub fn lines_on_path(&self, key: u64, path: QueryPath) -> (bool, u32) {
         let mut lines = LineSet::default();
         let mut bit = |i: usize| {
             let b = self.position(i);
@@ -189,9 +199,17 @@ impl ApbfTheory {
     }
 
     /// [`lines`](Self::lines) at the worst phase φ = g, on this processor's
-    /// path: what `plan` reports.
+    /// path.
     pub fn lines_worst(&self) -> Option<Lines> {
         self.lines(self.g, self.path())
+    }
+
+    /// [`lines`](Self::lines) at the worst phase φ = g on the
+    /// [`COUNTED_PATH`], exact whatever m: what
+    /// [`Instrumented::counted_lines`](crate::Instrumented::counted_lines)
+    /// counts, on every processor.
+    pub fn lines_counted(&self) -> Lines {
+        self.lines_reading_all(self.g)
     }
 
     /// [`lines`](Self::lines) on the vector path, exactly whatever m: the

@@ -269,8 +269,10 @@ impl Filter for Apbf {
 }
 
 impl crate::Instrumented for Apbf {
+    /// On [`lines::COUNTED_PATH`] whatever the processor, so that the
+    /// count is the same on every machine.
     fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
-        Some(Self::lines_read(self, key))
+        Some(self.lines_on_path(key, lines::COUNTED_PATH))
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         algorithm1(self.k, self.l, |i| self.probe(key, i))

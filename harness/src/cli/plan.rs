@@ -212,14 +212,16 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     println!(
         "write bits: bits written per insertion; neg lines: expected 64-byte cache lines a \
          never-inserted key's query reads, by each design's theory (tested against lines counted \
-         on the filter; the APBF's on this processor's query path, {}), at the worst phase (the \
-         broom filter's at its load, a full window and no ghosts); - where no theory gives it",
+         on the filter; the APBF's on its vector query's path, AVX-512: every slice once the \
+         middle ones match, on every processor, {}), at the worst phase (the broom filter's at its \
+         load, a full window and no ghosts); - where no theory gives it",
         if bloomlab_filters::apbf::lines::QueryPath::of_apbf(10, 7, 1 << 20)
-            == bloomlab_filters::apbf::lines::QueryPath::MiddleThenAll
+            == bloomlab_filters::apbf::lines::COUNTED_PATH
         {
-            "AVX-512: every slice once the middle ones match"
+            "the path this processor takes"
         } else {
-            "Algorithm 1 after the middle slices"
+            "not this processor's: without AVX-512 it runs Algorithm 1 after the middle slices, \
+             docs/lines.md"
         }
     );
 }

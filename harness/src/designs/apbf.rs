@@ -127,8 +127,9 @@ impl DesignDef for Apbf {
             ]
             .into_iter()
             .chain(bound)
-            // 64-byte lines at the worst phase, on this processor's path
-            .chain(line_scalars_over_rotations(t.lines_worst()))
+            // 64-byte lines at the worst phase, on the vector query's path
+            // (what the filter counts on every processor)
+            .chain(line_scalars_over_rotations(Some(t.lines_counted())))
             .collect(),
             profile: Some(Box::new(profile)),
             convergence: None,
@@ -173,8 +174,8 @@ impl DesignDef for Apbf {
                     slack: t.slack(),
                     npws_peak: t.pws_at(g) / t.window() as f64,
                     insert_bits: k as u64,
-                    // 64-byte lines, on this processor's query path
-                    query_lines: t.lines_worst().map(|x| x.query_negative),
+                    // 64-byte lines, on the vector query's path
+                    query_lines: Some(t.lines_counted().query_negative),
                 })
             })
             .collect())
