@@ -384,3 +384,84 @@ fn a_horizon_of_t_reports_no_rate_past_the_window() {
         assert!(fnr.is_finite() && (0.0..=1.0).contains(&fnr), "{row:?}");
     }
 }
+
+/// A cycle of steps (8x for 10 s, then the base for 10 s) and a lull of
+/// 3 T: the TLBF keeps every key younger than T through both, its size at
+/// the moments (`memory_over_time`) follows the rate, and the arrival
+/// process's rate is the cycle's at every moment.
+#[test]
+fn a_cycle_of_steps_and_lulls_with_memory_over_time() {
+    let spec = r#"
+name = "cycle"
+seed = 5
+metrics = ["timeline", "memory"]
+[time]
+window = 2.0
+duration = 120.0
+samples = 240
+queries = 500
+probes = 200
+memory_over_time = true
+[time.arrivals]
+kind = "cycle"
+rate = 300.0
+ratio = 8.0
+high = 10.0
+low = 10.0
+[[sweep]]
+design = "tlbf"
+points = [{ arrivals_lull = 0 }, { arrivals_ratio = 1, arrivals_high = 0, arrivals_lull = 6 }]
+grid = { fpr = [0.01], window_time = [2.0], peak_rate = [300.0] }
+"#;
+    let out = run(spec, 2);
+    for r in &out.rows {
+        assert_eq!(num(r, "fnr_time"), 0.0, "{r:?}");
+    }
+    let (mut high, mut low) = (Vec::new(), Vec::new());
+    for r in out.timeline.iter().filter(|r| num(r, "point") == 0.0) {
+        let (t, rate, bits) = (num(r, "t"), num(r, "rate"), num(r, "memory_bits"));
+        let phase = t.rem_euclid(20.0);
+        assert_eq!(rate, if phase < 10.0 { 2400.0 } else { 300.0 }, "{t}");
+        // the slices of the last T at each rate, settled
+        if (4.0..10.0).contains(&phase) {
+            high.push(bits);
+        } else if phase >= 14.0 {
+            low.push(bits);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(
+        mean(&high) > 3.0 * mean(&low),
+        "{} vs {}",
+        mean(&high),
+        mean(&low)
+    );
+    for r in out.timeline.iter().filter(|r| num(r, "point") == 1.0) {
+        let t = num(r, "t");
+        let want = if t.rem_euclid(16.0) < 10.0 {
+            300.0
+        } else {
+            0.0
+        };
+        assert_eq!(num(r, "rate"), want, "{t}");
+    }
+}
+
+/// A cycle without arrivals, and a timeline chart of a column it cannot
+/// draw, are refused in one line when the spec is read.
+#[test]
+fn a_bad_cycle_or_timeline_column_is_refused() {
+    let cycle = SPEC.replace(
+        "kind = \"on_off\"\nrate = 400.0\nratio = 1.0\nperiod = 4.0\nduty = 0.25",
+        "kind = \"cycle\"\nrate = 400.0\nratio = 1.0\nlull = 5.0",
+    );
+    assert!(cycle.contains("cycle"));
+    let plot = format!("{SPEC}\n[[plot]]\nkind = \"timeline\"\ny = \"fnr_time\"\n");
+    for (text, want) in [(cycle, "some time with arrivals"), (plot, "timeline draws")] {
+        let e = Spec::parse(&text)
+            .and_then(|s| sweep::prepare(&s, false, &sweep::Budget::unchecked()).map(|_| ()))
+            .unwrap_err();
+        let e = format!("{e:#}");
+        assert!(e.contains(want) && !e.contains('\n'), "{e}");
+    }
+}

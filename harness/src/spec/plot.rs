@@ -19,7 +19,9 @@ pub struct PlotSpec {
     /// xy: column on the x axis.
     #[serde(default)]
     pub x: Option<String>,
-    /// xy: column on the y axis.
+    /// xy: column on the y axis; timeline: "memory_bits" draws the
+    /// filter's size at each moment instead of the FPR (with
+    /// `[time] memory_over_time = true`).
     #[serde(default)]
     pub y: Option<String>,
     /// xy: one line per value of this column (default "design").
@@ -116,6 +118,17 @@ impl PlotSpec {
     ) -> anyhow::Result<()> {
         if self.kind == PlotKind::Xy && (self.x.is_none() || self.y.is_none()) {
             return Err(anyhow::anyhow!("plot {}: kind xy needs x and y", n));
+        }
+        if self.kind == PlotKind::Timeline {
+            if let Some(y) = self
+                .y
+                .as_deref()
+                .filter(|y| *y != "fpr" && *y != "memory_bits")
+            {
+                return Err(anyhow::anyhow!(
+                    "plot {n}: a timeline draws y = \"fpr\" (the default) or \"memory_bits\", not {y:?}"
+                ));
+            }
         }
         if let Some([lo, hi]) = self.x_range {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {

@@ -61,6 +61,9 @@ pub struct TimeSpec {
     /// second query of the same key, for the designs that count them):
     /// `lines_query_negative`, the mean over the moments.
     pub lines: bool,
+    /// Also record the filter's size at each moment (`memory_bits` in the
+    /// timeline rows; a timeline plot draws it with `y = "memory_bits"`).
+    pub memory_over_time: bool,
 }
 
 impl Default for TimeSpec {
@@ -78,6 +81,7 @@ impl Default for TimeSpec {
             buckets: 40,
             speed_ops: 0,
             lines: false,
+            memory_over_time: false,
         }
     }
 }

@@ -64,9 +64,14 @@ columns! {
     AGE_MID_OVER_W = "age_mid_over_w", Membership, Other, None, "";
     ALPHA = "alpha", Parameter, Other, None, "";
     ARRIVALS_AMPLITUDE = "arrivals_amplitude", Parameter, Other, None, "daily rate amplitude";
+    ARRIVALS_FALL = "arrivals_fall", Parameter, Other, None, "seconds of the fall from the peak rate";
+    ARRIVALS_HIGH = "arrivals_high", Parameter, Other, None, "seconds at the peak rate";
+    ARRIVALS_LOW = "arrivals_low", Parameter, Other, None, "seconds at the base rate";
+    ARRIVALS_LULL = "arrivals_lull", Parameter, Other, None, "seconds without arrivals";
     ARRIVALS_MAX_RATE = "arrivals_max_rate", Membership, Other, None, "";
     ARRIVALS_MEAN_RATE = "arrivals_mean_rate", Membership, Other, None, "";
     ARRIVALS_RATIO = "arrivals_ratio", Parameter, Other, None, "burst rate / base rate";
+    ARRIVALS_RISE = "arrivals_rise", Parameter, Other, None, "seconds of the rise to the peak rate";
     BATCHES = "batches", Membership, Other, None, "";
     BITS_EMPTY_SLOTS = "bits_empty_slots", Membership, Other, None, "";
     BITS_METADATA = "bits_metadata", Membership, Other, None, "";

@@ -35,6 +35,10 @@ impl ArrivalSpec {
                 amplitude,
                 period,
             } => rate * (1.0 + amplitude * (2.0 * PI * t / period).sin()),
+            ArrivalSpec::Cycle { .. } => {
+                let c = CycleShape::of(self);
+                c.rate_in(t.rem_euclid(c.period()))
+            }
         }
     }
 
@@ -64,6 +68,11 @@ impl ArrivalSpec {
                 let w = 2.0 * PI / period;
                 rate * (t + amplitude * (1.0 - (w * t).cos()) / w)
             }
+            ArrivalSpec::Cycle { .. } => {
+                let c = CycleShape::of(self);
+                let whole = (t / c.period()).floor();
+                whole * c.cum_in(c.period()) + c.cum_in(t - whole * c.period())
+            }
         }
     }
 
@@ -76,6 +85,14 @@ impl ArrivalSpec {
             ArrivalSpec::Diurnal {
                 rate, amplitude, ..
             } => rate * (1.0 + amplitude),
+            ArrivalSpec::Cycle { .. } => {
+                let c = CycleShape::of(self);
+                if c.rise + c.high + c.fall > 0.0 {
+                    c.peak
+                } else {
+                    c.base
+                }
+            }
         }
     }
 
@@ -89,6 +106,10 @@ impl ArrivalSpec {
             ArrivalSpec::OnOff {
                 rate, ratio, duty, ..
             } => rate * (1.0 + (ratio - 1.0) * duty),
+            ArrivalSpec::Cycle { .. } => {
+                let c = CycleShape::of(self);
+                c.cum_in(c.period()) / c.period()
+            }
         }
     }
 
@@ -100,6 +121,89 @@ impl ArrivalSpec {
             t: 0.0,
             n: 0,
         }
+    }
+}
+
+/// The segments of a [`ArrivalSpec::Cycle`], in seconds, and its two rates.
+struct CycleShape {
+    base: f64,
+    peak: f64,
+    rise: f64,
+    high: f64,
+    fall: f64,
+    low: f64,
+    lull: f64,
+}
+
+impl CycleShape {
+    /// The shape of a cycle (the other kinds have none: not called on them).
+    fn of(spec: &ArrivalSpec) -> CycleShape {
+        match *spec {
+            ArrivalSpec::Cycle {
+                rate,
+                ratio,
+                rise,
+                high,
+                fall,
+                low,
+                lull,
+            } => CycleShape {
+                base: rate,
+                peak: rate * ratio,
+                rise,
+                high,
+                fall,
+                low,
+                lull,
+            },
+            _ => unreachable!("CycleShape::of a {spec:?}"),
+        }
+    }
+
+    fn period(&self) -> f64 {
+        self.rise + self.high + self.fall + self.low + self.lull
+    }
+
+    /// The segments in order: (seconds, rate at its start, rate at its end).
+    fn segments(&self) -> [(f64, f64, f64); 5] {
+        let (b, p) = (self.base, self.peak);
+        [
+            (self.rise, b, p),
+            (self.high, p, p),
+            (self.fall, p, b),
+            (self.low, b, b),
+            (self.lull, 0.0, 0.0),
+        ]
+    }
+
+    /// The rate `s` seconds into a cycle, 0 <= s < period: a ramp from a
+    /// to b over d seconds is a + (b - a)(1 - cos(πx/d))/2 at x.
+    fn rate_in(&self, mut s: f64) -> f64 {
+        for (d, a, b) in self.segments() {
+            if s < d {
+                return a + (b - a) * (1.0 - (PI * s / d).cos()) / 2.0;
+            }
+            s -= d;
+        }
+        0.0
+    }
+
+    /// Expected arrivals in the first `s` seconds of a cycle, 0 <= s <=
+    /// period: the integral of [`rate_in`](Self::rate_in).
+    fn cum_in(&self, mut s: f64) -> f64 {
+        let mut acc = 0.0;
+        for (d, a, b) in self.segments() {
+            let x = s.min(d);
+            if x > 0.0 {
+                let ramp = x / 2.0 - d / (2.0 * PI) * (PI * x / d).sin();
+                acc += a * x + (b - a) * ramp;
+            }
+            s -= d;
+            if s <= 0.0 {
+                break;
+            }
+        }
+        acc
     }
 }
 
@@ -301,7 +405,74 @@ mod tests {
                 amplitude: 0.8,
                 period: 5.0,
             },
+            ArrivalSpec::Cycle {
+                rate: 200.0,
+                ratio: 8.0,
+                rise: 0.7,
+                high: 0.5,
+                fall: 1.3,
+                low: 0.9,
+                lull: 1.6,
+            },
+            ArrivalSpec::Cycle {
+                rate: 500.0,
+                ratio: 1.0,
+                rise: 0.0,
+                high: 0.0,
+                fall: 0.0,
+                low: 1.0,
+                lull: 1.5,
+            },
         ]
+    }
+
+    /// A cycle of a rise and a fall alone is a sine between its rates, and
+    /// one without ramps is steps; a lull has no arrivals.
+    #[test]
+    fn a_cycle_is_steps_ramps_a_sine_and_lulls() {
+        let sine = ArrivalSpec::Cycle {
+            rate: 1000.0,
+            ratio: 8.0,
+            rise: 100.0,
+            high: 0.0,
+            fall: 100.0,
+            low: 0.0,
+            lull: 0.0,
+        };
+        for i in 0..400 {
+            let t = i as f64 * 0.77;
+            let want = 4500.0 - 3500.0 * (2.0 * PI * t / 200.0).cos();
+            assert!((sine.rate(t) - want).abs() < 1e-6 * want, "{t}");
+        }
+        assert!((sine.mean_rate() - 4500.0).abs() < 1e-9);
+        assert_eq!(sine.max_rate(), 8000.0);
+        let steps = ArrivalSpec::Cycle {
+            rate: 1000.0,
+            ratio: 8.0,
+            rise: 0.0,
+            high: 100.0,
+            fall: 0.0,
+            low: 100.0,
+            lull: 0.0,
+        };
+        assert_eq!(steps.rate(50.0), 8000.0);
+        assert_eq!(steps.rate(150.0), 1000.0);
+        assert_eq!(steps.rate(250.0), 8000.0);
+        let lull = ArrivalSpec::Cycle {
+            rate: 1000.0,
+            ratio: 1.0,
+            rise: 0.0,
+            high: 0.0,
+            fall: 0.0,
+            low: 100.0,
+            lull: 50.0,
+        };
+        assert_eq!(lull.max_rate(), 1000.0);
+        let mut arr = lull.arrivals(Pcg64::seed_from_u64(3));
+        for _ in 0..20_000 {
+            let t = arr.next_ns() as f64 / NS;
+            assert!(t.rem_euclid(150.0) < 100.0, "an arrival in the lull at {t}");
+        }
     }
 
     /// Λ is the integral of λ (checked by the trapezoid rule) and the mean
@@ -385,6 +556,24 @@ mod tests {
                 rate: 1.0,
                 amplitude: 1.0,
                 period: 1.0,
+            },
+            ArrivalSpec::Cycle {
+                rate: 1.0,
+                ratio: 2.0,
+                rise: 0.0,
+                high: 0.0,
+                fall: 0.0,
+                low: 0.0,
+                lull: 3.0,
+            },
+            ArrivalSpec::Cycle {
+                rate: 1.0,
+                ratio: 2.0,
+                rise: -1.0,
+                high: 1.0,
+                fall: 0.0,
+                low: 0.0,
+                lull: 0.0,
             },
         ];
         for b in bad {

@@ -352,8 +352,8 @@ pub fn measure(
         let offset = run.rng.random::<f64>();
         let (moment, batch) = sc.moment(s, spec.samples, offset);
         run.until(moment, &mut next_arrival, sc.horizon);
-        if memory {
-            let b = run.f.memory_bits();
+        let bits_now = (memory || spec.memory_over_time).then(|| run.f.memory_bits());
+        if let Some(b) = bits_now.filter(|_| memory) {
             bits_max = bits_max.max(b);
             bits_sum += b as f64;
         }
@@ -372,7 +372,11 @@ pub fn measure(
         });
         let t_s = moment as f64 / NS;
         let rate = sc.arrivals.rate(t_s);
-        timeline.push(timeline_row(t_s, rate, fp, spec.queries, fpr_theory, level));
+        let mut trow = timeline_row(t_s, rate, fp, spec.queries, fpr_theory, level);
+        if let Some(b) = bits_now.filter(|_| spec.memory_over_time) {
+            trow.push(col::MEMORY_BITS, Value::Int(b));
+        }
+        timeline.push(trow);
         run.probe((moment, batch), th.as_deref(), &sc, spec, &mut tally);
     }
     let mut row = summary(&tally, &sc, level);

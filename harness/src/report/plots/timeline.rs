@@ -67,18 +67,32 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
     (out, absent)
 }
 
-/// The arrival rate (top), the FPR against time, and its ratio to theory.
+/// The arrival rate (top), the FPR against time, and its ratio to theory;
+/// or, with `y = "memory_bits"`, the filter's size against time.
 pub(super) fn timeline(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
-    let (g, absent) = groups(p, rows, "t", col::FPR.name());
+    let memory = p.y.as_deref() == Some(col::MEMORY_BITS.name());
+    let y = if memory { col::MEMORY_BITS } else { col::FPR };
+    let (g, absent) = groups(p, rows, "t", y.name());
     if g.is_empty() {
         return Err(anyhow::anyhow!(
-            "plot timeline: {NO_ROWS} (add \"timeline\" to metrics; check the filter)"
+            "plot timeline: {NO_ROWS} (add \"timeline\" to metrics{}; check the filter)",
+            if memory {
+                " and [time] memory_over_time = true"
+            } else {
+                ""
+            }
         ));
     }
     let mut rate = Panel::new("time (s)", "arrivals (keys/s)", false, false);
     rate.y_from_zero = true;
     rate.weight = 0.45;
-    let mut fpr = Panel::new("time (s)", "false-positive rate", false, true);
+    let mut fpr = if memory {
+        let mut m = Panel::new("time (s)", "memory (bits)", false, false);
+        m.y_from_zero = true;
+        m
+    } else {
+        Panel::new("time (s)", "false-positive rate", false, true)
+    };
     for (point, s) in g {
         let rates: Vec<Point> = rates_of(p, rows, point);
         rate.series.push(Series {
@@ -88,10 +102,24 @@ pub(super) fn timeline(p: &PlotSpec, rows: &[Row]) -> anyhow::Result<Figure> {
         });
         fpr.series.push(s);
     }
-    let mut fig = Figure::new(title(p, "False-positive rate over time"), rate);
+    let mut fig = Figure::new(
+        title(
+            p,
+            if memory {
+                "Memory over time"
+            } else {
+                "False-positive rate over time"
+            },
+        ),
+        rate,
+    );
     fig.panels.push(fpr);
     fig.absent = absent;
-    Ok(fig.with_ratio(1, "FPR"))
+    Ok(if memory {
+        fig
+    } else {
+        fig.with_ratio(1, "FPR")
+    })
 }
 
 /// The arrival rate at each moment of point `point`.
