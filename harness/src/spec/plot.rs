@@ -30,6 +30,14 @@ pub struct PlotSpec {
     /// xy, timeline, age_time: only rows whose columns equal these values.
     #[serde(default)]
     pub filter: BTreeMap<String, f64>,
+    /// xy, timeline, age_time: only the rows of these designs (default:
+    /// every design).
+    #[serde(default)]
+    pub designs: Vec<String>,
+    /// timeline, age_time: columns whose values the legend adds to each
+    /// point's design and arrival parameters (e.g. `target_peak_rate`).
+    #[serde(default)]
+    pub label: Vec<String>,
     /// xy, timeline, age_time: only rows without these columns (the rows
     /// of the sweeps that do not set them, e.g. `target_queries` to leave
     /// out a block that sweeps the query count).

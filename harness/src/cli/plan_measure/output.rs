@@ -194,6 +194,8 @@ fn pareto_spec(name: &str, fpr: f64, seed: u64) -> Spec {
             y: Some(col::QUERY_NS.name().into()),
             series: Some(col::SERIES.name().into()),
             filter: Default::default(),
+            designs: Vec::new(),
+            label: Vec::new(),
             without: Vec::new(),
             log_x: true,
             bound: None,

@@ -164,6 +164,9 @@ fn kept<'a>(p: &'a PlotSpec, rows: &'a [Row]) -> impl Iterator<Item = &'a Row> +
             .iter()
             .all(|(c, v)| finite(r, c).is_some_and(|x| (x - v).abs() <= 1e-9 * v.abs().max(1.0)))
             && p.without.iter().all(|c| r.get(c).is_none())
+            && (p.designs.is_empty()
+                || r.get(col::DESIGN.name())
+                    .is_some_and(|d| p.designs.contains(&d.to_string())))
     })
 }
 

@@ -9,8 +9,9 @@ use crate::metrics::Row;
 use crate::spec::PlotSpec;
 use std::collections::BTreeMap;
 
-/// The design and the point's own arrival parameters, for the legend.
-fn series_label(r: &Row) -> String {
+/// The design and the point's own arrival parameters, for the legend, and
+/// the columns the plot's `label` names.
+fn series_label(p: &PlotSpec, r: &Row) -> String {
     let mut s = r
         .get(col::DESIGN.name())
         .map(|v| v.to_string())
@@ -18,6 +19,11 @@ fn series_label(r: &Row) -> String {
     for (c, v) in &r.0 {
         if let Some(name) = c.strip_prefix("target_arrivals_") {
             s += &format!(" {name}={v}");
+        }
+    }
+    for c in &p.label {
+        if let Some(v) = r.get(c) {
+            s += &format!(" {}={v}", c.strip_prefix("target_").unwrap_or(c));
         }
     }
     s
@@ -33,7 +39,8 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
         let Some(point) = finite(r, col::POINT.name()) else {
             continue;
         };
-        seen.entry(point as u64).or_insert_with(|| series_label(r));
+        seen.entry(point as u64)
+            .or_insert_with(|| series_label(p, r));
         let (Some(xv), Some(yv)) = (finite(r, x), finite(r, y)) else {
             continue;
         };
@@ -42,7 +49,7 @@ fn groups(p: &PlotSpec, rows: &[Row], x: &str, y: &str) -> (BTreeMap<u64, Series
         }
         out.entry(point as u64)
             .or_insert_with(|| Series {
-                name: series_label(r),
+                name: series_label(p, r),
                 points: Vec::new(),
                 draw: Draw::Marks,
             })
