@@ -61,35 +61,25 @@ fn plan_json(args: &[&str]) -> String {
 #[test]
 fn measures_every_candidate_of_a_count_plan() {
     let dir = tempfile::tempdir().unwrap();
-    let stdout = plan_in(
-        dir.path(),
-        &[
-            "--window",
-            "4096",
-            "--fpr",
-            "0.01",
-            "--design",
-            "apbf,blocked_apbf,clock_bloom",
-            "--measure",
-            "--budget",
-            "6s",
-            "--name",
-            "pm",
-        ],
-    );
-    assert!(stdout.contains("Pareto"), "{stdout}");
-    let rows = read_csv(&dir.path().join("pm.csv"));
-    // every candidate of the plan: the three least-memory sizings and the
-    // fast ones it offers (the two APBFs')
-    let plan: serde_json::Value = serde_json::from_str(&plan_json(&[
+    let request = [
         "--window",
         "4096",
         "--fpr",
         "0.01",
         "--design",
         "apbf,blocked_apbf,clock_bloom",
-    ]))
-    .unwrap();
+    ];
+    let measured = [
+        &request[..],
+        &["--measure", "--budget", "6s", "--name", "pm"],
+    ]
+    .concat();
+    let stdout = plan_in(dir.path(), &measured);
+    assert!(stdout.contains("Pareto"), "{stdout}");
+    let rows = read_csv(&dir.path().join("pm.csv"));
+    // every candidate of the plan: the three least-memory sizings and the
+    // fast ones it offers (the two APBFs')
+    let plan: serde_json::Value = serde_json::from_str(&plan_json(&request)).unwrap();
     let designs = |key: &str| -> Vec<String> {
         plan[key]
             .as_array()

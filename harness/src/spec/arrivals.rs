@@ -92,6 +92,17 @@ impl ArrivalSpec {
                 ))
             }
         };
+        // a peak rate over a base: at least the base, and below 1e12
+        let peak_ratio = |rate: f64, ratio: f64| -> anyhow::Result<()> {
+            positive("ratio", ratio)?;
+            if ratio < 1.0 || rate * ratio >= 1e12 {
+                return Err(anyhow::anyhow!(
+                    "{} = {ratio} must be at least 1 (and rate times ratio below 1e12)",
+                    name("ratio")
+                ));
+            }
+            Ok(())
+        };
         match *self {
             ArrivalSpec::Trace => Ok(()),
             ArrivalSpec::Constant { rate } | ArrivalSpec::Poisson { rate } => {
@@ -105,13 +116,7 @@ impl ArrivalSpec {
             } => {
                 positive("rate", rate)?;
                 positive("period", period)?;
-                positive("ratio", ratio)?;
-                if ratio < 1.0 || rate * ratio >= 1e12 {
-                    return Err(anyhow::anyhow!(
-                        "{} = {ratio} must be at least 1 (and rate times ratio below 1e12)",
-                        name("ratio")
-                    ));
-                }
+                peak_ratio(rate, ratio)?;
                 if !(duty > 0.0 && duty < 1.0) {
                     return Err(anyhow::anyhow!(
                         "{} = {duty} must be in (0, 1)",
@@ -130,13 +135,7 @@ impl ArrivalSpec {
                 lull,
             } => {
                 positive("rate", rate)?;
-                positive("ratio", ratio)?;
-                if ratio < 1.0 || rate * ratio >= 1e12 {
-                    return Err(anyhow::anyhow!(
-                        "{} = {ratio} must be at least 1 (and rate times ratio below 1e12)",
-                        name("ratio")
-                    ));
-                }
+                peak_ratio(rate, ratio)?;
                 for (field, x) in [
                     ("rise", rise),
                     ("high", high),
