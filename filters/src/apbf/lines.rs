@@ -32,14 +32,6 @@ use super::Apbf;
 use crate::hash::index;
 use crate::lines::{LineSet, Lines, LINE_BITS};
 
-/// The path whose lines [`Instrumented::counted_lines`](crate::Instrumented::counted_lines)
-/// counts for an APBF on every processor: the vector query's (AVX-512), so
-/// that a count, and the figures a benchmark harness derives from it, is the
-/// same on every machine. A processor without AVX-512 runs
-/// [`QueryPath::MiddleThenAlgorithm1`] with the same answers
-/// ([`Apbf::lines_read`] counts the path this processor takes).
-pub const COUNTED_PATH: QueryPath = QueryPath::MiddleThenAll;
-
 /// How a query reads the slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryPath {
@@ -57,6 +49,23 @@ impl QueryPath {
     /// The path an APBF of k + l slices of m bits takes on this processor.
     pub fn of_apbf(k: u32, l: u32, m: u64) -> Self {
         if super::use_simd(k, l, m) {
+            QueryPath::MiddleThenAll
+        } else {
+            QueryPath::MiddleThenAlgorithm1
+        }
+    }
+
+    /// The path whose lines
+    /// [`Instrumented::counted_lines`](crate::Instrumented::counted_lines)
+    /// counts for an APBF on every processor: the one a processor with
+    /// AVX-512 takes (the vector query when k + l <= 64 and m < 2^32, else
+    /// [`QueryPath::MiddleThenAlgorithm1`]), so that a count, and the
+    /// figures a benchmark harness derives from it, is the same on every
+    /// machine. A processor without AVX-512 runs
+    /// [`QueryPath::MiddleThenAlgorithm1`] with the same answers
+    /// ([`Apbf::lines_read`] counts the path this processor takes).
+    pub fn counted(k: u32, l: u32, m: u64) -> Self {
+        if super::vector_shape(k, l, m) {
             QueryPath::MiddleThenAll
         } else {
             QueryPath::MiddleThenAlgorithm1
@@ -205,11 +214,11 @@ impl ApbfTheory {
     }
 
     /// [`lines`](Self::lines) at the worst phase φ = g on the
-    /// [`COUNTED_PATH`], exact whatever m: what
+    /// [`QueryPath::counted`] path: what
     /// [`Instrumented::counted_lines`](crate::Instrumented::counted_lines)
     /// counts, on every processor.
-    pub fn lines_counted(&self) -> Lines {
-        self.lines_reading_all(self.g)
+    pub fn lines_counted(&self) -> Option<Lines> {
+        self.lines(self.g, QueryPath::counted(self.k, self.l, self.m))
     }
 
     /// [`lines`](Self::lines) on the vector path, exactly whatever m: the

@@ -38,7 +38,13 @@ pub use sizing::{choose, KlRule, DEFAULT_MAX_L, MAX_L_WITH_SLACK};
 /// Whether queries can use the AVX-512 probes: the processor has them, and
 /// k + l <= 64 and m < 2^32.
 fn use_simd(k: u32, l: u32, m: u64) -> bool {
-    crate::cpu::avx512() && k.checked_add(l).is_some_and(|h| h <= 64) && m < 1 << 32
+    crate::cpu::avx512() && vector_shape(k, l, m)
+}
+
+/// Whether an APBF of this shape can take the AVX-512 query: k + l <= 64
+/// (one mask word) and m < 2^32 (32-bit index halves).
+fn vector_shape(k: u32, l: u32, m: u64) -> bool {
+    k.checked_add(l).is_some_and(|h| h <= 64) && m < 1 << 32
 }
 
 /// An Age-Partitioned Bloom filter over a count-based sliding window.
@@ -269,10 +275,10 @@ impl Filter for Apbf {
 }
 
 impl crate::Instrumented for Apbf {
-    /// On [`lines::COUNTED_PATH`] whatever the processor, so that the
-    /// count is the same on every machine.
+    /// On [`lines::QueryPath::counted`] whatever the processor, so that
+    /// the count is the same on every machine.
     fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
-        Some(self.lines_on_path(key, lines::COUNTED_PATH))
+        Some(self.lines_on_path(key, lines::QueryPath::counted(self.k, self.l, self.m)))
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         algorithm1(self.k, self.l, |i| self.probe(key, i))

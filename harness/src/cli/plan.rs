@@ -212,11 +212,11 @@ fn print_table(ok: &[Candidate], fast: &[Candidate], rejected: &[Rejected]) {
     println!(
         "write bits: bits written per insertion; neg lines: expected 64-byte cache lines a \
          never-inserted key's query reads, by each design's theory (tested against lines counted \
-         on the filter; the APBF's on its vector query's path, AVX-512: every slice once the \
-         middle ones match, on every processor, {}), at the worst phase (the broom filter's at its \
+         on the filter; the APBF's on the path a processor with AVX-512 takes, every slice \
+         once the middle ones match where k + l <= 64, on every processor, {}), at the worst phase (the broom filter's at its \
          load, a full window and no ghosts); - where no theory gives it",
         if bloomlab_filters::apbf::lines::QueryPath::of_apbf(10, 7, 1 << 20)
-            == bloomlab_filters::apbf::lines::COUNTED_PATH
+            == bloomlab_filters::apbf::lines::QueryPath::counted(10, 7, 1 << 20)
         {
             "the path this processor takes"
         } else {

@@ -129,7 +129,7 @@ impl DesignDef for Apbf {
             .chain(bound)
             // 64-byte lines at the worst phase, on the vector query's path
             // (what the filter counts on every processor)
-            .chain(line_scalars_over_rotations(Some(t.lines_counted())))
+            .chain(line_scalars_over_rotations(t.lines_counted()))
             .collect(),
             profile: Some(Box::new(profile)),
             convergence: None,
@@ -175,7 +175,7 @@ impl DesignDef for Apbf {
                     npws_peak: t.pws_at(g) / t.window() as f64,
                     insert_bits: k as u64,
                     // 64-byte lines, on the vector query's path
-                    query_lines: Some(t.lines_counted().query_negative),
+                    query_lines: t.lines_counted().map(|x| x.query_negative),
                 })
             })
             .collect())

@@ -123,7 +123,7 @@ fn build(name: &str, p: TimedParams, trigger: Trigger) -> anyhow::Result<Built> 
             (col::BITS_PER_ELEMENT, bits / peak_keys),
         ]
         .into_iter()
-        .chain(line_scalars_over_rotations(Some(count.lines_counted())))
+        .chain(line_scalars_over_rotations(count.lines_counted()))
         .collect(),
         moment: Some(Box::new(move |m: &Moment, cum: &dyn Fn(f64) -> f64| {
             let state = t.at(m.now_ns, cum);
@@ -211,7 +211,7 @@ fn plan(name: &'static str, c: &Constraints) -> anyhow::Result<Vec<Candidate>> {
                 slack: count.slack(),
                 npws_peak: count.pws_at(g) / count.window() as f64,
                 insert_bits: k as u64,
-                query_lines: Some(count.lines_counted().query_negative),
+                query_lines: count.lines_counted().map(|x| x.query_negative),
             })
         })
         .collect())
