@@ -44,39 +44,44 @@ pub enum ArrivalSpec {
         /// Seconds per cycle.
         period: f64,
     },
-    /// A repeating cycle of rate changes, each segment `> = 0` seconds: a
-    /// rise from `rate` to `ratio` times it over `rise` seconds, `high`
-    /// seconds at the peak, a fall back over `fall` seconds, `low` seconds
-    /// at `rate`, then a lull of `lull` seconds without arrivals; Poisson
-    /// arrivals at that rate. Each ramp is a half cosine, so a cycle of a
-    /// rise and a fall alone is a sine between `rate` and its peak (a day's
-    /// swing); `rise = fall = 0` gives steps, `ratio = 1` with a `lull`
-    /// gives silences.
-    Cycle {
-        /// Keys per second at the base.
-        rate: f64,
-        /// Peak rate over base rate (>= 1).
-        ratio: f64,
-        /// Seconds of the rise from the base to the peak.
-        #[serde(default)]
-        rise: f64,
-        /// Seconds at the peak.
-        #[serde(default)]
-        high: f64,
-        /// Seconds of the fall from the peak to the base.
-        #[serde(default)]
-        fall: f64,
-        /// Seconds at the base.
-        #[serde(default)]
-        low: f64,
-        /// Seconds without arrivals.
-        #[serde(default)]
-        lull: f64,
-    },
+    /// A repeating cycle of rate changes ([`CycleSpec`]): steps, ramps, a
+    /// sine, lulls.
+    Cycle(CycleSpec),
     /// The times of a trace workload's keys (a CSV trace's `time_column`, a
     /// capture's packet times), from its first key's; replayed with the keys
     /// when the run needs more, one trace-length plus one mean gap later.
     Trace,
+}
+
+/// A repeating cycle of rate changes, each segment `>= 0` seconds: a rise
+/// from `rate` to `ratio` times it over `rise` seconds, `high` seconds at the
+/// peak, a fall back over `fall` seconds, `low` seconds at `rate`, then a
+/// lull of `lull` seconds without arrivals; Poisson arrivals at that rate.
+/// Each ramp is a half cosine, so a cycle of a rise and a fall alone is a
+/// sine between `rate` and its peak (a day's swing); `rise = fall = 0`
+/// gives steps, `ratio = 1` with a `lull` gives silences.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CycleSpec {
+    /// Keys per second at the base.
+    pub rate: f64,
+    /// Peak rate over base rate (>= 1).
+    pub ratio: f64,
+    /// Seconds of the rise from the base to the peak.
+    #[serde(default)]
+    pub rise: f64,
+    /// Seconds at the peak.
+    #[serde(default)]
+    pub high: f64,
+    /// Seconds of the fall from the peak to the base.
+    #[serde(default)]
+    pub fall: f64,
+    /// Seconds at the base.
+    #[serde(default)]
+    pub low: f64,
+    /// Seconds without arrivals.
+    #[serde(default)]
+    pub lull: f64,
 }
 
 impl ArrivalSpec {
@@ -125,23 +130,15 @@ impl ArrivalSpec {
                 }
                 Ok(())
             }
-            ArrivalSpec::Cycle {
-                rate,
-                ratio,
-                rise,
-                high,
-                fall,
-                low,
-                lull,
-            } => {
-                positive("rate", rate)?;
-                peak_ratio(rate, ratio)?;
+            ArrivalSpec::Cycle(c) => {
+                positive("rate", c.rate)?;
+                peak_ratio(c.rate, c.ratio)?;
                 for (field, x) in [
-                    ("rise", rise),
-                    ("high", high),
-                    ("fall", fall),
-                    ("low", low),
-                    ("lull", lull),
+                    ("rise", c.rise),
+                    ("high", c.high),
+                    ("fall", c.fall),
+                    ("low", c.low),
+                    ("lull", c.lull),
                 ] {
                     if !(0.0..1e9).contains(&x) {
                         return Err(anyhow::anyhow!(
@@ -150,7 +147,7 @@ impl ArrivalSpec {
                         ));
                     }
                 }
-                if rise + high + fall + low <= 0.0 {
+                if c.rise + c.high + c.fall + c.low <= 0.0 {
                     return Err(anyhow::anyhow!(
                         "{} needs some time with arrivals: rise + high + fall + low = 0",
                         name("kind")

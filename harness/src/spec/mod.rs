@@ -28,7 +28,7 @@ mod read;
 mod sections;
 mod time;
 
-pub use arrivals::{ArrivalSpec, NS};
+pub use arrivals::{ArrivalSpec, CycleSpec, NS};
 pub use plot::{Adoption, EqualAt, PlotKind, PlotSpec};
 pub use read::{read_limited, read_text, MAX_SPEC_BYTES};
 pub use sections::{AdversarySpec, MeasureSpec, WorkloadSpec};

@@ -6,7 +6,7 @@
 //! the same timestamps on any machine. Times are `u64` nanoseconds inside
 //! the harness and seconds in specs and results.
 
-use crate::spec::{ArrivalSpec, NS};
+use crate::spec::{ArrivalSpec, CycleSpec, NS};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::f64::consts::PI;
@@ -35,10 +35,7 @@ impl ArrivalSpec {
                 amplitude,
                 period,
             } => rate * (1.0 + amplitude * (2.0 * PI * t / period).sin()),
-            ArrivalSpec::Cycle { .. } => {
-                let c = CycleShape::of(self);
-                c.rate_in(t.rem_euclid(c.period()))
-            }
+            ArrivalSpec::Cycle(c) => c.rate_in(t.rem_euclid(c.period())),
         }
     }
 
@@ -68,8 +65,7 @@ impl ArrivalSpec {
                 let w = 2.0 * PI / period;
                 rate * (t + amplitude * (1.0 - (w * t).cos()) / w)
             }
-            ArrivalSpec::Cycle { .. } => {
-                let c = CycleShape::of(self);
+            ArrivalSpec::Cycle(c) => {
                 let whole = (t / c.period()).floor();
                 whole * c.cum_in(c.period()) + c.cum_in(t - whole * c.period())
             }
@@ -85,12 +81,11 @@ impl ArrivalSpec {
             ArrivalSpec::Diurnal {
                 rate, amplitude, ..
             } => rate * (1.0 + amplitude),
-            ArrivalSpec::Cycle { .. } => {
-                let c = CycleShape::of(self);
+            ArrivalSpec::Cycle(c) => {
                 if c.rise + c.high + c.fall > 0.0 {
-                    c.peak
+                    c.rate * c.ratio
                 } else {
-                    c.base
+                    c.rate
                 }
             }
         }
@@ -106,10 +101,7 @@ impl ArrivalSpec {
             ArrivalSpec::OnOff {
                 rate, ratio, duty, ..
             } => rate * (1.0 + (ratio - 1.0) * duty),
-            ArrivalSpec::Cycle { .. } => {
-                let c = CycleShape::of(self);
-                c.cum_in(c.period()) / c.period()
-            }
+            ArrivalSpec::Cycle(c) => c.cum_in(c.period()) / c.period(),
         }
     }
 
@@ -124,49 +116,14 @@ impl ArrivalSpec {
     }
 }
 
-/// The segments of a [`ArrivalSpec::Cycle`], in seconds, and its two rates.
-struct CycleShape {
-    base: f64,
-    peak: f64,
-    rise: f64,
-    high: f64,
-    fall: f64,
-    low: f64,
-    lull: f64,
-}
-
-impl CycleShape {
-    /// The shape of a cycle (the other kinds have none: not called on them).
-    fn of(spec: &ArrivalSpec) -> CycleShape {
-        match *spec {
-            ArrivalSpec::Cycle {
-                rate,
-                ratio,
-                rise,
-                high,
-                fall,
-                low,
-                lull,
-            } => CycleShape {
-                base: rate,
-                peak: rate * ratio,
-                rise,
-                high,
-                fall,
-                low,
-                lull,
-            },
-            _ => unreachable!("CycleShape::of a {spec:?}"),
-        }
-    }
-
+impl CycleSpec {
     fn period(&self) -> f64 {
         self.rise + self.high + self.fall + self.low + self.lull
     }
 
     /// The segments in order: (seconds, rate at its start, rate at its end).
     fn segments(&self) -> [(f64, f64, f64); 5] {
-        let (b, p) = (self.base, self.peak);
+        let (b, p) = (self.rate, self.rate * self.ratio);
         [
             (self.rise, b, p),
             (self.high, p, p),
@@ -405,7 +362,7 @@ mod tests {
                 amplitude: 0.8,
                 period: 5.0,
             },
-            ArrivalSpec::Cycle {
+            ArrivalSpec::Cycle(CycleSpec {
                 rate: 200.0,
                 ratio: 8.0,
                 rise: 0.7,
@@ -413,8 +370,8 @@ mod tests {
                 fall: 1.3,
                 low: 0.9,
                 lull: 1.6,
-            },
-            ArrivalSpec::Cycle {
+            }),
+            ArrivalSpec::Cycle(CycleSpec {
                 rate: 500.0,
                 ratio: 1.0,
                 rise: 0.0,
@@ -422,7 +379,7 @@ mod tests {
                 fall: 0.0,
                 low: 1.0,
                 lull: 1.5,
-            },
+            }),
         ]
     }
 
@@ -430,7 +387,7 @@ mod tests {
     /// one without ramps is steps; a lull has no arrivals.
     #[test]
     fn a_cycle_is_steps_ramps_a_sine_and_lulls() {
-        let sine = ArrivalSpec::Cycle {
+        let sine = ArrivalSpec::Cycle(CycleSpec {
             rate: 1000.0,
             ratio: 8.0,
             rise: 100.0,
@@ -438,7 +395,7 @@ mod tests {
             fall: 100.0,
             low: 0.0,
             lull: 0.0,
-        };
+        });
         for i in 0..400 {
             let t = i as f64 * 0.77;
             let want = 4500.0 - 3500.0 * (2.0 * PI * t / 200.0).cos();
@@ -446,7 +403,7 @@ mod tests {
         }
         assert!((sine.mean_rate() - 4500.0).abs() < 1e-9);
         assert_eq!(sine.max_rate(), 8000.0);
-        let steps = ArrivalSpec::Cycle {
+        let steps = ArrivalSpec::Cycle(CycleSpec {
             rate: 1000.0,
             ratio: 8.0,
             rise: 0.0,
@@ -454,11 +411,11 @@ mod tests {
             fall: 0.0,
             low: 100.0,
             lull: 0.0,
-        };
+        });
         assert_eq!(steps.rate(50.0), 8000.0);
         assert_eq!(steps.rate(150.0), 1000.0);
         assert_eq!(steps.rate(250.0), 8000.0);
-        let lull = ArrivalSpec::Cycle {
+        let lull = ArrivalSpec::Cycle(CycleSpec {
             rate: 1000.0,
             ratio: 1.0,
             rise: 0.0,
@@ -466,7 +423,7 @@ mod tests {
             fall: 0.0,
             low: 100.0,
             lull: 50.0,
-        };
+        });
         assert_eq!(lull.max_rate(), 1000.0);
         let mut arr = lull.arrivals(Pcg64::seed_from_u64(3));
         for _ in 0..20_000 {
@@ -557,7 +514,7 @@ mod tests {
                 amplitude: 1.0,
                 period: 1.0,
             },
-            ArrivalSpec::Cycle {
+            ArrivalSpec::Cycle(CycleSpec {
                 rate: 1.0,
                 ratio: 2.0,
                 rise: 0.0,
@@ -565,8 +522,8 @@ mod tests {
                 fall: 0.0,
                 low: 0.0,
                 lull: 3.0,
-            },
-            ArrivalSpec::Cycle {
+            }),
+            ArrivalSpec::Cycle(CycleSpec {
                 rate: 1.0,
                 ratio: 2.0,
                 rise: -1.0,
@@ -574,7 +531,7 @@ mod tests {
                 fall: 0.0,
                 low: 0.0,
                 lull: 0.0,
-            },
+            }),
         ];
         for b in bad {
             let e = b.check(&name).unwrap_err().to_string();
