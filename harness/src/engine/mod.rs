@@ -68,7 +68,13 @@ fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result
         })
         .collect();
     let text = format!("{text}\n# --trace {} {format:?}\n", t.path.display());
-    spec.name = trace_run_name(&spec.name, &stem, &t.path, &format);
+    let name = trace_run_name(&spec.name, &stem, &t.path, &format);
+    // the charts too: a trace run never replaces the spec's own
+    let tail = name[spec.name.len()..].to_string();
+    for file in spec.plot.iter_mut().filter_map(|p| p.file.as_mut()) {
+        file.push_str(&tail);
+    }
+    spec.name = name;
     spec.workload = WorkloadSpec::Trace(crate::trace::TraceSource {
         path: t.path.clone(),
         format,

@@ -31,7 +31,9 @@ fn run_ok(dir: &Path, args: &[&str]) -> String {
 fn trace_runs_never_take_another_runs_names() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path();
-    std::fs::write(dir.join("s.toml"), SPEC).unwrap();
+    // a chart with a file name of its own, as most specs' charts have
+    let spec = format!("{SPEC}[[plot]]\nkind = \"xy\"\nfile = \"named\"\nx = \"g\"\ny = \"fpr\"\n");
+    std::fs::write(dir.join("s.toml"), spec).unwrap();
     let keys: String = (0..500).map(|i| format!("k{i}\n")).collect();
     std::fs::write(dir.join("quick.txt"), &keys).unwrap();
     std::fs::create_dir_all(dir.join("sub")).unwrap();
@@ -39,6 +41,12 @@ fn trace_runs_never_take_another_runs_names() {
     // the committed quick baseline of a spec called swamp_trace
     std::fs::create_dir_all(dir.join("results")).unwrap();
     std::fs::write(dir.join("results/swamp_trace_quick.csv"), "committed\n").unwrap();
+    // the spec's own results and charts, from a run without a trace
+    let flags = ["--results-dir", "results", "--plots-dir", "plots"];
+    let mut args = vec!["run", "s.toml"];
+    args.extend(flags);
+    run_ok(dir, &args);
+    let own = std::fs::read(dir.join("plots/named.svg")).unwrap();
     let flags = ["--results-dir", "results", "--plots-dir", "plots"];
     for trace in ["quick.txt", "sub/quick.txt"] {
         let mut args = vec!["run", "s.toml", "--trace", trace];
@@ -55,6 +63,13 @@ fn trace_runs_never_take_another_runs_names() {
         .collect();
     // two files of one stem in two folders: two sets of outputs
     assert_eq!(csvs.len(), 2, "{:?}", files(&dir.join("results")));
+    // and their charts beside the spec's, which stay as they were
+    assert_eq!(std::fs::read(dir.join("plots/named.svg")).unwrap(), own);
+    let named: Vec<String> = files(&dir.join("plots"))
+        .into_iter()
+        .filter(|f| f.starts_with("named_trace-quick-") && f.ends_with(".svg"))
+        .collect();
+    assert_eq!(named.len(), 2, "{:?}", files(&dir.join("plots")));
 }
 
 #[test]
