@@ -141,19 +141,96 @@ fn warn_no_interval(row: &Row, index: usize) {
 
 /// Point parameters that shape the key stream rather than the design:
 /// `zipf` (exponent) and `universe` turn the spec's workload into a Zipf law
-/// for that point, so one spec can sweep skews. Returns the point's workload
-/// and the design's own parameters.
+/// for that point, and `concurrent` (open flows) and `mean_run` (items per
+/// batch) into item batches, so one spec can sweep workloads. Returns the
+/// point's workload and the design's own parameters.
 pub fn point_workload(
     workload: &WorkloadSpec,
     params: &BTreeMap<String, f64>,
 ) -> anyhow::Result<(WorkloadSpec, BTreeMap<String, f64>)> {
-    let (zipf, universe) = (
-        params.get(col::ZIPF.name()),
-        params.get(col::UNIVERSE.name()),
-    );
-    if zipf.is_none() && universe.is_none() {
+    let get = |c: columns::Col| params.get(c.name()).copied();
+    let (zipf, universe) = (get(col::ZIPF), get(col::UNIVERSE));
+    let (concurrent, mean_run) = (get(col::CONCURRENT), get(col::MEAN_RUN));
+    let batch = concurrent.is_some() || mean_run.is_some();
+    let zipf_given = zipf.is_some() || universe.is_some();
+    if !batch && !zipf_given {
         return Ok((workload.clone(), params.clone()));
     }
+    if batch && zipf_given {
+        return Err(anyhow::anyhow!(
+            "a point takes zipf/universe or concurrent/mean_run, not both"
+        ));
+    }
+    let point = if batch {
+        batch_workload(workload, concurrent, mean_run)?
+    } else {
+        zipf_workload(workload, zipf, universe)?
+    };
+    point.check()?;
+    let workload_params = [col::ZIPF, col::UNIVERSE, col::CONCURRENT, col::MEAN_RUN];
+    let rest = params
+        .iter()
+        .filter(|(k, _)| !workload_params.iter().any(|c| c.name() == k.as_str()))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    Ok((point, rest))
+}
+
+/// A point's item batches: `concurrent` and `mean_run` from the point, or
+/// from the spec's batch workload where the point leaves one out.
+fn batch_workload(
+    workload: &WorkloadSpec,
+    concurrent: Option<f64>,
+    mean_run: Option<f64>,
+) -> anyhow::Result<WorkloadSpec> {
+    let (base_c, base_m) = match workload {
+        WorkloadSpec::Batch {
+            concurrent,
+            mean_run,
+        } => (Some(*concurrent), Some(*mean_run)),
+        WorkloadSpec::Distinct => (None, None),
+        WorkloadSpec::Zipf { .. } | WorkloadSpec::Trace(_) => {
+            return Err(anyhow::anyhow!(
+                "concurrent and mean_run parameters need a distinct or batch workload, not a zipf law or a trace"
+            ))
+        }
+    };
+    let concurrent = match (concurrent, base_c) {
+        (Some(c), _) if c >= 1.0 && c.fract() == 0.0 && c <= (1u64 << 24) as f64 => c as u64,
+        (Some(c), _) => {
+            return Err(anyhow::anyhow!(
+                "parameter concurrent = {c} must be a whole number between 1 and 2^24"
+            ))
+        }
+        (None, Some(c)) => c,
+        (None, None) => {
+            return Err(anyhow::anyhow!(
+                "mean_run needs concurrent (parameter or batch workload)"
+            ))
+        }
+    };
+    let mean_run = match (mean_run, base_m) {
+        (Some(m), _) => m,
+        (None, Some(m)) => m,
+        (None, None) => {
+            return Err(anyhow::anyhow!(
+                "concurrent needs mean_run (parameter or batch workload)"
+            ))
+        }
+    };
+    Ok(WorkloadSpec::Batch {
+        concurrent,
+        mean_run,
+    })
+}
+
+/// A point's Zipf law: `zipf` and `universe` from the point, or from the
+/// spec's Zipf workload where the point leaves one out.
+fn zipf_workload(
+    workload: &WorkloadSpec,
+    zipf: Option<f64>,
+    universe: Option<f64>,
+) -> anyhow::Result<WorkloadSpec> {
     let base_universe = match workload {
         WorkloadSpec::Zipf { universe, .. } => Some(*universe),
         WorkloadSpec::Distinct => None,
@@ -164,13 +241,13 @@ pub fn point_workload(
         }
     };
     let exponent = match (zipf, workload) {
-        (Some(&z), _) => z,
+        (Some(z), _) => z,
         (None, WorkloadSpec::Zipf { exponent, .. }) => *exponent,
         _ => return Err(anyhow::anyhow!("universe given without zipf")),
     };
     let universe = match (universe, base_universe) {
-        (Some(&u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
-        (Some(&u), _) => {
+        (Some(u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
+        (Some(u), _) => {
             return Err(anyhow::anyhow!(
                 "parameter universe = {u} must be a whole number >= 1"
             ))
@@ -187,10 +264,101 @@ pub fn point_workload(
             "parameter zipf = {exponent} must be a finite exponent >= 0"
         ));
     }
-    let rest = params
-        .iter()
-        .filter(|(k, _)| *k != col::ZIPF.name() && *k != col::UNIVERSE.name())
-        .map(|(k, v)| (k.clone(), *v))
-        .collect();
-    Ok((WorkloadSpec::Zipf { universe, exponent }, rest))
+    Ok(WorkloadSpec::Zipf { universe, exponent })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn batch_parameters_make_a_batch_workload_and_leave_the_design() {
+        let (w, rest) = point_workload(
+            &WorkloadSpec::Distinct,
+            &params(&[("concurrent", 64.0), ("mean_run", 4.0), ("k", 3.0)]),
+        )
+        .unwrap();
+        assert_eq!(
+            w,
+            WorkloadSpec::Batch {
+                concurrent: 64,
+                mean_run: 4.0
+            }
+        );
+        assert_eq!(rest, params(&[("k", 3.0)]));
+        // one of the two from the spec's batch workload
+        let base = WorkloadSpec::Batch {
+            concurrent: 8,
+            mean_run: 2.0,
+        };
+        let (w, _) = point_workload(&base, &params(&[("mean_run", 16.0)])).unwrap();
+        assert_eq!(
+            w,
+            WorkloadSpec::Batch {
+                concurrent: 8,
+                mean_run: 16.0
+            }
+        );
+    }
+
+    #[test]
+    fn bad_workload_parameters_are_one_line_errors() {
+        let zipf = WorkloadSpec::Zipf {
+            universe: 10,
+            exponent: 1.0,
+        };
+        let cases = [
+            (
+                WorkloadSpec::Distinct,
+                params(&[("concurrent", 0.0), ("mean_run", 2.0)]),
+                "concurrent",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("concurrent", 2.5), ("mean_run", 2.0)]),
+                "concurrent",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("concurrent", 4.0), ("mean_run", 0.5)]),
+                "mean_run",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("concurrent", 4.0), ("mean_run", f64::NAN)]),
+                "mean_run",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("mean_run", 4.0)]),
+                "needs concurrent",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("concurrent", 4.0), ("zipf", 1.0)]),
+                "not both",
+            ),
+            (
+                zipf,
+                params(&[("concurrent", 4.0), ("mean_run", 2.0)]),
+                "zipf law",
+            ),
+            (
+                WorkloadSpec::Distinct,
+                params(&[("universe", 10.0)]),
+                "without zipf",
+            ),
+        ];
+        for (w, p, needle) in cases {
+            let e = point_workload(&w, &p).unwrap_err().to_string();
+            assert!(
+                !e.contains('\n') && e.contains(needle),
+                "{e:?} should name {needle}"
+            );
+        }
+    }
 }

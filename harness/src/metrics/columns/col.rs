@@ -97,6 +97,7 @@ columns! {
     COLLIDING_PAIRS_EXPECTED = "colliding_pairs_expected", Summary, Other, None, "";
     COUNTERS = "counters", Parameter, Other, None, "";
     COUNT_ARRIVALS = "count_arrivals", Summary, Other, None, "";
+    CONCURRENT = "concurrent", Parameter, Other, None, "open flows of an item-batch stream";
     CONFIRM_COVERAGE = "confirm_coverage", Calibration, Probability, None, "coverage on the confirmation's fresh seeds";
     CONFIRM_COVERED = "confirm_covered", Calibration, Other, None, "";
     CONFIRM_SEEDS = "confirm_seeds", Calibration, Other, None, "";
@@ -199,6 +200,7 @@ columns! {
     M = "m", Parameter, Other, None, "cells m", Exact;
     MAX_LOAD = "max_load", Parameter, Other, None, "maximum load";
     MAX_PROBES = "max_probes", Speed, Other, None, "slot reads per insertion, maximum";
+    MEAN_RUN = "mean_run", Parameter, Other, None, "mean items per batch";
     MEAN_ESTIMATE = "mean_estimate", Calibration, Signed, None, "";
     MEAN_RELATIVE_WIDTH = "mean_relative_width", Calibration, Other, None, "interval width / estimate";
     MEMORY = "memory", Parameter, Other, None, "";
