@@ -189,3 +189,33 @@ fn a_long_exact_theory_is_announced() {
         "{err}"
     );
 }
+
+/// `calibrate` as a command (CI checks the quick calibration's coverage in
+/// the calibration module's own test): its files, one row per kind and
+/// level, and a one-line refusal of too few seeds.
+#[test]
+fn calibrate_writes_its_table_and_refuses_too_few_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--results-dir", "out", "--plots-dir", "out"];
+    let (code, err) = run(bloomlab()
+        .args(["calibrate", "--seeds", "20"])
+        .args(flags)
+        .current_dir(dir.path()));
+    assert_eq!(code, 0, "{err}");
+    for f in ["calibration.csv", "calibration.md", "calibration.svg"] {
+        assert!(dir.path().join("out").join(f).exists(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(dir.path().join("out/calibration.csv")).unwrap();
+    // a header, then each of the 30 kinds at 95% and 99%
+    assert_eq!(csv.lines().count(), 61, "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.contains(",20,")), "{csv}");
+    let (code, err) = run(bloomlab()
+        .args(["calibrate", "--seeds", "5"])
+        .args(flags)
+        .current_dir(dir.path()));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--seeds") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}
