@@ -195,20 +195,13 @@ fn batch_workload(
             ))
         }
     };
-    let concurrent = match (concurrent, base_c) {
-        (Some(c), _) if c >= 1.0 && c.fract() == 0.0 && c <= (1u64 << 24) as f64 => c as u64,
-        (Some(c), _) => {
-            return Err(anyhow::anyhow!(
-                "parameter concurrent = {c} must be a whole number between 1 and 2^24"
-            ))
-        }
-        (None, Some(c)) => c,
-        (None, None) => {
-            return Err(anyhow::anyhow!(
-                "mean_run needs concurrent (parameter or batch workload)"
-            ))
-        }
-    };
+    let concurrent = whole_param(
+        "concurrent",
+        concurrent,
+        base_c,
+        (1u64 << 24) as f64,
+        "mean_run needs concurrent (parameter or batch workload)",
+    )?;
     let mean_run = match (mean_run, base_m) {
         (Some(m), _) => m,
         (None, Some(m)) => m,
@@ -222,6 +215,25 @@ fn batch_workload(
         concurrent,
         mean_run,
     })
+}
+
+/// A whole-number workload parameter from the point (1 ..= `max`), else
+/// the spec's workload's, else the error `missing`.
+fn whole_param(
+    name: &str,
+    given: Option<f64>,
+    base: Option<u64>,
+    max: f64,
+    missing: &str,
+) -> anyhow::Result<u64> {
+    match (given, base) {
+        (Some(v), _) if v >= 1.0 && v.fract() == 0.0 && v <= max => Ok(v as u64),
+        (Some(v), _) => Err(anyhow::anyhow!(
+            "parameter {name} = {v} must be a whole number between 1 and {max}"
+        )),
+        (None, Some(b)) => Ok(b),
+        (None, None) => Err(anyhow::anyhow!("{missing}")),
+    }
 }
 
 /// A point's Zipf law: `zipf` and `universe` from the point, or from the
@@ -245,20 +257,13 @@ fn zipf_workload(
         (None, WorkloadSpec::Zipf { exponent, .. }) => *exponent,
         _ => return Err(anyhow::anyhow!("universe given without zipf")),
     };
-    let universe = match (universe, base_universe) {
-        (Some(u), _) if u >= 1.0 && u.fract() == 0.0 && u < 2f64.powi(53) => u as u64,
-        (Some(u), _) => {
-            return Err(anyhow::anyhow!(
-                "parameter universe = {u} must be a whole number >= 1"
-            ))
-        }
-        (None, Some(u)) => u,
-        (None, None) => {
-            return Err(anyhow::anyhow!(
-                "zipf needs a universe (parameter or zipf workload)"
-            ))
-        }
-    };
+    let universe = whole_param(
+        "universe",
+        universe,
+        base_universe,
+        2f64.powi(53) - 1.0,
+        "zipf needs a universe (parameter or zipf workload)",
+    )?;
     if !(exponent >= 0.0 && exponent.is_finite()) {
         return Err(anyhow::anyhow!(
             "parameter zipf = {exponent} must be a finite exponent >= 0"
