@@ -141,3 +141,31 @@ fn reproduce_then_check_catches_an_altered_baseline() {
     );
     assert!(!scratch.exists(), "{} left behind", scratch.display());
 }
+
+/// Every spec in experiments/ has its full results and its quick baseline
+/// committed, so that `check --quick` in CI finds a baseline for each (a
+/// spec whose quick run failed once left none, and only CI's check saw it).
+#[test]
+fn every_spec_has_committed_full_and_quick_results() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut missing = Vec::new();
+    let mut specs = 0;
+    for entry in std::fs::read_dir(root.join("experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        specs += 1;
+        let spec = bloomlab_harness::spec::Spec::load(&path).unwrap();
+        for file in [
+            format!("{}.csv", spec.name),
+            format!("{}_quick.csv", spec.name),
+        ] {
+            if !root.join("results").join(&file).exists() {
+                missing.push(file);
+            }
+        }
+    }
+    assert!(specs > 30, "{specs} specs");
+    assert!(missing.is_empty(), "not in results/: {missing:?}");
+}
