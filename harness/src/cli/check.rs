@@ -43,7 +43,7 @@ pub(super) fn check(a: CheckArgs) -> anyhow::Result<()> {
     let s = &a.suite;
     if !s.output.quick && !a.full {
         return Err(anyhow::anyhow!(
-            "check without --quick reruns every experiment at full precision, about an hour on 2 cores (compare alone about 37 minutes): pass --full for that, or --quick for the CI check (about 2 minutes on 2 cores)"
+            "check without --quick reruns every experiment at full precision, about an hour on 2 cores (compare alone about 37 minutes): pass --full for that, or --quick for the CI check (about 6 minutes on 2 cores)"
         ));
     }
     let runs = rerun_all(s)?;
