@@ -68,13 +68,12 @@ fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result
         })
         .collect();
     let text = format!("{text}\n# --trace {} {format:?}\n", t.path.display());
-    let name = trace_run_name(&spec.name, &stem, &t.path, &format);
+    let tail = trace_run_suffix(&stem, &t.path, &format);
     // the charts too: a trace run never replaces the spec's own
-    let tail = name[spec.name.len()..].to_string();
     for file in spec.plot.iter_mut().filter_map(|p| p.file.as_mut()) {
         file.push_str(&tail);
     }
-    spec.name = name;
+    spec.name.push_str(&tail);
     spec.workload = WorkloadSpec::Trace(crate::trace::TraceSource {
         path: t.path.clone(),
         format,
@@ -83,23 +82,18 @@ fn with_trace(mut spec: Spec, text: String, t: &TraceOverride) -> anyhow::Result
     Ok((spec, text))
 }
 
-/// The name of a trace run's outputs: `<spec>_trace-<stem>-<hash>`, the
+/// The tail of a trace run's output names, `<spec>_trace-<stem>-<hash>`: the
 /// hash (8 hex digits of XXH3) over the trace's absolute path and its
 /// format. Two traces never share outputs (`good.pcapng` and `good.csv`,
 /// or two `flows.txt` in different folders), and no trace run takes the
 /// name of a spec's own results or of their `_quick` baselines (a trace
 /// called `quick.pcap` replaced `swamp_trace_quick.*`).
-fn trace_run_name(
-    spec: &str,
-    stem: &str,
-    path: &Path,
-    format: &crate::trace::TraceFormat,
-) -> String {
+fn trace_run_suffix(stem: &str, path: &Path, format: &crate::trace::TraceFormat) -> String {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let key = format!("{}\0{format:?}", abs.display());
     let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as u32;
     let stem = if stem.is_empty() { "trace" } else { stem };
-    format!("{spec}_trace-{stem}-{hash:08x}")
+    format!("_trace-{stem}-{hash:08x}")
 }
 
 impl Experiment<'_> {

@@ -202,15 +202,9 @@ fn batch_workload(
         (1u64 << 24) as f64,
         "mean_run needs concurrent (parameter or batch workload)",
     )?;
-    let mean_run = match (mean_run, base_m) {
-        (Some(m), _) => m,
-        (None, Some(m)) => m,
-        (None, None) => {
-            return Err(anyhow::anyhow!(
-                "concurrent needs mean_run (parameter or batch workload)"
-            ))
-        }
-    };
+    let mean_run = mean_run.or(base_m).ok_or_else(|| {
+        anyhow::anyhow!("concurrent needs mean_run (parameter or batch workload)")
+    })?;
     Ok(WorkloadSpec::Batch {
         concurrent,
         mean_run,
@@ -264,11 +258,7 @@ fn zipf_workload(
         2f64.powi(53) - 1.0,
         "zipf needs a universe (parameter or zipf workload)",
     )?;
-    if !(exponent >= 0.0 && exponent.is_finite()) {
-        return Err(anyhow::anyhow!(
-            "parameter zipf = {exponent} must be a finite exponent >= 0"
-        ));
-    }
+    // the exponent is checked with the rest by WorkloadSpec::check
     Ok(WorkloadSpec::Zipf { universe, exponent })
 }
 
