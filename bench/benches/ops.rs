@@ -47,8 +47,9 @@ use bloomlab_filters::sliding_sketch::{SlidingBloom, TimedSlidingBloom};
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::Instrumented;
 use bloomlab_filters::{
-    Apbf, BlockedApbf, Broom, Filter, NaorYogev, NyPocket, OnTime, PartitionedBloomFilter,
-    SlidingHll, StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Trigger, Wcss, WindowSummary,
+    Apbf, BlockedApbf, Broom, Filter, LineApbf, NaorYogev, NyPocket, OnTime,
+    PartitionedBloomFilter, SlidingHll, StableBloomFilter, Swamp, Swbf, Swlc, TimingBloom, Trigger,
+    Wcss, WindowSummary,
 };
 use bloomlab_filters::{
     ApbfShape, BlockedApbfShape, NaorYogevShape, NyPocketShape, PartitionedBloomShape,
@@ -573,6 +574,16 @@ fn designs(c: &mut Criterion) {
                         .unwrap(),
                 )
             }),
+            // the line APBF sized by the crate's builder at this bench's FPR
+            // (`benches/line.rs` compares it at equal memory)
+            prepare_with("line_apbf", log_w, sliding, || {
+                Ours(
+                    bloomlab_filters::Target::window(w)
+                        .fpr(FPR)
+                        .build::<LineApbf>()
+                        .unwrap(),
+                )
+            }),
             prepare("bloomfilter", log_w, w, Plain(plain)),
             prepare(
                 "partitioned_bloom",
@@ -761,6 +772,9 @@ fn designs(c: &mut Criterion) {
                 let tau = (w * DT).div_ceil(inner.l() as u64);
                 let f: OnTime<BlockedApbf> = OnTime::wrap(inner, tau, Trigger::Time).unwrap();
                 Timed(f, 0)
+            }),
+            prepare_with("line_apbf_time", log_w, sliding, || {
+                Timed::<OnTime<LineApbf>>::sized(w, None)
             }),
             prepare_with("tlbf", log_w, sliding, || {
                 Timed::<bloomlab_filters::tlbf::Tlbf>::sized(w, None)

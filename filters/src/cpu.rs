@@ -17,3 +17,16 @@ pub(crate) fn avx512() -> bool {
         false
     }
 }
+
+/// Whether this processor has AVX2 (256-bit integer vectors, byte
+/// shuffles): always `false` off x86-64.
+pub(crate) fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

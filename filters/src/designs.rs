@@ -32,6 +32,7 @@ macro_rules! for_each_design {
                 $crate::Apbf,
                 $crate::BlockedApbf,
                 $crate::ConcurrentApbf,
+                $crate::LineApbf,
                 $crate::StableBloomFilter,
                 $crate::NaorYogev,
                 $crate::NyPocket,
@@ -51,6 +52,7 @@ macro_rules! for_each_design {
                 $crate::ForgetfulCode,
                 $crate::OnTime<$crate::Apbf>,
                 $crate::OnTime<$crate::BlockedApbf>,
+                $crate::OnTime<$crate::LineApbf>,
                 $crate::OnTime<$crate::NaorYogev>,
                 $crate::OnTime<$crate::JumpingWindow>,
                 $crate::OnTime<$crate::DoubleBuffer>,
@@ -75,6 +77,7 @@ macro_rules! for_each_design {
                     $crate::BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 64, blocks: Some(16) },
                     50, $crate::Trigger::Hybrid,
                 ).unwrap().with_seed(7);
+                line_apbf: $crate::LineApbf = $crate::LineApbf::new($crate::LineApbfShape { hashes: 4, extra_slices: 3, generation: 64, lines: Some(16) }).unwrap();
                 stable: $crate::StableBloomFilter =
                     $crate::StableBloomFilter::new($crate::StableShape { cells: 2048, cell_bits: 3, hashes: 3, decrements: 10 }).unwrap().with_seed(3);
                 naor_yogev: $crate::NaorYogev =
@@ -108,6 +111,9 @@ macro_rules! for_each_design {
                     $crate::OnTime::<$crate::Apbf>::new($crate::ApbfShape { hashes: 4, extra_slices: 3, generation: 64 }, 50, $crate::Trigger::Hybrid).unwrap();
                 blocked_apbf_time: $crate::OnTime<$crate::BlockedApbf> = $crate::OnTime::wrap(
                     $crate::BlockedApbf::new($crate::BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 64, blocks: Some(16) }).unwrap(), 50, $crate::Trigger::Time,
+                ).unwrap();
+                line_apbf_time: $crate::OnTime<$crate::LineApbf> = $crate::OnTime::wrap(
+                    $crate::LineApbf::new($crate::LineApbfShape { hashes: 4, extra_slices: 3, generation: 64, lines: Some(16) }).unwrap(), 50, $crate::Trigger::Time,
                 ).unwrap();
                 naor_yogev_hybrid: $crate::OnTime<$crate::NaorYogev> = $crate::OnTime::wrap(
                     $crate::NaorYogev::new($crate::NaorYogevShape { window: 256, slack: 256, fpr: 1e-2, generations: None, max_load: None }).unwrap(), 50, $crate::Trigger::Hybrid,

@@ -19,6 +19,7 @@
 
 pub mod blocked;
 mod cost;
+pub mod line;
 pub mod lines;
 mod query;
 mod simd;

@@ -71,6 +71,27 @@ impl Build for BlockedApbf {
     }
 }
 
+impl Build for crate::LineApbf {
+    /// Every lane used and the fewest lines ([`LineApbf::sizing`](crate::LineApbf::sizing)); with
+    /// [`hashes`](Target::hashes) and [`extra_slices`](Target::extra_slices)
+    /// given (k + l <= 31), the fewest lines at that (k, l).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (w, e) = (t.count("line_apbf")?, t.the_fpr()?);
+        let theory = match (t.hashes, t.extra_slices) {
+            (None, None) => crate::LineApbf::sizing(w, e)?,
+            (Some(k), Some(l)) => crate::LineApbf::sizing_kl(w, e, k, l)?,
+            _ => {
+                return Err(ParamError::Unreachable {
+                    target: "a line APBF's hashes and extra_slices are given together".into(),
+                })
+            }
+        };
+        let f = crate::LineApbf::new(theory.into())?;
+        t.within_slack("line_apbf", crate::SlidingFilter::slack(&f))?;
+        Ok(f)
+    }
+}
+
 impl Build for NaorYogev {
     /// Window n, slack m = the largest slack accepted (default n), c of
     /// least memory unless given: the shape [`NaorYogev::new`] sizes.

@@ -52,6 +52,23 @@ pub fn apbf_generations(
     Ok((tau, (keys / l as f64).ceil().max(1.0) as u64))
 }
 
+impl Build for OnTime<crate::LineApbf> {
+    /// (k, l, L) as the count line APBF sizes them for the T·R keys of a
+    /// window at the peak, τ = ⌈T/l⌉ ticks; the trigger as given (default
+    /// [`Trigger::Time`]: every key younger than T is kept whatever the
+    /// arrivals).
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let (window, rate, ticks) = t.time_window("line_apbf_time")?;
+        let s = crate::LineApbf::sizing(window_keys(window, rate), t.the_fpr()?)?;
+        let tau = generation_ticks(window, ticks, s.l as u64)?;
+        OnTime::wrap(
+            crate::LineApbf::new(s.into())?,
+            tau,
+            t.trigger.unwrap_or(Trigger::Time),
+        )
+    }
+}
+
 impl Build for OnTime<NaorYogev> {
     /// c of least memory for a window and slack of T·R keys (at least 2)
     /// unless given, τ = ⌈T/c⌉, then the window and slack grown so that a

@@ -20,7 +20,7 @@ use bloomlab_filters::she::TimedSheBloom;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::tlbf::Tlbf;
-use bloomlab_filters::{NaorYogev, OnTime, TimedApbf, TimedFilter};
+use bloomlab_filters::{LineApbf, NaorYogev, OnTime, TimedApbf, TimedFilter};
 use std::collections::VecDeque;
 
 /// What the arm drives: a clock, insertions, queries.
@@ -217,6 +217,7 @@ macro_rules! arm {
 arm! {
     apbf_time_default: TimedApbf, |f: &TimedApbf| f.tau();
     naor_yogev_hybrid: OnTime<NaorYogev>, |f: &OnTime<NaorYogev>| f.tau();
+    line_apbf_time: OnTime<LineApbf>, |f: &OnTime<LineApbf>| f.tau();
     jumping_time: OnTime<JumpingWindow>, |f: &OnTime<JumpingWindow>| f.tau();
     double_buffer_time: OnTime<DoubleBuffer>, |f: &OnTime<DoubleBuffer>| f.tau();
     tbf_time: TimedTbf, |f: &TimedTbf| f.window_time() / 8;

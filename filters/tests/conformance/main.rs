@@ -6,6 +6,7 @@
 //! | `set` (Bloom, partitioned Bloom) | every inserted key reported up to capacity; FPR at capacity not significantly above its formula; memory exact; bad parameters rejected |
 //! | `sliding` (APBF) | every key of age <= w reported over >= 1e6 insertions; worst-phase FPR on never-inserted keys, and on keys older than w + s, not significantly above the bound; memory exact; bad parameters rejected |
 //! | `sliding` (blocked APBF) | as for APBF, with the exact blocked theory as the bound, including a filter sized by `with_fpr` (its theory must meet the target) |
+//! | `sliding` (line APBF) | as for APBF, with its exact theory (the blocked programme on 16-bit lanes) as the bound, at (10, 21), (1, 1) and sized by the builder for 1e-3 (its theory must meet the target) |
 //! | `sliding` (jumping window, double buffering, A2 buffering, Forgetful BF) | as for APBF, with each design's own window, slack and worst-phase FPR formula |
 //! | `sliding` (Naor-Yogev) | as for APBF, with the paper's promise ε as the FPR bound (its worst-phase FPR is at most ε by construction), including c = 1 (four tag values, a wraparound every 4 generations), m/n = 1/64 (c >= 64), and a table loaded to 0.99 so that displacements and the stash are exercised |
 //! | `sliding` (pocket-dictionary Naor-Yogev, `ny_pocket`) | as for Naor-Yogev: ε as the FPR bound, c = 1 (three tag values), m/n = 1/64, and a table loaded to 0.99 so that the stash is exercised |
@@ -49,8 +50,9 @@ use bloomlab_filters::{
 };
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, DistinctEstimator,
-    EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, PartitionedBloomFilter,
-    SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss, WindowSummary,
+    EntropyEstimator, ExactWindow, Filter, FrequencyEstimator, LineApbf, LineApbfShape,
+    PartitionedBloomFilter, SlidingFilter, StableBloomFilter, Swamp, Swbf, TimingBloom, Wcss,
+    WindowSummary,
 };
 use common::{assert_mean, assert_rate_at_most, within, Keys, Rng, DEADLINE_SECS};
 use proptest::prelude::*;
@@ -520,6 +522,27 @@ conformance!(sliding blocked_apbf_from_fpr: Target::window(5000).fpr(1e-3).build
     bound = |f: &BlockedApbf| { assert!(blocked_bound(f) <= 1e-3); blocked_bound(f) },
     memory = blocked_memory,
     bad = [Target::window(5000).fpr(1e-12).build::<BlockedApbf>()]);
+
+fn line_memory(f: &LineApbf) -> u64 {
+    512 * f.line_count() + 3 * 64
+}
+
+fn line_bound(f: &LineApbf) -> f64 {
+    f.theory().fpr().unwrap()
+}
+
+conformance!(sliding line_apbf_k10_l21: LineApbf::new(LineApbfShape { hashes: 10, extra_slices: 21, generation: 300, lines: None }).unwrap(),
+    bound = line_bound, memory = line_memory,
+    bad = [LineApbf::new(LineApbfShape { hashes: 0, extra_slices: 3, generation: 5, lines: Some(8) }), LineApbf::new(LineApbfShape { hashes: 4, extra_slices: 0, generation: 5, lines: Some(8) }), LineApbf::new(LineApbfShape { hashes: 4, extra_slices: 3, generation: 0, lines: Some(8) }),
+           LineApbf::new(LineApbfShape { hashes: 4, extra_slices: 3, generation: 5, lines: Some(0) }), LineApbf::new(LineApbfShape { hashes: 20, extra_slices: 12, generation: 5, lines: Some(8) }),
+           LineApbf::new(LineApbfShape { hashes: 10, extra_slices: 7, generation: 5, lines: Some(1 << 40) })]);
+conformance!(sliding line_apbf_k1_l1: LineApbf::new(LineApbfShape { hashes: 1, extra_slices: 1, generation: 64, lines: Some(2) }).unwrap(),
+    bound = line_bound, memory = line_memory,
+    bad = [Target::window(100).fpr(f64::NAN).build::<LineApbf>(), Target::window(100).fpr(1.0).build::<LineApbf>(), Target::window(0).fpr(0.1).build::<LineApbf>()]);
+conformance!(sliding line_apbf_from_fpr: Target::window(5000).fpr(1e-3).build::<LineApbf>().unwrap(),
+    bound = |f: &LineApbf| { assert!(line_bound(f) <= 1e-3); line_bound(f) },
+    memory = line_memory,
+    bad = [Target::window(5000).fpr(1e-300).build::<LineApbf>()]);
 
 conformance!(set bloom: Target::window(20_000).fpr(0.01).build::<BloomFilter>().unwrap(),
     capacity = 20_000, bound = |f: &BloomFilter| f.theoretical_fpr(20_000),

@@ -17,7 +17,9 @@ use bloomlab_filters::{
     TimedClockBloomShape, TimedHalfSlidingShape, TimedSheBloomShape, TimedSlidingBloomShape,
     TimedSwbfShape, TimedTbfShape, TlbfShape,
 };
-use bloomlab_filters::{Generational, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger};
+use bloomlab_filters::{
+    Generational, LineApbf, LineApbfShape, NaorYogev, OnTime, TimedApbf, TimedFilter, Trigger,
+};
 
 /// A time window's promise: over 200 000 insertions at random times (bursts
 /// of simultaneous keys, steady traffic, lulls of several generations),
@@ -112,6 +114,13 @@ conformance!(timed blocked_apbf_time: OnTime::wrap(BlockedApbf::new(BlockedApbfS
     bound = |f: &OnTime<BlockedApbf>| blocked_bound(f.inner()),
     memory = |f: &OnTime<BlockedApbf>| blocked_memory(f.inner()) + 2 * 64,
     bad = [OnTime::wrap(BlockedApbf::new(BlockedApbfShape { hashes: 4, extra_slices: 3, generation: 500, blocks: Some(8) }).unwrap(), 0, Trigger::Time)]);
+
+conformance!(timed line_apbf_time: OnTime::wrap(LineApbf::new(LineApbfShape { hashes: 4, extra_slices: 3, generation: 500, lines: Some(40) }).unwrap(), 10_000, Trigger::Time).unwrap(),
+    guarantee = |f: &OnTime<LineApbf>| { let t = f.window_time(); move |age: u64, _| age < t },
+    scales = |f: &OnTime<LineApbf>| (f.inner().forgotten() * f.tau(), f.inner().generation_size(), f.tau()),
+    bound = |f: &OnTime<LineApbf>| f.inner().theory().fpr().unwrap(),
+    memory = |f: &OnTime<LineApbf>| 512 * f.inner().line_count() + 3 * 64 + 2 * 64,
+    bad = [OnTime::wrap(LineApbf::new(LineApbfShape { hashes: 4, extra_slices: 3, generation: 500, lines: Some(8) }).unwrap(), 0, Trigger::Time)]);
 
 conformance!(timed apbf_hybrid: TimedApbf::new(ApbfShape { hashes: 4, extra_slices: 3, generation: 500 }, 10_000, Trigger::Hybrid).unwrap(),
     guarantee = |f: &TimedApbf| {

@@ -23,7 +23,7 @@ use bloomlab_filters::tlbf::Tlbf;
 use bloomlab_filters::Generational;
 use bloomlab_filters::{
     AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, ConcurrentApbf, Filter,
-    Keyed, LoadError, NyPocket, OnTime, PartitionedBloomFilter, Persist, SlidingHll,
+    Keyed, LineApbf, LoadError, NyPocket, OnTime, PartitionedBloomFilter, Persist, SlidingHll,
     StableBloomFilter, Swamp, Swbf, Swlc, TimedFilter, TimingBloom, Wcss, WindowSummary,
 };
 use bloomlab_filters::{ApbfShape, BloomShape};
@@ -161,6 +161,7 @@ steps! {
     PartitionedBloomFilter => filter_step, filter_fresh;
     Apbf => filter_step, filter_fresh;
     BlockedApbf => filter_step, filter_fresh;
+    LineApbf => filter_step, filter_fresh;
     StableBloomFilter => filter_step, filter_fresh;
     NaorYogev => filter_step, filter_fresh;
     NyPocket => filter_step, filter_fresh;

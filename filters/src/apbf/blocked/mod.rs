@@ -427,7 +427,7 @@ pub mod concurrent;
 mod lines;
 mod mask;
 mod sizing;
-mod theory;
+pub(crate) mod theory;
 
 pub use sizing::default_blocks;
 mod shape;

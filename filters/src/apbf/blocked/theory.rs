@@ -17,18 +17,103 @@ pub struct BlockedTheory {
 }
 
 impl BlockedTheory {
+    /// The exact programme's model: 64-bit words.
+    pub(crate) fn correlated(&self) -> Correlated {
+        Correlated {
+            k: self.k,
+            l: self.l,
+            g: self.g,
+            blocks: self.blocks,
+            word_bits: WORD_BITS,
+        }
+    }
+
     /// Keys per generation by age a = 0 .. k + l - 1 at phase φ (steady state).
     pub(super) fn generation_sizes(&self, phase: u64) -> Vec<u64> {
+        self.correlated().generation_sizes(phase)
+    }
+
+    /// ψ(c) = E[q^{c X}] for X ~ Binomial(`keys`, 1/B): the chance that c
+    /// given bits of the block all stay clear of one generation's keys.
+    pub(super) fn psi(&self, keys: u64, c: u32) -> f64 {
+        self.correlated().psi(keys, c)
+    }
+
+    /// P(some k consecutive slices hit) with the slices in `forced` (a bit
+    /// mask over logical slices) hitting for sure and `sizes[a]` keys in
+    /// generation a (each in the query's block with probability 1/B): the
+    /// exact programme of the module documentation. `None` for k >
+    /// [`MAX_EXACT_K`].
+    pub fn match_probability(&self, sizes: &[u64], forced: u64) -> Option<f64> {
+        self.correlated().match_probability(sizes, forced)
+    }
+
+    /// FPR at phase φ ∈ 1..=g, exact (k <= [`MAX_EXACT_K`]).
+    pub fn fpr_at(&self, phase: u64) -> Option<f64> {
+        self.correlated().fpr_at(phase)
+    }
+
+    /// FPR at the worst phase φ = g.
+    pub fn fpr(&self) -> Option<f64> {
+        self.fpr_at(self.g)
+    }
+
+    /// The FPR if the slices' fills were independent, each at its mean
+    /// 1 - Π_a ψ_a(1): the unblocked recursion on mean fills. An
+    /// underestimate; the gap is the cost of the correlation.
+    pub fn fpr_independent(&self, phase: u64) -> f64 {
+        self.correlated().fpr_independent(phase)
+    }
+
+    /// P(yes | j shifts) for j = 0..=k+l at phase φ (j = k + l: expired).
+    ///
+    /// The programme for shift j differs from the unforced one (the FPR's)
+    /// only from slice j on (slices j.. are forced, generation j has one
+    /// key fewer, and ψ_j is first used at slice j + k - 1), so each runs
+    /// from a copy of the unforced programme's state before slice j: the
+    /// same operations in the same order as a run from slice 0, about a
+    /// third of the work.
+    pub fn presence_by_shift(&self, phase: u64) -> Option<Vec<f64>> {
+        self.correlated().presence_by_shift(phase)
+    }
+
+    /// Payload bits (k + l) 64 B.
+    pub fn payload_bits(&self) -> u64 {
+        (self.k + self.l) as u64 * WORD_BITS * self.blocks
+    }
+
+    /// Payload bits per window element.
+    pub fn bits_per_element(&self) -> f64 {
+        self.payload_bits() as f64 / (self.l as u64 * self.g) as f64
+    }
+}
+
+/// The exact programme's model, shared by every layout that gives a key
+/// one *block* (chosen uniformly among `blocks`) and in it one
+/// `word_bits`-bit word per slice, its bit there uniform and independent
+/// across slices: the blocked APBF (64-bit words) and the line APBF (a
+/// line's segments). Only q = 1 - 1 / `word_bits` differs between them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Correlated {
+    pub(crate) k: u32,
+    pub(crate) l: u32,
+    pub(crate) g: u64,
+    pub(crate) blocks: u64,
+    pub(crate) word_bits: u64,
+}
+
+impl Correlated {
+    /// Keys per generation by age a = 0 .. k + l - 1 at phase φ (steady state).
+    pub(crate) fn generation_sizes(&self, phase: u64) -> Vec<u64> {
         let slices = (self.k + self.l) as usize;
         (0..slices)
             .map(|a| if a == 0 { phase } else { self.g })
             .collect()
     }
 
-    /// ψ(c) = E[q^{c X}] for X ~ Binomial(`keys`, 1/B): the chance that c
-    /// given bits of the block all stay clear of one generation's keys.
-    pub(super) fn psi(&self, keys: u64, c: u32) -> f64 {
-        let q = 1.0 - 1.0 / WORD_BITS as f64;
+    /// ψ(c) = E[q^{c X}] for X ~ Binomial(`keys`, 1/B).
+    pub(crate) fn psi(&self, keys: u64, c: u32) -> f64 {
+        let q = 1.0 - 1.0 / self.word_bits as f64;
         let t = 1.0 - (1.0 - q.powi(c as i32)) / self.blocks as f64;
         // t^keys in log space for large key counts
         (keys as f64 * t.ln()).exp()
@@ -42,12 +127,8 @@ impl BlockedTheory {
             .collect()
     }
 
-    /// P(some k consecutive slices hit) with the slices in `forced` (a bit
-    /// mask over logical slices) hitting for sure and `sizes[a]` keys in
-    /// generation a (each in the query's block with probability 1/B): the
-    /// exact programme of the module documentation. `None` for k >
-    /// [`MAX_EXACT_K`].
-    pub fn match_probability(&self, sizes: &[u64], forced: u64) -> Option<f64> {
+    /// See [`BlockedTheory::match_probability`].
+    pub(crate) fn match_probability(&self, sizes: &[u64], forced: u64) -> Option<f64> {
         if self.k > MAX_EXACT_K {
             return None;
         }
@@ -58,20 +139,14 @@ impl BlockedTheory {
         }
         Some(dp.finish(&psis, self.l as usize))
     }
-    /// FPR at phase φ ∈ 1..=g, exact (k <= [`MAX_EXACT_K`]).
-    pub fn fpr_at(&self, phase: u64) -> Option<f64> {
+
+    /// See [`BlockedTheory::fpr_at`].
+    pub(crate) fn fpr_at(&self, phase: u64) -> Option<f64> {
         self.match_probability(&self.generation_sizes(phase), 0)
     }
 
-    /// FPR at the worst phase φ = g.
-    pub fn fpr(&self) -> Option<f64> {
-        self.fpr_at(self.g)
-    }
-
-    /// The FPR if the slices' fills were independent, each at its mean
-    /// 1 - Π_a ψ_a(1): the unblocked recursion on mean fills. An
-    /// underestimate; the gap is the cost of the correlation.
-    pub fn fpr_independent(&self, phase: u64) -> f64 {
+    /// See [`BlockedTheory::fpr_independent`].
+    pub(crate) fn fpr_independent(&self, phase: u64) -> f64 {
         let sizes = self.generation_sizes(phase);
         let k = self.k as usize;
         let fills: Vec<f64> = (0..(self.k + self.l) as usize)
@@ -83,15 +158,8 @@ impl BlockedTheory {
         crate::apbf::theory::match_probability(&fills, self.k)
     }
 
-    /// P(yes | j shifts) for j = 0..=k+l at phase φ (j = k + l: expired).
-    ///
-    /// The programme for shift j differs from the unforced one (the FPR's)
-    /// only from slice j on (slices j.. are forced, generation j has one
-    /// key fewer, and ψ_j is first used at slice j + k - 1), so each runs
-    /// from a copy of the unforced programme's state before slice j: the
-    /// same operations in the same order as a run from slice 0, about a
-    /// third of the work.
-    pub fn presence_by_shift(&self, phase: u64) -> Option<Vec<f64>> {
+    /// See [`BlockedTheory::presence_by_shift`].
+    pub(crate) fn presence_by_shift(&self, phase: u64) -> Option<Vec<f64>> {
         if self.k > MAX_EXACT_K {
             return None;
         }
@@ -120,16 +188,6 @@ impl BlockedTheory {
         }
         out.push(base.finish(&base_psis, l));
         Some(out)
-    }
-
-    /// Payload bits (k + l) 64 B.
-    pub fn payload_bits(&self) -> u64 {
-        (self.k + self.l) as u64 * WORD_BITS * self.blocks
-    }
-
-    /// Payload bits per window element.
-    pub fn bits_per_element(&self) -> f64 {
-        self.payload_bits() as f64 / (self.l as u64 * self.g) as f64
     }
 }
 

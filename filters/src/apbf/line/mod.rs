@@ -1,0 +1,558 @@
+//! The line APBF: an Age-Partitioned Bloom filter whose every operation
+//! touches one 64-byte cache line.
+//!
+//! The blocked APBF ([`BlockedApbf`](crate::BlockedApbf)) gives a key one
+//! 64-bit word in each of its k + l slices, a block of up to three lines.
+//! The line APBF cuts the line instead of the slice: a line is 32 lanes of
+//! 16 bits, lane p of every line belongs to physical slice p (k + l <= 31),
+//! and a key picks one line; in it, its bit in slice p is one of the lane's
+//! 16. Every bit the key sets or reads, in every generation it lives
+//! through, is in that line.
+//!
+//! # Layout and operations
+//!
+//! - A key (a uniform 64-bit hash) picks its line by its high bits
+//!   (fastrange) and its 32 bit positions, one 4-bit nibble per lane, from
+//!   two [`mix64`] of it.
+//! - **A query** tests the key's bit in all 32 lanes at once (AVX2 where
+//!   the processor has it: the positions become per-lane masks by one byte
+//!   shuffle, an AND and a compare give the hits; a portable loop beside it
+//!   gives the same bits), rotates the hit mask into logical order and looks
+//!   for k consecutive hits by log2 k shift-and-ANDs (the paper's Algorithm
+//!   1 answer, without its data-dependent branches).
+//! - **An insertion** ORs the key's bits into the k newest slices' lanes of
+//!   its line (one masked OR over the line).
+//! - **A shift** (every g insertions) retires the oldest slice, which must
+//!   be cleared in every line before it is written again. Instead of a
+//!   pass over all lines, the clearing is *lazy*: lane 31 of each line holds
+//!   the generation (mod 2^16) up to which the line is clean, so a line
+//!   last cleaned d generations ago has exactly the d newest slices'
+//!   lanes pending (the slices retired since are the newest ones now). A
+//!   query masks them out of its hits; an insertion clears them in the line
+//!   it writes anyway and stamps it. A shift is then O(1), and no
+//!   operation ever touches a line but its key's. So that the 16-bit stamp
+//!   never wraps, every [`SWEEP`] generations one pass cleans every line
+//!   (L lines per 2^14 g insertions).
+//!
+//! Lazy and eager clearing give the same answers for every key at every
+//! moment (the pending lanes read as zero either way), so the filter is
+//! the age-partitioned construction exactly: window l g, slack k g, no
+//! false negative within the window.
+//!
+//! # Theory
+//!
+//! The blocked APBF's exact programme ([`crate::apbf::blocked`], its
+//! module documentation) with 16-bit words and L blocks: a query key's line
+//! holds X_a keys of generation a (Binomial(g_a, 1/L)), each setting one of
+//! 16 bits in each of its slices' lanes, independently across lanes. The
+//! line's load variance (the blocked-Bloom penalty) is in the programme's
+//! expectation over X, exactly; [`LineTheory::fpr_independent`] drops it.
+//! A lane is 16 bits against the blocked APBF's 64, so the penalty is
+//! larger: the price of one line is memory, which the sizing states.
+
+use crate::hash::{fastrange, mix64, GOLDEN};
+use crate::{Filter, ParamError, SlidingFilter};
+
+mod shape;
+mod simd;
+mod sizing;
+pub use sizing::MAX_SIZED_K;
+mod theory;
+
+pub use shape::LineApbfShape;
+pub use theory::LineTheory;
+
+/// Lanes of a line (16 bits each).
+pub const LANES: u32 = 32;
+
+/// Most slices k + l: lane 31 holds the line's stamp.
+pub const MAX_SLICES: u32 = LANES - 1;
+
+/// Bits of a lane: a slice's bits in one line.
+pub const LANE_BITS: u64 = 16;
+
+/// Generations between two passes that clean every line, so that a line's
+/// 16-bit stamp is never more than this behind.
+pub const SWEEP: u64 = 1 << 14;
+
+/// One 64-byte line of 32 16-bit lanes (lane j: bits 16 (j mod 4) .. of
+/// word j / 4), aligned so that it is one cache line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Line(pub(crate) [u64; 8]);
+
+impl Line {
+    /// The line's stamp: the generation (mod 2^16) it is clean up to.
+    #[inline]
+    fn stamp(&self) -> u16 {
+        (self.0[7] >> 48) as u16
+    }
+}
+
+/// The key's bit positions: nibble j of the pair (lanes 0..15 from the
+/// first word, 16..31 from the second) is its bit in lane j. The first is a
+/// full mix of the key, the second a full mix of the first: a chain, not
+/// two independent mixes (which the compiler would pair into slow 64-bit
+/// vector multiplies), and no cheaper second word (a linear one, such as a
+/// product of the key, keeps its low nibbles when a high key bit flips, and
+/// the conformance suite's keys one bit apart then share lanes). The line
+/// is the key's top bits (fastrange).
+#[inline(always)]
+pub(crate) fn positions(key: u64) -> (u64, u64) {
+    let a = mix64(key);
+    (a, mix64(a ^ GOLDEN))
+}
+
+/// The key's bit position in lane j.
+#[inline]
+fn position(a: u64, b: u64, j: u32) -> u32 {
+    let w = if j < 16 { a } else { b };
+    ((w >> (4 * (j & 15))) & 15) as u32
+}
+
+/// Lanes of `mask` (bit j: lane j) as the eight words of a line, each set
+/// lane all ones.
+#[inline]
+fn lane_words(mask: u32) -> [u64; 8] {
+    std::array::from_fn(|w| {
+        let nib = mask >> (4 * w);
+        (0..4).fold(0u64, |acc, i| {
+            acc | ((nib >> i & 1) as u64 * 0xFFFF) << (16 * i)
+        })
+    })
+}
+
+/// `x` (n bits) rotated left by r < n within n bits.
+#[inline(always)]
+fn rotl(x: u64, r: u32, n: u32) -> u64 {
+    let full = (1u64 << n) - 1;
+    ((x << r) | (x >> (n - r))) & full
+}
+
+/// A line APBF (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct LineApbf {
+    k: u32,
+    l: u32,
+    g: u64,
+    line_count: u64,
+    lines: Vec<Line>,
+    /// Physical lane of logical slice s_0.
+    base: u32,
+    /// Insertions in the current generation.
+    count: u64,
+    inserted: u64,
+    /// Shifts since the filter was made: the generation number.
+    generation: u64,
+    /// The k newest slices' lanes as line words (derived from base).
+    newest: [u64; 8],
+    /// Every slice's lane, as a mask (derived from k + l).
+    full: u64,
+    /// The logical run starts 0 ..= l (derived from l).
+    starts: u64,
+    /// The shifts that find k consecutive ones (derived from k; 0 unused).
+    steps: [u32; 5],
+    /// Whether this processor runs the AVX2 version.
+    simd: bool,
+}
+
+impl LineApbf {
+    /// A line APBF with k slices written per insertion, l extra slices
+    /// (k + l <= [`MAX_SLICES`]), generation size g and L lines (by default
+    /// [`default_lines`]`(k, g)`). Window l g, slack k g, payload 512 L bits.
+    ///
+    /// ```
+    /// use bloomlab_filters::{Filter, LineApbf, LineApbfShape, SlidingFilter};
+    /// let mut f = LineApbf::new(LineApbfShape { hashes: 10, extra_slices: 21, generation: 100, lines: None }).unwrap();
+    /// assert_eq!((f.window(), f.slack()), (2100, 1000));
+    /// f.insert(42);
+    /// assert!(f.contains(42));
+    /// ```
+    pub fn new(shape: LineApbfShape) -> Result<Self, ParamError> {
+        let (k, l, g, lines) = shape.resolve()?;
+        Self::check_shape(k, l, g, lines)?;
+        Ok(LineApbf {
+            k,
+            l,
+            g,
+            line_count: lines,
+            lines: vec![Line::default(); lines as usize],
+            base: 0,
+            count: 0,
+            inserted: 0,
+            generation: 0,
+            newest: newest_words(k, l, 0),
+            full: low_bits(k + l),
+            starts: low_bits(l + 1),
+            steps: run_steps(k),
+            simd: crate::cpu::avx2(),
+        })
+    }
+
+    /// Checks a configuration: k >= 1, l >= 1, k + l <= 31, g >= 1, L >= 1
+    /// within the crate's bit limit.
+    fn check_shape(k: u32, l: u32, g: u64, lines: u64) -> Result<(), ParamError> {
+        crate::error::check_hashes(k)?;
+        crate::error::check_nonzero("l", l as u64)?;
+        crate::error::check_nonzero("g", g)?;
+        crate::error::check_nonzero("lines", lines)?;
+        if k as u64 + l as u64 > MAX_SLICES as u64 {
+            return Err(ParamError::TooLarge {
+                what: "k + l",
+                limit: MAX_SLICES.to_string(),
+            });
+        }
+        crate::error::check_bits(lines.checked_mul(512))?;
+        Ok(())
+    }
+
+    /// k: slices written per insertion.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// l: extra slices (window l g).
+    pub fn l(&self) -> u32 {
+        self.l
+    }
+
+    /// g: generation size.
+    pub fn g(&self) -> u64 {
+        self.g
+    }
+
+    /// L: 64-byte lines.
+    pub fn line_count(&self) -> u64 {
+        self.line_count
+    }
+
+    /// Whether queries and insertions run the AVX2 version (the answers
+    /// are the portable version's either way).
+    pub fn vectorised(&self) -> bool {
+        self.simd
+    }
+
+    /// The same filter on the portable path (tests compare the two).
+    pub fn portable(mut self) -> Self {
+        self.simd = false;
+        self
+    }
+
+    /// The theory of this configuration.
+    pub fn theory(&self) -> LineTheory {
+        LineTheory {
+            k: self.k,
+            l: self.l,
+            g: self.g,
+            lines: self.line_count,
+        }
+    }
+
+    fn slices(&self) -> u32 {
+        self.k + self.l
+    }
+
+    #[inline]
+    fn line_index(&self, key: u64) -> usize {
+        fastrange(key, self.line_count) as usize
+    }
+
+    /// Physical lanes whose slices retired since `line` was last cleaned:
+    /// the d newest slices, d the generations since its stamp.
+    #[inline(always)]
+    fn stale(&self, line: &Line) -> u64 {
+        rotl(low_bits(self.behind(line)), self.base, self.slices())
+    }
+
+    /// d: the generations since `line` was last cleaned, at most k + l.
+    #[inline(always)]
+    fn behind(&self, line: &Line) -> u32 {
+        let d = (self.generation as u16).wrapping_sub(line.stamp()) as u32;
+        d.min(self.slices())
+    }
+
+    /// The answer on the portable path.
+    #[inline]
+    fn contains_portable(&self, key: u64) -> bool {
+        let line = &self.lines[self.line_index(key)];
+        let (a, b) = positions(key);
+        self.decide(line, simd::hits_portable(&line.0, a, b))
+    }
+
+    /// The answer on the AVX2 path: the whole query in one function
+    /// compiled for AVX2, so that nothing of it is a call.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn contains_avx2(&self, key: u64) -> bool {
+        let line = &self.lines[self.line_index(key)];
+        let (a, b) = positions(key);
+        self.decide(line, simd::avx2::hits(&line.0, a, b))
+    }
+
+    /// The insertion's line update on the AVX2 path (see [`Self::write`]).
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn write_avx2(&mut self, i: usize, a: u64, b: u64) {
+        let stale = self.stale(&self.lines[i]) as u32;
+        let stamp = (self.generation as u16 as u64) << 48;
+        simd::avx2::update(&mut self.lines[i].0, a, b, &self.newest, stale, stamp);
+    }
+
+    /// The answer from a line's hits: k consecutive logical slices, none
+    /// of them pending clearing. Without a rotation or a branch: the hits
+    /// doubled (physical lanes 0 .. 2n), their runs of k found by the fixed
+    /// shift-and-ANDs of k, and the run starts read at base + s for the
+    /// logical starts s = d ..= l (the d newest slices are the pending ones,
+    /// so a run from s >= d has none of them). Whether a line is behind is
+    /// a coin toss per query (a line takes about one insertion a
+    /// generation), which a branch would mispredict half the time.
+    #[inline(always)]
+    fn decide(&self, line: &Line, hits: u32) -> bool {
+        let physical = hits as u64 & self.full;
+        let mut run = physical | physical << self.slices();
+        for s in self.steps {
+            run &= run >> s;
+        }
+        let starts = self.starts & (u64::MAX << self.behind(line));
+        (run >> self.base) & starts != 0
+    }
+
+    /// Clears the line's pending lanes and stamps it clean.
+    #[inline]
+    fn clean(line: &mut Line, stale: u64, generation: u64) {
+        if stale != 0 {
+            let clear = lane_words(stale as u32);
+            for (w, c) in line.0.iter_mut().zip(clear) {
+                *w &= !c;
+            }
+        }
+        line.0[7] = (line.0[7] & !(0xFFFF << 48)) | ((generation as u16 as u64) << 48);
+    }
+
+    /// Writes `key` into the k newest slices of its line and counts it,
+    /// without a shift: the line's pending lanes cleared, the key's bits
+    /// ORed into the k newest lanes, the line stamped clean.
+    fn write(&mut self, key: u64) {
+        self.count += 1;
+        self.inserted += 1;
+        let i = self.line_index(key);
+        let (a, b) = positions(key);
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where AVX2 was detected.
+            unsafe { self.write_avx2(i, a, b) };
+            return;
+        }
+        let stale = self.stale(&self.lines[i]);
+        let (generation, base, k, n) = (self.generation, self.base, self.k, self.slices());
+        let line = &mut self.lines[i];
+        Self::clean(line, stale, generation);
+        for i in 0..k {
+            let p = (base + i) % n;
+            line.0[(p / 4) as usize] |= 1u64 << (16 * (p % 4) + position(a, b, p));
+        }
+    }
+
+    /// Ages the filter by one generation: the oldest slice becomes the
+    /// newest, its lanes pending in every line (see the module docs); every
+    /// [`SWEEP`] generations every line is cleaned.
+    fn shift(&mut self) {
+        let n = self.slices();
+        self.base = (self.base + n - 1) % n;
+        self.count = 0;
+        self.generation += 1;
+        self.newest = newest_words(self.k, self.l, self.base);
+        if self.generation.is_multiple_of(SWEEP) {
+            self.sweep();
+        }
+    }
+
+    /// Cleans every line: the stamps are then the current generation.
+    fn sweep(&mut self) {
+        for i in 0..self.lines.len() {
+            let stale = self.stale(&self.lines[i]);
+            Self::clean(&mut self.lines[i], stale, self.generation);
+        }
+    }
+}
+
+/// The k newest slices' lanes (physical base .. base + k mod k + l) as line
+/// words. Total for any input (a loaded file is checked after this runs).
+fn newest_words(k: u32, l: u32, base: u32) -> [u64; 8] {
+    let n = (k + l).clamp(1, MAX_SLICES);
+    let k = k.min(n);
+    lane_words(rotl((1u64 << k) - 1, base % n, n) as u32)
+}
+
+/// The low `n` bits set (n <= 63).
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    (1u64 << n) - 1
+}
+
+/// The shifts whose AND-ing leaves bit i of a mask set exactly when bits
+/// i .. i + k - 1 are (k <= 31: at most five; unused ones 0).
+fn run_steps(k: u32) -> [u32; 5] {
+    let mut steps = [0; 5];
+    let mut have = 1;
+    for s in steps.iter_mut() {
+        if have < k {
+            *s = have.min(k - have);
+            have += *s;
+        }
+    }
+    steps
+}
+
+/// Default L for (k, g): a slice's bits ⌈k g / ln 2⌉ (the APBF's) in
+/// 16-bit lanes, one per line. `None` on overflow.
+pub fn default_lines(k: u32, g: u64) -> Option<u64> {
+    Some(crate::apbf::theory::slice_bits(k, g)?.div_ceil(LANE_BITS))
+}
+
+impl Filter for LineApbf {
+    fn insert(&mut self, key: u64) {
+        if self.count >= self.g {
+            self.shift();
+        }
+        self.write(key);
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where AVX2 was detected.
+            return unsafe { self.contains_avx2(key) };
+        }
+        self.contains_portable(key)
+    }
+
+    /// 512 bits per line (the stamp lane and any unused lanes included)
+    /// plus 64 bits each for the base, the generation's count and the
+    /// generation number.
+    fn memory_bits(&self) -> u64 {
+        self.line_count * 512 + 3 * 64
+    }
+
+    fn name(&self) -> &'static str {
+        "line_apbf"
+    }
+}
+
+impl crate::Instrumented for LineApbf {
+    /// The answer and the lines read: one, always.
+    fn contains_probes(&self, key: u64) -> (bool, u32) {
+        (self.contains(key), 1)
+    }
+    fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
+        Some((self.contains(key), 1))
+    }
+}
+
+impl SlidingFilter for LineApbf {
+    fn window(&self) -> u64 {
+        self.l as u64 * self.g
+    }
+
+    fn slack(&self) -> u64 {
+        self.k as u64 * self.g
+    }
+
+    fn period(&self) -> u64 {
+        self.g
+    }
+
+    fn inserted(&self) -> u64 {
+        self.inserted
+    }
+}
+
+impl crate::timewindow::Generational for LineApbf {
+    fn write(&mut self, key: u64) {
+        LineApbf::write(self, key)
+    }
+    fn next_generation(&mut self) {
+        self.shift()
+    }
+    fn in_generation(&self) -> u64 {
+        self.count
+    }
+    fn generation_size(&self) -> u64 {
+        self.g
+    }
+    fn kept(&self) -> u64 {
+        self.l as u64
+    }
+    fn forgotten(&self) -> u64 {
+        self.slices() as u64
+    }
+    fn insertions(&self) -> u64 {
+        self.inserted
+    }
+    fn timed_name(trigger: crate::timewindow::Trigger) -> &'static str {
+        match trigger {
+            crate::timewindow::Trigger::Time => "line_apbf_time",
+            crate::timewindow::Trigger::Hybrid => "line_apbf_hybrid",
+        }
+    }
+}
+
+impl crate::persist::Codec for Line {
+    const MIN_BYTES: usize = 64;
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.0.put(w)
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        Ok(Line(crate::persist::Codec::get(r)?))
+    }
+}
+
+crate::persist::codec_struct!(LineApbf { k, l, g, line_count, lines, base, count, inserted, generation;
+    newest = newest_words(k, l, base), full = low_bits((k + l).min(MAX_SLICES)),
+    starts = low_bits((l + 1).min(MAX_SLICES)), steps = run_steps(k), simd = crate::cpu::avx2() });
+
+impl crate::persist::sealed::Design for LineApbf {
+    fn tag() -> String {
+        "line_apbf".into()
+    }
+    fn check(&self) -> Result<(), String> {
+        use crate::persist::ensure;
+        Self::check_shape(self.k, self.l, self.g, self.line_count).map_err(|e| e.to_string())?;
+        ensure(self.lines.len() as u64 == self.line_count, || {
+            format!("{} lines for {}", self.lines.len(), self.line_count)
+        })?;
+        let n = self.slices();
+        ensure(self.base < n, || format!("base {}", self.base))?;
+        // every stamp at most the generations since the last sweep behind,
+        // and no bit in a lane no slice owns (n .. 30)
+        let behind = self.generation % SWEEP;
+        let unused = lane_words(((1u64 << MAX_SLICES) - (1u64 << n)) as u32);
+        for (i, line) in self.lines.iter().enumerate() {
+            let d = (self.generation as u16).wrapping_sub(line.stamp()) as u64;
+            ensure(d <= behind, || {
+                format!(
+                    "line {i}: stamp {} at generation {}",
+                    line.stamp(),
+                    self.generation
+                )
+            })?;
+            ensure(line.0.iter().zip(unused).all(|(w, u)| w & u == 0), || {
+                format!("line {i}: bits in lanes past k + l = {n}")
+            })?;
+        }
+        // no bound on count: a time trigger fills a generation past g
+        Ok(())
+    }
+}
+
+crate::persist::persists!(LineApbf);
+
+#[cfg(test)]
+mod tests;
