@@ -14,8 +14,8 @@ fn bloomlab() -> Command {
 /// Small parameters for each design, as flags (name, value).
 fn small_params(design: &str) -> Vec<(&'static str, &'static str)> {
     match design {
-        "apbf" | "blocked_apbf" | "double_buffer" | "a2" | "tbf" | "swbf" | "broom" | "swamp"
-        | "sliding_bloom" | "half_sliding" | "clock_bloom" | "she_bloom" => {
+        "apbf" | "blocked_apbf" | "line_apbf" | "double_buffer" | "a2" | "tbf" | "swbf"
+        | "broom" | "swamp" | "sliding_bloom" | "half_sliding" | "clock_bloom" | "she_bloom" => {
             vec![("window", "2048"), ("fpr", "0.01")]
         }
         "naor_yogev" | "ny_pocket" => vec![("window", "2048"), ("slack", "1024"), ("fpr", "0.01")],
@@ -515,6 +515,7 @@ const CRATE_ONLY: &[(&str, &str)] = &[
     ("ConcurrentApbf", "measured by `bloomlab bench concurrent`"),
     ("BroomFilter", "measured inside `broom`, its window design"),
     ("OnTime<BlockedApbf>", "the crate's; no harness design yet"),
+    ("OnTime<LineApbf>", "the crate's; no harness design yet"),
 ];
 
 /// One mapping between the crates' names: every registry design names a

@@ -33,6 +33,7 @@ mod double_buffer;
 mod forgetful;
 mod half_sliding;
 mod jumping;
+mod line_apbf;
 mod naor_yogev;
 mod ny_pocket;
 mod ny_time;
@@ -351,6 +352,7 @@ pub(crate) fn plan_memo<D: DesignDef>(c: &Constraints) -> anyhow::Result<Vec<Can
 pub static REGISTRY: &[&dyn Design] = &[
     &apbf::Apbf,
     &blocked_apbf::BlockedApbf,
+    &line_apbf::LineApbf,
     &apbf_time::ApbfTime,
     &apbf_time::ApbfHybrid,
     &stable::Stable,

@@ -245,3 +245,19 @@ fn a_loaded_filter_answers_as_the_saved_one() {
     }
     assert_eq!(g.newest, f.newest);
 }
+
+#[test]
+fn counted_lines_match_the_theory() {
+    let mut f = LineApbf::new(shape(10, 21, 100, 300)).unwrap();
+    let mut rng = Rng(9);
+    for _ in 0..5000 {
+        f.insert(rng.next());
+    }
+    let theory = f.theory().lines_touched();
+    for _ in 0..10_000 {
+        let (_, lines) = f.lines_read(rng.next());
+        assert_eq!(lines as f64, theory.query_negative);
+    }
+    assert_eq!(std::mem::align_of::<Line>(), 64);
+    assert_eq!(std::mem::size_of::<Line>(), 64);
+}

@@ -53,6 +53,20 @@ impl LineTheory {
         self.correlated().presence_by_shift(phase)
     }
 
+    /// The 64-byte lines an operation touches: one for an insertion and
+    /// for every query (its key's line), and per insertion the sweep's L
+    /// lines every [`SWEEP`](super::SWEEP) generations (a shift itself
+    /// touches none). Counted on the filter by
+    /// [`Instrumented::counted_lines`](crate::Instrumented::counted_lines).
+    pub fn lines_touched(&self) -> crate::lines::Lines {
+        crate::lines::Lines {
+            insert: 1.0,
+            shift: self.lines as f64 / (super::SWEEP as f64 * self.g as f64),
+            query_negative: 1.0,
+            query_positive: 1.0,
+        }
+    }
+
     /// Payload bits: 512 per line.
     pub fn payload_bits(&self) -> u64 {
         self.lines * 512

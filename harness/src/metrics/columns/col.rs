@@ -188,6 +188,7 @@ columns! {
     KEYS = "keys", Parameter, Other, None, "";
     L = "l", Parameter, Other, None, "slices l", Exact;
     LIMIT_NS = "limit_ns", Bench, Figure, Ns, "";
+    LINE_COUNT = "line_count", Parameter, Other, None, "";
     LINES_INSERT = "lines_insert", Membership, Figure, None, "64-byte lines an insertion reads or writes";
     LINES_PER_OP = "lines_per_op", Bench, Figure, None, "";
     LINES_QUERY_NEGATIVE = "lines_query_negative", Membership, Figure, None, "64-byte lines a never-inserted key's query reads";
