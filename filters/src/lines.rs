@@ -334,3 +334,21 @@ pub(crate) fn assert_lines(
         );
     }
 }
+
+/// One 64-byte cache line of eight words, aligned so that line boundaries in
+/// a filter's storage are real cache-line boundaries: the storage unit of
+/// the blocked APBF (its blocks' words) and of the line APBF (its lines'
+/// lanes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Line(pub(crate) [u64; 8]);
+
+impl crate::persist::Codec for Line {
+    const MIN_BYTES: usize = 64;
+    fn put(&self, w: &mut crate::persist::Writer) {
+        self.0.put(w)
+    }
+    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
+        Ok(Line(crate::persist::Codec::get(r)?))
+    }
+}

@@ -1,164 +1,69 @@
 //! The blocked APBF's theory (exact expectation over correlated block loads)
 //! against simulation: FPR at the worst and at random phases, P(yes | age) in
-//! the slack, and the rejection of the independent-slices approximation.
-//!
-//! Queries that share one filter state are correlated through the block loads
-//! (a crowded block is crowded for every query that lands in it), so counts are
-//! not binomial: each test scores the mean of per-round rates, with rounds L
-//! generations apart (every slice replaced between rounds), by its empirical
-//! standard error.
+//! the slack, and the rejection of the independent-slices approximation (the
+//! checks and their statistics: `exact_loads/mod.rs`).
 
 mod common;
+mod exact_loads;
 
 use bloomlab_filters::apbf::blocked::{default_blocks, BlockedApbf, BlockedTheory};
-use bloomlab_filters::window::shifts_at_age;
 use bloomlab_filters::BlockedApbfShape;
-use bloomlab_filters::Filter;
-use common::{assert_mean, Keys, Rng, Z};
+use exact_loads::Exact;
 
-struct Sim {
-    f: BlockedApbf,
-    keys: Keys,
-    t: u64,
-    neg: u64,
-}
-
-impl Sim {
-    fn new(k: u32, l: u32, g: u64, blocks: u64, salt: u64) -> Sim {
-        let mut s = Sim {
-            f: BlockedApbf::new(BlockedApbfShape {
-                hashes: k,
-                extra_slices: l,
-                generation: g,
-                blocks: Some(blocks),
-            })
-            .unwrap(),
-            keys: Keys::new(salt),
-            t: 0,
-            neg: 0,
-        };
-        s.advance((k + l + 1) as u64 * g);
-        s
+impl Exact for BlockedApbf {
+    fn make(k: u32, l: u32, g: u64, blocks: u64) -> Self {
+        BlockedApbf::new(BlockedApbfShape {
+            hashes: k,
+            extra_slices: l,
+            generation: g,
+            blocks: Some(blocks),
+        })
+        .unwrap()
     }
-    fn advance(&mut self, n: u64) {
-        for _ in 0..n {
-            self.t += 1;
-            self.f.insert(self.keys.stream(self.t));
-        }
+    fn theory_fpr(k: u32, l: u32, g: u64, blocks: u64) -> f64 {
+        BlockedTheory { k, l, g, blocks }.fpr().unwrap()
     }
-    fn negative_rate(&mut self, n: u64) -> f64 {
-        let mut yes = 0;
-        for _ in 0..n {
-            self.neg += 1;
-            yes += self.f.contains(self.keys.negative(self.neg)) as u64;
-        }
-        yes as f64 / n as f64
+    fn fpr_at(&self, phase: u64) -> f64 {
+        self.theory().fpr_at(phase).unwrap()
     }
-    fn at_age(&self, age: u64) -> u64 {
-        self.keys.stream(self.t + 1 - age)
+    fn fpr_independent(&self, phase: u64) -> f64 {
+        self.theory().fpr_independent(phase)
     }
-}
-
-/// Per-round FPR at φ = g, and at a random phase with the theory for it.
-fn rounds(k: u32, l: u32, g: u64, blocks: u64, n: usize, per_round: u64) -> [Vec<f64>; 3] {
-    let mut s = Sim::new(k, l, g, blocks, 0x5eed ^ k as u64);
-    let t = s.f.theory();
-    let mut rng = Rng(k as u64 * 31 + l as u64);
-    let slices = (k + l) as u64;
-    let (mut worst, mut random, mut random_theory) = (vec![], vec![], vec![]);
-    for _ in 0..n {
-        // at φ = g here
-        worst.push(s.negative_rate(per_round));
-        let u = rng.range(1, g);
-        s.advance(u);
-        random.push(s.negative_rate(per_round));
-        random_theory.push(t.fpr_at(u).unwrap());
-        s.advance(slices * g - u);
+    fn presence_by_shift(&self, phase: u64) -> Vec<f64> {
+        self.theory().presence_by_shift(phase).unwrap()
     }
-    [worst, random, random_theory]
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
 }
 
 #[test]
 fn fpr_matches_the_exact_programme() {
     // (k, l, g, B): the default memory, a crowded filter, a high-accuracy one
-    for (k, l, g, blocks) in [
+    exact_loads::fpr_matches_the_exact_programme::<BlockedApbf>(&[
         (10, 7, 400, default_blocks(10, 400).unwrap()),
         (6, 3, 300, default_blocks(6, 300).unwrap() / 2),
         (4, 9, 250, default_blocks(4, 250).unwrap()),
         (14, 11, 300, default_blocks(14, 300).unwrap()),
-    ] {
-        let t = BlockedTheory { k, l, g, blocks };
-        // enough queries for about 20 false positives a round
-        let per_round = (40 * blocks).max((20.0 / t.fpr().unwrap()) as u64);
-        let [worst, random, random_theory] = rounds(k, l, g, blocks, 120, per_round);
-        assert_mean(
-            &format!("FPR at φ = g, k {k} l {l} B {blocks}"),
-            &worst,
-            t.fpr().unwrap(),
-        );
-        assert_mean(
-            &format!("FPR at random φ, k {k} l {l} B {blocks}"),
-            &random,
-            mean(&random_theory),
-        );
-    }
+    ]);
 }
 
 #[test]
 fn independent_slices_approximation_is_rejected() {
-    // at k = 10 the correlation between slices raises the FPR by a third; the
-    // approximation that ignores it must be refuted by the same data that
-    // accepts the exact programme
+    // at k = 10 the correlation between slices raises the FPR by a third
     let (k, l, g) = (10, 7, 400);
-    let blocks = default_blocks(k, g).unwrap();
-    let t = BlockedTheory { k, l, g, blocks };
-    let [worst, ..] = rounds(k, l, g, blocks, 120, 40 * blocks);
-    let m = mean(&worst);
-    let var = worst.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (worst.len() - 1) as f64;
-    let se = (var / worst.len() as f64).sqrt();
-    let indep = t.fpr_independent(g);
-    assert!(
-        (m - indep) / se > Z,
-        "independent approximation {indep:.3e} not rejected by {m:.3e} ± {se:.1e}"
+    exact_loads::independent_slices_approximation_is_rejected::<BlockedApbf>(
+        k,
+        l,
+        g,
+        default_blocks(k, g).unwrap(),
     );
-    assert_mean("exact", &worst, t.fpr().unwrap());
 }
 
 #[test]
 fn presence_in_the_slack_matches_theory() {
     let (k, l, g) = (6u32, 3u32, 200u64);
-    let blocks = default_blocks(k, g).unwrap() / 2;
-    let mut s = Sim::new(k, l, g, blocks, 77);
-    let t = s.f.theory();
-    let slices = (k + l) as u64;
-    let by_j = t.presence_by_shift(g).unwrap();
-    let mut per_j: Vec<Vec<f64>> = vec![Vec::new(); slices as usize + 1];
-    for _ in 0..150 {
-        // at φ = g: keys of age a were shifted j(a) times
-        let mut yes = vec![(0u64, 0u64); slices as usize + 1];
-        for age in 1..=(slices + 1) * g {
-            let j = shifts_at_age(age, g, g).min(slices) as usize;
-            let y = s.f.contains(s.at_age(age)) as u64;
-            yes[j].0 += y;
-            yes[j].1 += 1;
-        }
-        for (j, &(y, n)) in yes.iter().enumerate() {
-            per_j[j].push(y as f64 / n as f64);
-        }
-        s.advance(slices * g);
-    }
-    for j in 0..=slices as usize {
-        if j <= l as usize {
-            assert!(
-                per_j[j].iter().all(|&r| r == 1.0),
-                "false negative at j = {j}"
-            );
-        } else {
-            assert_mean(&format!("P(yes | {j} shifts)"), &per_j[j], by_j[j]);
-        }
-    }
+    exact_loads::presence_in_the_slack_matches_theory::<BlockedApbf>(
+        k,
+        l,
+        g,
+        default_blocks(k, g).unwrap() / 2,
+    );
 }

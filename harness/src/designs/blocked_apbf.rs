@@ -2,8 +2,9 @@
 //! words: a query reads its block's middle words and, when they match, the
 //! whole block (the lines it reads: `bloomlab_filters::apbf::blocked::Lines`).
 
-use super::built::{int, switching_theory, Built, Geometry};
+use super::built::{int, Built, Geometry};
 use super::candidate::line_scalars_over_rotations;
+use super::exact_loads::{exact_loads_theory, npws_peak};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
@@ -11,7 +12,7 @@ use crate::spec::Metric;
 use bloomlab_filters::apbf::blocked::{self, BlockedApbf as Filter, BlockedTheory};
 use bloomlab_filters::build::Target;
 use bloomlab_filters::BlockedApbfShape;
-use bloomlab_filters::{window, ParamError, SlidingFilter};
+use bloomlab_filters::{ParamError, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
 /// Blocked APBF parameters: (k, l, g | window[, blocks]) (default blocks:
@@ -119,26 +120,13 @@ impl DesignDef for BlockedApbf {
             );
         }
         const CHECKED: &str = "k checked against MAX_EXACT_K";
-        // each phase's FPR is the last entry of its presence vector: both
-        // computed once per phase (the exact programme is the slow part)
-        let by_shift = std::cell::RefCell::new(std::collections::HashMap::new());
-        let presence = |p: u64| -> Vec<f64> {
-            by_shift
-                .borrow_mut()
-                .entry(p)
-                .or_insert_with(|| t.presence_by_shift(p).expect(CHECKED))
-                .clone()
-        };
-        let mut theory = switching_theory(
+        let mut theory = exact_loads_theory(
             &f,
             t.payload_bits(),
             PHASES,
-            &|p| *presence(p).last().expect("k + l + 1 entries"),
-            &presence,
+            &|p| t.presence_by_shift(p).expect(CHECKED),
+            t.fpr_independent(f.g()),
         );
-        theory
-            .scalars
-            .push((col::FPR_INDEPENDENT, t.fpr_independent(f.g())));
         // 64-byte lines per operation, over the rotations at the worst phase
         theory
             .scalars
@@ -209,14 +197,9 @@ const FAST_TRIED: usize = 3;
 fn candidate(t: BlockedTheory) -> Candidate {
     let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
     let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
-    let npws = window::phase_grid(t.g, PHASES)
-        .into_iter()
-        .map(|p| {
-            let by_j = t.presence_by_shift(p).unwrap_or_default();
-            window::pws(&by_j, fpr_at(p), win, slack, t.g, p)
-        })
-        .fold(0.0, f64::max)
-        / win as f64;
+    let npws = npws_peak((win, slack, t.g), PHASES, &fpr_at, &|p| {
+        t.presence_by_shift(p).unwrap_or_default()
+    });
     let memory = t.payload_bits() + 128;
     Candidate {
         design: BlockedApbf::NAME,

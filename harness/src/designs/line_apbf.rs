@@ -2,8 +2,9 @@
 //! one 64-byte line (`bloomlab_filters::apbf::line`): every operation
 //! touches that one line.
 
-use super::built::{int, switching_theory, Built, Geometry};
+use super::built::{int, Built, Geometry};
 use super::candidate::line_scalars;
+use super::exact_loads::{exact_loads_theory, npws_peak};
 use super::{at_least_one, probability, DesignDef};
 use super::{Candidate, Constraints};
 use crate::metrics::columns::col;
@@ -12,7 +13,7 @@ use bloomlab_filters::apbf::blocked::MAX_EXACT_K;
 use bloomlab_filters::apbf::line::{LineApbf as Filter, LineTheory};
 use bloomlab_filters::build::Target;
 use bloomlab_filters::LineApbfShape;
-use bloomlab_filters::{window, ParamError, SlidingFilter};
+use bloomlab_filters::{ParamError, SlidingFilter};
 use serde::{Deserialize, Serialize};
 
 /// Line APBF parameters: (k, l, g | window[, lines]) (default lines: the
@@ -51,7 +52,8 @@ impl DesignDef for LineApbf {
     type Params = LineApbfParams;
     const NAME: &'static str = "line_apbf";
     const FILTER: &'static str = "LineApbf";
-    const OP_NS: (f64, f64) = (40.0, 45.0);
+    /// Medians over `results/line_apbf.csv` (it is not in `compare` yet).
+    const OP_NS: (f64, f64) = (30.0, 22.0);
     const ALIASES: &'static [&'static str] = &["line-apbf"];
     const ABOUT: &'static str =
         "Line APBF: each key's slices in 16-bit lanes of one 64-byte line (every operation one line)";
@@ -104,24 +106,13 @@ impl DesignDef for LineApbf {
         }
         let t = f.theory();
         const CHECKED: &str = "k checked against MAX_EXACT_K";
-        let by_shift = std::cell::RefCell::new(std::collections::HashMap::new());
-        let presence = |p: u64| -> Vec<f64> {
-            by_shift
-                .borrow_mut()
-                .entry(p)
-                .or_insert_with(|| t.presence_by_shift(p).expect(CHECKED))
-                .clone()
-        };
-        let mut theory = switching_theory(
+        let mut theory = exact_loads_theory(
             &f,
             t.payload_bits(),
             PHASES,
-            &|p| *presence(p).last().expect("k + l + 1 entries"),
-            &presence,
+            &|p| t.presence_by_shift(p).expect(CHECKED),
+            t.fpr_independent(f.g()),
         );
-        theory
-            .scalars
-            .push((col::FPR_INDEPENDENT, t.fpr_independent(f.g())));
         theory.scalars.extend(line_scalars(Some(t.lines_touched())));
         Ok(Built {
             geometry: Geometry::sliding(&f),
@@ -154,14 +145,9 @@ impl DesignDef for LineApbf {
 fn candidate(t: LineTheory) -> Candidate {
     let (win, slack) = (t.l as u64 * t.g, t.k as u64 * t.g);
     let fpr_at = |p: u64| t.fpr_at(p).unwrap_or(1.0);
-    let npws = window::phase_grid(t.g, PHASES)
-        .into_iter()
-        .map(|p| {
-            let by_j = t.presence_by_shift(p).unwrap_or_default();
-            window::pws(&by_j, fpr_at(p), win, slack, t.g, p)
-        })
-        .fold(0.0, f64::max)
-        / win as f64;
+    let npws = npws_peak((win, slack, t.g), PHASES, &fpr_at, &|p| {
+        t.presence_by_shift(p).unwrap_or_default()
+    });
     let memory = t.payload_bits() + 3 * 64;
     Candidate {
         design: LineApbf::NAME,

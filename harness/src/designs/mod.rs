@@ -23,7 +23,7 @@ mod a2;
 /// other modules here, one per design.
 mod support;
 pub use support::params::{from_params, to_params, Configured};
-use support::{built, candidate, presence, shared, sketches, time_shared};
+use support::{built, candidate, exact_loads, presence, shared, sketches, time_shared};
 mod apbf;
 mod apbf_time;
 mod blocked_apbf;

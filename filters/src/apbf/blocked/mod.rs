@@ -77,6 +77,7 @@
 use super::{algorithm1, middle_hits};
 use crate::error::{check_bits, check_nonzero};
 use crate::hash::{fastrange, mix64, GOLDEN};
+use crate::lines::Line;
 use crate::{Filter, ParamError, SlidingFilter};
 
 /// Largest k for which [`BlockedTheory`] evaluates its exact programme
@@ -89,12 +90,6 @@ pub const MAX_SLICES: u32 = 64;
 
 /// Bits per word (per slice per block).
 pub const WORD_BITS: u64 = 64;
-
-/// One 64-byte cache line of eight words, aligned so that line boundaries in
-/// the filter are real cache-line boundaries.
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C, align(64))]
-struct Line([u64; 8]);
 
 /// The key's bit in the word of a physical slice with multiplier `mult`:
 /// the top 6 bits of key · mult.
@@ -468,16 +463,6 @@ pub use theory::BlockedTheory;
 
 #[cfg(test)]
 mod tests;
-
-impl crate::persist::Codec for Line {
-    const MIN_BYTES: usize = 64;
-    fn put(&self, w: &mut crate::persist::Writer) {
-        self.0.put(w)
-    }
-    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
-        Ok(Line(crate::persist::Codec::get(r)?))
-    }
-}
 
 crate::persist::codec_struct!(BlockedApbf { k, l, g, blocks, lines, base, count, inserted;
     mult = multipliers(), simd = crate::cpu::avx512() });

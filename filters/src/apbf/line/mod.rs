@@ -51,8 +51,10 @@
 //! larger: the price of one line is memory, which the sizing states.
 
 use crate::hash::{fastrange, mix64, GOLDEN};
+use crate::lines::Line;
 use crate::{Filter, ParamError, SlidingFilter};
 
+mod persist;
 mod shape;
 mod simd;
 mod sizing;
@@ -75,18 +77,11 @@ pub const LANE_BITS: u64 = 16;
 /// 16-bit stamp is never more than this behind.
 pub const SWEEP: u64 = 1 << 14;
 
-/// One 64-byte line of 32 16-bit lanes (lane j: bits 16 (j mod 4) .. of
-/// word j / 4), aligned so that it is one cache line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C, align(64))]
-pub(crate) struct Line(pub(crate) [u64; 8]);
-
-impl Line {
-    /// The line's stamp: the generation (mod 2^16) it is clean up to.
-    #[inline]
-    fn stamp(&self) -> u16 {
-        (self.0[7] >> 48) as u16
-    }
+/// A line's stamp (lane 31): the generation (mod 2^16) it is clean up to.
+/// A line is 32 16-bit lanes, lane j bits 16 (j mod 4) .. of word j / 4.
+#[inline]
+fn stamp(line: &Line) -> u16 {
+    (line.0[7] >> 48) as u16
 }
 
 /// The key's bit positions: nibble j of the pair (lanes 0..15 from the
@@ -226,12 +221,6 @@ impl LineApbf {
         self.line_count
     }
 
-    /// Whether queries and insertions run the AVX2 version (the answers
-    /// are the portable version's either way).
-    pub fn vectorised(&self) -> bool {
-        self.simd
-    }
-
     /// The same filter on the portable path (tests compare the two).
     pub fn portable(mut self) -> Self {
         self.simd = false;
@@ -267,7 +256,7 @@ impl LineApbf {
     /// d: the generations since `line` was last cleaned, at most k + l.
     #[inline(always)]
     fn behind(&self, line: &Line) -> u32 {
-        let d = (self.generation as u16).wrapping_sub(line.stamp()) as u32;
+        let d = (self.generation as u16).wrapping_sub(stamp(line)) as u32;
         d.min(self.slices())
     }
 
@@ -486,86 +475,6 @@ impl SlidingFilter for LineApbf {
         self.inserted
     }
 }
-
-impl crate::timewindow::Generational for LineApbf {
-    fn write(&mut self, key: u64) {
-        LineApbf::write(self, key)
-    }
-    fn next_generation(&mut self) {
-        self.shift()
-    }
-    fn in_generation(&self) -> u64 {
-        self.count
-    }
-    fn generation_size(&self) -> u64 {
-        self.g
-    }
-    fn kept(&self) -> u64 {
-        self.l as u64
-    }
-    fn forgotten(&self) -> u64 {
-        self.slices() as u64
-    }
-    fn insertions(&self) -> u64 {
-        self.inserted
-    }
-    fn timed_name(trigger: crate::timewindow::Trigger) -> &'static str {
-        match trigger {
-            crate::timewindow::Trigger::Time => "line_apbf_time",
-            crate::timewindow::Trigger::Hybrid => "line_apbf_hybrid",
-        }
-    }
-}
-
-impl crate::persist::Codec for Line {
-    const MIN_BYTES: usize = 64;
-    fn put(&self, w: &mut crate::persist::Writer) {
-        self.0.put(w)
-    }
-    fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
-        Ok(Line(crate::persist::Codec::get(r)?))
-    }
-}
-
-crate::persist::codec_struct!(LineApbf { k, l, g, line_count, lines, base, count, inserted, generation;
-    newest = newest_words(k, l, base), full = low_bits((k + l).min(MAX_SLICES)),
-    starts = low_bits((l + 1).min(MAX_SLICES)), steps = run_steps(k), simd = crate::cpu::avx2() });
-
-impl crate::persist::sealed::Design for LineApbf {
-    fn tag() -> String {
-        "line_apbf".into()
-    }
-    fn check(&self) -> Result<(), String> {
-        use crate::persist::ensure;
-        Self::check_shape(self.k, self.l, self.g, self.line_count).map_err(|e| e.to_string())?;
-        ensure(self.lines.len() as u64 == self.line_count, || {
-            format!("{} lines for {}", self.lines.len(), self.line_count)
-        })?;
-        let n = self.slices();
-        ensure(self.base < n, || format!("base {}", self.base))?;
-        // every stamp at most the generations since the last sweep behind,
-        // and no bit in a lane no slice owns (n .. 30)
-        let behind = self.generation % SWEEP;
-        let unused = lane_words(((1u64 << MAX_SLICES) - (1u64 << n)) as u32);
-        for (i, line) in self.lines.iter().enumerate() {
-            let d = (self.generation as u16).wrapping_sub(line.stamp()) as u64;
-            ensure(d <= behind, || {
-                format!(
-                    "line {i}: stamp {} at generation {}",
-                    line.stamp(),
-                    self.generation
-                )
-            })?;
-            ensure(line.0.iter().zip(unused).all(|(w, u)| w & u == 0), || {
-                format!("line {i}: bits in lanes past k + l = {n}")
-            })?;
-        }
-        // no bound on count: a time trigger fills a generation past g
-        Ok(())
-    }
-}
-
-crate::persist::persists!(LineApbf);
 
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 
 use super::{default_lines, LineApbf, LineTheory, MAX_SLICES};
 use crate::error::check_nonzero;
+use crate::sliding_sketch::theory::least_from;
 use crate::ParamError;
 
 /// Largest k the sizing searches (its exact programme has k 2^(k-1) states).
@@ -97,38 +98,12 @@ fn too_large() -> ParamError {
 }
 
 /// The fewest lines within the crate's bit limit that `meets` (monotone:
-/// more lines never hurt), searched from `start` by doubling or halving
-/// and then bisection; `None` if even the most fail.
+/// more lines never hurt), searched from `start`
+/// ([`least_from`](crate::sliding_sketch::theory::least_from)); `None` if
+/// even the most fail. Counts past the limit count as meeting it, so that
+/// the search stops there.
 fn fewest(start: u64, meets: &dyn Fn(u64) -> bool) -> Option<u64> {
     let cap = crate::MAX_BITS / 512;
-    let start = start.clamp(1, cap);
-    let (mut lo, mut hi);
-    if meets(start) {
-        // halve until one fails (lo fails, hi meets); 0 lines "fail"
-        hi = start;
-        lo = start / 2;
-        while lo > 0 && meets(lo) {
-            hi = lo;
-            lo /= 2;
-        }
-    } else {
-        lo = start;
-        hi = start.saturating_mul(2).min(cap);
-        while !meets(hi) {
-            if hi == cap {
-                return None;
-            }
-            lo = hi;
-            hi = hi.saturating_mul(2).min(cap);
-        }
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
+    let least = least_from(start.min(cap), &|n| n > cap || meets(n))?;
+    (least <= cap).then_some(least)
 }

@@ -2,6 +2,7 @@
 
 pub mod built;
 pub mod candidate;
+pub mod exact_loads;
 pub mod params;
 pub mod presence;
 pub mod shared;
