@@ -2,20 +2,21 @@
 //! benchmark of its speed targets (`docs/speed.md`, "One cache line per
 //! operation").
 //!
-//! Two memory points per window (2^16 and 2^22 by default;
-//! `BLOOMLAB_BENCH_SIZES=16,22` sets them):
+//! Windows 2^16 and 2^22 by default (`BLOOMLAB_BENCH_SIZES=16,22` sets
+//! them), at one of two memory points a run (`BLOOMLAB_LINE_MEMORY`):
 //!
-//! - `*_k10`: the bits of the APBF (10, 7) (g = ⌈w / 7⌉, ⌈10 g / ln 2⌉ bits a
-//!   slice). fastbloom at those bits and k = 10; the blocked APBF (10, 7)
-//!   at its default blocks (the same bits); the line APBF with as many
-//!   whole lines as those bits fill and, of l = 31 - k, the k of lowest
-//!   exact worst-phase FPR at that memory.
-//! - `*_fpr`: the crate's default sizing for FPR 1e-3
+//! - `k10` (the default): the bits of the APBF (10, 7) (g = ⌈w / 7⌉,
+//!   ⌈10 g / ln 2⌉ bits a slice). fastbloom at those bits and k = 10; the
+//!   blocked APBF (10, 7) at its default blocks (the same bits); the line
+//!   APBF with as many whole lines as those bits fill and, of l = 31 - k,
+//!   the k of lowest exact worst-phase FPR at that memory.
+//! - `fpr`: the crate's default sizing for FPR 1e-3
 //!   (`Target::window(w).fpr(1e-3)`) of each design; fastbloom at the
 //!   APBF's bits with its k (13).
 //!
 //! Groups are operations, functions designs, parameters sizes, as in
-//! `ops.rs`, so `bloomlab bench-report` reads them. Sliding designs are
+//! `ops.rs`, so `bloomlab bench-report` reads them, fastbloom the baseline
+//! of each memory point's run. Sliding designs are
 //! filled with 3 windows, fastbloom with w keys; query keys come from pools
 //! of 2^20 (4096 an iteration), so that 2^22 reads DRAM.
 
@@ -105,9 +106,43 @@ fn fast(bits: u64, k: u32) -> Fast {
     )
 }
 
-/// The designs of one window, by name, and the keys each was filled with.
+/// The run's memory point: `k10` or `fpr`.
+fn memory_point() -> String {
+    let p = std::env::var("BLOOMLAB_LINE_MEMORY").unwrap_or_else(|_| "k10".into());
+    assert!(
+        p == "k10" || p == "fpr",
+        "BLOOMLAB_LINE_MEMORY: k10 or fpr, not {p:?}"
+    );
+    p
+}
+
+/// The designs of one window at the run's memory point, by name, and the
+/// keys each was filled with.
 fn designs(log_w: u32) -> Vec<(&'static str, Box<dyn Subject>, u64)> {
     let w = 1u64 << log_w;
+    let sliding = 3 * w;
+    if memory_point() == "fpr" {
+        let least: Apbf = Target::window(w).fpr(1e-3).build().unwrap();
+        let least_bits = (least.k() + least.l()) as u64 * least.m();
+        return vec![
+            ("fastbloom", Box::new(fast(least_bits, least.k())), w),
+            ("apbf", Box::new(Ours(least)), sliding),
+            (
+                "blocked_apbf",
+                Box::new(Ours(
+                    Target::window(w).fpr(1e-3).build::<BlockedApbf>().unwrap(),
+                )),
+                sliding,
+            ),
+            (
+                "line_apbf",
+                Box::new(Ours(
+                    Target::window(w).fpr(1e-3).build::<LineApbf>().unwrap(),
+                )),
+                sliding,
+            ),
+        ];
+    }
     let g = w.div_ceil(7);
     let apbf = Apbf::new(ApbfShape {
         hashes: 10,
@@ -116,18 +151,11 @@ fn designs(log_w: u32) -> Vec<(&'static str, Box<dyn Subject>, u64)> {
     })
     .unwrap();
     let bits = 17 * apbf.m();
-    let least: Apbf = Target::window(w).fpr(1e-3).build().unwrap();
-    let least_bits = (least.k() + least.l()) as u64 * least.m();
-    let sliding = 3 * w;
     vec![
+        ("fastbloom", Box::new(fast(bits, 10)) as Box<dyn Subject>, w),
+        ("apbf", Box::new(Ours(apbf)), sliding),
         (
-            "fastbloom_k10",
-            Box::new(fast(bits, 10)) as Box<dyn Subject>,
-            w,
-        ),
-        ("apbf_k10", Box::new(Ours(apbf)), sliding),
-        (
-            "blocked_apbf_k10",
+            "blocked_apbf",
             Box::new(Ours(
                 BlockedApbf::new(BlockedApbfShape {
                     hashes: 10,
@@ -139,27 +167,7 @@ fn designs(log_w: u32) -> Vec<(&'static str, Box<dyn Subject>, u64)> {
             )),
             sliding,
         ),
-        (
-            "line_apbf_k10",
-            Box::new(Ours(line_at(w, bits / 512))),
-            sliding,
-        ),
-        ("fastbloom_fpr", Box::new(fast(least_bits, least.k())), w),
-        ("apbf_fpr", Box::new(Ours(least)), sliding),
-        (
-            "blocked_apbf_fpr",
-            Box::new(Ours(
-                Target::window(w).fpr(1e-3).build::<BlockedApbf>().unwrap(),
-            )),
-            sliding,
-        ),
-        (
-            "line_apbf_fpr",
-            Box::new(Ours(
-                Target::window(w).fpr(1e-3).build::<LineApbf>().unwrap(),
-            )),
-            sliding,
-        ),
+        ("line_apbf", Box::new(Ours(line_at(w, bits / 512))), sliding),
     ]
 }
 

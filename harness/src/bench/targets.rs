@@ -71,6 +71,23 @@ const RATIOS: &[(&str, &str, &str, &str, &str, f64)] = &[
         "fastbloom",
         2.0,
     ),
+    // issue "One cache line per operation" (`bench/benches/line.rs`)
+    (
+        "line APBF insert / fastbloom insert",
+        "insert",
+        "line_apbf",
+        "insert",
+        "fastbloom",
+        1.25,
+    ),
+    (
+        "line APBF negative query / fastbloom",
+        "query_negative",
+        "line_apbf",
+        "query_negative",
+        "fastbloom",
+        1.25,
+    ),
     (
         "Naor-Yogev insert / APBF insert",
         "insert",
@@ -108,8 +125,8 @@ const ABSOLUTE: &[(&str, &str, &str, u32, f64)] = &[
     ("SWAMP insertion, ns", "insert", "swamp", 22, 300.0),
 ];
 
-/// Sizes the ratio targets are read at.
-const SIZES: &[u32] = &[12, 16, 20, 24];
+/// Sizes the ratio targets are read at (2^22: the line APBF's second).
+const SIZES: &[u32] = &[12, 16, 20, 22, 24];
 
 /// Every target this run has the measurements for.
 pub fn checks(benches: &[Bench], rows: &[Row]) -> Vec<Check> {
