@@ -1,14 +1,16 @@
-//! Throughput of the concurrent blocked APBF from 1, 2, 4 and 8 threads,
-//! beside fastbloom's `AtomicBloomFilter` (a Bloom filter with `&self`
-//! insertions, not sliding) at the same bits and k, and a `Mutex` around the
-//! sequential blocked APBF (what a user without a concurrent variant
-//! writes).
+//! Throughput of the concurrent blocked APBF and the concurrent line APBF
+//! from 1, 2, 4 and 8 threads, each beside fastbloom's `AtomicBloomFilter`
+//! (a Bloom filter with `&self` insertions, not sliding) at the same bits
+//! and k (`fastbloom_atomic` at the blocked APBF's, `fastbloom_atomic_line`
+//! at the line APBF's), and a `Mutex` around the sequential blocked APBF
+//! (what a user without a concurrent variant writes).
 //!
 //! Groups: `concurrent_insert` (each thread inserts its own keys) and
 //! `concurrent_mixed` (each thread inserts a key, then queries one); the
 //! function is the contender, the parameter `t<threads>`. Every contender
-//! is sized for a window of 2^20 insertions at FPR 1e-3
-//! (`BlockedApbf::with_fpr`); the hybrid contender also moves its clock
+//! is sized for a window of 2^20 insertions at FPR 1e-3 (the blocked
+//! APBF's contenders by `BlockedApbf::sizing`, the line APBF's by
+//! `LineApbf::sizing`); the hybrid contenders also move their clock
 //! (shared, one tick per 256 operations of a thread, τ of 64 ticks), so its
 //! shifts come from both triggers. A sample spawns the threads, starts
 //! the clock when all wait at a barrier, and stops it when all are done:
@@ -22,8 +24,8 @@
 //! (`results/bench_concurrent.csv`) and the chart.
 
 use bloomlab_filters::hash::mix64;
-use bloomlab_filters::ConcurrentApbf;
-use bloomlab_filters::{BlockedApbf, BlockedApbfShape, Filter, Trigger};
+use bloomlab_filters::{BlockedApbf, BlockedApbfShape, Filter, LineApbf, Trigger};
+use bloomlab_filters::{ConcurrentApbf, ConcurrentLineApbf};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, Mutex};
@@ -42,6 +44,18 @@ trait Shared: Sync {
 }
 
 impl Shared for ConcurrentApbf {
+    fn insert(&self, key: u64, tick: &AtomicU64, i: u64) {
+        if i.is_multiple_of(256) {
+            self.advance(tick.fetch_add(1, Relaxed) + 1);
+        }
+        self.insert_hash(key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.contains_hash(key)
+    }
+}
+
+impl Shared for ConcurrentLineApbf {
     fn insert(&self, key: u64, tick: &AtomicU64, i: u64) {
         if i.is_multiple_of(256) {
             self.advance(tick.fetch_add(1, Relaxed) + 1);
@@ -113,9 +127,22 @@ fn bench(c: &mut Criterion) {
         .with_seed(1);
     let mutex = Mutex::new(BlockedApbf::new(shape).expect("filter"));
     let fast = fastbloom::AtomicBloomFilter::with_num_bits(bits as usize).hashes(sizing.k);
+    let line_sizing = LineApbf::sizing(WINDOW, FPR).expect("line sizing");
+    let line = ConcurrentLineApbf::new(line_sizing.into())
+        .expect("filter")
+        .with_seed(1);
+    let line_hybrid = ConcurrentLineApbf::timed(line_sizing.into(), 64, Trigger::Hybrid)
+        .expect("filter")
+        .with_seed(1);
+    let fast_line = fastbloom::AtomicBloomFilter::with_num_bits(line_sizing.lines as usize * 512)
+        .hashes(line_sizing.k);
     let round = AtomicU64::new(0);
     // fill every contender to its steady state first
-    for f in [&counted as &dyn Fill, &hybrid, &mutex, &fast] {
+    let all = [&counted as &dyn Fill, &hybrid, &mutex, &fast];
+    for f in all
+        .into_iter()
+        .chain([&line as &dyn Fill, &line_hybrid, &fast_line])
+    {
         f.fill(3 * WINDOW, &round);
     }
     for (group, mixed) in [("concurrent_insert", false), ("concurrent_mixed", true)] {
@@ -137,6 +164,15 @@ fn bench(c: &mut Criterion) {
             });
             g.bench_function(id("fastbloom_atomic"), |b| {
                 b.iter_custom(|n| timed(&fast, threads, n, mixed, &round))
+            });
+            g.bench_function(id("concurrent_line_apbf"), |b| {
+                b.iter_custom(|n| timed(&line, threads, n, mixed, &round))
+            });
+            g.bench_function(id("concurrent_line_apbf_hybrid"), |b| {
+                b.iter_custom(|n| timed(&line_hybrid, threads, n, mixed, &round))
+            });
+            g.bench_function(id("fastbloom_atomic_line"), |b| {
+                b.iter_custom(|n| timed(&fast_line, threads, n, mixed, &round))
             });
         }
         g.finish();

@@ -32,6 +32,7 @@ macro_rules! for_each_design {
                 $crate::Apbf,
                 $crate::BlockedApbf,
                 $crate::ConcurrentApbf,
+                $crate::ConcurrentLineApbf,
                 $crate::LineApbf,
                 $crate::StableBloomFilter,
                 $crate::NaorYogev,
@@ -78,6 +79,10 @@ macro_rules! for_each_design {
                     50, $crate::Trigger::Hybrid,
                 ).unwrap().with_seed(7);
                 line_apbf: $crate::LineApbf = $crate::LineApbf::new($crate::LineApbfShape { hashes: 4, extra_slices: 3, generation: 64, lines: Some(16) }).unwrap();
+                concurrent_line_apbf: $crate::ConcurrentLineApbf = $crate::ConcurrentLineApbf::timed(
+                    $crate::LineApbfShape { hashes: 4, extra_slices: 3, generation: 64, lines: Some(16) },
+                    50, $crate::Trigger::Hybrid,
+                ).unwrap().with_seed(7);
                 stable: $crate::StableBloomFilter =
                     $crate::StableBloomFilter::new($crate::StableShape { cells: 2048, cell_bits: 3, hashes: 3, decrements: 10 }).unwrap().with_seed(3);
                 naor_yogev: $crate::NaorYogev =

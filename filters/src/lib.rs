@@ -95,7 +95,7 @@ pub mod window;
 
 pub use apbf::blocked::concurrent::ConcurrentApbf;
 pub use apbf::blocked::{BlockedApbf, BlockedApbfShape};
-pub use apbf::line::{LineApbf, LineApbfShape};
+pub use apbf::line::{ConcurrentLineApbf, LineApbf, LineApbfShape};
 pub use apbf::timed::TimedApbf;
 pub use apbf::{Apbf, ApbfShape};
 pub use bloom::{BloomFilter, BloomShape, PartitionedBloomFilter, PartitionedBloomShape};

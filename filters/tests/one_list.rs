@@ -128,6 +128,7 @@ fn sources_deep(dir: &Path) -> String {
 const SHARED_SHAPES: &[(&str, &str)] = &[
     ("OnTime<Apbf>", "ApbfShape"),
     ("ConcurrentApbf", "BlockedApbfShape"),
+    ("ConcurrentLineApbf", "LineApbfShape"),
     ("Broom", "BroomShape"),
 ];
 

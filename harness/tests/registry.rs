@@ -513,6 +513,10 @@ const CRATE_ONLY: &[(&str, &str)] = &[
     ),
     ("PartitionedBloomFilter", "a baseline of the crate"),
     ("ConcurrentApbf", "measured by `bloomlab bench concurrent`"),
+    (
+        "ConcurrentLineApbf",
+        "measured by `bloomlab bench concurrent`",
+    ),
     ("BroomFilter", "measured inside `broom`, its window design"),
     ("OnTime<BlockedApbf>", "the crate's; no harness design yet"),
     ("OnTime<LineApbf>", "the crate's; no harness design yet"),

@@ -22,6 +22,7 @@ mod cost;
 pub mod line;
 pub mod lines;
 mod query;
+pub(crate) mod shared_clock;
 mod simd;
 mod sizing;
 pub mod theory;

@@ -69,6 +69,29 @@ impl Build for OnTime<crate::LineApbf> {
     }
 }
 
+impl Build for crate::ConcurrentLineApbf {
+    /// A count window sized as [`LineApbf`](crate::LineApbf) (with the
+    /// hashes and extra slices if given); a time window as
+    /// `OnTime<LineApbf>`, with the trigger given (default
+    /// [`Trigger::Time`]); keys hashed under the target's seed.
+    fn build(t: &Target) -> Result<Self, ParamError> {
+        let f = match t.window {
+            Window::Count(_) => {
+                let s = crate::LineApbf::build(t)?.theory();
+                crate::ConcurrentLineApbf::new(s.into())?
+            }
+            Window::Time { .. } => {
+                let (window, rate, ticks) = t.time_window("concurrent_line_apbf")?;
+                let s = crate::LineApbf::sizing(window_keys(window, rate), t.the_fpr()?)?;
+                let tau = generation_ticks(window, ticks, s.l as u64)?;
+                let trigger = t.trigger.unwrap_or(Trigger::Time);
+                crate::ConcurrentLineApbf::timed(s.into(), tau, trigger)?
+            }
+        };
+        Ok(f.with_seed(t.seed))
+    }
+}
+
 impl Build for OnTime<NaorYogev> {
     /// c of least memory for a window and slack of T·R keys (at least 2)
     /// unless given, τ = ⌈T/c⌉, then the window and slack grown so that a

@@ -20,6 +20,7 @@ use bloomlab_filters::she::TimedSheBloom;
 use bloomlab_filters::sliding_sketch::TimedSlidingBloom;
 use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::tlbf::Tlbf;
+use bloomlab_filters::ConcurrentLineApbf;
 use bloomlab_filters::{LineApbf, NaorYogev, OnTime, TimedApbf, TimedFilter};
 use std::collections::VecDeque;
 
@@ -42,20 +43,25 @@ impl<F: TimedFilter> Driven for F {
     }
 }
 
-/// The concurrent APBF, driven from one thread.
-struct Shared(ConcurrentApbf);
+/// A concurrent filter, driven from one thread.
+struct Shared<F>(F);
 
-impl Driven for Shared {
-    fn advance(&mut self, now: u64) {
-        self.0.advance(now)
-    }
-    fn insert(&mut self, key: u64) {
-        self.0.insert_hash(key)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(key)
-    }
+macro_rules! shared {
+    ($($t:ty),*) => {$(
+        impl Driven for Shared<$t> {
+            fn advance(&mut self, now: u64) {
+                self.0.advance(now)
+            }
+            fn insert(&mut self, key: u64) {
+                self.0.insert_hash(key)
+            }
+            fn contains(&self, key: u64) -> bool {
+                self.0.contains_hash(key)
+            }
+        }
+    )*};
 }
+shared!(ConcurrentApbf, ConcurrentLineApbf);
 
 /// An arrival pattern at rate R keys per unit, in ticks of `unit` per unit.
 #[derive(Debug, Clone, Copy)]
@@ -234,6 +240,17 @@ fn concurrent_apbf_default() {
     within(DEADLINE_SECS, || {
         keeps_every_key("concurrent_apbf", |t| {
             let f: ConcurrentApbf = t.build().unwrap();
+            let (window, tau) = (f.window_time(), f.tau().unwrap());
+            (Box::new(Shared(f)), window, tau)
+        });
+    });
+}
+
+#[test]
+fn concurrent_line_apbf_default() {
+    within(DEADLINE_SECS, || {
+        keeps_every_key("concurrent_line_apbf", |t| {
+            let f: ConcurrentLineApbf = t.build().unwrap();
             let (window, tau) = (f.window_time(), f.tau().unwrap());
             (Box::new(Shared(f)), window, tau)
         });

@@ -22,9 +22,10 @@ use bloomlab_filters::timing::{TimedSwbf, TimedTbf};
 use bloomlab_filters::tlbf::Tlbf;
 use bloomlab_filters::Generational;
 use bloomlab_filters::{
-    AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, ConcurrentApbf, Filter,
-    Keyed, LineApbf, LoadError, NyPocket, OnTime, PartitionedBloomFilter, Persist, SlidingHll,
-    StableBloomFilter, Swamp, Swbf, Swlc, TimedFilter, TimingBloom, Wcss, WindowSummary,
+    AdaptiveFilter, Apbf, BlockedApbf, BloomFilter, Broom, BroomFilter, ConcurrentApbf,
+    ConcurrentLineApbf, Filter, Keyed, LineApbf, LoadError, NyPocket, OnTime,
+    PartitionedBloomFilter, Persist, SlidingHll, StableBloomFilter, Swamp, Swbf, Swlc, TimedFilter,
+    TimingBloom, Wcss, WindowSummary,
 };
 use bloomlab_filters::{ApbfShape, BloomShape};
 
@@ -203,20 +204,55 @@ steps! {
     // the broom filter's own table, queried (its insertions need the
     // remote dictionary: `Broom` steps through them)
     BroomFilter => |f: &mut BroomFilter, i| vec![f.contains(key(i)) as u64];
-    // the concurrent APBF from one thread, its clock moving as timed_step's
-    ConcurrentApbf => |f: &mut ConcurrentApbf, i| {
-        let dt = [1, 1, 1, 0, 5, 40][(mix64(i) % 6) as usize];
-        f.advance(f.now() + dt);
-        f.insert_hash(key(i % 700));
-        vec![
-            f.contains_hash(key(i.saturating_sub(3) % 700)) as u64,
-            f.contains_hash(key(i / 2 % 700)) as u64,
-            f.contains_hash(key(i + 1_000_000)) as u64,
-        ]
-    }, |f: &mut ConcurrentApbf, k| {
-        f.insert_hash(k);
-        Some(f.contains_hash(k))
-    };
+    // the concurrent filters from one thread, the clock moving as timed_step's
+    ConcurrentApbf => shared_step, shared_fresh;
+    ConcurrentLineApbf => shared_step, shared_fresh;
+}
+
+/// The concurrent filters' operations on `&self`, for one step function.
+trait OnSelf {
+    fn advance(&self, now: u64);
+    fn now(&self) -> u64;
+    fn insert_hash(&self, key: u64);
+    fn contains_hash(&self, key: u64) -> bool;
+}
+
+macro_rules! on_self {
+    ($($t:ty),*) => {$(
+        impl OnSelf for $t {
+            fn advance(&self, now: u64) {
+                <$t>::advance(self, now)
+            }
+            fn now(&self) -> u64 {
+                <$t>::now(self)
+            }
+            fn insert_hash(&self, key: u64) {
+                <$t>::insert_hash(self, key)
+            }
+            fn contains_hash(&self, key: u64) -> bool {
+                <$t>::contains_hash(self, key)
+            }
+        }
+    )*};
+}
+on_self!(ConcurrentApbf, ConcurrentLineApbf);
+
+/// A concurrent filter's step from one thread: the clock moved as
+/// `timed_step` moves it, a key inserted, three asked.
+fn shared_step<F: OnSelf>(f: &mut F, i: u64) -> Vec<u64> {
+    let dt = [1, 1, 1, 0, 5, 40][(mix64(i) % 6) as usize];
+    f.advance(f.now() + dt);
+    f.insert_hash(key(i % 700));
+    vec![
+        f.contains_hash(key(i.saturating_sub(3) % 700)) as u64,
+        f.contains_hash(key(i / 2 % 700)) as u64,
+        f.contains_hash(key(i + 1_000_000)) as u64,
+    ]
+}
+
+fn shared_fresh<F: OnSelf>(f: &mut F, k: u64) -> Option<bool> {
+    f.insert_hash(k);
+    Some(f.contains_hash(k))
 }
 
 impl<F: Generational + Persist + Clone> Subject for OnTime<F> {

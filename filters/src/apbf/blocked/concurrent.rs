@@ -36,27 +36,12 @@
 //! clearing B words); insertions and queries take no lock.
 
 use super::{key_bit, mask, multipliers, BlockedApbf, BlockedApbfShape, MAX_SLICES};
-use crate::error::check_nonzero;
+use crate::apbf::shared_clock::{SharedClock, Shift};
 use crate::hash::{fastrange, KeyHasher};
 use crate::timewindow::{OnTime, Trigger};
 use crate::ParamError;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering::*};
-use std::sync::Mutex;
-
-/// What ends a generation of a [`ConcurrentApbf`]: g insertions, or a
-/// [`Trigger`] with its τ. Crate-private: the public constructors take a
-/// [`Trigger`] and τ, the one trigger type of the crate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shift {
-    /// Every g insertions: a window of l g insertions.
-    Count,
-    /// Every τ time units on a grid from the filter's start: a window of lτ
-    /// of time.
-    Time(u64),
-    /// After τ or g insertions, whichever first.
-    Hybrid(u64),
-}
 
 /// What a filter holds beside its shape, as plain numbers: an empty
 /// filter's, a snapshot's (`persist`), a loaded file's.
@@ -113,11 +98,8 @@ pub struct ConcurrentApbf {
     /// The base (top 8 bits) and the insertions in the generation.
     state: AtomicU64,
     inserted: AtomicU64,
-    shift: Shift,
-    /// When the current generation began, and the clock (time triggers).
-    start: AtomicU64,
-    now: AtomicU64,
-    shifting: Mutex<()>,
+    /// The trigger, the clock and the shift lock.
+    clock: SharedClock,
     hasher: KeyHasher,
 }
 
@@ -141,10 +123,7 @@ impl ConcurrentApbf {
         trigger: Trigger,
     ) -> Result<Self, ParamError> {
         let (k, l, g, blocks) = shape.resolve()?;
-        let shift = match trigger {
-            Trigger::Time => Shift::Time(generation_ticks),
-            Trigger::Hybrid => Shift::Hybrid(generation_ticks),
-        };
+        let shift = Shift::timed(trigger, generation_ticks, k as u64 + l as u64)?;
         Self::with_shift(k, l, g, blocks, shift, 0)
     }
 
@@ -173,16 +152,6 @@ impl ConcurrentApbf {
         seed: u64,
     ) -> Result<Self, ParamError> {
         let words = BlockedApbf::shape(k, l, g, blocks)? * 8;
-        if let Shift::Time(tau) | Shift::Hybrid(tau) = shift {
-            check_nonzero("tau", tau)?;
-            // the window and slack of time, (k + l)τ, in a u64
-            if (k as u64 + l as u64).checked_mul(tau).is_none() {
-                return Err(ParamError::TooLarge {
-                    what: "(k + l) times tau",
-                    limit: "2^64 - 1".into(),
-                });
-            }
-        }
         let empty = State {
             words: vec![0; words],
             base: 0,
@@ -214,10 +183,7 @@ impl ConcurrentApbf {
             simd: crate::cpu::avx512(),
             state: AtomicU64::new(pack(state.base, state.count)),
             inserted: AtomicU64::new(state.inserted),
-            shift,
-            start: AtomicU64::new(state.start),
-            now: AtomicU64::new(state.now),
-            shifting: Mutex::new(()),
+            clock: SharedClock::new(shift, state.start, state.now),
             hasher,
         }
     }
@@ -245,7 +211,7 @@ impl ConcurrentApbf {
 
     /// Records a key the caller hashed itself.
     pub fn insert_hash(&self, key: u64) {
-        let by_count = matches!(self.shift, Shift::Count | Shift::Hybrid(_));
+        let by_count = self.clock.by_count();
         let base = loop {
             let (base, count) = unpack(self.state.fetch_add(1, AcqRel));
             if !(by_count && count >= self.g) {
@@ -286,42 +252,18 @@ impl ConcurrentApbf {
     /// returns is in a generation begun within τ of `now`. Does nothing for
     /// count generations.
     pub fn advance(&self, now: u64) {
-        let tau = self.tau_or_zero();
-        if tau == 0 {
-            return;
-        }
-        self.now.fetch_max(now, AcqRel);
-        // even when another thread moved the clock further, the shifts due
-        // by `now` must be made before this returns (an insertion after it
-        // belongs to a generation begun within τ of `now`): wait for them
-        if now.saturating_sub(self.start.load(Acquire)) < tau {
-            return;
-        }
-        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
-        let start = self.start.load(Acquire);
-        let now = self.now.load(Acquire);
-        let due = now.saturating_sub(start) / tau;
-        for _ in 0..due.min(self.slices()) {
+        self.clock.advance(now, self.slices(), || {
             self.shift_locked(|_| true);
-        }
-        self.start.store(start + due * tau, Release);
-    }
-
-    /// τ, or 0 for the count trigger.
-    fn tau_or_zero(&self) -> u64 {
-        match self.shift {
-            Shift::Count => 0,
-            Shift::Time(t) | Shift::Hybrid(t) => t,
-        }
+        });
     }
 
     /// The shift an insertion that found generation `base` full makes (or
     /// finds made).
     fn shift_full(&self, base: u64) {
-        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = self.clock.lock();
         let g = self.g;
         if self.shift_locked(|(b, count)| b == base && count >= g) {
-            self.start.store(self.now.load(Acquire), Release);
+            self.clock.restart();
         }
     }
 
@@ -360,10 +302,7 @@ impl ConcurrentApbf {
     /// The window: l g insertions for count generations, lτ time units
     /// otherwise.
     pub fn window(&self) -> u64 {
-        match self.shift {
-            Shift::Count => self.l as u64 * self.g,
-            Shift::Time(t) | Shift::Hybrid(t) => self.l as u64 * t,
-        }
+        self.clock.window(self.l, self.g)
     }
 
     /// k: slices a key is written to.
@@ -390,17 +329,13 @@ impl ConcurrentApbf {
     /// τ: the longest a generation lasts, in clock ticks (None for the
     /// count trigger).
     pub fn tau(&self) -> Option<u64> {
-        Some(self.tau_or_zero()).filter(|&t| t > 0)
+        self.clock.tau()
     }
 
     /// What ends a generation besides g insertions: None for count
     /// generations, else the trigger (with τ, [`tau`](Self::tau)).
     pub fn trigger(&self) -> Option<Trigger> {
-        match self.shift {
-            Shift::Count => None,
-            Shift::Time(_) => Some(Trigger::Time),
-            Shift::Hybrid(_) => Some(Trigger::Hybrid),
-        }
+        self.clock.trigger()
     }
 
     /// T = lτ: every key younger than this (in clock ticks) is reported
@@ -424,12 +359,12 @@ impl ConcurrentApbf {
 
     /// The clock: the latest time it was advanced to.
     pub fn now(&self) -> u64 {
-        self.now.load(Acquire)
+        self.clock.now()
     }
 
     /// When the current generation began (time triggers).
     pub fn generation_start(&self) -> u64 {
-        self.start.load(Acquire)
+        self.clock.start()
     }
 
     /// Bits of state: the words, and 64 each for the state word, the clock
@@ -469,9 +404,9 @@ impl ConcurrentApbf {
     /// state (see [`to_blocked`](Self::to_blocked)).
     pub fn to_on_time(&self) -> Option<OnTime<BlockedApbf>> {
         let trigger = self.trigger()?;
-        let mut f =
-            OnTime::wrap(self.to_blocked(), self.tau_or_zero(), trigger).expect("a valid shape");
-        f.set_clock(self.start.load(Acquire), self.now.load(Acquire));
+        let mut f = OnTime::wrap(self.to_blocked(), self.clock.tau_or_zero(), trigger)
+            .expect("a valid shape");
+        f.set_clock(self.clock.start(), self.clock.now());
         Some(f)
     }
 }
@@ -496,4 +431,4 @@ impl crate::Filter for ConcurrentApbf {
 mod persist;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

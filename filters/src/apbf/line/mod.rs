@@ -53,7 +53,10 @@
 use crate::hash::{fastrange, mix64, GOLDEN};
 use crate::lines::Line;
 use crate::{Filter, ParamError, SlidingFilter};
+use lanes::{lane_words, low_bits, newest_words, position, rotl, run_steps, Runs};
 
+mod concurrent;
+mod lanes;
 mod persist;
 mod shape;
 mod simd;
@@ -61,6 +64,7 @@ mod sizing;
 pub use sizing::MAX_SIZED_K;
 mod theory;
 
+pub use concurrent::{ConcurrentLineApbf, MAX_CONCURRENT_G};
 pub use shape::LineApbfShape;
 pub use theory::LineTheory;
 
@@ -96,32 +100,6 @@ fn stamp(line: &Line) -> u16 {
 pub(crate) fn positions(key: u64) -> (u64, u64) {
     let a = mix64(key);
     (a, mix64(a ^ GOLDEN))
-}
-
-/// The key's bit position in lane j.
-#[inline]
-fn position(a: u64, b: u64, j: u32) -> u32 {
-    let w = if j < 16 { a } else { b };
-    ((w >> (4 * (j & 15))) & 15) as u32
-}
-
-/// Lanes of `mask` (bit j: lane j) as the eight words of a line, each set
-/// lane all ones.
-#[inline]
-fn lane_words(mask: u32) -> [u64; 8] {
-    std::array::from_fn(|w| {
-        let nib = mask >> (4 * w);
-        (0..4).fold(0u64, |acc, i| {
-            acc | ((nib >> i & 1) as u64 * 0xFFFF) << (16 * i)
-        })
-    })
-}
-
-/// `x` (n bits) rotated left by r < n within n bits.
-#[inline(always)]
-fn rotl(x: u64, r: u32, n: u32) -> u64 {
-    let full = (1u64 << n) - 1;
-    ((x << r) | (x >> (n - r))) & full
 }
 
 /// A line APBF (see the module documentation).
@@ -303,13 +281,13 @@ impl LineApbf {
     /// generation), which a branch would mispredict half the time.
     #[inline(always)]
     fn decide(&self, line: &Line, hits: u32) -> bool {
-        let physical = hits as u64 & self.full;
-        let mut run = physical | physical << self.slices();
-        for s in self.steps {
-            run &= run >> s;
-        }
-        let starts = self.starts & (u64::MAX << self.behind(line));
-        (run >> self.base) & starts != 0
+        let runs = Runs {
+            full: self.full,
+            starts: self.starts,
+            steps: self.steps,
+            slices: self.slices(),
+        };
+        runs.decide(hits, self.base, self.behind(line))
     }
 
     /// Clears the line's pending lanes and stamps it clean.
@@ -369,34 +347,6 @@ impl LineApbf {
             Self::clean(&mut self.lines[i], stale, self.generation);
         }
     }
-}
-
-/// The k newest slices' lanes (physical base .. base + k mod k + l) as line
-/// words. Total for any input (a loaded file is checked after this runs).
-fn newest_words(k: u32, l: u32, base: u32) -> [u64; 8] {
-    let n = (k + l).clamp(1, MAX_SLICES);
-    let k = k.min(n);
-    lane_words(rotl((1u64 << k) - 1, base % n, n) as u32)
-}
-
-/// The low `n` bits set (n <= 63).
-#[inline(always)]
-fn low_bits(n: u32) -> u64 {
-    (1u64 << n) - 1
-}
-
-/// The shifts whose AND-ing leaves bit i of a mask set exactly when bits
-/// i .. i + k - 1 are (k <= 31: at most five; unused ones 0).
-fn run_steps(k: u32) -> [u32; 5] {
-    let mut steps = [0; 5];
-    let mut have = 1;
-    for s in steps.iter_mut() {
-        if have < k {
-            *s = have.min(k - have);
-            have += *s;
-        }
-    }
-    steps
 }
 
 /// Default L for (k, g): a slice's bits ⌈k g / ln 2⌉ (the APBF's) in

@@ -4,29 +4,12 @@
 //!
 //! [`Persist::to_bytes`]: crate::Persist::to_bytes
 
-use super::{unpack, BlockedApbf, ConcurrentApbf, Shift, State, COUNT_MASK};
+use super::{unpack, BlockedApbf, ConcurrentApbf, State, COUNT_MASK};
+use crate::apbf::shared_clock::Shift;
 use crate::hash::KeyHasher;
-use crate::persist::{ensure, Codec, LoadError, Reader, Writer};
+use crate::persist::{Codec, LoadError, Reader, Writer};
 use crate::ParamError;
 use std::sync::atomic::Ordering::*;
-
-impl Codec for Shift {
-    fn put(&self, w: &mut Writer) {
-        match *self {
-            Shift::Count => (0u8, 0u64).put(w),
-            Shift::Time(t) => (1u8, t).put(w),
-            Shift::Hybrid(t) => (2u8, t).put(w),
-        }
-    }
-    fn get(r: &mut Reader<'_>) -> Result<Self, LoadError> {
-        match <(u8, u64)>::get(r)? {
-            (0, _) => Ok(Shift::Count),
-            (1, t) => Ok(Shift::Time(t)),
-            (2, t) => Ok(Shift::Hybrid(t)),
-            (v, _) => Err(LoadError::Invalid(format!("shift kind {v}"))),
-        }
-    }
-}
 
 impl ConcurrentApbf {
     /// The state, copied under the shift lock: no slice is cleared and no
@@ -37,21 +20,16 @@ impl ConcurrentApbf {
     /// yet in the copy (its shifts are made by the next `advance` of the
     /// restored filter).
     fn snapshot(&self) -> State {
-        let _guard = self.shifting.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = self.clock.lock();
         let (base, count) = unpack(self.state.load(Acquire));
         let words: Vec<u64> = self.words.iter().map(|a| a.load(Acquire)).collect();
-        let start = self.start.load(Acquire);
-        let tau = self.tau_or_zero();
-        let now = match tau {
-            0 => self.now.load(Acquire),
-            t => self.now.load(Acquire).min(start + t - 1),
-        };
+        let (start, now) = self.clock.snapshot();
         State {
             words,
             base,
             // insertions that claimed a place meanwhile and were counted
             // past g before their shift: at most g in the copy
-            count: match self.shift {
+            count: match self.clock.shift() {
                 Shift::Count | Shift::Hybrid(_) => count.min(self.g),
                 Shift::Time(_) => count,
             },
@@ -67,7 +45,7 @@ impl ConcurrentApbf {
 impl Clone for ConcurrentApbf {
     fn clone(&self) -> Self {
         let shape = (self.k, self.l, self.g, self.blocks);
-        Self::assemble(shape, self.shift, self.hasher, self.snapshot())
+        Self::assemble(shape, self.clock.shift(), self.hasher, self.snapshot())
     }
 }
 
@@ -78,7 +56,7 @@ impl Codec for ConcurrentApbf {
         let s = self.snapshot();
         (self.k, self.l).put(w);
         (self.g, self.blocks).put(w);
-        self.shift.put(w);
+        self.clock.shift().put(w);
         self.hasher.seed().put(w);
         s.words.put(w);
         (s.base, s.count).put(w);
@@ -123,17 +101,7 @@ impl crate::persist::sealed::Design for ConcurrentApbf {
         "concurrent_blocked_apbf".into()
     }
     fn check(&self) -> Result<(), String> {
-        let tau = self.tau_or_zero();
-        let (start, now) = (self.start.load(Relaxed), self.now.load(Relaxed));
-        ensure(self.shift == Shift::Count || tau >= 1, || "tau is 0".into())?;
-        ensure(tau == 0 || (start <= now && now - start < tau), || {
-            format!("generation begun at {start} of {now}")
-        })?;
-        ensure(
-            self.l as u64 * self.k as u64 >= 1
-                && (self.l as u64).checked_mul(tau.max(self.g)).is_some(),
-            || "a window that overflows".into(),
-        )
+        self.clock.check(self.k, self.l, self.g)
     }
 }
 

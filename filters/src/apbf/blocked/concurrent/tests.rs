@@ -79,14 +79,34 @@ fn one_thread_answers_as_the_sequential_time_filter() {
 const THREADS: u64 = 4;
 const PER: u64 = 100_000;
 
+/// A filter the race below drives: insertions, queries and the clock on
+/// `&self`, and a save that loads.
+pub(crate) trait Racing: Send + Sync + 'static + crate::Persist {
+    fn insert_hash(&self, key: u64);
+    fn contains_hash(&self, key: u64) -> bool;
+    fn advance(&self, now: u64);
+}
+
+impl Racing for ConcurrentApbf {
+    fn insert_hash(&self, key: u64) {
+        ConcurrentApbf::insert_hash(self, key)
+    }
+    fn contains_hash(&self, key: u64) -> bool {
+        ConcurrentApbf::contains_hash(self, key)
+    }
+    fn advance(&self, now: u64) {
+        ConcurrentApbf::advance(self, now)
+    }
+}
+
 /// Four writers insert their own keys; before each insertion a writer
 /// takes a stamp (`stamp`, from a counter shared by all), and after it
 /// publishes (stamp, key). A reader queries each writer's latest finished
 /// key, reads the counter, and counts the misses among the keys `inside`
 /// (stamp, counter) says must be reported. Returns (checked, misses).
-fn race(
-    f: &Arc<ConcurrentApbf>,
-    stamp: fn(&ConcurrentApbf, &AtomicU64, u64) -> u64,
+pub(crate) fn race<F: Racing>(
+    f: &Arc<F>,
+    stamp: fn(&F, &AtomicU64, u64) -> u64,
     inside: fn(u64, u64) -> bool,
 ) -> (u64, u64) {
     race_on(f, stamp, inside, false)
@@ -95,9 +115,9 @@ fn race(
 /// [`race`], the reader asking either the live filter or (`saved`) a
 /// filter loaded from `to_bytes` taken after it read the finished keys
 /// and while the writers go on.
-fn race_on(
-    f: &Arc<ConcurrentApbf>,
-    stamp: fn(&ConcurrentApbf, &AtomicU64, u64) -> u64,
+pub(crate) fn race_on<F: Racing>(
+    f: &Arc<F>,
+    stamp: fn(&F, &AtomicU64, u64) -> u64,
     inside: fn(u64, u64) -> bool,
     saved: bool,
 ) -> (u64, u64) {
@@ -111,11 +131,9 @@ fn race_on(
             let (mut checked, mut misses) = (0u64, 0u64);
             while !stop.load(Acquire) {
                 let finished: Vec<u64> = done.iter().map(|d| d.load(Acquire)).collect();
-                let copy = saved.then(|| {
-                    use crate::Persist;
-                    ConcurrentApbf::from_bytes(&f.to_bytes()).expect("loads its own snapshot")
-                });
-                let asked = copy.as_ref().unwrap_or(&f);
+                let copy =
+                    saved.then(|| F::from_bytes(&f.to_bytes()).expect("loads its own snapshot"));
+                let asked: &F = copy.as_ref().unwrap_or(&f);
                 for &v in &finished {
                     if v == u64::MAX {
                         continue;
@@ -181,7 +199,7 @@ fn finished_insertions_are_reported_under_concurrent_shifts() {
 
 /// A writer's stamp: the shared clock, moved on by one about every 8th
 /// key, and the filter advanced to it.
-fn tick_every_8th(f: &ConcurrentApbf, clock: &AtomicU64, key: u64) -> u64 {
+pub(crate) fn tick_every_8th<F: Racing>(f: &F, clock: &AtomicU64, key: u64) -> u64 {
     let now = if mix64(key).is_multiple_of(8) {
         clock.fetch_add(1, AcqRel) + 1
     } else {
