@@ -177,6 +177,11 @@ pub struct SlurmOpts {
     /// node sees [default: RESULTS_DIR/shards/NAME]
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The most memory a task may request, in GiB (a node's size): a spec
+    /// whose points need more is refused before any script is written, its
+    /// points over it named with their estimates
+    #[arg(long, value_name = "GIB")]
+    pub mem_cap: Option<f64>,
 }
 
 /// `bloomlab slurm SPEC --shards N`.

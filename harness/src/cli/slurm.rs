@@ -6,8 +6,11 @@
 
 use super::args::{output_dirs, ReproduceArgs, SlurmArgs, SlurmOpts};
 use crate::engine::{default_parts_dir, experiment_files};
+use crate::passes::describe_point;
 use crate::report;
+use crate::resources::gib;
 use crate::spec::Spec;
+use crate::sweep::{self, Budget, Prepared};
 use std::path::{Path, PathBuf};
 
 /// The `run`/`merge` flags the jobs pass on.
@@ -78,9 +81,10 @@ pub(super) fn refuse_without_slurm(o: &SlurmOpts) -> anyhow::Result<()> {
         || o.time.is_some()
         || o.submit
         || o.out.is_some()
+        || o.mem_cap.is_some()
     {
         return Err(anyhow::anyhow!(
-            "--shards, --partition, --time, --submit and --out are Slurm settings: add --slurm"
+            "--shards, --partition, --time, --submit, --out and --mem-cap are Slurm settings: add --slurm"
         ));
     }
     Ok(())
@@ -237,12 +241,78 @@ fn header(job: &str, log: &str, cwd: &Path, out: &Path, o: &SlurmOpts) -> String
     h
 }
 
+/// What the merge job requests: it holds the parts' rows and draws the
+/// charts, never a filter.
+pub const MERGE_MEM_MIB: u64 = 1024;
+
+/// What an array task requests beyond its points' estimate: the process's
+/// own memory, which no point's estimate holds (code, thread stacks, the
+/// allocator's retained pages, theory tables). Shard 0 of 4 of
+/// `compare.toml --quick` peaks at 45 MB resident where its plan's largest
+/// point is 10 MiB (`/usr/bin/time -v`, docs/cluster.md).
+pub const TASK_BASE_MIB: u64 = 256;
+
+/// The memory (MiB) each array task requests: what its run checks against
+/// its allocation ([`Prepared::peak_need`]: its `cpus` largest points at
+/// once, the traces, a quarter of headroom) and [`TASK_BASE_MIB`] for the
+/// process, so that no task is refused or killed. One array has one request, so every task asks for the spec's
+/// largest need. Refused above `cap` GiB, before any script is written, with
+/// the points over it and their estimates.
+fn task_mem_mib(
+    spec: &Spec,
+    prepared: &Prepared,
+    cpus: usize,
+    cap: Option<f64>,
+) -> anyhow::Result<u64> {
+    let need = prepared.peak_need(cpus) + (TASK_BASE_MIB << 20);
+    let Some(cap_gib) = cap else {
+        return Ok(need.div_ceil(1 << 20));
+    };
+    if !(cap_gib.is_finite() && cap_gib > 0.0) {
+        return Err(anyhow::anyhow!(
+            "--mem-cap {cap_gib} must be a positive number of GiB"
+        ));
+    }
+    let cap = (cap_gib * (1u64 << 30) as f64).min(u64::MAX as f64) as u64;
+    if need <= cap {
+        return Ok(need.div_ceil(1 << 20));
+    }
+    let over = prepared.points_over(cap.saturating_sub(TASK_BASE_MIB << 20));
+    if over.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{}: {cpus} points at once need about {} (with a quarter of headroom and {TASK_BASE_MIB} MiB for the process), above --mem-cap {cap_gib} GiB: use fewer --cpus-per-task",
+            spec.name,
+            gib(need)
+        ));
+    }
+    let named: Vec<String> = over
+        .iter()
+        .take(5)
+        .map(|(p, need)| {
+            format!(
+                "{} needs {}",
+                describe_point(&p.point),
+                gib(*need + (TASK_BASE_MIB << 20))
+            )
+        })
+        .collect();
+    Err(anyhow::anyhow!(
+        "{}: {} point(s) need more than --mem-cap {cap_gib} GiB (the estimate with a quarter of headroom, and {TASK_BASE_MIB} MiB for the process), so no task could run them; nothing written: {}{}",
+        spec.name,
+        over.len(),
+        named.join("; "),
+        if over.len() > 5 { "; ..." } else { "" }
+    ))
+}
+
 /// Writes the array and merge scripts of one spec; returns where they are.
 fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs> {
     let shards = o
         .shards
         .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
     let spec = Spec::load(spec_path)?;
+    let prepared = sweep::prepare(&spec, f.quick, &Budget::unchecked())?;
+    let mem_mib = task_mem_mib(&spec, &prepared, o.cpus_per_task as usize, o.mem_cap)?;
     let suffix = if f.quick { "_quick" } else { "" };
     let (results_dir, _) = output_dirs(f.quick, f.update_baselines, f.results_dir, f.plots_dir);
     let out = o
@@ -267,12 +337,13 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
     }
     let mut array = header(&job, "slurm-%A_%a.out");
     array += &format!(
-        "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n# Written by `bloomlab slurm`: task I runs shard I of {} of {}\n# and writes its part file to {}.\nset -eu\nexec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\" --out {} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{pass_on}\n",
+        "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={mem_mib}M\n# Written by `bloomlab slurm`: task I runs shard I of {} of {}\n# and writes its part file to {}. --mem is the plan's largest need of a task\n# ({} point(s) at once, with a quarter of headroom, and {TASK_BASE_MIB} MiB for the process).\nset -eu\nexec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\" --out {} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{pass_on}\n",
         shards - 1,
         o.cpus_per_task,
         shards,
         spec_path.display(),
         out.display(),
+        o.cpus_per_task,
         sh(&exe.display().to_string()),
         sh(&spec_path.display().to_string()),
         sh(&out.display().to_string()),
@@ -289,7 +360,7 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
     }
     let mut merge = header(&format!("{job}-merge"), "slurm-merge-%j.out");
     merge += &format!(
-        "#SBATCH --cpus-per-task=1\n# Written by `bloomlab slurm`: merges the parts in {} into the results of {}.\nset -eu\nexec {} merge {} {}{merge_flags}\n",
+        "#SBATCH --cpus-per-task=1\n#SBATCH --mem={MERGE_MEM_MIB}M\n# Written by `bloomlab slurm`: merges the parts in {} into the results of {}.\nset -eu\nexec {} merge {} {}{merge_flags}\n",
         out.display(),
         spec_path.display(),
         sh(&exe.display().to_string()),
@@ -349,6 +420,7 @@ mod tests {
             cpus_per_task: 1,
             submit: false,
             out: Some(out.clone()),
+            mem_cap: None,
         };
         let f = Flags {
             quick: false,
@@ -370,5 +442,65 @@ mod tests {
         std::fs::copy(&spec, &ok_spec).unwrap();
         let e = write_jobs(&ok_spec, &o, &f).err().unwrap().to_string();
         assert!(e.contains("--results-dir"), "{e}");
+    }
+
+    /// The array requests its largest point's need (with the headroom and
+    /// the process's share) and the merge its own; a cap below a point's
+    /// need refuses the spec before any script is written, naming the point.
+    #[test]
+    fn tasks_request_the_plans_memory_and_a_cap_refuses_before_writing() {
+        let d = tempfile::tempdir().unwrap();
+        let spec = d.path().join("big.toml");
+        // an APBF of 4 + 3 slices of about 2^27 bits each: about 112 MiB
+        std::fs::write(
+            &spec,
+            "name = \"big\"\nmetrics = [\"fpr\"]\n[[sweep]]\ndesign = \"apbf\"\npoints = [{ k = 4, l = 3, g = 20 }, { k = 4, l = 3, g = 23000000 }]\n",
+        )
+        .unwrap();
+        let out = d.path().join("out");
+        let mut o = SlurmOpts {
+            shards: Some(2),
+            partition: None,
+            time: None,
+            cpus_per_task: 1,
+            submit: false,
+            out: Some(out.clone()),
+            mem_cap: None,
+        };
+        let f = Flags {
+            quick: true,
+            update_baselines: false,
+            results_dir: &None,
+            plots_dir: &None,
+        };
+        let jobs = write_jobs(&spec, &o, &f).unwrap();
+        let array = std::fs::read_to_string(&jobs.array).unwrap();
+        let mem: u64 = array
+            .lines()
+            .find_map(|l| l.strip_prefix("#SBATCH --mem="))
+            .and_then(|v| v.strip_suffix('M'))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let prepared =
+            sweep::prepare(&Spec::load(&spec).unwrap(), true, &Budget::unchecked()).unwrap();
+        assert_eq!(
+            mem,
+            (prepared.peak_need(1) + (TASK_BASE_MIB << 20)).div_ceil(1 << 20)
+        );
+        assert!(
+            mem > TASK_BASE_MIB + 100,
+            "{mem} MiB for a point of about 112 MiB"
+        );
+        let merge = std::fs::read_to_string(&jobs.merge).unwrap();
+        assert!(merge.contains(&format!("#SBATCH --mem={MERGE_MEM_MIB}M")));
+        std::fs::remove_dir_all(&out).unwrap();
+        o.mem_cap = Some((mem - 1) as f64 / 1024.0);
+        let e = write_jobs(&spec, &o, &f).err().unwrap().to_string();
+        assert!(e.contains("1 point(s)") && e.contains("g=23000000"), "{e}");
+        let scripts = std::fs::read_dir(&out).map(|r| r.count()).unwrap_or(0);
+        assert_eq!(scripts, 0, "a refused spec writes no script");
+        o.mem_cap = Some(f64::NAN);
+        assert!(write_jobs(&spec, &o, &f).is_err());
     }
 }

@@ -115,6 +115,34 @@ impl Prepared {
         self.plans.iter().map(|p| (p.point.index, p.cost)).collect()
     }
 
+    /// The memory a run of these points on `threads` threads needs, with
+    /// the quarter of headroom every memory check keeps: what a run (or a
+    /// Slurm array task, whose threads are its CPUs) checks against its
+    /// limit, so a task given this much is not refused.
+    pub fn peak_need(&self, threads: usize) -> u64 {
+        let traces = prepare::trace_bytes(&self.trace, &self.query_trace);
+        crate::resources::with_headroom(prepare::peak(&self.plans, traces, threads).0)
+    }
+
+    /// The points whose own need (one at a time, with the traces and the
+    /// headroom) passes `limit` bytes, with that need, largest first.
+    pub fn points_over(&self, limit: u64) -> Vec<(&PointPlan, u64)> {
+        let traces = prepare::trace_bytes(&self.trace, &self.query_trace);
+        let mut over: Vec<(&PointPlan, u64)> = self
+            .plans
+            .iter()
+            .map(|p| {
+                (
+                    p,
+                    crate::resources::with_headroom(p.bytes.total().saturating_add(traces)),
+                )
+            })
+            .filter(|&(_, need)| need > limit)
+            .collect();
+        over.sort_by_key(|&(p, need)| (std::cmp::Reverse(need), p.point.index));
+        over
+    }
+
     /// The run's estimated wall time on `threads` threads, in seconds (the
     /// shard weights' estimate: this repository's machine).
     pub fn estimated_seconds(&self, threads: usize) -> f64 {

@@ -119,11 +119,7 @@ fn prepared(
         None => None,
     };
     if let Some(limit) = budget.memory {
-        let traces: u64 = [&trace, &query_trace]
-            .iter()
-            .filter_map(|t| t.as_ref())
-            .map(|t| t.bytes())
-            .sum();
+        let traces = trace_bytes(&trace, &query_trace);
         check_memory(spec, &plans, traces, budget.threads, limit)?;
     }
     if let Some(e) = too_long {
@@ -231,6 +227,34 @@ fn check_kind(b: &designs::Built, design: &str, wanted: &[PassKind]) -> anyhow::
     }
 }
 
+/// The bytes of the loaded traces.
+pub(super) fn trace_bytes(trace: &Option<Arc<Trace>>, query_trace: &Option<Arc<Trace>>) -> u64 {
+    [trace, query_trace]
+        .iter()
+        .filter_map(|t| t.as_ref())
+        .map(|t| t.bytes())
+        .sum()
+}
+
+/// A run's peak estimate: its `threads` largest points at once plus the
+/// traces (without headroom), the points measured at once, and the largest
+/// point. What [`check_memory`] holds against a limit and what a Slurm
+/// array task requests ([`Prepared::peak_need`](super::Prepared::peak_need)).
+pub(super) fn peak(
+    plans: &[PointPlan],
+    traces: u64,
+    threads: usize,
+) -> (u64, usize, Option<&PointPlan>) {
+    let mut peaks: Vec<&PointPlan> = plans.iter().collect();
+    peaks.sort_by_key(|p| std::cmp::Reverse(p.bytes.total()));
+    let at_once = threads.clamp(1, plans.len().max(1));
+    let run: u64 = peaks
+        .iter()
+        .take(at_once)
+        .fold(traces, |acc, p| acc.saturating_add(p.bytes.total()));
+    (run, at_once, peaks.first().copied())
+}
+
 /// Refuses a run whose largest points, `threads` of them at once, plus the
 /// traces, would pass `limit` bytes.
 fn check_memory(
@@ -240,17 +264,10 @@ fn check_memory(
     threads: usize,
     limit: u64,
 ) -> anyhow::Result<()> {
-    let mut peaks: Vec<&PointPlan> = plans.iter().collect();
-    peaks.sort_by_key(|p| std::cmp::Reverse(p.bytes.total()));
-    let at_once = threads.clamp(1, plans.len().max(1));
-    let run: u64 = peaks
-        .iter()
-        .take(at_once)
-        .fold(traces, |acc, p| acc.saturating_add(p.bytes.total()));
-    if with_headroom(run) <= limit {
+    let (run, at_once, largest) = peak(plans, traces, threads);
+    let Some(p) = largest.filter(|_| with_headroom(run) > limit) else {
         return Ok(());
-    }
-    let p = peaks[0];
+    };
     let threads_note = if at_once > 1 {
         format!("; {at_once} points at once need about {}", gib(run))
     } else {
