@@ -66,6 +66,16 @@ pub struct RunArgs {
     /// With --shard: print how the points are dealt to the shards, and stop
     #[arg(long, requires = "shard")]
     pub dry_run: bool,
+    /// With --dry-run: the part files of an earlier run of this spec (all
+    /// its points, e.g. from --shard 0/1): the deal's balance judged by
+    /// their measured seconds beside the estimate's
+    #[arg(long, value_name = "DIR", requires = "dry_run")]
+    pub measured: Option<PathBuf>,
+    /// With --measured: write each design's measured seconds over its
+    /// estimated seconds to FILE (results/point_costs.csv is the table
+    /// the harness deals by, compiled in)
+    #[arg(long, value_name = "FILE", requires = "measured")]
+    pub fit: Option<PathBuf>,
     /// The trace to run the spec on instead of its workload; the outputs
     /// are named NAME_trace-STEM-HASH.
     #[command(flatten)]

@@ -18,6 +18,8 @@ pub(super) fn run_shard(a: RunArgs, shard: Shard) -> anyhow::Result<()> {
         threads: a.threads.map(usize::from),
         memory_limit: a.memory_limit,
         dry_run: a.dry_run,
+        measured: a.measured.clone(),
+        fit: a.fit.clone(),
         fresh: a.fresh,
     })
 }

@@ -26,6 +26,11 @@ pub struct ShardJob<'a> {
     pub memory_limit: Option<f64>,
     /// Print the shard's points and estimated work, run nothing.
     pub dry_run: bool,
+    /// With `dry_run`: the part files of an earlier run of all the spec's
+    /// points, whose measured seconds judge the deal's balance.
+    pub measured: Option<PathBuf>,
+    /// With `measured`: where the fitted cost factors go.
+    pub fit: Option<PathBuf>,
     /// Ignore the shard's checkpoint.
     pub fresh: bool,
 }
@@ -41,15 +46,39 @@ pub fn run_shard(a: &ShardJob) -> anyhow::Result<()> {
     let budget = super::budget(&spec, a.threads, a.memory_limit)?;
     let threads = budget.threads;
     let prepared = sweep::prepare(&spec, a.quick, &budget)?;
+    let id = part::SpecId::new(&spec.name, &text, a.quick);
     if a.dry_run {
+        let costs = prepared.costs();
         print!(
             "{}: {}",
             spec.name,
-            sweep::shard::describe(&prepared.costs(), shard.count, Some(shard.index))
+            sweep::shard::describe(&costs, shard.count, Some(shard.index))
         );
+        if let Some(dir) = &a.measured {
+            let expected: Vec<usize> = costs.iter().map(|c| c.0).collect();
+            let measured = part::merge(dir, &id, &expected)?.seconds;
+            // the shard count asked for, and the counts docs/cluster.md reports
+            let mut counts = vec![shard.count, 4, 16, 64];
+            counts.sort_unstable();
+            counts.dedup();
+            for n in counts {
+                let b = sweep::shard::balance(&costs, &measured, n)
+                    .ok_or_else(|| anyhow::anyhow!("{} lacks a point's seconds", dir.display()))?;
+                print!("{}", sweep::shard::describe_balance(&b));
+            }
+            if let Some(file) = &a.fit {
+                let fits = fit_costs(&prepared.plans, &measured);
+                report::write_atomic(file, crate::passes::fitted::write(&fits).as_bytes())?;
+                eprintln!(
+                    "{}: wrote the cost factors of {} design(s) to {}",
+                    spec.name,
+                    fits.len(),
+                    file.display()
+                );
+            }
+        }
         return Ok(());
     }
-    let id = part::SpecId::new(&spec.name, &text, a.quick);
     let lock_name = format!(
         "{}{}.part-{}-of-{}",
         spec.name,
@@ -88,6 +117,29 @@ pub fn run_shard(a: &ShardJob) -> anyhow::Result<()> {
         path.display()
     );
     Ok(())
+}
+
+/// Each design's measured seconds over its estimate (from `OP_NS`, before
+/// any fitted factor), summed over its points.
+fn fit_costs(
+    plans: &[crate::passes::PointPlan],
+    measured: &std::collections::BTreeMap<usize, f64>,
+) -> Vec<crate::passes::fitted::Fit> {
+    let mut by: std::collections::BTreeMap<&str, crate::passes::fitted::Fit> = Default::default();
+    for p in plans {
+        let f = by
+            .entry(p.point.design.as_str())
+            .or_insert_with(|| crate::passes::fitted::Fit {
+                design: p.point.design.clone(),
+                points: 0,
+                estimated_s: 0.0,
+                measured_s: 0.0,
+            });
+        f.points += 1;
+        f.estimated_s += p.base_cost * 1e-9;
+        f.measured_s += measured.get(&p.point.index).copied().unwrap_or(0.0);
+    }
+    by.into_values().collect()
 }
 
 /// Merges the part files in `dir` (default: [`default_parts_dir`]) into

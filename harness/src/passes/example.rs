@@ -87,7 +87,9 @@ mod tests {
         let (ins, query) = crate::designs::lookup("apbf").unwrap().op_ns();
         let membership = &plan.passes[0].1;
         let without = membership.inserts * ins + membership.queries * query;
-        assert_eq!(plan.cost, without + 6.0 * (ins + query));
+        assert_eq!(plan.base_cost, without + 6.0 * (ins + query));
+        let fitted = crate::passes::fitted::factor("apbf");
+        assert_eq!(plan.cost, plan.base_cost * fitted);
         assert!(plan.bytes.parts.contains(&("example keys", 48)));
         let opts = RunOptions::one_thread();
         let out = sweep::run(&spec, SPEC, &prepared, &opts).unwrap();

@@ -21,6 +21,7 @@
 pub mod adversary;
 #[cfg(test)]
 mod example;
+pub mod fitted;
 pub mod membership;
 pub mod seen;
 pub mod speed;
@@ -219,10 +220,14 @@ pub struct PointPlan {
     pub settings: Arc<Settings>,
     /// The passes the point runs, in order, with their work.
     pub passes: Vec<(PassKind, Work)>,
-    /// The estimated work in nanoseconds of this repository's machine
-    /// ([`designs::Design::op_ns`]): shard weights, order of the run, the
-    /// work limit and the time estimate.
+    /// The estimated work in nanoseconds of this repository's machine:
+    /// [`base_cost`](Self::base_cost) times the design's fitted factor
+    /// ([`fitted::factor`]): shard weights, order of the run, the work
+    /// limit and the time estimate.
     pub cost: f64,
+    /// The work from the design's cost per operation alone
+    /// ([`designs::Design::op_ns`]), what the fitted factors are fitted to.
+    pub base_cost: f64,
     /// The estimated peak memory.
     pub bytes: PointBytes,
 }
@@ -263,13 +268,15 @@ impl PointPlan {
         let mut parts = vec![("filter", design_bytes.saturating_mul(copies))];
         parts.extend(passes.iter().flat_map(|(_, w)| w.bytes.iter().copied()));
         parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        let fitted = fitted::factor(&point.design);
         Ok(PointPlan {
             point,
             params,
             design,
             settings,
             passes,
-            cost: ops.max(1.0),
+            cost: ops.max(1.0) * fitted,
+            base_cost: ops.max(1.0),
             bytes: PointBytes { parts },
         })
     }

@@ -140,6 +140,8 @@ pub struct Merged {
     pub rows: BTreeMap<usize, PointRows>,
     /// Per shard: (points, seconds of measurement).
     pub shards: Vec<(usize, f64)>,
+    /// Each point's measured seconds, by index.
+    pub seconds: BTreeMap<usize, f64>,
 }
 
 /// Reads the parts of `id` in `dir` and checks that together they hold
@@ -153,6 +155,7 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
     let mut merged = Merged {
         rows: BTreeMap::new(),
         shards: Vec::new(),
+        seconds: BTreeMap::new(),
     };
     for path in &files {
         let part = read_part(path, id)?;
@@ -188,6 +191,7 @@ pub fn merge(dir: &Path, id: &SpecId, expected: &[usize]) -> anyhow::Result<Merg
                 ));
             }
             seconds += r.seconds;
+            merged.seconds.insert(r.index, r.seconds);
             let extra = r.extra.into_iter().map(from_json).collect();
             merged
                 .rows

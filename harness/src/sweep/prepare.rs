@@ -345,7 +345,8 @@ mod tests {
                 (inserts, queries)
             );
             let (ins_ns, query_ns) = designs::lookup("apbf").unwrap().op_ns();
-            assert_eq!(p.cost, inserts * ins_ns + queries * query_ns);
+            assert_eq!(p.base_cost, inserts * ins_ns + queries * query_ns);
+            assert_eq!(p.cost, p.base_cost * crate::passes::fitted::factor("apbf"));
             let history = pass
                 .peak_bytes(s.distinct())
                 .into_iter()

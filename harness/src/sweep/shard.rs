@@ -96,6 +96,88 @@ pub fn describe(costs: &[(usize, f64)], count: usize, mark: Option<usize>) -> St
     out
 }
 
+/// The deal of `count` shards judged by measured seconds: its max/mean by
+/// the estimate it was dealt by, by the points' measured seconds, and what
+/// bounds any deal of whole points (the longest point against the mean
+/// share), with the deal that dealing by the measured seconds themselves
+/// would give.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Balance {
+    /// Shards.
+    pub count: usize,
+    /// max/mean of the shards' estimated costs (what `--dry-run` predicts).
+    pub predicted: f64,
+    /// max/mean of the same deal's measured seconds.
+    pub measured: f64,
+    /// max/mean of the deal made by the measured seconds (longest first).
+    pub by_measured: f64,
+    /// max(longest point, mean share) / mean share: no deal of whole
+    /// points does better.
+    pub bound: f64,
+    /// The longest point's measured seconds.
+    pub longest: f64,
+    /// The mean share: measured seconds over all points / count.
+    pub mean: f64,
+}
+
+/// max/mean of the loads of `shards` under `cost`.
+fn max_over_mean(shards: &[Vec<usize>], cost: &dyn Fn(usize) -> f64) -> f64 {
+    let loads: Vec<f64> = shards
+        .iter()
+        .map(|s| s.iter().map(|&p| cost(p)).sum())
+        .collect();
+    let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+    let max = loads.iter().copied().fold(0.0, f64::max);
+    if mean > 0.0 {
+        max / mean
+    } else {
+        1.0
+    }
+}
+
+/// The [`Balance`] of `count` shards: `costs` the estimates the points are
+/// dealt by, `measured` every point's measured seconds (`None` if a point
+/// has none).
+pub fn balance(
+    costs: &[(usize, f64)],
+    measured: &std::collections::BTreeMap<usize, f64>,
+    count: usize,
+) -> Option<Balance> {
+    let count = count.max(1);
+    let est: std::collections::BTreeMap<usize, f64> = costs.iter().copied().collect();
+    let secs: Vec<(usize, f64)> = costs
+        .iter()
+        .map(|&(i, _)| measured.get(&i).map(|&s| (i, s)))
+        .collect::<Option<_>>()?;
+    let dealt = assign(costs, count);
+    let by_measured = assign(&secs, count);
+    let sec = |p: usize| measured[&p];
+    let total: f64 = secs.iter().map(|s| s.1).sum();
+    let longest = secs.iter().map(|s| s.1).fold(0.0, f64::max);
+    let mean = total / count as f64;
+    Some(Balance {
+        count,
+        predicted: max_over_mean(&dealt, &|p| est[&p]),
+        measured: max_over_mean(&dealt, &sec),
+        by_measured: max_over_mean(&by_measured, &sec),
+        bound: if mean > 0.0 {
+            longest.max(mean) / mean
+        } else {
+            1.0
+        },
+        longest,
+        mean,
+    })
+}
+
+/// The balance as the lines `--dry-run --measured` prints.
+pub fn describe_balance(b: &Balance) -> String {
+    format!(
+        "balance of {} shard(s), max/mean: predicted {:.2}, measured {:.2} (dealt by the measured seconds: {:.2}; no deal of whole points below {:.2}: the longest point {:.1} s against a mean share of {:.1} s)\n",
+        b.count, b.predicted, b.measured, b.by_measured, b.bound, b.longest, b.mean
+    )
+}
+
 /// "0-3,7,9-10" for a sorted list of indices.
 fn ranges(v: &[usize]) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -122,6 +204,27 @@ fn ranges(v: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three points dealt to two shards by estimates that get the order
+    /// wrong: the prediction is even, the measurement is not, the deal by
+    /// measured seconds is the best possible, and the bound is the longest
+    /// point's.
+    #[test]
+    fn the_balance_compares_the_estimate_with_the_measurement() {
+        let costs = [(0, 3.0), (1, 2.0), (2, 1.0)];
+        let measured: std::collections::BTreeMap<usize, f64> =
+            [(0, 1.0), (1, 1.0), (2, 4.0)].into_iter().collect();
+        let b = balance(&costs, &measured, 2).unwrap();
+        // dealt {0}, {1, 2}: estimated 3 and 3, measured 1 and 5
+        assert_eq!(b.predicted, 1.0);
+        assert!((b.measured - 5.0 / 3.0).abs() < 1e-12);
+        // by measured: {2}, {0, 1}: 4 and 2
+        assert!((b.by_measured - 4.0 / 3.0).abs() < 1e-12);
+        assert!((b.bound - 4.0 / 3.0).abs() < 1e-12);
+        assert_eq!((b.longest, b.mean), (4.0, 3.0));
+        let missing: std::collections::BTreeMap<usize, f64> = [(0, 1.0)].into_iter().collect();
+        assert!(balance(&costs, &missing, 2).is_none());
+    }
 
     #[test]
     fn the_costliest_points_come_first_and_ties_keep_their_order() {

@@ -95,6 +95,7 @@ columns! {
     CI_LEVEL = "ci_level", Calibration, Probability, None, "confidence level";
     CLOCK_BITS = "clock_bits", Parameter, Figure, Bits, "";
     COLLIDING_PAIRS_EXPECTED = "colliding_pairs_expected", Summary, Other, None, "";
+    COST_FACTOR = "cost_factor", Speed, Other, None, "measured over estimated seconds";
     COUNTERS = "counters", Parameter, Other, None, "";
     COUNT_ARRIVALS = "count_arrivals", Summary, Other, None, "";
     CONCURRENT = "concurrent", Parameter, Other, None, "open flows of an item-batch stream";
@@ -130,6 +131,7 @@ columns! {
     ENTROPY_REL_ERROR = "entropy_rel_error", Summary, Signed, None, "";
     ENTROPY_TRUE = "entropy_true", Summary, Other, None, "";
     EPS = "eps", Parameter, Other, None, "";
+    ESTIMATED_S = "estimated_s", Speed, Other, None, "estimated seconds (results/point_costs.csv)";
     ESTIMATED_SECONDS = "estimated_seconds", Membership, Other, None, "";
     ESTIMATE_OUTSIDE = "estimate_outside", Calibration, Other, None, "";
     EXAMPLE_FNR = "example_fnr", Membership, Probability, None, "keys answered no at once (the worked example)";
@@ -204,6 +206,7 @@ columns! {
     MEAN_RUN = "mean_run", Parameter, Other, None, "mean items per batch";
     MEAN_ESTIMATE = "mean_estimate", Calibration, Signed, None, "";
     MEAN_RELATIVE_WIDTH = "mean_relative_width", Calibration, Other, None, "interval width / estimate";
+    MEASURED_S = "measured_s", Speed, Other, None, "measured seconds (results/point_costs.csv)";
     MEMORY = "memory", Parameter, Other, None, "";
     MEMORY_BITS = "memory_bits", Memory, Figure, Bits, "memory", Exact;
     MEMORY_BITS_MAX = "memory_bits_max", Memory, Figure, None, "";
@@ -227,6 +230,7 @@ columns! {
     PHASE = "phase", Parameter, Other, None, "";
     PHASE_TIME = "phase_time", Parameter, Other, None, "";
     POINT = "point", Id, Other, None, "";
+    POINTS = "points", Speed, Other, None, "points";
     POOL = "pool", Parameter, Other, None, "";
     PROBES_FALSE_POSITIVE = "probes_false_positive", Membership, Other, None, "";
     PROBES_NEGATIVE = "probes_negative", Membership, Other, None, "cells read by a negative query";
