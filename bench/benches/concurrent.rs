@@ -43,29 +43,24 @@ trait Shared: Sync {
     fn contains(&self, key: u64) -> bool;
 }
 
-impl Shared for ConcurrentApbf {
-    fn insert(&self, key: u64, tick: &AtomicU64, i: u64) {
-        if i.is_multiple_of(256) {
-            self.advance(tick.fetch_add(1, Relaxed) + 1);
+/// The concurrent filters: the clock moved one tick every 256 operations of
+/// a thread (it changes nothing under count generations).
+macro_rules! shared_on_self {
+    ($($t:ty),*) => {$(
+        impl Shared for $t {
+            fn insert(&self, key: u64, tick: &AtomicU64, i: u64) {
+                if i.is_multiple_of(256) {
+                    self.advance(tick.fetch_add(1, Relaxed) + 1);
+                }
+                self.insert_hash(key)
+            }
+            fn contains(&self, key: u64) -> bool {
+                self.contains_hash(key)
+            }
         }
-        self.insert_hash(key)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.contains_hash(key)
-    }
+    )*};
 }
-
-impl Shared for ConcurrentLineApbf {
-    fn insert(&self, key: u64, tick: &AtomicU64, i: u64) {
-        if i.is_multiple_of(256) {
-            self.advance(tick.fetch_add(1, Relaxed) + 1);
-        }
-        self.insert_hash(key)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.contains_hash(key)
-    }
-}
+shared_on_self!(ConcurrentApbf, ConcurrentLineApbf);
 
 impl Shared for Mutex<BlockedApbf> {
     fn insert(&self, key: u64, _: &AtomicU64, _: u64) {

@@ -43,14 +43,19 @@ pub fn gib(bytes: u64) -> String {
 /// neither is known (no check).
 pub fn memory_limit(flag_gib: Option<f64>) -> anyhow::Result<Option<u64>> {
     if let Some(g) = flag_gib {
-        if !(g.is_finite() && g > 0.0) {
-            return Err(anyhow::anyhow!(
-                "--memory-limit {g} must be a positive number of GiB"
-            ));
-        }
-        return Ok(Some((g * (1u64 << 30) as f64).min(u64::MAX as f64) as u64));
+        return gib_flag("--memory-limit", g).map(Some);
     }
     Ok(available_memory())
+}
+
+/// A flag's positive number of GiB in bytes (`flag` names it in the error).
+pub fn gib_flag(flag: &str, g: f64) -> anyhow::Result<u64> {
+    if !(g.is_finite() && g > 0.0) {
+        return Err(anyhow::anyhow!(
+            "{flag} {g} must be a positive number of GiB"
+        ));
+    }
+    Ok((g * (1u64 << 30) as f64).min(u64::MAX as f64) as u64)
 }
 
 /// The memory this process may still take, in bytes: `MemAvailable`

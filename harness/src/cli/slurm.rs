@@ -268,12 +268,7 @@ fn task_mem_mib(
     let Some(cap_gib) = cap else {
         return Ok(need.div_ceil(1 << 20));
     };
-    if !(cap_gib.is_finite() && cap_gib > 0.0) {
-        return Err(anyhow::anyhow!(
-            "--mem-cap {cap_gib} must be a positive number of GiB"
-        ));
-    }
-    let cap = (cap_gib * (1u64 << 30) as f64).min(u64::MAX as f64) as u64;
+    let cap = crate::resources::gib_flag("--mem-cap", cap_gib)?;
     if need <= cap {
         return Ok(need.div_ceil(1 << 20));
     }
@@ -386,6 +381,19 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
 mod tests {
     use super::*;
 
+    /// Two shards, one CPU each, written to `out`, not submitted.
+    fn two_shards_into(out: &Path) -> SlurmOpts {
+        SlurmOpts {
+            shards: Some(2),
+            partition: None,
+            time: None,
+            cpus_per_task: 1,
+            submit: false,
+            out: Some(out.to_path_buf()),
+            mem_cap: None,
+        }
+    }
+
     #[test]
     fn words_are_quoted_for_bash() {
         assert_eq!(sh("a b"), "'a b'");
@@ -413,15 +421,7 @@ mod tests {
         )
         .unwrap();
         let out = d.path().join("out");
-        let o = SlurmOpts {
-            shards: Some(2),
-            partition: None,
-            time: None,
-            cpus_per_task: 1,
-            submit: false,
-            out: Some(out.clone()),
-            mem_cap: None,
-        };
+        let o = two_shards_into(&out);
         let f = Flags {
             quick: false,
             update_baselines: false,
@@ -458,15 +458,7 @@ mod tests {
         )
         .unwrap();
         let out = d.path().join("out");
-        let mut o = SlurmOpts {
-            shards: Some(2),
-            partition: None,
-            time: None,
-            cpus_per_task: 1,
-            submit: false,
-            out: Some(out.clone()),
-            mem_cap: None,
-        };
+        let mut o = two_shards_into(&out);
         let f = Flags {
             quick: true,
             update_baselines: false,

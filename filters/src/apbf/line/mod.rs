@@ -53,7 +53,7 @@
 use crate::hash::{fastrange, mix64, GOLDEN};
 use crate::lines::Line;
 use crate::{Filter, ParamError, SlidingFilter};
-use lanes::{lane_words, low_bits, newest_words, position, rotl, run_steps, Runs};
+use lanes::{lane_words, low_bits, newest_words, position, rotl, Runs};
 
 mod concurrent;
 mod lanes;
@@ -119,12 +119,8 @@ pub struct LineApbf {
     generation: u64,
     /// The k newest slices' lanes as line words (derived from base).
     newest: [u64; 8],
-    /// Every slice's lane, as a mask (derived from k + l).
-    full: u64,
-    /// The logical run starts 0 ..= l (derived from l).
-    starts: u64,
-    /// The shifts that find k consecutive ones (derived from k; 0 unused).
-    steps: [u32; 5],
+    /// What finds a run of k hits (derived from k and l).
+    runs: Runs,
     /// Whether this processor runs the AVX2 version.
     simd: bool,
 }
@@ -155,9 +151,7 @@ impl LineApbf {
             inserted: 0,
             generation: 0,
             newest: newest_words(k, l, 0),
-            full: low_bits(k + l),
-            starts: low_bits(l + 1),
-            steps: run_steps(k),
+            runs: Runs::of(k, l),
             simd: crate::cpu::avx2(),
         })
     }
@@ -281,13 +275,7 @@ impl LineApbf {
     /// generation), which a branch would mispredict half the time.
     #[inline(always)]
     fn decide(&self, line: &Line, hits: u32) -> bool {
-        let runs = Runs {
-            full: self.full,
-            starts: self.starts,
-            steps: self.steps,
-            slices: self.slices(),
-        };
-        runs.decide(hits, self.base, self.behind(line))
+        self.runs.decide(hits, self.base, self.behind(line))
     }
 
     /// Clears the line's pending lanes and stamps it clean.

@@ -2,7 +2,7 @@
 //! and its saved form, with the checks a loaded file must pass.
 
 use super::lane_words;
-use super::{low_bits, newest_words, run_steps, stamp, LineApbf, MAX_SLICES, SWEEP};
+use super::{newest_words, stamp, LineApbf, MAX_SLICES, SWEEP};
 
 impl crate::timewindow::Generational for LineApbf {
     fn write(&mut self, key: u64) {
@@ -35,8 +35,7 @@ impl crate::timewindow::Generational for LineApbf {
 }
 
 crate::persist::codec_struct!(LineApbf { k, l, g, line_count, lines, base, count, inserted, generation;
-    newest = newest_words(k, l, base), full = low_bits((k + l).min(MAX_SLICES)),
-    starts = low_bits((l + 1).min(MAX_SLICES)), steps = run_steps(k), simd = crate::cpu::avx2() });
+    newest = newest_words(k, l, base), runs = super::Runs::of(k, l), simd = crate::cpu::avx2() });
 
 impl crate::persist::sealed::Design for LineApbf {
     fn tag() -> String {

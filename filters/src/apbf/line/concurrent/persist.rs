@@ -3,7 +3,7 @@
 //! threads write, and the invariants a loaded filter must hold.
 
 use super::{
-    base_of, behind, epoch, sequential_line, stamp_of, unpack, ConcurrentLineApbf, COUNT_MASK, LOCK,
+    base_of, epoch, sequential_line, stamp_of, unpack, ConcurrentLineApbf, COUNT_MASK, LOCK,
 };
 use crate::apbf::line::{lane_words, newest_words, LineApbf, MAX_SLICES, SWEEP};
 use crate::apbf::shared_clock::Shift;
@@ -173,7 +173,6 @@ impl crate::persist::sealed::Design for ConcurrentLineApbf {
             ensure(d <= since_sweep && words[7] & LOCK == 0, || {
                 format!("line {i}: stamp {stamp} at phase {phase}")
             })?;
-            debug_assert_eq!(behind(epoch(phase), stamp, n), (d as u32).min(n));
             ensure(words.iter().zip(unused).all(|(w, u)| w & u == 0), || {
                 format!("line {i}: bits in lanes past k + l = {n}")
             })?;
