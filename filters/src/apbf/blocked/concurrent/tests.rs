@@ -77,7 +77,12 @@ fn one_thread_answers_as_the_sequential_time_filter() {
 }
 
 const THREADS: u64 = 4;
+/// Insertions each writer makes at least.
 const PER: u64 = 100_000;
+/// Insertions each writer makes at most, while the reader has not yet
+/// checked as many keys as asked (a loaded machine can keep it off a core
+/// for most of the first `PER`; keys and stamps must fit in 32 bits).
+const CAP: u64 = 16 * PER;
 
 /// A filter the race below drives: insertions, queries and the clock on
 /// `&self`, and a save that loads.
@@ -99,51 +104,107 @@ impl Racing for ConcurrentApbf {
     }
 }
 
+/// What a race saw: keys the reader checked (inside the window when it
+/// asked) against the number it was asked for, how many of them it was
+/// told "no" for, and the insertions the writers made in all.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Raced {
+    pub checked: u64,
+    pub want: u64,
+    pub misses: u64,
+    pub inserted: u64,
+}
+
+impl Raced {
+    /// Panics unless no checked key was missed and at least `want` were
+    /// checked.
+    pub(crate) fn assert_sound(&self, what: &str) {
+        let Raced {
+            checked,
+            want,
+            misses,
+            inserted,
+        } = *self;
+        assert_eq!(misses, 0, "{what}: {misses} of {checked} checked were lost");
+        assert!(
+            checked >= want,
+            "{what}: only {checked} of {want} keys checked inside the window in {inserted} insertions"
+        );
+    }
+}
+
 /// Four writers insert their own keys; before each insertion a writer
 /// takes a stamp (`stamp`, from a counter shared by all), and after it
 /// publishes (stamp, key). A reader queries each writer's latest finished
 /// key, reads the counter, and counts the misses among the keys `inside`
-/// (stamp, counter) says must be reported. Returns (checked, misses).
+/// (stamp, counter) says must be reported. The writers make `PER`
+/// insertions each, and go on (to `CAP`) until the reader has checked
+/// `want` keys, so that a slow scheduler cannot starve the test.
 pub(crate) fn race<F: Racing>(
     f: &Arc<F>,
     stamp: fn(&F, &AtomicU64, u64) -> u64,
     inside: fn(u64, u64) -> bool,
-) -> (u64, u64) {
-    race_on(f, stamp, inside, false)
+    want: u64,
+) -> Raced {
+    race_on(f, stamp, inside, want, false)
 }
 
 /// [`race`], the reader asking either the live filter or (`saved`) a
 /// filter loaded from `to_bytes` taken after it read the finished keys
-/// and while the writers go on.
+/// and while the writers go on (a key then counts as inside by the
+/// counter read just after the save).
 pub(crate) fn race_on<F: Racing>(
     f: &Arc<F>,
     stamp: fn(&F, &AtomicU64, u64) -> u64,
     inside: fn(u64, u64) -> bool,
+    want: u64,
     saved: bool,
-) -> (u64, u64) {
+) -> Raced {
     let counter = Arc::new(AtomicU64::new(0));
     let done: Arc<Vec<AtomicU64>> =
         Arc::new((0..THREADS).map(|_| AtomicU64::new(u64::MAX)).collect());
     let stop = Arc::new(AtomicBool::new(false));
+    let enough = Arc::new(AtomicBool::new(false));
     let reader = {
-        let (f, counter, done, stop) = (f.clone(), counter.clone(), done.clone(), stop.clone());
+        let (f, counter, done, stop, enough) = (
+            f.clone(),
+            counter.clone(),
+            done.clone(),
+            stop.clone(),
+            enough.clone(),
+        );
         std::thread::spawn(move || {
             let (mut checked, mut misses) = (0u64, 0u64);
             while !stop.load(Acquire) {
                 let finished: Vec<u64> = done.iter().map(|d| d.load(Acquire)).collect();
-                let copy =
-                    saved.then(|| F::from_bytes(&f.to_bytes()).expect("loads its own snapshot"));
-                let asked: &F = copy.as_ref().unwrap_or(&f);
+                // a save is judged by the counter as it was when the save
+                // was taken (read just after: no less), not by the time its
+                // loading and queries took
+                let copy = saved.then(|| {
+                    let bytes = f.to_bytes();
+                    let taken = counter.load(Acquire);
+                    (
+                        F::from_bytes(&bytes).expect("loads its own snapshot"),
+                        taken,
+                    )
+                });
+                let asked: &F = copy.as_ref().map_or(&f, |(c, _)| c);
                 for &v in &finished {
                     if v == u64::MAX {
                         continue;
                     }
                     let (at, key) = (v >> 32, v & 0xFFFF_FFFF);
                     let yes = asked.contains_hash(mix64(key));
-                    if inside(at, counter.load(Acquire)) {
+                    let now = copy
+                        .as_ref()
+                        .map_or_else(|| counter.load(Acquire), |&(_, taken)| taken);
+                    if inside(at, now) {
                         checked += 1;
                         misses += !yes as u64;
                     }
+                }
+                if checked >= want {
+                    enough.store(true, Release);
                 }
             }
             (checked, misses)
@@ -151,26 +212,34 @@ pub(crate) fn race_on<F: Racing>(
     };
     let writers: Vec<_> = (0..THREADS)
         .map(|t| {
-            let (f, counter, done) = (f.clone(), counter.clone(), done.clone());
+            let (f, counter, done, enough) =
+                (f.clone(), counter.clone(), done.clone(), enough.clone());
             std::thread::spawn(move || {
-                for i in 0..PER {
-                    let key = t * PER + i;
+                let mut made = 0;
+                while made < CAP && (made < PER || !enough.load(Acquire)) {
+                    let key = t * CAP + made;
                     let at = stamp(&f, &counter, key);
                     f.insert_hash(mix64(key));
                     done[t as usize].store(at << 32 | key, Release);
-                    if i % 4096 == 0 {
+                    made += 1;
+                    if made % 4096 == 0 {
                         // let the reader in on a machine with fewer cores
                         std::thread::yield_now();
                     }
                 }
+                made
             })
         })
         .collect();
-    for w in writers {
-        w.join().unwrap();
-    }
+    let inserted = writers.into_iter().map(|w| w.join().unwrap()).sum();
     stop.store(true, Release);
-    reader.join().unwrap()
+    let (checked, misses) = reader.join().unwrap();
+    Raced {
+        checked,
+        want,
+        misses,
+        inserted,
+    }
 }
 
 /// Under shifts every 16 insertions, every finished key still inside the
@@ -184,17 +253,14 @@ pub(crate) fn race_on<F: Racing>(
 fn finished_insertions_are_reported_under_concurrent_shifts() {
     let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 16, 2048, Shift::Count, 1).unwrap());
     // window l g = 64 insertions
-    let (checked, misses) = race(
+    let raced = race(
         &f,
         |_, started, _| started.fetch_add(1, AcqRel),
         |s_k, started| started - s_k + THREADS < 4 * 16,
+        100,
     );
-    assert_eq!(
-        misses, 0,
-        "{misses} false negatives among {checked} checked"
-    );
-    assert!(checked > 100, "only {checked} queries inside the window");
-    assert_eq!(f.inserted(), THREADS * PER);
+    raced.assert_sound("count shifts");
+    assert_eq!(f.inserted(), raced.inserted);
 }
 
 /// A writer's stamp: the shared clock, moved on by one about every 8th
@@ -215,12 +281,7 @@ pub(crate) fn tick_every_8th<F: Racing>(f: &F, clock: &AtomicU64, key: u64) -> u
 #[test]
 fn finished_insertions_are_reported_under_concurrent_time_shifts() {
     let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 16, 2048, Shift::Time(20), 1).unwrap());
-    let (checked, misses) = race(&f, tick_every_8th, |t_k, clock| clock < t_k + 4 * 20);
-    assert_eq!(
-        misses, 0,
-        "{misses} false negatives among {checked} checked"
-    );
-    assert!(checked > 100, "only {checked} queries inside the window");
+    race(&f, tick_every_8th, |t_k, clock| clock < t_k + 4 * 20, 100).assert_sound("time shifts");
 }
 
 /// A service saves the filter while its threads keep writing: `to_bytes`
@@ -234,7 +295,7 @@ fn finished_insertions_are_reported_under_concurrent_time_shifts() {
 fn snapshots_taken_while_writing_keep_every_finished_key() {
     for shift in [Shift::Time(20), Shift::Hybrid(20)] {
         let f = Arc::new(ConcurrentApbf::with_shift(3, 4, 64, 256, shift, 1).unwrap());
-        let (checked, misses) = race_on(
+        race_on(
             &f,
             tick_every_8th,
             // the hybrid's: ⌊age/τ⌋ + ⌊later/g⌋ < l holds within 10 ticks
@@ -243,13 +304,10 @@ fn snapshots_taken_while_writing_keep_every_finished_key() {
                 Shift::Time(_) => |t_k, clock| clock < t_k + 4 * 20,
                 _ => |t_k, clock| clock < t_k + 10,
             },
+            50,
             true,
-        );
-        assert_eq!(
-            misses, 0,
-            "{shift:?}: {misses} of {checked} lost in a snapshot"
-        );
-        assert!(checked > 50, "{shift:?}: only {checked} checked");
+        )
+        .assert_sound(&format!("{shift:?} snapshots"));
     }
 }
 
