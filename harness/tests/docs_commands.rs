@@ -77,10 +77,11 @@ fn command_args(snippet: &str) -> Option<Vec<String>> {
     Some(args)
 }
 
-/// Every `--example NAME` the README and docs run is an example of the
+/// Every `--example NAME` and `--bin NAME` the README and docs run is an
+/// example (`examples/NAME.rs`) or a binary (`src/bin/NAME.rs`) of the
 /// package they name (`-p bloomlab-filters` or `-p bloomlab-bench`): two
 /// were deleted while docs/experiments.md still ran them. `.ci/run` runs
-/// both.
+/// them.
 #[test]
 fn every_documented_example_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -89,31 +90,46 @@ fn every_documented_example_exists() {
         let text = std::fs::read_to_string(&file).unwrap().replace('\n', " ");
         let words: Vec<&str> = text.split_whitespace().collect();
         for (i, w) in words.iter().enumerate() {
-            if *w != "--example" {
-                continue;
-            }
+            let folder = match *w {
+                "--example" => "examples",
+                "--bin" => "src/bin",
+                _ => continue,
+            };
             let name = words[i + 1].trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
-            let package = words[..i]
+            let Some(package) = words[..i]
                 .iter()
                 .rev()
+                .take_while(|w| **w != "cargo")
                 .find_map(|w| w.strip_prefix("bloomlab-"))
-                .expect("a -p package before --example");
+            else {
+                // `cargo run --bin bloomlab` and the like: the harness's own
+                assert_eq!(
+                    folder,
+                    "src/bin",
+                    "{}: a -p package before --example",
+                    file.display()
+                );
+                continue;
+            };
             let dir = match package {
                 "filters" => "filters",
                 "bench" => "bench",
-                other => panic!("{}: --example {name} in package {other}", file.display()),
+                other => panic!("{}: {w} {name} in package {other}", file.display()),
             };
-            let path = root.join(dir).join("examples").join(format!("{name}.rs"));
+            let path = root.join(dir).join(folder).join(format!("{name}.rs"));
             assert!(
                 path.exists(),
-                "{}: --example {name}: no {}",
+                "{}: {w} {name}: no {}",
                 file.display(),
                 path.display()
             );
             found += 1;
         }
     }
-    assert!(found >= 4, "only {found} documented examples found");
+    assert!(
+        found >= 5,
+        "only {found} documented examples and binaries found"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! targets, beside this crate's Stable Bloom filter with the same m, d and K
 //! and the smallest P that meets the target. Prints a markdown table.
 //!
-//! `cargo run --release -p bloomlab-bench --example stable_crate_fpr`
+//! `cargo run --release -p bloomlab-bench --bin stable_crate_fpr`
 
 use bloomlab_filters::hash::KeyHasher;
 use bloomlab_filters::stable::theory::StableTheory;
