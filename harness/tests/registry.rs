@@ -611,3 +611,39 @@ fn every_committed_row_passes_its_checks() {
     assert!(rows > 10_000, "{rows}");
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// scripts/slurm-local compares `plan --measure`'s tables without their
+/// timings by a pattern of column names (awk has no registry): the pattern
+/// must pick out exactly the columns the registry flags as timings.
+#[test]
+fn the_slurm_scripts_timing_pattern_is_the_registrys() {
+    use bloomlab_harness::metrics::columns::col;
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/slurm-local"
+    ))
+    .unwrap();
+    const SUFFIXES: [&str; 1] = ["_ns"];
+    const NAMES: [&str; 9] = [
+        "ns_per_op",
+        "insert_vs_bloom",
+        "query_pos_vs_bloom",
+        "query_neg_vs_bloom",
+        "seconds",
+        "estimated_seconds",
+        "calibration",
+        "pareto",
+        "series",
+    ];
+    let pattern = format!(
+        "$i !~ /({})$/ && $i !~ /^({})$/",
+        SUFFIXES.join("|"),
+        NAMES.join("|")
+    );
+    assert!(script.contains(&pattern), "slurm-local lacks {pattern}");
+    for c in col::TABLE {
+        let name = c.col.name();
+        let by_pattern = SUFFIXES.iter().any(|s| name.ends_with(s)) || NAMES.contains(&name);
+        assert_eq!(by_pattern, c.timing, "{name}");
+    }
+}

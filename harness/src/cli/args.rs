@@ -6,7 +6,7 @@
 use clap::Args;
 use std::path::PathBuf;
 
-pub use super::plan_args::{PlanArgs, PlanMeasureArgs};
+pub use super::plan_args::{PlanArgs, PlanFixedArgs, PlanMeasureArgs};
 
 /// Where a run's outputs go: `results/` and `plots/`, except that a
 /// `--quick` run without `--update-baselines` goes under

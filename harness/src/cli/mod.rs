@@ -188,6 +188,38 @@ fn refuse_non_finite(m: &ArgMatches) -> anyhow::Result<()> {
     }
 }
 
+/// The flags given on the command line to `cmd` (whose matches are `m`),
+/// as words a shell script can repeat: `--flag` for a switch, `--flag
+/// value` for each value of the others; flags left at their defaults are
+/// left out.
+fn given_words(m: &ArgMatches, cmd: &Command) -> anyhow::Result<Vec<String>> {
+    let mut words = Vec::new();
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        let Some(long) = arg.get_long() else {
+            continue;
+        };
+        if matches!(
+            arg.get_action(),
+            clap::ArgAction::SetTrue | clap::ArgAction::SetFalse
+        ) {
+            words.push(format!("--{long}"));
+            continue;
+        }
+        for v in m.get_raw(id).into_iter().flatten() {
+            let v = v
+                .to_str()
+                .ok_or_else(|| anyhow::anyhow!("--{long}: {v:?} is not UTF-8"))?;
+            words.push(format!("--{long}"));
+            words.push(v.to_string());
+        }
+    }
+    Ok(words)
+}
+
 fn typed<T: FromArgMatches>(m: &ArgMatches) -> anyhow::Result<T> {
     T::from_arg_matches(m).map_err(|e| anyhow::anyhow!(one_line(&e)))
 }
@@ -218,7 +250,10 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<()> {
             Some(("stable", pm)) => peers::stable(typed(pm)?),
             _ => Err(anyhow::anyhow!("peers needs apbf or stable")),
         },
-        "plan" => plan::plan(typed::<PlanArgs>(m)?),
+        "plan" => plan::plan(
+            typed::<PlanArgs>(m)?,
+            &given_words(m, &PlanArgs::augment_args(Command::new("plan")))?,
+        ),
         "reproduce" => experiment::reproduce(typed::<ReproduceArgs>(m)?),
         "check" => check::check(typed::<CheckArgs>(m)?),
         "report" => report_site(typed(m)?),

@@ -4,8 +4,13 @@ use super::args::PlanArgs;
 use crate::plan::{Candidate, Rejected};
 use crate::report;
 
-/// `bloomlab plan`.
-pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
+/// `bloomlab plan`; `words` are the flags as given (see
+/// [`super::given_words`]), which a Slurm job of `--measure --slurm`
+/// repeats.
+pub(super) fn plan(a: PlanArgs, words: &[String]) -> anyhow::Result<()> {
+    if !a.measured.fixed.slurm {
+        super::slurm::refuse_without_slurm(&a.measured.fixed.jobs)?;
+    }
     if !(a.fpr > 0.0 && a.fpr < 1.0) {
         return Err(anyhow::anyhow!("--fpr {} must be in (0, 1)", a.fpr));
     }
@@ -67,7 +72,7 @@ pub(super) fn plan(a: PlanArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let (ok, fast, rejected) = crate::plan::plan_with_fast(&c, &only);
     if a.measured.measure {
-        return super::plan_measure::measure(&a, c.window, &ok, &fast, started);
+        return super::plan_measure::measure(&a, c.window, (&ok, &fast), started, words);
     }
     if a.measured.trace.trace.is_some() {
         return Err(anyhow::anyhow!("--trace needs --measure"));

@@ -1,6 +1,7 @@
 //! The flags of `bloomlab plan` and of its `--measure` run.
 
-use super::args::TraceArgs;
+use super::args::{SlurmOpts, TraceArgs};
+use crate::sweep::Shard;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -83,6 +84,47 @@ pub struct PlanMeasureArgs {
     /// this many GiB [default: the memory the system reports available]
     #[arg(long, requires = "measure")]
     pub memory_limit: Option<f64>,
+    /// With --measure: candidates measured at once, each on one thread
+    /// [default: the cores]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024), requires = "measure")]
+    pub threads: Option<u16>,
+    /// Fixed rounds, split across shards, merged, or run on Slurm.
+    #[command(flatten)]
+    pub fixed: PlanFixedArgs,
+}
+
+/// The flags of a `plan --measure` whose candidates all get the same
+/// fixed work: on one machine, as shard I of N, merged from the shards'
+/// part files, or as a Slurm job array and merge job.
+#[derive(Args, Debug)]
+pub struct PlanFixedArgs {
+    /// With --measure: this many rounds (a window of insertions) or
+    /// moments (a window of time) for every candidate, instead of sizing
+    /// each by --budget: the same work, and the same figures but the
+    /// timings, on any machine and in any split into shards
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=1_000_000), requires = "measure", conflicts_with = "budget")]
+    pub rounds: Option<u64>,
+    /// With --rounds: measure only shard I of N of the candidates (dealt
+    /// by their estimated cost) and write a part file to --parts
+    #[arg(long, value_name = "I/N", requires_all = ["rounds", "parts"])]
+    pub shard: Option<Shard>,
+    /// With --shard: where the part file goes; with --merge: where the
+    /// parts are read
+    #[arg(long, value_name = "DIR", requires = "rounds")]
+    pub parts: Option<PathBuf>,
+    /// With --rounds and --parts: write the outputs from every shard's part
+    /// file instead of measuring (what one process writes, the timings
+    /// being each task's)
+    #[arg(long, requires_all = ["rounds", "parts"], conflicts_with = "shard")]
+    pub merge: bool,
+    /// With --rounds and --shards: write (with --submit: submit) a Slurm job
+    /// array whose task I measures shard I, and a merge job after it,
+    /// instead of measuring here
+    #[arg(long, requires_all = ["rounds", "shards"], conflicts_with_all = ["shard", "merge", "parts"])]
+    pub slurm: bool,
+    /// The job settings (with --slurm).
+    #[command(flatten)]
+    pub jobs: SlurmOpts,
 }
 
 /// A time budget: seconds, with an optional `s` or `m` suffix, positive

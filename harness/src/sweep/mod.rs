@@ -115,6 +115,28 @@ impl Prepared {
         self.plans.iter().map(|p| (p.point.index, p.cost)).collect()
     }
 
+    /// Several runs' points as one run's: point `i` is the first point of
+    /// `parts[i]` (its index set to `i`), with the first run's traces. What
+    /// a set of one-point runs (`plan --measure`'s candidates) costs and
+    /// needs when one process, or one array task, measures them.
+    pub fn combined(parts: &[&Prepared]) -> Prepared {
+        let plans = parts
+            .iter()
+            .filter_map(|p| p.plans.first())
+            .enumerate()
+            .map(|(i, p)| {
+                let mut p = p.clone();
+                p.point.index = i;
+                p
+            })
+            .collect();
+        Prepared {
+            plans,
+            trace: parts.first().and_then(|p| p.trace.clone()),
+            query_trace: parts.first().and_then(|p| p.query_trace.clone()),
+        }
+    }
+
     /// The memory a run of these points on `threads` threads needs, with
     /// the quarter of headroom every memory check keeps: what a run (or a
     /// Slurm array task, whose threads are its CPUs) checks against its

@@ -22,6 +22,7 @@
 //! estimate and what it took; when even the fewest rounds or moments of
 //! every candidate pass the budget, the run says so before it starts.
 
+mod fixed;
 mod output;
 mod sizing;
 
@@ -45,21 +46,23 @@ const ROUNDS: (u64, u64) = (2, 200);
 const MOMENTS: (u64, u64) = (20, 2000);
 
 /// `bloomlab plan --measure`; `started` is when the ranking began, and the
-/// budget counts from it.
+/// budget counts from it; `words` are the flags given (which Slurm jobs
+/// repeat).
 pub(super) fn measure(
     a: &PlanArgs,
     window: u64,
-    least: &[Candidate],
-    fast: &[Candidate],
+    (least, fast): (&[Candidate], &[Candidate]),
     started: std::time::Instant,
+    words: &[String],
 ) -> anyhow::Result<()> {
     let m = &a.measured;
     let ok = candidates(a, least, fast)?;
-    let claim = Claim::take(a, m, window)?;
     let time = a.window_time.zip(a.peak_rate);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(ok.len());
+    if m.fixed.rounds.is_some() {
+        return fixed::measure(a, window, &ok, time, started, words);
+    }
+    let claim = Claim::take(a, m, window)?;
+    let threads = threads(m, ok.len());
     eprintln!(
         "plan --measure: {} candidates ranked by theory in {:.1} s; {} s in all, {threads} at a time; timing each at its size first",
         ok.len(),
@@ -92,22 +95,38 @@ pub(super) fn measure(
         started,
     };
     let measured = run.all(&sizes);
-    let mut rows: Vec<Row> = measured.into_iter().flatten().collect();
-    if rows.is_empty() {
-        return Err(anyhow::anyhow!("no candidate could be measured"));
-    }
+    let rows: Vec<Row> = measured.into_iter().flatten().collect();
     eprintln!(
         "plan --measure: {} s in all",
         format_args!("{:.0}", started.elapsed().as_secs_f64())
     );
-    mark_pareto(&mut rows, fpr_column(time.is_some()).0);
-    let text = table(&rows, time.is_some());
+    finish(a, &claim, rows, &format!("--budget {}s", m.budget))
+}
+
+/// Candidates measured at once: `--threads`, or the cores, at most `n`.
+fn threads(m: &PlanMeasureArgs, n: usize) -> usize {
+    m.threads
+        .map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(n)
+        .max(1)
+}
+
+/// The measured rows ranked, marked on the Pareto front, printed and
+/// written under the claim; `how` is the flag that sized them.
+fn finish(a: &PlanArgs, claim: &Claim, mut rows: Vec<Row>, how: &str) -> anyhow::Result<()> {
+    if rows.is_empty() {
+        return Err(anyhow::anyhow!("no candidate could be measured"));
+    }
+    let time = a.window_time.is_some();
+    mark_pareto(&mut rows, fpr_column(time).0);
+    let text = table(&rows, time);
     if a.json {
         println!("{}", serde_json::to_string(&rows)?);
     } else {
         print!("{text}");
     }
-    write(&claim, a, m, &rows, &text)
+    write(claim, a, &a.measured, &rows, &text, how)
 }
 
 /// Every candidate with its sizing's label (" (fast)" or none), after

@@ -149,7 +149,7 @@ pub(super) fn table(rows: &[Row], time: bool) -> String {
 ns per operation timed on this machine, each candidate on one thread beside a plain Bloom \
 filter of its memory (neg/bloom: its negative query's time over the Bloom filter's, timed \
 in turns in the same run). FPR ±: the interval's half-width relative to the FPR, what the \
-budget bought. neg lines: the 64-byte lines a never-inserted key's query reads, counted on \
+budget (or --rounds) bought. neg lines: the 64-byte lines a never-inserted key's query reads, counted on \
 the filter (at the worst phase for a window of insertions, over the moments for a window of \
 time), with the plan's theory in parentheses (at the worst phase, or the peak rate).\n";
     out
@@ -322,8 +322,18 @@ fn default_name(a: &PlanArgs, window: u64, request: &str) -> String {
     format!("plan_{label}-{hash:08x}")
 }
 
+/// The outputs' name (`--name`, or the request's) and the request.
+pub(super) fn name_and_request(a: &PlanArgs, m: &PlanMeasureArgs, window: u64) -> (String, String) {
+    let request = request(a, m, window);
+    let name = m
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(a, window, &request));
+    (name, request)
+}
+
 /// The request a measured plan's JSON says it was made for: its `command`
-/// without its budget and name.
+/// without its budget (or rounds) and name.
 fn owner_request(json: &Path) -> Option<String> {
     let text = std::fs::read_to_string(json).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
@@ -332,7 +342,7 @@ fn owner_request(json: &Path) -> Option<String> {
     let mut words: Vec<&str> = Vec::new();
     let mut it = command.split(' ');
     while let Some(w) = it.next() {
-        if w == "--budget" || w == "--name" {
+        if w == "--budget" || w == "--rounds" || w == "--name" {
             it.next();
         } else {
             words.push(w);
@@ -346,11 +356,7 @@ impl Claim {
     /// name whose files are not this request's measured plan: an
     /// experiment's results or baseline, or another request's plan.
     pub(super) fn take(a: &PlanArgs, m: &PlanMeasureArgs, window: u64) -> anyhow::Result<Claim> {
-        let request = request(a, m, window);
-        let name = m
-            .name
-            .clone()
-            .unwrap_or_else(|| default_name(a, window, &request));
+        let (name, request) = name_and_request(a, m, window);
         let lock = report::OutputLock::take(&m.results_dir, &m.plots_dir, &name)?;
         let json = m.results_dir.join(format!("{name}.json"));
         let taken = ["csv", "md", "json"]
@@ -389,13 +395,15 @@ impl Claim {
 
 /// Writes results/NAME.{csv,md,json} and plots/NAME_pareto.{svg,png}
 /// together (nothing is replaced unless all are ready), under the claim's
-/// lock.
+/// lock; `how` is the flag that sized the candidates (`--budget 60s`,
+/// `--rounds 3`), which the command written with them names.
 pub(super) fn write(
     claim: &Claim,
     a: &PlanArgs,
     m: &PlanMeasureArgs,
     rows: &[Row],
     text: &str,
+    how: &str,
 ) -> anyhow::Result<()> {
     let time = a.window_time.is_some();
     let (fpr, _) = fpr_column(time);
@@ -417,11 +425,10 @@ pub(super) fn write(
     } else {
         String::new()
     };
-    let command = claim.request.replacen(
-        " --measure",
-        &format!(" --measure --budget {}s", m.budget),
-        1,
-    ) + &named;
+    let command = claim
+        .request
+        .replacen(" --measure", &format!(" --measure {how}"), 1)
+        + &named;
     let md = format!(
         "# {name}\n\nProduced by `{command}` ({workload}; FPR column: `{fpr}`). Timing columns depend \
          on the machine.\n\n```\n{text}```\n"

@@ -89,7 +89,7 @@ columns! {
     BUCKETS = "buckets", Parameter, Other, None, "";
     BURST = "burst", Parameter, Other, None, "";
     C = "c", Parameter, Other, None, "Naor-Yogev c";
-    CALIBRATION = "calibration", Membership, Other, None, "";
+    CALIBRATION = "calibration", Membership, Other, None, "", Timing;
     CANDIDATE = "candidate", Membership, Other, None, "";
     CANDIDATES_NEGATIVE = "candidates_negative", Membership, Other, None, "";
     CI_LEVEL = "ci_level", Calibration, Probability, None, "confidence level";
@@ -132,7 +132,7 @@ columns! {
     ENTROPY_TRUE = "entropy_true", Summary, Other, None, "";
     EPS = "eps", Parameter, Other, None, "";
     ESTIMATED_S = "estimated_s", Speed, Other, None, "estimated seconds (results/point_costs.csv)";
-    ESTIMATED_SECONDS = "estimated_seconds", Membership, Other, None, "";
+    ESTIMATED_SECONDS = "estimated_seconds", Membership, Other, None, "", Timing;
     ESTIMATE_OUTSIDE = "estimate_outside", Calibration, Other, None, "";
     EXAMPLE_FNR = "example_fnr", Membership, Probability, None, "keys answered no at once (the worked example)";
     EXAMPLE_YES = "example_yes", Membership, Other, None, "";
@@ -224,7 +224,7 @@ columns! {
     NS_PER_OP = "ns_per_op", Bench, Other, Ns, "time per operation";
     OPERATION = "operation", Bench, Other, None, "";
     P = "p", Parameter, Other, None, "", Exact;
-    PARETO = "pareto", Membership, Other, None, "";
+    PARETO = "pareto", Membership, Other, None, "", Timing;
     PAST = "past", Parameter, Other, None, "", Exact;
     PEAK_RATE = "peak_rate", Parameter, Other, None, "";
     PHASE = "phase", Parameter, Other, None, "";
@@ -258,7 +258,7 @@ columns! {
     ROUNDS = "rounds", Membership, Other, None, "";
     RUNS = "runs", Membership, Other, None, "";
     S = "s", Parameter, Other, None, "";
-    SECONDS = "seconds", Membership, Other, None, "";
+    SECONDS = "seconds", Membership, Other, None, "", Timing;
     SEEDS = "seeds", Calibration, Other, None, "";
     SEEN_EXPIRED_QUERIES = "seen_expired_queries", Membership, Other, None, "";
     SEEN_FALSE_NEGATIVES = "seen_false_negatives", Membership, Other, None, "";
@@ -270,7 +270,7 @@ columns! {
     SEEN_SAMPLES = "seen_samples", Membership, Other, None, "";
     SEEN_WINDOW_QUERIES = "seen_window_queries", Membership, Other, None, "";
     SEGMENTS = "segments", Parameter, Other, None, "", Exact;
-    SERIES = "series", Membership, Other, None, "";
+    SERIES = "series", Membership, Other, None, "", Timing;
     SLACK = "slack", Parameter, Other, Insertions, "slack", Exact;
     SLACK_RATIO = "slack_ratio", Parameter, Other, None, "";
     SLACK_TIME = "slack_time", Parameter, Other, None, "";

@@ -358,3 +358,5 @@ fn a_measured_plan_replaces_only_its_own_request() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("--measure"));
     }
 }
+
+mod fixed;
