@@ -185,3 +185,40 @@ fn placeholders_are_skipped_and_commands_found() {
     );
     assert_eq!(command_args("cargo bench -p bloomlab-bench"), None);
 }
+
+/// docs/regression.md, "The test command's build": `cargo test --release`
+/// after `cargo run --release` reuses the run's build, which holds only if
+/// every crate the run compiles has the same features in the test build
+/// (the filters crate's tests turn its `serde` on, so the harness does too;
+/// without that the test build recompiled the filters crate and the
+/// harness). Compared by `cargo tree`'s features, the run's (the harness
+/// without dev-dependencies) against the test build's.
+#[test]
+fn the_test_build_reuses_the_runs_crates() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tree = |args: &[&str]| -> std::collections::BTreeSet<String> {
+        let out = std::process::Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["tree", "--offline", "--prefix", "none", "-f", "{p} {f}"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim_end_matches(" (*)").to_string())
+            .collect()
+    };
+    let run = tree(&["-p", "bloomlab-harness", "-e", "no-dev"]);
+    let test = tree(&["-p", "bloomlab-harness", "-p", "bloomlab-filters"]);
+    assert!(run.len() > 50, "{run:?}");
+    let differ: Vec<&String> = run.difference(&test).collect();
+    assert!(
+        differ.is_empty(),
+        "built with other features by cargo test: {differ:?}"
+    );
+}

@@ -44,7 +44,14 @@ pub(super) fn measure(
 ) -> anyhow::Result<()> {
     let m = &a.measured;
     let f = &m.fixed;
-    let n = f.rounds.expect("fixed::measure is for --rounds");
+    let n = f
+        .rounds
+        .ok_or_else(|| anyhow::anyhow!("fixed::measure is for --rounds"))?;
+    let parts = || {
+        f.parts
+            .as_deref()
+            .ok_or_else(|| anyhow::anyhow!("--shard and --merge need --parts DIR"))
+    };
     let (name, request) = super::output::name_and_request(a, m, window);
     let id = part::SpecId::new(&name, &format!("{request} --rounds {n}"), false);
     let ready = prepare_all(a, ok, time, n);
@@ -67,7 +74,7 @@ pub(super) fn measure(
     }
     let expected: Vec<usize> = (0..ready.len()).collect();
     if f.merge {
-        let dir = f.parts.as_deref().expect("clap requires --parts");
+        let dir = parts()?;
         let claim = super::Claim::take(a, m, window)?;
         let merged = part::merge(dir, &id, &expected)?;
         for (i, (points, secs)) in merged.shards.iter().enumerate() {
@@ -78,7 +85,7 @@ pub(super) fn measure(
     }
     let threads_for = |count: usize| threads(m, count);
     if let Some(shard) = f.shard {
-        let dir = f.parts.as_deref().expect("clap requires --parts");
+        let dir = parts()?;
         return measure_shard(
             a,
             &ready,
@@ -222,6 +229,9 @@ fn measure_set(
     order
         .into_iter()
         .zip(out)
-        .map(|(i, r)| (i, r.expect("on_threads ran every index")))
+        .map(|(i, r)| {
+            let r = r.unwrap_or_else(|()| Err(format!("  candidate {i}: not measured")));
+            (i, r)
+        })
         .collect()
 }
