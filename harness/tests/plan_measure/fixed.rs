@@ -96,17 +96,24 @@ fn shards_of_a_fixed_plan_merge_to_the_single_run() {
             &["--measure", "--rounds", "3", "--seed", "5"],
         ]
         .concat();
-        let out = bloomlab()
-            .arg("plan")
-            .args(&other)
-            .args(["--merge", "--parts", parts_s, "--results-dir"])
-            .arg(dir("other"))
-            .output()
-            .unwrap();
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.trim().lines().last().unwrap();
-        assert!(last.starts_with("error:") && last.contains("part"), "{err}");
+        // the merge of `args` into `out` fails; its last line of stderr
+        let refused = |args: &[&str], out: &str| {
+            let run = bloomlab()
+                .arg("plan")
+                .args(args)
+                .args(["--merge", "--parts", parts_s, "--results-dir"])
+                .arg(dir(out))
+                .output()
+                .unwrap();
+            assert!(!run.status.success());
+            let err = String::from_utf8_lossy(&run.stderr).into_owned();
+            err.trim().lines().last().unwrap().to_string()
+        };
+        let last = refused(&other, "other");
+        assert!(
+            last.starts_with("error:") && last.contains("part"),
+            "{last}"
+        );
         // a part missing
         let part = std::fs::read_dir(&parts)
             .unwrap()
@@ -115,19 +122,10 @@ fn shards_of_a_fixed_plan_merge_to_the_single_run() {
             .unwrap()
             .path();
         std::fs::remove_file(&part).unwrap();
-        let out = bloomlab()
-            .arg("plan")
-            .args(&fixed)
-            .args(["--merge", "--parts", parts_s, "--results-dir"])
-            .arg(dir("missing"))
-            .output()
-            .unwrap();
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.trim().lines().last().unwrap();
+        let last = refused(&fixed, "missing");
         assert!(
             last.starts_with("error:") && last.contains("is missing"),
-            "{err}"
+            "{last}"
         );
     }
 }
