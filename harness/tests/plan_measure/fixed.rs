@@ -2,6 +2,15 @@
 
 use super::{bloomlab, plan_in, read_csv};
 
+/// A file in `dir` whose name ends in `end`.
+fn ending(dir: &std::path::Path, end: &str) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_str().unwrap().ends_with(end))
+        .unwrap()
+}
+
 /// Every row of `a` equals the row of `b` at the same place in every
 /// column but the timings (`is_timing_column`); the headers are equal.
 fn same_but_timings(a: &std::path::Path, b: &std::path::Path) {
@@ -79,13 +88,7 @@ fn shards_of_a_fixed_plan_merge_to_the_single_run() {
             &dir("merged"),
             &[fixed.as_slice(), &["--merge", "--parts", parts_s]].concat(),
         );
-        let csv = |what: &str| {
-            std::fs::read_dir(dir(what))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .find(|p| p.extension().is_some_and(|x| x == "csv"))
-                .unwrap()
-        };
+        let csv = |what: &str| ending(&dir(what), ".csv");
         assert_eq!(csv("single").file_name(), csv("merged").file_name());
         same_but_timings(&csv("single"), &csv("merged"));
         let json = std::fs::read_to_string(csv("merged").with_extension("json")).unwrap();
@@ -169,13 +172,7 @@ fn a_fixed_plan_runs_as_a_job_array() {
         ]
         .concat(),
     );
-    let script = |kind: &str| {
-        std::fs::read_dir(&jobs)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.to_str().unwrap().ends_with(&format!(".{kind}.sbatch")))
-            .unwrap()
-    };
+    let script = |kind: &str| ending(&jobs, &format!(".{kind}.sbatch"));
     let array = std::fs::read_to_string(script("array")).unwrap();
     let mem: u64 = array
         .lines()
@@ -216,14 +213,7 @@ fn a_fixed_plan_runs_as_a_job_array() {
     );
     let single = d.path().join("single");
     plan_in(&single, &request);
-    let csv = |dir: &std::path::Path| {
-        std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|x| x == "csv"))
-            .unwrap()
-    };
-    same_but_timings(&csv(&single), &csv(&res));
+    same_but_timings(&ending(&single, ".csv"), &ending(&res, ".csv"));
     // a cap below a task's need: refused, nothing written
     let capped = d.path().join("capped");
     let cap = format!("{}", (mem - 1) as f64 / 1024.0);

@@ -136,13 +136,8 @@ fn measure_shard(
             r.map_err(|e| anyhow::anyhow!("shard {shard}: {}", e.trim()))?,
         );
     }
-    let bytes = part::encode(id, shard, &mine, &finished)?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     let path = id.part_path(dir, shard);
-    let mut staged = crate::report::Staged::new();
-    staged.write(&path, &bytes)?;
-    staged.commit()?;
+    crate::report::write_atomic(&path, &part::encode(id, shard, &mine, &finished)?)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -9,13 +9,11 @@ mod script;
 
 use super::args::{output_dirs, ReproduceArgs, SlurmArgs, SlurmOpts};
 use crate::engine::{default_parts_dir, experiment_files};
-use crate::report;
 use crate::spec::Spec;
 use crate::sweep::{self, Budget};
 pub(super) use plan::plan_jobs;
 use script::{
-    absolute, finish, header, no_control, sbatch_safe, sh, task_mem_mib, Jobs, MERGE_MEM_MIB,
-    TASK_BASE_MIB,
+    finish, no_control, sh, shards, task_flags, task_mem_mib, Jobs, Place, TASK_BASE_MIB,
 };
 use std::path::{Path, PathBuf};
 
@@ -87,72 +85,38 @@ pub(super) fn refuse_without_slurm(o: &SlurmOpts) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses a user string that would break the scripts: a path sbatch
-/// cannot take, a control character (a newline in a spec path ended a
-/// comment line and ran the rest as a command).
-fn check_strings(
-    spec_path: &Path,
-    exe: &Path,
-    out: &Path,
-    cwd: &Path,
-    o: &SlurmOpts,
-    f: &Flags,
-) -> anyhow::Result<()> {
-    for (what, v) in [
-        ("the output directory", out.display().to_string()),
-        ("the working directory", cwd.display().to_string()),
-    ] {
-        sbatch_safe(what, &v)?;
-    }
-    // every user string that reaches a script: a newline in a spec path
-    // ended a comment line and ran the rest as a command
-    let mut words = vec![
-        ("the spec path", spec_path.display().to_string()),
-        ("the bloomlab binary's path", exe.display().to_string()),
-    ];
+/// Refuses a spec path or output directory that would break the scripts
+/// (a newline in a spec path ended a comment line and ran the rest as a
+/// command); [`Place::new`] checks the rest.
+fn check_strings(spec_path: &Path, f: &Flags) -> anyhow::Result<()> {
+    no_control("the spec path", &spec_path.display().to_string())?;
     for (what, d) in [
         ("--results-dir", f.results_dir),
         ("--plots-dir", f.plots_dir),
     ] {
         if let Some(d) = d {
-            words.push((what, d.display().to_string()));
+            no_control(what, &d.display().to_string())?;
         }
-    }
-    for (what, v) in &words {
-        no_control(what, v)?;
-    }
-    if let Some(p) = &o.partition {
-        sbatch_safe("--partition", p)?;
-    }
-    if let Some(t) = &o.time {
-        sbatch_safe("--time", t)?;
     }
     Ok(())
 }
 
 /// Writes the array and merge scripts of one spec; returns where they are.
 fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs> {
-    let shards = o
-        .shards
-        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
+    let shards = shards(o)?;
     let spec = Spec::load(spec_path)?;
     let prepared = sweep::prepare(&spec, f.quick, &Budget::unchecked())?;
-    let mem_mib = task_mem_mib(&spec.name, &prepared, o.cpus_per_task as usize, o.mem_cap)?;
+    let cpus = o.cpus_per_task;
+    let mem_mib = task_mem_mib(&spec.name, &prepared, cpus as usize, o.mem_cap)?;
     let suffix = if f.quick { "_quick" } else { "" };
     let (results_dir, _) = output_dirs(f.quick, f.update_baselines, f.results_dir, f.plots_dir);
     let out = o
         .out
         .clone()
         .unwrap_or_else(|| default_parts_dir(&results_dir, &spec, f.quick));
-    std::fs::create_dir_all(&out)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    let out = absolute(&out)?;
-    let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
-    check_strings(spec_path, &exe, &out, &cwd, o, f)?;
-    let header = |job: &str, log: &str| header(job, log, &cwd, &out, o);
-    let job = format!("bloomlab-{}{suffix}", spec.name);
+    check_strings(spec_path, f)?;
+    let place = Place::new(&out, o)?;
+    let (exe, spec_word) = (place.exe(), sh(&spec_path.display().to_string()));
     let mut pass_on = String::new();
     if f.quick {
         pass_on += " --quick";
@@ -160,20 +124,6 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
     if f.update_baselines {
         pass_on += " --update-baselines";
     }
-    let mut array = header(&job, "slurm-%A_%a.out");
-    array += &format!(
-        "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={mem_mib}M\n# Written by `bloomlab slurm`: task I runs shard I of {} of {}\n# and writes its part file to {}. --mem is the plan's largest need of a task\n# ({} point(s) at once, with a quarter of headroom, and {TASK_BASE_MIB} MiB for the process).\nset -eu\nexec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\" --out {} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{pass_on}\n",
-        shards - 1,
-        o.cpus_per_task,
-        shards,
-        spec_path.display(),
-        out.display(),
-        o.cpus_per_task,
-        sh(&exe.display().to_string()),
-        sh(&spec_path.display().to_string()),
-        sh(&out.display().to_string()),
-        o.cpus_per_task
-    );
     let mut merge_flags = pass_on.clone();
     for (flag, dir) in [
         ("--results-dir", f.results_dir),
@@ -183,28 +133,30 @@ fn write_jobs(spec_path: &Path, o: &SlurmOpts, f: &Flags) -> anyhow::Result<Jobs
             merge_flags += &format!(" {flag} {}", sh(&d.display().to_string()));
         }
     }
-    let mut merge = header(&format!("{job}-merge"), "slurm-merge-%j.out");
-    merge += &format!(
-        "#SBATCH --cpus-per-task=1\n#SBATCH --mem={MERGE_MEM_MIB}M\n# Written by `bloomlab slurm`: merges the parts in {} into the results of {}.\nset -eu\nexec {} merge {} {}{merge_flags}\n",
-        out.display(),
-        spec_path.display(),
-        sh(&exe.display().to_string()),
-        sh(&spec_path.display().to_string()),
-        sh(&out.display().to_string()),
-    );
-    let array_path = out.join(format!("{}{suffix}.array.sbatch", spec.name));
-    let merge_path = out.join(format!("{}{suffix}.merge.sbatch", spec.name));
-    let mut staged = report::Staged::new();
-    staged.write(&array_path, array.as_bytes())?;
-    staged.write(&merge_path, merge.as_bytes())?;
-    staged.commit()?;
-    Ok(Jobs {
-        name: format!("{}{suffix}", spec.name),
-        shards,
-        array: array_path,
-        merge: merge_path,
-        out,
-    })
+    let (shard, threads) = task_flags(shards, cpus);
+    place.write(
+        o,
+        (&format!("{}{suffix}", spec.name), shards, mem_mib),
+        (
+            &format!(
+                "# Written by `bloomlab slurm`: task I runs shard I of {shards} of {}\n# and writes its part file to {}. --mem is the plan's largest need of a task\n# ({cpus} point(s) at once, with a quarter of headroom, and {TASK_BASE_MIB} MiB for the process).\n",
+                spec_path.display(),
+                place.out.display(),
+            ),
+            &format!(
+                "{exe} run {spec_word} {shard} --out {} {threads}{pass_on}",
+                place.out()
+            ),
+        ),
+        (
+            &format!(
+                "# Written by `bloomlab slurm`: merges the parts in {} into the results of {}.\n",
+                place.out.display(),
+                spec_path.display(),
+            ),
+            &format!("{exe} merge {spec_word} {}{merge_flags}", place.out()),
+        ),
+    )
 }
 
 #[cfg(test)]

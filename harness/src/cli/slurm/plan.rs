@@ -5,11 +5,9 @@
 //! --parts DIR` and writes the outputs one process would.
 
 use super::script::{
-    absolute, finish, header, no_control, sbatch_safe, sh, task_mem_mib, Jobs, MERGE_MEM_MIB,
-    TASK_BASE_MIB,
+    finish, no_control, sh, shards, task_flags, task_mem_mib, Place, TASK_BASE_MIB,
 };
 use crate::cli::args::SlurmOpts;
-use crate::report;
 use crate::sweep::{shard, Prepared};
 use std::path::Path;
 
@@ -27,22 +25,19 @@ const NOT_REPEATED: [(&str, bool); 9] = [
     ("--threads", true),
 ];
 
-/// `words` (the flags of a `plan` command line) without the job settings
-/// and `--threads` (see [`NOT_REPEATED`]), in either form (`--flag value`
-/// or `--flag=value`).
-pub(crate) fn repeated_words(words: &[String]) -> Vec<String> {
+/// `words` (the flags of a `plan` command line, as `given_words` writes
+/// them: each switch alone, each value after its flag) without the job
+/// settings and `--threads` (see [`NOT_REPEATED`]).
+fn repeated_words(words: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut it = words.iter();
     while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, _)) => (f, true),
-            None => (w.as_str(), false),
-        };
-        match NOT_REPEATED.iter().find(|(f, _)| *f == flag) {
-            Some((_, true)) if !inline => {
-                it.next();
+        match NOT_REPEATED.iter().find(|(f, _)| f == w) {
+            Some((_, valued)) => {
+                if *valued {
+                    it.next();
+                }
             }
-            Some(_) => {}
             None => out.push(w.clone()),
         }
     }
@@ -59,74 +54,44 @@ pub(crate) fn plan_jobs(
     results_dir: &Path,
     words: &[String],
 ) -> anyhow::Result<()> {
-    let shards = o
-        .shards
-        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))?;
+    let shards = shards(o)?;
     let cpus = o.cpus_per_task;
     let mem_mib = task_mem_mib(name, combined, cpus as usize, o.mem_cap)?;
     let words = repeated_words(words);
     for w in &words {
         no_control("a plan flag", w)?;
     }
-    if let Some(p) = &o.partition {
-        sbatch_safe("--partition", p)?;
-    }
-    if let Some(t) = &o.time {
-        sbatch_safe("--time", t)?;
-    }
     let out = o
         .out
         .clone()
         .unwrap_or_else(|| results_dir.join("shards").join(name));
-    let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
-    no_control("the bloomlab binary's path", &exe.display().to_string())?;
-    no_control("the output directory", &out.display().to_string())?;
-    std::fs::create_dir_all(&out)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    let out = absolute(&out)?;
-    for (what, v) in [
-        ("the output directory", out.display().to_string()),
-        ("the working directory", cwd.display().to_string()),
-    ] {
-        sbatch_safe(what, &v)?;
-    }
+    let place = Place::new(&out, o)?;
     let command = format!(
         "{} plan {}",
-        sh(&exe.display().to_string()),
+        place.exe(),
         words.iter().map(|w| sh(w)).collect::<Vec<_>>().join(" ")
     );
-    let parts = sh(&out.display().to_string());
-    let job = format!("bloomlab-{name}");
-    let mut array = header(&job, "slurm-%A_%a.out", &cwd, &out, o);
-    array += &format!(
-        "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={cpus}\n#SBATCH --mem={mem_mib}M\n# Written by `bloomlab plan --measure --slurm`: task I measures shard I of {shards}\n# of the candidates and writes its part file to {}. --mem is the plan's largest\n# need of a task ({cpus} candidate(s) at once, with a quarter of headroom, and\n# {TASK_BASE_MIB} MiB for the process).\nset -eu\nexec {command} --shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\" --parts {parts} --threads \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n",
-        shards - 1,
-        out.display(),
-    );
-    let mut merge = header(&format!("{job}-merge"), "slurm-merge-%j.out", &cwd, &out, o);
-    merge += &format!(
-        "#SBATCH --cpus-per-task=1\n#SBATCH --mem={MERGE_MEM_MIB}M\n# Written by `bloomlab plan --measure --slurm`: merges the parts in {}\n# into the measured plan's outputs.\nset -eu\nexec {command} --merge --parts {parts}\n",
-        out.display(),
-    );
-    let array_path = out.join(format!("{name}.array.sbatch"));
-    let merge_path = out.join(format!("{name}.merge.sbatch"));
-    let mut staged = report::Staged::new();
-    staged.write(&array_path, array.as_bytes())?;
-    staged.write(&merge_path, merge.as_bytes())?;
-    staged.commit()?;
+    let (shard, threads) = task_flags(shards, cpus);
+    let jobs = place.write(
+        o,
+        (name, shards, mem_mib),
+        (
+            &format!(
+                "# Written by `bloomlab plan --measure --slurm`: task I measures shard I of {shards}\n# of the candidates and writes its part file to {}. --mem is the plan's largest\n# need of a task ({cpus} candidate(s) at once, with a quarter of headroom, and\n# {TASK_BASE_MIB} MiB for the process).\n",
+                place.out.display()
+            ),
+            &format!("{command} {shard} --parts {} {threads}", place.out()),
+        ),
+        (
+            &format!(
+                "# Written by `bloomlab plan --measure --slurm`: merges the parts in {}\n# into the measured plan's outputs.\n",
+                place.out.display()
+            ),
+            &format!("{command} --merge --parts {}", place.out()),
+        ),
+    )?;
     eprintln!("{}", describe_deal(combined, shards as usize, mem_mib));
-    finish(
-        &Jobs {
-            name: name.to_string(),
-            shards,
-            array: array_path,
-            merge: merge_path,
-            out,
-        },
-        o.submit,
-    )
+    finish(&jobs, o.submit)
 }
 
 /// What the deal gives each task by estimate: its candidates and seconds

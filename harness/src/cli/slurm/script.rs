@@ -104,11 +104,117 @@ pub(super) fn sh(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-pub(super) fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     std::fs::canonicalize(p).map_err(|e| anyhow::anyhow!("cannot resolve {}: {e}", p.display()))
 }
+/// Where a job array and its merge job go, and what they start from: the
+/// directory of the scripts, parts and logs (made, and absolute), the
+/// directory the jobs run in, and the bloomlab binary, each checked for an
+/// `#SBATCH` line or a script, with the job settings.
+pub(super) struct Place {
+    pub out: PathBuf,
+    pub cwd: PathBuf,
+    pub exe: PathBuf,
+}
+
+impl Place {
+    /// The place of jobs writing to `out` under the settings `o`.
+    pub(super) fn new(out: &Path, o: &SlurmOpts) -> anyhow::Result<Place> {
+        let cwd =
+            std::env::current_dir().map_err(|e| anyhow::anyhow!("no working directory: {e}"))?;
+        let exe = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("cannot find the bloomlab binary: {e}"))?;
+        no_control("the bloomlab binary's path", &exe.display().to_string())?;
+        no_control("the output directory", &out.display().to_string())?;
+        std::fs::create_dir_all(out)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+        let out = absolute(out)?;
+        for (what, v) in [
+            ("the output directory", out.display().to_string()),
+            ("the working directory", cwd.display().to_string()),
+        ] {
+            sbatch_safe(what, &v)?;
+        }
+        if let Some(p) = &o.partition {
+            sbatch_safe("--partition", p)?;
+        }
+        if let Some(t) = &o.time {
+            sbatch_safe("--time", t)?;
+        }
+        Ok(Place { out, cwd, exe })
+    }
+
+    /// The binary, quoted for bash.
+    pub(super) fn exe(&self) -> String {
+        sh(&self.exe.display().to_string())
+    }
+
+    /// The output directory, quoted for bash.
+    pub(super) fn out(&self) -> String {
+        sh(&self.out.display().to_string())
+    }
+
+    /// Writes `<name>.array.sbatch` (`shards` tasks of `o.cpus_per_task`
+    /// CPUs and `mem_mib` MiB, each running `task` after `note`'s comment
+    /// lines) and `<name>.merge.sbatch` (running `merge` after its own
+    /// note) together; returns where they are.
+    pub(super) fn write(
+        &self,
+        o: &SlurmOpts,
+        (name, shards, mem_mib): (&str, u16, u64),
+        (note, task): (&str, &str),
+        (merge_note, merge): (&str, &str),
+    ) -> anyhow::Result<Jobs> {
+        let job = format!("bloomlab-{name}");
+        let mut array = header(&job, "slurm-%A_%a.out", &self.cwd, &self.out, o);
+        array += &format!(
+            "#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={mem_mib}M\n{note}set -eu\nexec {task}\n",
+            shards - 1,
+            o.cpus_per_task,
+        );
+        let mut merge_script = header(
+            &format!("{job}-merge"),
+            "slurm-merge-%j.out",
+            &self.cwd,
+            &self.out,
+            o,
+        );
+        merge_script += &format!(
+            "#SBATCH --cpus-per-task=1\n#SBATCH --mem={MERGE_MEM_MIB}M\n{merge_note}set -eu\nexec {merge}\n"
+        );
+        let array_path = self.out.join(format!("{name}.array.sbatch"));
+        let merge_path = self.out.join(format!("{name}.merge.sbatch"));
+        let mut staged = crate::report::Staged::new();
+        staged.write(&array_path, array.as_bytes())?;
+        staged.write(&merge_path, merge_script.as_bytes())?;
+        staged.commit()?;
+        Ok(Jobs {
+            name: name.to_string(),
+            shards,
+            array: array_path,
+            merge: merge_path,
+            out: self.out.clone(),
+        })
+    }
+}
+
+/// `--shards N`, which every job array needs.
+pub(super) fn shards(o: &SlurmOpts) -> anyhow::Result<u16> {
+    o.shards
+        .ok_or_else(|| anyhow::anyhow!("--shards N is needed: how many array tasks"))
+}
+
+/// An array task's flags naming its shard and its threads, from Slurm's
+/// variables (`shards` and `cpus` where a variable is unset).
+pub(super) fn task_flags(shards: u16, cpus: u16) -> (String, String) {
+    (
+        format!("--shard \"${{SLURM_ARRAY_TASK_ID}}/${{SLURM_ARRAY_TASK_COUNT:-{shards}}}\""),
+        format!("--threads \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\""),
+    )
+}
+
 /// The `#SBATCH` header of a job script.
-pub(super) fn header(job: &str, log: &str, cwd: &Path, out: &Path, o: &SlurmOpts) -> String {
+fn header(job: &str, log: &str, cwd: &Path, out: &Path, o: &SlurmOpts) -> String {
     let mut h = format!(
         "#!/bin/bash\n#SBATCH --job-name={job}\n#SBATCH --chdir={}\n#SBATCH --output={}/{log}\n",
         cwd.display(),
