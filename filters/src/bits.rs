@@ -131,18 +131,7 @@ impl BitArray {
     /// prefetch instruction here).
     #[inline]
     pub fn prefetch(&self, i: u64) {
-        let Some(word) = self.words.get((i >> 6) as usize) else {
-            return;
-        };
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: SSE is part of x86_64; a prefetch reads nothing and
-            // writes nothing, and the address is that of a live word.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((word as *const u64).cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = word;
+        prefetch_word(&self.words, (i >> 6) as usize);
     }
 
     /// Sets bit `i` to 1.
@@ -291,6 +280,26 @@ impl BitArray {
     }
 }
 
+/// Asks the processor to bring the line of `words[w]` into the cache, for
+/// a read or write soon after: a hint with no effect on the contents, so
+/// that the misses of many probes overlap (nothing past the end, or where
+/// the target has no prefetch instruction here).
+#[inline]
+pub(crate) fn prefetch_word(words: &[u64], w: usize) {
+    let Some(word) = words.get(w) else {
+        return;
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of x86_64; a prefetch reads nothing and
+        // writes nothing, and the address is that of a live word.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((word as *const u64).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}
+
 /// `len` unsigned fields of `width` bits (1..=64) packed back to back into
 /// 64-bit words, the slot storage of the dictionary-based designs. Fields may
 /// straddle a word boundary; one padding word keeps every read in bounds.
@@ -340,6 +349,13 @@ impl PackedInts {
         let (w, off) = ((bit >> 6) as usize, (bit & 63) as u32);
         let two = self.words[w] as u128 | (self.words[w + 1] as u128) << 64;
         (two >> off) as u64 & self.mask
+    }
+
+    /// Asks the processor to bring the line of field `i`'s first bit into
+    /// the cache (as [`BitArray::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, i: u64) {
+        prefetch_word(&self.words, ((i * self.width as u64) >> 6) as usize);
     }
 
     /// The word holding the first bit of field `i`: a load whose only use

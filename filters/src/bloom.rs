@@ -240,6 +240,20 @@ impl crate::Instrumented for BloomFilter {
         }
         (true, self.k)
     }
+    /// The k bits' lines.
+    fn prefetch_insert(&self, key: u64) {
+        let m = self.m();
+        for i in 0..self.k as u64 {
+            self.bits.prefetch(index(key, i, m));
+        }
+    }
+    /// The first two bits' lines (a negative query reads about two).
+    fn prefetch_query(&self, key: u64) {
+        let m = self.m();
+        for i in 0..self.k.min(2) as u64 {
+            self.bits.prefetch(index(key, i, m));
+        }
+    }
 }
 
 /// A partitioned Bloom filter: k slices of m bits, hash i sets a bit in slice i.
@@ -394,6 +408,18 @@ impl crate::Instrumented for PartitionedBloomFilter {
             }
         }
         (true, self.k)
+    }
+    /// The k bits' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k as u64 {
+            self.bits.prefetch(i * self.m + index(key, i, self.m));
+        }
+    }
+    /// The first two bits' lines (a negative query reads about two).
+    fn prefetch_query(&self, key: u64) {
+        for i in 0..self.k.min(2) as u64 {
+            self.bits.prefetch(i * self.m + index(key, i, self.m));
+        }
     }
 }
 

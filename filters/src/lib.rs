@@ -70,6 +70,7 @@ pub(crate) mod clock;
 pub mod clock_sketch;
 pub(crate) mod cpu;
 pub mod designs;
+pub(crate) mod divide;
 mod error;
 pub mod half_sliding;
 pub mod hash;
@@ -190,6 +191,23 @@ pub trait Instrumented: Filter {
     fn counted_lines(&self, key: u64) -> Option<(bool, u32)> {
         let _ = key;
         None
+    }
+
+    /// A hint that `key` will be inserted soon: a design whose insertions
+    /// miss the cache prefetches the lines an insertion of `key` would
+    /// write now, so that a caller that hints a few keys ahead of the one
+    /// it inserts overlaps their misses. A hint changes no state and no
+    /// answer (a shift between the hint and the insertion only makes it
+    /// miss); the default does nothing.
+    fn prefetch_insert(&self, key: u64) {
+        let _ = key;
+    }
+
+    /// A hint that `key` will be queried soon: as
+    /// [`prefetch_insert`](Self::prefetch_insert), for the lines a query
+    /// of `key` reads first. The default does nothing.
+    fn prefetch_query(&self, key: u64) {
+        let _ = key;
     }
 
     /// Fraction of cells (bits, counters) that are zero, for designs whose

@@ -253,20 +253,44 @@ pub fn unless_shared(mut lines: Lines, bound: f64) -> Lines {
     lines
 }
 
-/// The distinct lines of a short sequence of bit positions, counted as they
-/// come (a linear scan: the sequences are a query's few probes).
-#[derive(Debug, Default)]
+/// The distinct lines of a short sequence of bit positions. A query's
+/// probes are recorded as they come, with no work between them that waits
+/// on a read (so that the processor overlaps the probes' cache misses, as
+/// the query itself does), in a buffer on the stack; [`count`](Self::count)
+/// sorts them and counts the distinct lines. A sequence longer than the
+/// buffer (no design's query reads that many lines) goes on in a vector.
+#[derive(Debug)]
 pub(crate) struct LineSet {
-    seen: Vec<u64>,
+    inline: [u64; INLINE_LINES],
+    len: usize,
+    spill: Vec<u64>,
+}
+
+/// Lines a [`LineSet`] holds without allocating: more than any design's
+/// query reads (the APBF reads at most k + l = 64 slices).
+const INLINE_LINES: usize = 64;
+
+impl Default for LineSet {
+    fn default() -> Self {
+        LineSet {
+            inline: [0; INLINE_LINES],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
 }
 
 impl LineSet {
     /// Counts bit `pos` of an array whose line 0 is `array` (distinct arrays
     /// take distinct `array` numbers, so their lines never coincide).
+    #[inline]
     pub(crate) fn touch(&mut self, array: u64, pos: u64) {
         let line = (array << 48) | (pos / LINE_BITS);
-        if !self.seen.contains(&line) {
-            self.seen.push(line);
+        if self.len < INLINE_LINES {
+            self.inline[self.len] = line;
+            self.len += 1;
+        } else {
+            self.spill.push(line);
         }
     }
 
@@ -278,10 +302,27 @@ impl LineSet {
         self.touch(array, pos + bits - 1);
     }
 
-    /// Lines counted so far.
+    /// The distinct lines counted so far.
     pub(crate) fn count(&self) -> u32 {
-        self.seen.len() as u32
+        let mut lines = self.inline;
+        let held = &mut lines[..self.len];
+        if self.spill.is_empty() {
+            return distinct(held);
+        }
+        let mut all = held.to_vec();
+        all.extend_from_slice(&self.spill);
+        distinct(&mut all)
     }
+}
+
+/// The number of distinct values in `values` (which it sorts).
+fn distinct(values: &mut [u64]) -> u32 {
+    values.sort_unstable();
+    let mut n = 0u32;
+    for (i, v) in values.iter().enumerate() {
+        n += (i == 0 || values[i - 1] != *v) as u32;
+    }
+    n
 }
 
 /// Holds a filter's counted lines to its theory: 200,000 never-inserted
@@ -350,5 +391,38 @@ impl crate::persist::Codec for Line {
     }
     fn get(r: &mut crate::persist::Reader<'_>) -> Result<Self, crate::persist::LoadError> {
         Ok(Line(crate::persist::Codec::get(r)?))
+    }
+}
+
+#[cfg(test)]
+mod line_set_tests {
+    use super::{LineSet, INLINE_LINES, LINE_BITS};
+    use std::collections::HashSet;
+
+    /// The count is the number of distinct (array, line) pairs, whatever
+    /// the order, the repeats, and however far past the inline buffer.
+    #[test]
+    fn counts_distinct_lines_past_the_buffer() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [
+            0,
+            1,
+            2,
+            17,
+            INLINE_LINES - 1,
+            INLINE_LINES,
+            INLINE_LINES + 1,
+            300,
+        ] {
+            let (mut set, mut want) = (LineSet::default(), HashSet::new());
+            for _ in 0..len {
+                x = crate::hash::mix64(x);
+                let (array, pos) = (x % 3, (x >> 8) % (40 * LINE_BITS));
+                set.touch(array, pos);
+                want.insert((array, pos / LINE_BITS));
+            }
+            assert_eq!(set.count() as usize, want.len(), "{len} touches");
+            assert_eq!(set.count(), set.count(), "count leaves the set as it was");
+        }
     }
 }

@@ -29,7 +29,6 @@
 use super::cost::cost_from;
 use super::theory::{shifts_at_age, ApbfTheory};
 use super::Apbf;
-use crate::hash::index;
 use crate::lines::{LineSet, Lines, LINE_BITS};
 
 /// How a query reads the slices.
@@ -90,10 +89,16 @@ impl Apbf {
     /// processor (the path's reads are counted; the answer is the same on
     /// every path).
     pub fn lines_on_path(&self, key: u64, path: QueryPath) -> (bool, u32) {
+        if path == QueryPath::MiddleThenAll && self.l >= self.k {
+            // every slice is read: their misses overlap when all are asked
+            // for first (a hint: the count and the answer are the same)
+            for i in 0..self.slices() as usize {
+                self.bits.prefetch(self.slot(key, i));
+            }
+        }
         let mut lines = LineSet::default();
         let mut bit = |i: usize| {
-            let b = self.position(i);
-            let pos = b * self.m + index(key, b, self.m);
+            let pos = self.slot(key, i);
             lines.touch(0, pos);
             self.bits.get(pos)
         };

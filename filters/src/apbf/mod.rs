@@ -164,10 +164,16 @@ impl Apbf {
         crate::window::ring_index(self.base as u64, i as u64, self.slices() as u64)
     }
 
+    /// The bit of logical slice i that `key` maps to.
+    #[inline]
+    fn slot(&self, key: u64, i: usize) -> u64 {
+        let b = self.position(i);
+        b * self.m + index(key, b, self.m)
+    }
+
     #[inline]
     fn probe(&self, key: u64, i: usize) -> bool {
-        let b = self.position(i);
-        self.bits.get(b * self.m + index(key, b, self.m))
+        self.bits.get(self.slot(key, i))
     }
 
     /// Writes `key` into the k newest slices and counts it, without a shift.
@@ -176,8 +182,7 @@ impl Apbf {
         self.count += 1;
         self.inserted += 1;
         for i in 0..self.k as usize {
-            let b = self.position(i);
-            self.bits.set(b * self.m + index(key, b, self.m));
+            self.bits.set(self.slot(key, i));
         }
     }
 
@@ -284,6 +289,20 @@ impl crate::Instrumented for Apbf {
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         algorithm1(self.k, self.l, |i| self.probe(key, i))
+    }
+    /// The k newest slices' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k as usize {
+            self.bits.prefetch(self.slot(key, i));
+        }
+    }
+    /// The slices Algorithm 1 reads while it misses: l, l - k, l - 2k, ...
+    fn prefetch_query(&self, key: u64) {
+        let mut i = self.l as isize;
+        while i >= 0 {
+            self.bits.prefetch(self.slot(key, i as usize));
+            i -= self.k as isize;
+        }
     }
 }
 

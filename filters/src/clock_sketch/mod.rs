@@ -251,6 +251,18 @@ impl crate::Instrumented for ClockBloom {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         probe(&self.clocks, self.k, self.m, key)
     }
+    /// The k clocks' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k {
+            self.clocks.prefetch(self.cell(key, i));
+        }
+    }
+    /// The first two clocks' lines (a negative query reads about two).
+    fn prefetch_query(&self, key: u64) {
+        for i in 0..self.k.min(2) {
+            self.clocks.prefetch(self.cell(key, i));
+        }
+    }
 }
 
 impl SlidingFilter for ClockBloom {

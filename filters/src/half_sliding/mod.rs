@@ -243,6 +243,18 @@ impl crate::Instrumented for HalfSliding {
         }
         (true, self.lo)
     }
+    /// The k cells' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k {
+            self.bits.prefetch(self.cell(key, i));
+        }
+    }
+    /// The first two queried cells' lines.
+    fn prefetch_query(&self, key: u64) {
+        for i in self.queried().take(2) {
+            self.bits.prefetch(self.cell(key, i));
+        }
+    }
 }
 
 impl SlidingFilter for HalfSliding {

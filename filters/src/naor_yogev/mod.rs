@@ -429,6 +429,17 @@ impl crate::Instrumented for NaorYogev {
     fn insert_probes(&mut self, key: u64) -> Option<u32> {
         Some(self.insert_counted(key))
     }
+    /// Both buckets' lines.
+    fn prefetch_insert(&self, key: u64) {
+        self.prefetch_query(key);
+    }
+    /// Both buckets' lines.
+    fn prefetch_query(&self, key: u64) {
+        let (q, rem) = self.fingerprint(key);
+        for b in [q, self.other(q, rem)] {
+            self.slots.prefetch(b * BUCKET_SLOTS);
+        }
+    }
 
     /// Slots read (8, or 4 when both buckets coincide) plus stash entries.
     fn contains_probes(&self, key: u64) -> (bool, u32) {

@@ -142,6 +142,13 @@ impl crate::Instrumented for DoubleBuffer {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.active.contains_probes(key)
     }
+    fn prefetch_insert(&self, key: u64) {
+        self.active.prefetch_insert(key);
+        self.warm.prefetch_insert(key);
+    }
+    fn prefetch_query(&self, key: u64) {
+        self.active.prefetch_query(key);
+    }
 }
 
 impl SlidingFilter for DoubleBuffer {

@@ -193,6 +193,13 @@ impl crate::Instrumented for ForgetfulBloom {
         }
         (false, probes)
     }
+    fn prefetch_insert(&self, key: u64) {
+        self.ring.at(0).prefetch_insert(key);
+        self.ring.at(1).prefetch_insert(key);
+    }
+    fn prefetch_query(&self, key: u64) {
+        self.ring.prefetch_query(key);
+    }
 }
 
 impl SlidingFilter for ForgetfulBloom {

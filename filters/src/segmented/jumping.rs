@@ -134,6 +134,12 @@ impl crate::Instrumented for JumpingWindow {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.ring.until_yes(|seg| seg.contains_probes(key))
     }
+    fn prefetch_insert(&self, key: u64) {
+        self.ring.at(0).prefetch_insert(key);
+    }
+    fn prefetch_query(&self, key: u64) {
+        self.ring.prefetch_query(key);
+    }
 }
 
 impl SlidingFilter for JumpingWindow {
@@ -241,6 +247,12 @@ impl crate::Instrumented for A2Buffer {
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         self.inner.contains_probes(key)
+    }
+    fn prefetch_insert(&self, key: u64) {
+        self.inner.prefetch_insert(key);
+    }
+    fn prefetch_query(&self, key: u64) {
+        self.inner.prefetch_query(key);
     }
 }
 

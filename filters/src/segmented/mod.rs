@@ -76,6 +76,14 @@ impl Ring {
         (false, count)
     }
 
+    /// Hints a query of `key` to every segment (see
+    /// [`Instrumented::prefetch_query`](crate::Instrumented::prefetch_query)).
+    fn prefetch_query(&self, key: u64) {
+        for seg in &self.segs {
+            crate::Instrumented::prefetch_query(seg, key);
+        }
+    }
+
     fn at(&self, i: usize) -> &PartitionedBloomFilter {
         &self.segs[self.slot(i)]
     }

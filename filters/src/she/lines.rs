@@ -37,12 +37,12 @@ impl SheBloom {
     /// The answer to a query for `key` and the distinct 64-byte lines
     /// [`contains`](crate::Filter::contains) reads for it.
     pub fn lines_read(&self, key: u64) -> (bool, u32) {
-        let (t, th) = (self.inserted, self.theory());
+        let t = self.inserted;
         let mut lines = LineSet::default();
         for i in 0..self.k {
             let c = self.cell(key, i);
-            let j = c / self.g;
-            let (now, since_flip) = th.position(j, t);
+            let j = self.group_of(c);
+            let (now, since_flip) = self.position(j, t);
             if since_flip + 1 < self.w {
                 continue;
             }

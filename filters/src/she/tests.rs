@@ -343,6 +343,36 @@ fn sizing_meets_the_target() {
     .is_err());
 }
 
+/// The filter's position (by its fixed divisors) is the theory's (by
+/// hardware division), for every group, at insertions near the start and
+/// past 2^40, in shapes whose divisors are and are not powers of two.
+#[test]
+fn the_filters_divisors_give_the_theorys_position() {
+    for (w, k, m, g, phase) in [
+        (50u64, 3u32, 640u64, 8u64, 70u64),
+        (1000, 7, 96_000, 64, 1_337),
+        (7, 2, 96, 3, 7),
+    ] {
+        let f = SheBloom::new(SheBloomShape {
+            window: w,
+            hashes: k,
+            bits: m,
+            group_bits: g,
+            phase,
+        })
+        .unwrap();
+        let th = f.theory();
+        for t in (0..3 * (w + phase)).chain((1u64 << 40)..(1 << 40) + 2 * phase) {
+            for j in 0..th.groups() {
+                assert_eq!(f.position(j, t), th.position(j, t), "t {t} j {j}");
+            }
+        }
+        for c in 0..m {
+            assert_eq!(f.group_of(c), c / g);
+        }
+    }
+}
+
 /// The fast position (one division) agrees with the definition: the phase
 /// bit, and "flipped within the window" as the phase at the window's
 /// first insertion differing from now, from the first insertion on.

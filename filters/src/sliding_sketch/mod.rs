@@ -239,6 +239,21 @@ impl crate::Instrumented for SlidingBloom {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         cells::probe(&self.future, &self.now, self.k, self.m, key)
     }
+    /// The k future bits' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k {
+            self.future.prefetch(cells::cell(self.m, key, i));
+        }
+    }
+    /// The first two cells' lines, both bits (a negative query reads
+    /// about two cells).
+    fn prefetch_query(&self, key: u64) {
+        for i in 0..self.k.min(2) {
+            let c = cells::cell(self.m, key, i);
+            self.future.prefetch(c);
+            self.now.prefetch(c);
+        }
+    }
 }
 
 impl SlidingFilter for SlidingBloom {

@@ -196,6 +196,14 @@ impl crate::Instrumented for Swamp {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         (self.contains(key), 8 + self.table.stash_len() as u32)
     }
+    /// The key's fingerprint's buckets (the expiring fingerprint's are
+    /// read at the insertion, from the window's ring).
+    fn prefetch_insert(&self, key: u64) {
+        self.table.prefetch(self.fingerprint(key));
+    }
+    fn prefetch_query(&self, key: u64) {
+        self.table.prefetch(self.fingerprint(key));
+    }
 }
 
 impl SlidingFilter for Swamp {

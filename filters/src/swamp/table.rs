@@ -177,6 +177,14 @@ impl CountingTable {
         }
     }
 
+    /// Prefetches both of a fingerprint's buckets' lines (a hint: no
+    /// read waits on it).
+    pub fn prefetch(&self, f: u64) {
+        let at = self.locate(f);
+        self.slots.prefetch(at.q * SLOTS);
+        self.slots.prefetch(at.q2 * SLOTS);
+    }
+
     /// Reads the first word of both of a fingerprint's buckets and returns
     /// them mixed: called for two fingerprints before working on either, it
     /// puts their cache misses in flight together.

@@ -213,6 +213,18 @@ impl crate::Instrumented for TimingBloom {
         }
         (true, self.k)
     }
+    /// The k cells' lines.
+    fn prefetch_insert(&self, key: u64) {
+        for i in 0..self.k {
+            self.cells.prefetch(self.cell(key, i));
+        }
+    }
+    /// The first two cells' lines (a negative query reads about two).
+    fn prefetch_query(&self, key: u64) {
+        for i in 0..self.k.min(2) {
+            self.cells.prefetch(self.cell(key, i));
+        }
+    }
 }
 
 impl SlidingFilter for TimingBloom {

@@ -24,7 +24,8 @@
 //! | `frequency` (SWAMP, WCSS, exact window) | by property test over skewed streams with repeats: the frequency estimate is never below the true window frequency; WCSS also stays within εW above it; SWAMP's DistinctLB never exceeds the true distinct count and its entropy never exceeds the true entropy |
 //!
 //! Every design also answers `contains_many` (batched queries) exactly as
-//! `contains`.
+//! `contains`, and takes the prefetch hints (`prefetch_insert`,
+//! `prefetch_query`) for any key without a panic or a moved answer.
 //!
 //! A design joins by adding one macro invocation; it must say which promise
 //! it makes, so no check is skipped silently.
@@ -274,7 +275,8 @@ fn stable_promise(mut f: StableBloomFilter, inserts: u64) {
 
 /// `contains_many` answers exactly as `contains`, over recent, old and
 /// never-inserted keys, for batch lengths that do and do not divide evenly;
-/// and so does `counted_lines`, where the design counts its lines.
+/// and so does `counted_lines`, where the design counts its lines; the
+/// prefetch hints panic on no key and move no answer.
 fn batched_queries_agree<F: bloomlab_filters::Instrumented>(mut f: F) {
     let keys = Keys::new(0xBA7C);
     for t in 1..=30_000 {
@@ -295,6 +297,14 @@ fn batched_queries_agree<F: bloomlab_filters::Instrumented>(mut f: F) {
             assert!(lines <= 4096, "{lines} lines for one query");
         }
     }
+    // the prefetch hints: no panic on any key, and no answer moved
+    let before: Vec<bool> = queries.iter().map(|&q| f.contains(q)).collect();
+    for &q in queries.iter().chain(&[0, u64::MAX]) {
+        f.prefetch_insert(q);
+        f.prefetch_query(q);
+    }
+    let after: Vec<bool> = queries.iter().map(|&q| f.contains(q)).collect();
+    assert_eq!(before, after, "a prefetch hint changed an answer");
     for len in [0, 1, 15, 16, 17, 3_001] {
         let mut out = vec![false; len];
         f.contains_many(&queries[..len], &mut out);

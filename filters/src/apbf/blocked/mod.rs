@@ -398,6 +398,22 @@ impl crate::Instrumented for BlockedApbf {
         let read = (0..self.slices()).filter(|p| words >> p & 1 == 1);
         (yes, Self::lines_of(start, read.map(|p| start + p)))
     }
+    /// The lines of the k newest slices' words in the key's block.
+    fn prefetch_insert(&self, key: u64) {
+        let start = self.block_start(key);
+        for i in (0..self.k as usize).step_by(8).chain([self.k as usize - 1]) {
+            crate::bits::prefetch_word(self.words(), (start + self.physical(i)) as usize);
+        }
+    }
+    /// The words Algorithm 1 reads while it misses: slices l, l - k, ...
+    fn prefetch_query(&self, key: u64) {
+        let start = self.block_start(key);
+        let mut i = self.l as isize;
+        while i >= 0 {
+            crate::bits::prefetch_word(self.words(), (start + self.physical(i as usize)) as usize);
+            i -= self.k as isize;
+        }
+    }
 }
 
 impl SlidingFilter for BlockedApbf {
