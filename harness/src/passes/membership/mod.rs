@@ -71,9 +71,10 @@
 //!
 //! Speed without a moved figure: the insertion, never-inserted-key and
 //! slack-zone loops draw their keys in chunks (the generator's draws in the
-//! same order) and hint the filter [`AHEAD`] keys ahead of the one they
-//! work on (`Instrumented::prefetch_insert`, `prefetch_query`), so that the
-//! cache misses of several keys overlap at windows far past the cache. A
+//! same order) and, for a filter past [`HINT_FROM_BITS`], hint it
+//! [`AHEAD`] keys ahead of the one they work on
+//! (`Instrumented::prefetch_insert`, `prefetch_query`), so that the cache
+//! misses of several keys overlap at windows far past the cache. A
 //! hint changes no state and no answer: every figure but the `*_ns`
 //! timings is what the loops gave without them (`scripts/same-results`
 //! against the committed results), and the timed operations of the speed
@@ -145,6 +146,9 @@ pub(super) struct Runner<'a> {
     stream: KeyStream,
     rng: Pcg64,
     hist: History,
+    /// How many keys ahead the loops hint the filter: [`AHEAD`] for a
+    /// filter past [`HINT_FROM_BITS`], else 0 (no hints).
+    ahead: usize,
 }
 
 /// How many keys ahead of the one it works on a loop hints the filter
@@ -153,12 +157,27 @@ pub(super) struct Runner<'a> {
 /// and no answer, so the figures are those of a loop without them.
 pub(super) const AHEAD: usize = 8;
 
+/// The smallest filter the loops hint: 2^23 bits (1 MiB, a core's L2
+/// cache on the machines measured here). A smaller filter's lines are
+/// mostly in cache already, and the hints' own hashing made its specs
+/// slower (`clock_sketch_claim_zipf` 102 -> 138 s in a full `reproduce`).
+pub(super) const HINT_FROM_BITS: u64 = 1 << 23;
+
 /// Keys drawn at a time before a loop works on them: the stream's draws
 /// keep their order (nothing else draws from the generator inside the
 /// loops that do this), so the keys are the ones drawn one at a time.
 const CHUNK: usize = 4096;
 
 impl Runner<'_> {
+    /// The key to hint while working on `keys[i]`, if the loops hint.
+    #[inline]
+    fn hinted<'k>(&self, keys: &'k [u64], i: usize) -> Option<&'k u64> {
+        if self.ahead == 0 {
+            return None;
+        }
+        keys.get(i + self.ahead)
+    }
+
     /// Inserts the stream's next `n` keys, hinting each [`AHEAD`] keys
     /// before its insertion.
     fn advance(&mut self, n: u64) {
@@ -168,11 +187,11 @@ impl Runner<'_> {
             let c = left.min(CHUNK as u64) as usize;
             keys.clear();
             keys.extend((0..c).map(|_| self.stream.next_key(&mut self.rng)));
-            for &key in keys.iter().take(AHEAD) {
+            for &key in keys.iter().take(self.ahead) {
                 self.f.prefetch_insert(key);
             }
             for (i, &key) in keys.iter().enumerate() {
-                if let Some(&ahead) = keys.get(i + AHEAD) {
+                if let Some(&ahead) = self.hinted(&keys, i) {
                     self.f.prefetch_insert(ahead);
                 }
                 self.f.insert(key);
@@ -191,11 +210,11 @@ impl Runner<'_> {
             let c = left.min(CHUNK as u64) as usize;
             keys.clear();
             keys.extend((0..c).map(|_| self.stream.negative(&mut self.rng)));
-            for &key in keys.iter().take(AHEAD) {
+            for &key in keys.iter().take(self.ahead) {
                 self.f.prefetch_query(key);
             }
             for (i, &key) in keys.iter().enumerate() {
-                if let Some(&ahead) = keys.get(i + AHEAD) {
+                if let Some(&ahead) = self.hinted(&keys, i) {
                     self.f.prefetch_query(ahead);
                 }
                 visit(self.f, key);
@@ -207,7 +226,12 @@ impl Runner<'_> {
     /// The yes answers to the keys of ages `ages` (those still held by
     /// the history), hinting each [`AHEAD`] ages before its query.
     fn yes_at_ages(&self, ages: std::ops::RangeInclusive<u64>) -> usize {
-        let ahead = AHEAD as u64;
+        if self.ahead == 0 {
+            return ages
+                .filter(|&a| self.hist.at_age(a).is_some_and(|k| self.f.contains(k)))
+                .count();
+        }
+        let ahead = self.ahead as u64;
         for a in *ages.start()..(*ages.start() + ahead).min(ages.end().saturating_add(1)) {
             if let Some(key) = self.hist.at_age(a) {
                 self.f.prefetch_query(key);
@@ -376,11 +400,17 @@ pub fn measure(
                 .map_or("this design", |s| s.summary_name())
         ));
     };
+    let ahead = if f.memory_bits() >= HINT_FROM_BITS {
+        AHEAD
+    } else {
+        0
+    };
     let mut r = Runner {
         f: f.as_mut(),
         stream,
         rng,
         hist: History::new(plan.horizon, distinct),
+        ahead,
     };
 
     let (worst, avg, fnr, zeros) = run_rounds(&plan, &mut r, spec);
