@@ -71,8 +71,8 @@
 //!
 //! Speed without a moved figure: the insertion, never-inserted-key and
 //! slack-zone loops draw their keys in chunks (the generator's draws in the
-//! same order) and, for a filter past [`HINT_FROM_BITS`], hint it
-//! [`AHEAD`] keys ahead of the one they work on
+//! same order) and, for a filter past `HINT_FROM_BITS` (2^23 bits), hint it
+//! `AHEAD` (8) keys ahead of the one they work on
 //! (`Instrumented::prefetch_insert`, `prefetch_query`), so that the cache
 //! misses of several keys overlap at windows far past the cache. A
 //! hint changes no state and no answer: every figure but the `*_ns`
@@ -159,8 +159,9 @@ pub(super) const AHEAD: usize = 8;
 
 /// The smallest filter the loops hint: 2^23 bits (1 MiB, a core's L2
 /// cache on the machines measured here). A smaller filter's lines are
-/// mostly in cache already, and the hints' own hashing made its specs
-/// slower (`clock_sketch_claim_zipf` 102 -> 138 s in a full `reproduce`).
+/// mostly in cache already, and with hints for every filter the specs of
+/// small filters ran slower (`clock_sketch_claim_zipf` 102 -> 138 s in a
+/// full `reproduce`, docs/speed.md).
 pub(super) const HINT_FROM_BITS: u64 = 1 << 23;
 
 /// Keys drawn at a time before a loop works on them: the stream's draws
