@@ -257,8 +257,9 @@ pub fn unless_shared(mut lines: Lines, bound: f64) -> Lines {
 /// probes are recorded as they come, with no work between them that waits
 /// on a read (so that the processor overlaps the probes' cache misses, as
 /// the query itself does), in a buffer on the stack; [`count`](Self::count)
-/// sorts them and counts the distinct lines. A sequence longer than the
-/// buffer (no design's query reads that many lines) goes on in a vector.
+/// sorts them and counts the distinct lines. A longer sequence goes on in
+/// a vector (the APBF's Algorithm 1 over more than 64 slices, as in
+/// `apbf_paper_table`'s k + l up to 136).
 #[derive(Debug)]
 pub(crate) struct LineSet {
     inline: [u64; INLINE_LINES],
@@ -266,8 +267,8 @@ pub(crate) struct LineSet {
     spill: Vec<u64>,
 }
 
-/// Lines a [`LineSet`] holds without allocating: more than any design's
-/// query reads (the APBF reads at most k + l = 64 slices).
+/// Lines a [`LineSet`] holds without allocating: every query of k + l <= 64
+/// slices (the most the APBF's vector path takes) and of the other designs.
 const INLINE_LINES: usize = 64;
 
 impl Default for LineSet {
@@ -316,11 +317,7 @@ impl LineSet {
 /// The number of distinct values in `values` (which it sorts).
 fn distinct(values: &mut [u64]) -> u32 {
     values.sort_unstable();
-    let mut n = 0u32;
-    for (i, v) in values.iter().enumerate() {
-        n += (i == 0 || values[i - 1] != *v) as u32;
-    }
-    n
+    (!values.is_empty()) as u32 + values.windows(2).filter(|w| w[0] != w[1]).count() as u32
 }
 
 /// Holds a filter's counted lines to its theory: 200,000 never-inserted

@@ -296,12 +296,10 @@ impl crate::Instrumented for Apbf {
             self.bits.prefetch(self.slot(key, i));
         }
     }
-    /// The slices Algorithm 1 reads while it misses: l, l - k, l - 2k, ...
+    /// The slices Algorithm 1 reads while it misses (`query::miss_chain`).
     fn prefetch_query(&self, key: u64) {
-        let mut i = self.l as isize;
-        while i >= 0 {
-            self.bits.prefetch(self.slot(key, i as usize));
-            i -= self.k as isize;
+        for i in query::miss_chain(self.k, self.l) {
+            self.bits.prefetch(self.slot(key, i));
         }
     }
 }

@@ -36,6 +36,12 @@ fn algorithm1_from(k: u32, i: isize, c: u32, mut bit: impl FnMut(usize) -> bool)
     (false, probes)
 }
 
+/// The slices Algorithm 1 reads while every probe misses: l, l - k,
+/// l - 2k, ... down to 0 (what a negative query reads first).
+pub(crate) fn miss_chain(k: u32, l: u32) -> impl Iterator<Item = usize> {
+    (0..=l as usize).rev().step_by(k.max(1) as usize)
+}
+
 /// Algorithm 1's answer for a key known to match the middle slices
 /// l .. k - 1 (see [`middle_hits`]): Algorithm 1 starts at slice l and
 /// moves right while slices match, so it is resumed after them (at slice

@@ -307,6 +307,16 @@ impl SheBloom {
         index(key, i as u64, self.m)
     }
 
+    /// Prefetches the lines of `key`'s first `n` bits and their
+    /// timestamps.
+    fn prefetch_first(&self, key: u64, n: u32) {
+        for i in 0..self.k.min(n) {
+            let c = self.cell(key, i);
+            self.bits.prefetch(c);
+            self.stamps.prefetch(self.group_of(c));
+        }
+    }
+
     /// Cell c's group j.
     #[inline]
     fn group_of(&self, c: u64) -> u64 {
@@ -377,20 +387,12 @@ impl crate::Instrumented for SheBloom {
     }
     /// The k bits' lines and their timestamps'.
     fn prefetch_insert(&self, key: u64) {
-        for i in 0..self.k {
-            let c = self.cell(key, i);
-            self.bits.prefetch(c);
-            self.stamps.prefetch(self.group_of(c));
-        }
+        self.prefetch_first(key, self.k);
     }
     /// The first bits' lines and their timestamps' (a negative query
     /// reads about four bits).
     fn prefetch_query(&self, key: u64) {
-        for i in 0..self.k.min(QUERY_PREFETCH) {
-            let c = self.cell(key, i);
-            self.bits.prefetch(c);
-            self.stamps.prefetch(self.group_of(c));
-        }
+        self.prefetch_first(key, QUERY_PREFETCH);
     }
 }
 

@@ -188,12 +188,11 @@ fn a_fixed_plan_runs_as_a_job_array() {
     for gone in ["'--slurm'", "'--out'", "'--shards'", "'--threads' '2'"] {
         assert!(!array.contains(gone), "{gone} in {array}");
     }
-    for i in 0..2 {
+    // a script run by bash with Slurm's variables `env`, which must succeed
+    let bash = |kind: &str, env: &[(&str, String)]| {
         let out = std::process::Command::new("bash")
-            .arg(script("array"))
-            .env("SLURM_ARRAY_TASK_ID", i.to_string())
-            .env("SLURM_ARRAY_TASK_COUNT", "2")
-            .env("SLURM_CPUS_PER_TASK", "1")
+            .arg(script(kind))
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .output()
             .unwrap();
         assert!(
@@ -201,16 +200,18 @@ fn a_fixed_plan_runs_as_a_job_array() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    };
+    for i in 0..2 {
+        bash(
+            "array",
+            &[
+                ("SLURM_ARRAY_TASK_ID", i.to_string()),
+                ("SLURM_ARRAY_TASK_COUNT", "2".into()),
+                ("SLURM_CPUS_PER_TASK", "1".into()),
+            ],
+        );
     }
-    let out = std::process::Command::new("bash")
-        .arg(script("merge"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    bash("merge", &[]);
     let single = d.path().join("single");
     plan_in(&single, &request);
     same_but_timings(&ending(&single, ".csv"), &ending(&res, ".csv"));

@@ -405,13 +405,11 @@ impl crate::Instrumented for BlockedApbf {
             crate::bits::prefetch_word(self.words(), (start + self.physical(i)) as usize);
         }
     }
-    /// The words Algorithm 1 reads while it misses: slices l, l - k, ...
+    /// The words Algorithm 1 reads while it misses (`miss_chain`).
     fn prefetch_query(&self, key: u64) {
         let start = self.block_start(key);
-        let mut i = self.l as isize;
-        while i >= 0 {
-            crate::bits::prefetch_word(self.words(), (start + self.physical(i as usize)) as usize);
-            i -= self.k as isize;
+        for i in crate::apbf::query::miss_chain(self.k, self.l) {
+            crate::bits::prefetch_word(self.words(), (start + self.physical(i)) as usize);
         }
     }
 }

@@ -169,36 +169,42 @@ pub(super) const HINT_FROM_BITS: u64 = 1 << 23;
 /// loops that do this), so the keys are the ones drawn one at a time.
 const CHUNK: usize = 4096;
 
-impl Runner<'_> {
-    /// The key to hint while working on `keys[i]`, if the loops hint.
-    #[inline]
-    fn hinted<'k>(&self, keys: &'k [u64], i: usize) -> Option<&'k u64> {
-        if self.ahead == 0 {
-            return None;
-        }
-        keys.get(i + self.ahead)
-    }
+/// Sizes of the chunks `n` keys are drawn in.
+fn chunks(n: u64) -> impl Iterator<Item = usize> {
+    let whole = n / CHUNK as u64;
+    let rest = (n % CHUNK as u64) as usize;
+    (0..whole).map(|_| CHUNK).chain((rest > 0).then_some(rest))
+}
 
+/// A hinted loop's order over `keys`: the first `ahead` keys' hints, then
+/// each key's work with the hint of the key `ahead` places later
+/// (`(hint, work)`; no hints when `ahead` is 0).
+fn hinted(keys: &[u64], ahead: usize) -> impl Iterator<Item = (Option<u64>, Option<u64>)> + '_ {
+    let first = keys.iter().take(ahead).map(|&k| (Some(k), None));
+    let rest = keys.iter().enumerate().map(move |(i, &k)| {
+        let hint = (ahead > 0).then(|| keys.get(i + ahead).copied()).flatten();
+        (hint, Some(k))
+    });
+    first.chain(rest)
+}
+
+impl Runner<'_> {
     /// Inserts the stream's next `n` keys, hinting each [`AHEAD`] keys
     /// before its insertion.
     fn advance(&mut self, n: u64) {
         let mut keys = Vec::with_capacity(CHUNK.min(n as usize));
-        let mut left = n;
-        while left > 0 {
-            let c = left.min(CHUNK as u64) as usize;
+        for c in chunks(n) {
             keys.clear();
             keys.extend((0..c).map(|_| self.stream.next_key(&mut self.rng)));
-            for &key in keys.iter().take(self.ahead) {
-                self.f.prefetch_insert(key);
-            }
-            for (i, &key) in keys.iter().enumerate() {
-                if let Some(&ahead) = self.hinted(&keys, i) {
-                    self.f.prefetch_insert(ahead);
+            for (hint, key) in hinted(&keys, self.ahead) {
+                if let Some(h) = hint {
+                    self.f.prefetch_insert(h);
                 }
-                self.f.insert(key);
-                self.hist.push(key);
+                if let Some(key) = key {
+                    self.f.insert(key);
+                    self.hist.push(key);
+                }
             }
-            left -= c as u64;
         }
     }
 
@@ -206,50 +212,36 @@ impl Runner<'_> {
     /// each [`AHEAD`] keys before its visit.
     fn negatives(&mut self, n: u64, mut visit: impl FnMut(&(dyn Instrumented + Send), u64)) {
         let mut keys = Vec::with_capacity(CHUNK.min(n as usize));
-        let mut left = n;
-        while left > 0 {
-            let c = left.min(CHUNK as u64) as usize;
+        for c in chunks(n) {
             keys.clear();
             keys.extend((0..c).map(|_| self.stream.negative(&mut self.rng)));
-            for &key in keys.iter().take(self.ahead) {
-                self.f.prefetch_query(key);
-            }
-            for (i, &key) in keys.iter().enumerate() {
-                if let Some(&ahead) = self.hinted(&keys, i) {
-                    self.f.prefetch_query(ahead);
+            for (hint, key) in hinted(&keys, self.ahead) {
+                if let Some(h) = hint {
+                    self.f.prefetch_query(h);
                 }
-                visit(self.f, key);
+                if let Some(key) = key {
+                    visit(self.f, key);
+                }
             }
-            left -= c as u64;
         }
     }
 
     /// The yes answers to the keys of ages `ages` (those still held by
-    /// the history), hinting each [`AHEAD`] ages before its query.
+    /// the history), hinting each [`AHEAD`] keys before its query.
     fn yes_at_ages(&self, ages: std::ops::RangeInclusive<u64>) -> usize {
-        if self.ahead == 0 {
-            return ages
-                .filter(|&a| self.hist.at_age(a).is_some_and(|k| self.f.contains(k)))
-                .count();
-        }
-        let ahead = self.ahead as u64;
-        for a in *ages.start()..(*ages.start() + ahead).min(ages.end().saturating_add(1)) {
-            if let Some(key) = self.hist.at_age(a) {
-                self.f.prefetch_query(key);
+        let (mut yes, mut keys) = (0, Vec::with_capacity(CHUNK));
+        let mut ages = ages.filter_map(|a| self.hist.at_age(a)).peekable();
+        while ages.peek().is_some() {
+            keys.clear();
+            keys.extend(ages.by_ref().take(CHUNK));
+            for (hint, key) in hinted(&keys, self.ahead) {
+                if let Some(h) = hint {
+                    self.f.prefetch_query(h);
+                }
+                yes += key.is_some_and(|k| self.f.contains(k)) as usize;
             }
         }
-        let end = *ages.end();
-        ages.filter(|&a| {
-            if let Some(key) = a
-                .checked_add(ahead)
-                .filter(|&b| b <= end)
-                .and_then(|b| self.hist.at_age(b))
-            {
-                self.f.prefetch_query(key);
-            }
-            self.hist.at_age(a).is_some_and(|k| self.f.contains(k))
-        })
-        .count()
+        yes
     }
 }
 
