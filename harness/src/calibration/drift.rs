@@ -60,7 +60,7 @@ pub struct Drift {
     cum: Box<dyn Fn(f64) -> f64 + Send + Sync>,
     now: u64,
     held: VecDeque<(u64, u64)>,
-    count: HashMap<u64, u32>,
+    count: HashMap<u64, u32, bloomlab_filters::hash::MixBuild>,
     z: i64,
 }
 
@@ -86,7 +86,7 @@ impl Drift {
             cum,
             now: 0,
             held: VecDeque::new(),
-            count: HashMap::new(),
+            count: HashMap::default(),
             z: 0,
         }
     }

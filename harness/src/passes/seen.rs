@@ -136,7 +136,7 @@ impl Pass for SeenPass {
         let mut stream = p.stream(&mut rng);
         let distinct = stream.is_distinct();
         let mut order: Vec<u64> = Vec::new();
-        let mut last: HashMap<u64, u64> = HashMap::new();
+        let mut last: HashMap<u64, u64, bloomlab_filters::hash::MixBuild> = HashMap::default();
         let (mut fp, mut expired, mut fn_, mut inside) = (0u64, 0u64, 0u64, 0u64);
         let (mut neg_fp, mut neg) = (0u64, 0u64);
         let samples = Samples::of(&s, w);

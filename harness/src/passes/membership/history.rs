@@ -1,5 +1,6 @@
 //! The recent insertions, to query keys by age.
 
+use bloomlab_filters::hash::MixBuild;
 use std::collections::HashMap;
 
 /// The last `cap` insertions, to query keys by age.
@@ -9,8 +10,11 @@ pub(crate) struct History {
     /// Where the next insertion goes: t mod the ring's length, kept rather
     /// than divided for (a push and a query per key of every pass).
     head: usize,
-    /// key -> time of its last insertion (1-based); only for repeating streams.
-    last: Option<HashMap<u64, u64>>,
+    /// key -> time of its last insertion (1-based); only for repeating
+    /// streams. Hashed by one `mix64` rather than SipHash (a lookup or two
+    /// per key pushed and per age asked; nothing iterates the map, so its
+    /// order never reaches a figure).
+    last: Option<HashMap<u64, u64, MixBuild>>,
 }
 
 impl History {
@@ -19,7 +23,7 @@ impl History {
             ring: vec![0; cap as usize],
             t: 0,
             head: 0,
-            last: (!distinct).then(HashMap::new),
+            last: (!distinct).then(HashMap::default),
         }
     }
     pub(crate) fn push(&mut self, key: u64) {

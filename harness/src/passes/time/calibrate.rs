@@ -64,7 +64,7 @@ pub fn calibrate(
         stream,
         rng,
         distinct: true,
-        latest: HashMap::new(),
+        latest: HashMap::default(),
         history: VecDeque::new(),
         next,
         inserted: 0,

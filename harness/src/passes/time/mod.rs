@@ -131,7 +131,7 @@ struct Run<'a> {
     rng: Pcg64,
     /// Whether keys never repeat (else the latest insertion of each key).
     distinct: bool,
-    latest: HashMap<u64, u64>,
+    latest: HashMap<u64, u64, bloomlab_filters::hash::MixBuild>,
     history: VecDeque<Past>,
     next: u64,
     inserted: u64,
@@ -327,7 +327,7 @@ pub fn measure(
         stream,
         rng,
         distinct,
-        latest: HashMap::new(),
+        latest: HashMap::default(),
         history: VecDeque::new(),
         next,
         inserted: 0,
