@@ -45,6 +45,7 @@
 
 mod header;
 pub mod lines;
+mod stash;
 pub mod theory;
 
 use crate::bits::{read_bits, shift_bits_up, write_bits};
@@ -77,7 +78,7 @@ struct StashEntry {
 pub struct NyPocket {
     size: Sizing,
     words: Vec<u64>,
-    stash: Vec<StashEntry>,
+    stash: stash::Stash,
     /// Current generation ℓ in 0..c+2.
     gen: u64,
     /// Insertions in the current generation, 0..=g.
@@ -156,7 +157,7 @@ impl NyPocket {
         }
         let mut f = NyPocket {
             words: vec![0; size.words() as usize],
-            stash: Vec::new(),
+            stash: stash::Stash::default(),
             gen: 0,
             count: 0,
             inserted: 0,
@@ -303,18 +304,7 @@ impl NyPocket {
     /// sorted by it).
     #[inline]
     fn stash_holds(&self, fp: &Fingerprint) -> (bool, u32) {
-        if self.stash.is_empty() {
-            return (false, 0);
-        }
-        let from = self.stash.partition_point(|e| e.fp.b1 < fp.b1);
-        let mut compared = 0;
-        for e in self.stash[from..].iter().take_while(|e| e.fp.b1 == fp.b1) {
-            compared += 1;
-            if e.fp == *fp && self.active(e.tag) {
-                return (true, compared);
-            }
-        }
-        (false, compared)
+        self.stash.holds(fp, |tag| self.active(tag))
     }
 
     /// Distinct 64-byte lines holding block `blk`'s header and its entries
@@ -401,9 +391,9 @@ impl NyPocket {
             (l1, l2) = (load(self, fp.b1), load(self, fp.b2));
         }
         if l1.min(l2) == full {
-            // the stash is kept sorted by first block, for binary search
-            let at = self.stash.partition_point(|e| e.fp.b1 <= fp.b1);
-            self.stash.insert(at, StashEntry { fp, tag: self.gen });
+            // after the entries with its first block (the design's stash is
+            // sorted by it, for binary search)
+            self.stash.push(StashEntry { fp, tag: self.gen });
             self.max_stash = self.max_stash.max(self.stash.len());
             return probes;
         }
@@ -503,7 +493,7 @@ impl crate::persist::Codec for NyPocket {
     fn put(&self, w: &mut crate::persist::Writer) {
         self.size.put(w);
         self.words.put(w);
-        self.stash.put(w);
+        self.stash.sorted_entries().put(w);
         (self.gen, self.count).put(w);
         (self.inserted, self.sweep).put(w);
         (self.sweep_acc, self.max_stash).put(w);
@@ -521,7 +511,7 @@ impl crate::persist::Codec for NyPocket {
             ));
         }
         let words = Codec::get(r)?;
-        let stash = Codec::get(r)?;
+        let stash = stash::Stash::from_entries(Codec::get(r)?);
         let (gen, count) = Codec::get(r)?;
         let (inserted, sweep) = Codec::get(r)?;
         let (sweep_acc, max_stash) = Codec::get(r)?;
@@ -563,7 +553,7 @@ impl crate::persist::sealed::Design for NyPocket {
         ensure(self.sweep < s.blocks && self.sweep_acc < s.g.max(1), || {
             format!("sweep {} ({})", self.sweep, self.sweep_acc)
         })?;
-        for e in &self.stash {
+        for e in self.stash.iter() {
             let fp = &e.fp;
             ensure(
                 fp.b1 < s.blocks
