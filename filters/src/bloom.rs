@@ -399,6 +399,21 @@ impl PartitionedBloomFilter {
     }
 }
 
+impl PartitionedBloomFilter {
+    /// [`Instrumented::contains_probes`] with the key's position in slice
+    /// i given by `pos(i)` (`index(key, i, m)`): filters of one shape (a
+    /// ring's segments) can then share a key's hashes.
+    #[inline]
+    pub(crate) fn contains_probes_by(&self, mut pos: impl FnMut(usize) -> u64) -> (bool, u32) {
+        for i in 0..self.k {
+            if !self.bits.get(i as u64 * self.m + pos(i as usize)) {
+                return (false, i + 1);
+            }
+        }
+        (true, self.k)
+    }
+}
+
 impl crate::Instrumented for PartitionedBloomFilter {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         for i in 0..self.k {

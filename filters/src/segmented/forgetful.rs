@@ -178,13 +178,14 @@ impl crate::Instrumented for ForgetfulBloom {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let n = self.ring.segs.len();
         let mut probes = 0;
+        let mut at = self.ring.positions(key);
         let mut prev = {
-            let (y, p) = self.ring.at(0).contains_probes(key);
+            let (y, p) = at.query(self.ring.at(0));
             probes += p;
             y
         };
         for i in 1..n {
-            let (y, p) = self.ring.at(i).contains_probes(key);
+            let (y, p) = at.query(self.ring.at(i));
             probes += p;
             if y && prev {
                 return (true, probes);

@@ -137,8 +137,9 @@ impl Instrumented for ForgetfulCode {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
         let n = self.ring.segs.len();
         let mut probes = 0;
+        let mut at = self.ring.positions(key);
         let mut read = |i: usize| {
-            let (y, p) = self.ring.at(i).contains_probes(key);
+            let (y, p) = at.query(self.ring.at(i));
             probes += p;
             y
         };

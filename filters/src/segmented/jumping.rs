@@ -132,7 +132,8 @@ impl crate::Instrumented for JumpingWindow {
         Some(Self::lines_read(self, key))
     }
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        self.ring.until_yes(|seg| seg.contains_probes(key))
+        let mut at = self.ring.positions(key);
+        self.ring.until_yes(|seg| at.query(seg))
     }
     fn prefetch_insert(&self, key: u64) {
         self.ring.at(0).prefetch_insert(key);

@@ -64,7 +64,10 @@ impl Ring {
 
     /// `read` of the segments newest first until one answers yes: that
     /// answer and the sum of their counts (probes, lines).
-    fn until_yes(&self, read: impl Fn(&PartitionedBloomFilter) -> (bool, u32)) -> (bool, u32) {
+    fn until_yes(
+        &self,
+        mut read: impl FnMut(&PartitionedBloomFilter) -> (bool, u32),
+    ) -> (bool, u32) {
         let mut count = 0;
         for i in 0..self.segs.len() {
             let (yes, n) = read(self.at(i));
@@ -139,6 +142,13 @@ impl Ring {
     fn m(&self) -> u64 {
         self.segs[0].m()
     }
+
+    /// A key's positions in the segments' slices, hashed once for all of
+    /// them (every segment has the same shape).
+    #[inline]
+    fn positions(&self, key: u64) -> SlicePositions {
+        SlicePositions::new(key, self.m())
+    }
 }
 
 /// Bits per slice so that one slice is half full after `keys` keys.
@@ -184,6 +194,55 @@ impl Ring {
         ensure(self.head < self.segs.len(), || {
             format!("head {}", self.head)
         })
+    }
+}
+
+/// A key's positions within the slices of partitioned filters of m bits
+/// a slice, hashed once each as first asked and kept: the segments of a
+/// ring share their shape, so a query over several of them hashes the key
+/// once instead of once a segment (each segment's answer and probe count
+/// are those of its own [`Instrumented::contains_probes`](crate::Instrumented::contains_probes)).
+pub(crate) struct SlicePositions {
+    key: u64,
+    m: u64,
+    known: usize,
+    /// The first [`SlicePositions::KEPT`] positions (a negative query reads
+    /// about two a segment); later ones are hashed each time.
+    pos: [u64; SlicePositions::KEPT],
+}
+
+impl SlicePositions {
+    const KEPT: usize = 8;
+
+    /// The positions of `key` in slices of `m` bits.
+    #[inline]
+    pub(crate) fn new(key: u64, m: u64) -> Self {
+        SlicePositions {
+            key,
+            m,
+            known: 0,
+            pos: [0; Self::KEPT],
+        }
+    }
+
+    /// The position of the key in slice `i`: `index(key, i, m)`.
+    #[inline]
+    fn get(&mut self, i: usize) -> u64 {
+        if i >= Self::KEPT {
+            return crate::hash::index(self.key, i as u64, self.m);
+        }
+        while self.known <= i {
+            self.pos[self.known] = crate::hash::index(self.key, self.known as u64, self.m);
+            self.known += 1;
+        }
+        self.pos[i]
+    }
+
+    /// `f`'s answer and probes for the key (`f` has slices of `m` bits).
+    #[inline]
+    pub(crate) fn query(&mut self, f: &PartitionedBloomFilter) -> (bool, u32) {
+        debug_assert_eq!(f.m(), self.m);
+        f.contains_probes_by(|i| self.get(i))
     }
 }
 
@@ -298,5 +357,38 @@ mod tests {
         assert!(d.window() >= 10_000 && d.theory_fpr(d.g()) <= 0.01);
         let f = ForgetfulBloom::with_fpr(10_000, 0.01, 3).unwrap();
         assert!(f.window() >= 10_000 && f.theory_fpr(f.g()) <= 0.01);
+    }
+
+    /// One key's positions, hashed once and shared by several partitioned
+    /// filters of one shape (a ring's segments), give each filter the answer
+    /// and probe count of its own query, past the positions kept and in any
+    /// order of the filters.
+    #[test]
+    fn shared_slice_positions_answer_as_each_filter_does() {
+        for k in [1u32, 3, 8, 9, 40] {
+            let shape = crate::PartitionedBloomShape {
+                hashes: k,
+                bits_per_slice: 97,
+            };
+            let mut fs: Vec<_> = (0..4)
+                .map(|_| PartitionedBloomFilter::new(shape).unwrap())
+                .collect();
+            for (j, f) in fs.iter_mut().enumerate() {
+                for t in 0..(150 * j as u64) {
+                    f.insert(mix64(t ^ (j as u64) << 32));
+                }
+            }
+            let mut yes = 0;
+            for t in 0..3000u64 {
+                let key = mix64(t ^ 0x5EED);
+                let mut at = SlicePositions::new(key, 97);
+                for j in [2, 0, 3, 1, 2] {
+                    let got = at.query(&fs[j]);
+                    assert_eq!(got, fs[j].contains_probes(key), "k {k} filter {j} key {t}");
+                    yes += got.0 as u32;
+                }
+            }
+            assert!(yes > 0, "k {k}: no yes answer was compared");
+        }
     }
 }
