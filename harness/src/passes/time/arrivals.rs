@@ -137,6 +137,9 @@ impl CycleSpec {
     /// to b over d seconds is a + (b - a)(1 - cos(πx/d))/2 at x.
     fn rate_in(&self, mut s: f64) -> f64 {
         for (d, a, b) in self.segments() {
+            if s < d && a == b {
+                return a; // a + 0 · (1 - cos) / 2, to the bit
+            }
             if s < d {
                 return a + (b - a) * (1.0 - (PI * s / d).cos()) / 2.0;
             }
@@ -152,7 +155,13 @@ impl CycleSpec {
         for (d, a, b) in self.segments() {
             let x = s.min(d);
             if x > 0.0 {
-                let ramp = x / 2.0 - d / (2.0 * PI) * (PI * x / d).sin();
+                // a flat segment's ramp term is (b - a) * ramp = 0 for any
+                // finite ramp: not computed (the sum is the same to the bit)
+                let ramp = if a == b {
+                    0.0
+                } else {
+                    x / 2.0 - d / (2.0 * PI) * (PI * x / d).sin()
+                };
                 acc += a * x + (b - a) * ramp;
             }
             s -= d;
@@ -345,6 +354,57 @@ mod tests {
             last = t;
         }
         assert_eq!(last, u64::MAX);
+    }
+
+    /// A cycle's rate and cumulative arrivals skip the cosine and sine of
+    /// flat segments: every value is the full formula's to the bit.
+    #[test]
+    fn flat_segments_give_the_full_formulas_to_the_bit() {
+        let full_cum = |c: &CycleSpec, mut s: f64| {
+            let mut acc = 0.0;
+            for (d, a, b) in c.segments() {
+                let x = s.min(d);
+                if x > 0.0 {
+                    let ramp = x / 2.0 - d / (2.0 * PI) * (PI * x / d).sin();
+                    acc += a * x + (b - a) * ramp;
+                }
+                s -= d;
+                if s <= 0.0 {
+                    break;
+                }
+            }
+            acc
+        };
+        let full_rate = |c: &CycleSpec, mut s: f64| {
+            for (d, a, b) in c.segments() {
+                if s < d {
+                    return a + (b - a) * (1.0 - (PI * s / d).cos()) / 2.0;
+                }
+                s -= d;
+            }
+            0.0
+        };
+        for kind in kinds() {
+            let ArrivalSpec::Cycle(c) = kind else {
+                continue;
+            };
+            let n = 10_000;
+            for i in 0..=n {
+                let s = c.period() * i as f64 / n as f64;
+                assert_eq!(
+                    c.cum_in(s).to_bits(),
+                    full_cum(&c, s).to_bits(),
+                    "{c:?} {s}"
+                );
+                if s < c.period() {
+                    assert_eq!(
+                        c.rate_in(s).to_bits(),
+                        full_rate(&c, s).to_bits(),
+                        "{c:?} {s}"
+                    );
+                }
+            }
+        }
     }
 
     fn kinds() -> Vec<ArrivalSpec> {
