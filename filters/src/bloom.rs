@@ -416,13 +416,7 @@ impl PartitionedBloomFilter {
 
 impl crate::Instrumented for PartitionedBloomFilter {
     fn contains_probes(&self, key: u64) -> (bool, u32) {
-        for i in 0..self.k {
-            let i64_ = i as u64;
-            if !self.bits.get(i64_ * self.m + index(key, i64_, self.m)) {
-                return (false, i + 1);
-            }
-        }
-        (true, self.k)
+        self.contains_probes_by(|i| index(key, i as u64, self.m))
     }
     /// The k bits' lines.
     fn prefetch_insert(&self, key: u64) {

@@ -65,7 +65,7 @@ impl Stash {
     /// square root of the stash, which balances the merge's moves (the
     /// whole stash once per `tail_limit` insertions) against a query's
     /// scan of the tail.
-    pub(super) fn tail_limit(&self) -> usize {
+    fn tail_limit(&self) -> usize {
         (self.sorted.isqrt()).clamp(16, 512)
     }
 
@@ -103,9 +103,6 @@ impl Stash {
     /// that entry.
     #[inline]
     pub(super) fn holds(&self, fp: &Fingerprint, active: impl Fn(u64) -> bool) -> (bool, u32) {
-        if self.entries.is_empty() {
-            return (false, 0);
-        }
         let (head, tail) = self.entries.split_at(self.sorted);
         let from = head.partition_point(|e| e.fp.b1 < fp.b1);
         let same = head[from..].iter().take_while(|e| e.fp.b1 == fp.b1);
