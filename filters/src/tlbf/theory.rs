@@ -29,6 +29,7 @@ use super::control::Control;
 use super::Tlbf;
 use crate::apbf::theory::match_probability;
 use crate::hash::mix64;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// Bisection steps of Λ⁻¹.
@@ -127,6 +128,31 @@ struct State {
     /// Slide times, newest first.
     slides: Vec<f64>,
     bits: u64,
+    /// [`TlbfMoment::presence`]'s value for this replica by the key's
+    /// slides `d` (index) and youth (0 old, 1 young), NaN until asked: the
+    /// value depends on nothing else, and a moment is asked it for hundreds
+    /// of keys (the time pass's probes) over k + l + 1 values of d.
+    presence: Vec<[Cell<f64>; 2]>,
+}
+
+impl State {
+    /// P(yes) in this replica for a key `d` slides old, `young` or not:
+    /// its k slices from the d-th match unless expired (and not young).
+    fn presence(&self, k: u32, d: usize, young: bool) -> f64 {
+        let memo = &self.presence[d.min(self.presence.len() - 1)][young as usize];
+        if !memo.get().is_nan() {
+            return memo.get();
+        }
+        let mut q = self.fills.clone();
+        for i in d..(d + k as usize).min(q.len()) {
+            if young || !self.expired[i] {
+                q[i] = 1.0;
+            }
+        }
+        let p = match_probability(&q, k);
+        memo.set(p);
+        p
+    }
 }
 
 impl TlbfMoment {
@@ -155,13 +181,7 @@ impl TlbfMoment {
         let young = u + self.t >= self.now;
         self.mean(|s| {
             let d = s.slides.iter().take_while(|&&x| x > u).count();
-            let mut q = s.fills.clone();
-            for i in d..(d + self.k as usize).min(q.len()) {
-                if young || !s.expired[i] {
-                    q[i] = 1.0;
-                }
-            }
-            match_probability(&q, self.k)
+            s.presence(self.k, d, young)
         })
     }
 
@@ -256,6 +276,9 @@ impl Replica {
             expired.push(gone);
         }
         State {
+            presence: (0..=fills.len())
+                .map(|_| [Cell::new(f64::NAN), Cell::new(f64::NAN)])
+                .collect(),
             fills,
             expired,
             slides: self.slides.iter().copied().collect(),
@@ -315,5 +338,49 @@ impl Model {
                 .map(|r| r.state(now, total, cum))
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+
+    /// A moment's memoised presence equals the recursion on the forced
+    /// fills computed afresh, to the bit, for keys of every slide count
+    /// (older than every slide too), young and old, asked twice.
+    #[test]
+    fn presence_is_the_recursion_it_remembers() {
+        let f = Tlbf::with_fpr(100_000, 0.01, 0.01).unwrap();
+        let cum = |x: f64| 0.01 * x.max(0.0);
+        let mut model = Model::new(&f);
+        let at = model.moment(450_000.0, &cum);
+        let fresh = |u: f64| {
+            let young = u + at.t >= at.now;
+            at.states
+                .iter()
+                .map(|s| {
+                    let d = s.slides.iter().take_while(|&&x| x > u).count();
+                    let mut q = s.fills.clone();
+                    for i in d..(d + at.k as usize).min(q.len()) {
+                        if young || !s.expired[i] {
+                            q[i] = 1.0;
+                        }
+                    }
+                    match_probability(&q, at.k)
+                })
+                .sum::<f64>()
+                / at.states.len() as f64
+        };
+        let mut below_one = 0;
+        for pass in 0..2 {
+            for step in 0..=460 {
+                let u = 1_000.0 * step as f64 - 5_000.0;
+                let (got, want) = (at.presence(u), fresh(u));
+                assert_eq!(got.to_bits(), want.to_bits(), "pass {pass}, u = {u}");
+                below_one += (want < 1.0) as usize;
+            }
+        }
+        // old keys whose slices expired are asked too, not only sure ones
+        assert!(below_one > 0);
     }
 }

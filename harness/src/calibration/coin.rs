@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 pub struct Coin {
     remember: usize,
     recent: VecDeque<u64>,
-    count: HashMap<u64, u32>,
+    count: HashMap<u64, u32, bloomlab_filters::hash::MixBuild>,
     p: f64,
     probes: u32,
     inserted: u64,
@@ -51,7 +51,7 @@ impl Coin {
         Coin {
             remember,
             recent: VecDeque::new(),
-            count: HashMap::new(),
+            count: HashMap::default(),
             p,
             probes,
             inserted: 0,
