@@ -71,6 +71,11 @@ impl Hasher for MixHasher {
 /// Builds [`MixHasher`]s: `HashMap<K, V, MixBuild>`.
 pub type MixBuild = std::hash::BuildHasherDefault<MixHasher>;
 
+/// A map from 64-bit keys hashed by one [`mix64`] rather than SipHash: for
+/// maps asked once or twice per key of a stream, whose order nothing reads
+/// (a `HashMap`'s order is not a figure's).
+pub type KeyMap<V> = std::collections::HashMap<u64, V, MixBuild>;
+
 /// One step of Marsaglia's xorshift64 (13, 7, 17) on `state` (never 0):
 /// the cheap generator the cuckoo tables use for their displacement walks.
 #[inline]

@@ -15,7 +15,8 @@
 //! The method names carry a `summary_` prefix where they would otherwise
 //! collide with [`Filter`](crate::Filter)'s, since SWAMP is both.
 
-use std::collections::{HashMap, VecDeque};
+use crate::hash::KeyMap;
+use std::collections::VecDeque;
 
 /// A summary of the last [`summary_window`](WindowSummary::summary_window)
 /// arrivals of a key stream.
@@ -113,7 +114,7 @@ pub fn flogf(f: u64) -> f64 {
 pub struct ExactWindow {
     window: u64,
     keys: VecDeque<u64>,
-    counts: HashMap<u64, u64, crate::hash::MixBuild>,
+    counts: KeyMap<u64>,
     sum_flogf: f64,
     sum_sq: u64,
 }
@@ -125,7 +126,7 @@ impl ExactWindow {
         Ok(ExactWindow {
             window,
             keys: VecDeque::new(),
-            counts: HashMap::default(),
+            counts: KeyMap::default(),
             sum_flogf: 0.0,
             sum_sq: 0,
         })
@@ -267,7 +268,7 @@ impl ExactWindow {
         ensure(self.window >= 1 && self.len() <= self.window, || {
             format!("{} keys in a window of {}", self.len(), self.window)
         })?;
-        let mut counts: HashMap<u64, u64, crate::hash::MixBuild> = HashMap::default();
+        let mut counts: KeyMap<u64> = KeyMap::default();
         for &k in &self.keys {
             *counts.entry(k).or_default() += 1;
         }

@@ -6,10 +6,11 @@ use crate::passes::membership::{self, PointResult};
 use crate::spec::{MeasureSpec, Metric, WorkloadSpec};
 use crate::workload::KeyStream;
 use bloomlab_filters::hash::mix64;
+use bloomlab_filters::hash::KeyMap;
 use bloomlab_filters::{Filter, Instrumented};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// Remembers its last `remember` insertions exactly; any other key is
 /// "yes" with probability `p` (by a hash of the key, so a stream of
@@ -30,7 +31,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 pub struct Coin {
     remember: usize,
     recent: VecDeque<u64>,
-    count: HashMap<u64, u32, bloomlab_filters::hash::MixBuild>,
+    count: KeyMap<u32>,
     p: f64,
     probes: u32,
     inserted: u64,
@@ -51,7 +52,7 @@ impl Coin {
         Coin {
             remember,
             recent: VecDeque::new(),
-            count: HashMap::default(),
+            count: KeyMap::default(),
             p,
             probes,
             inserted: 0,

@@ -2,8 +2,9 @@
 //! the moments of one run share their keys, as a real design's do.
 
 use bloomlab_filters::hash::mix64;
+use bloomlab_filters::hash::KeyMap;
 use bloomlab_filters::{Filter, Instrumented, TimedFilter};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Salts of the two hashes of a key: its share of the state, its coin.
 const SHARE: u64 = 0xD41F_7000_0000_0001;
@@ -60,7 +61,7 @@ pub struct Drift {
     cum: Box<dyn Fn(f64) -> f64 + Send + Sync>,
     now: u64,
     held: VecDeque<(u64, u64)>,
-    count: HashMap<u64, u32, bloomlab_filters::hash::MixBuild>,
+    count: KeyMap<u32>,
     z: i64,
 }
 
@@ -86,7 +87,7 @@ impl Drift {
             cum,
             now: 0,
             held: VecDeque::new(),
-            count: HashMap::default(),
+            count: KeyMap::default(),
             z: 0,
         }
     }

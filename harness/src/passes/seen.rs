@@ -33,7 +33,7 @@ use crate::metrics::columns::col;
 use crate::metrics::{Part, Value, MAP_ENTRY};
 use crate::passes::{Pass, PassOutput, PointRun, Settings, Work};
 use crate::spec::Metric;
-use std::collections::HashMap;
+use bloomlab_filters::hash::KeyMap;
 
 /// The pass.
 pub struct SeenPass;
@@ -136,7 +136,7 @@ impl Pass for SeenPass {
         let mut stream = p.stream(&mut rng);
         let distinct = stream.is_distinct();
         let mut order: Vec<u64> = Vec::new();
-        let mut last: HashMap<u64, u64, bloomlab_filters::hash::MixBuild> = HashMap::default();
+        let mut last: KeyMap<u64> = KeyMap::default();
         let (mut fp, mut expired, mut fn_, mut inside) = (0u64, 0u64, 0u64, 0u64);
         let (mut neg_fp, mut neg) = (0u64, 0u64);
         let samples = Samples::of(&s, w);

@@ -1,7 +1,6 @@
 //! The recent insertions, to query keys by age.
 
-use bloomlab_filters::hash::MixBuild;
-use std::collections::HashMap;
+use bloomlab_filters::hash::KeyMap;
 
 /// The last `cap` insertions, to query keys by age.
 pub(crate) struct History {
@@ -14,7 +13,7 @@ pub(crate) struct History {
     /// streams. Hashed by one `mix64` rather than SipHash (a lookup or two
     /// per key pushed and per age asked; nothing iterates the map, so its
     /// order never reaches a figure).
-    last: Option<HashMap<u64, u64, MixBuild>>,
+    last: Option<KeyMap<u64>>,
 }
 
 impl History {
@@ -23,7 +22,7 @@ impl History {
             ring: vec![0; cap as usize],
             t: 0,
             head: 0,
-            last: (!distinct).then(HashMap::default),
+            last: (!distinct).then(KeyMap::default),
         }
     }
     pub(crate) fn push(&mut self, key: u64) {

@@ -57,10 +57,11 @@ use crate::metrics::{Row, Value};
 use crate::spec::{ArrivalSpec, TimeSpec, NS};
 use crate::workload::KeyStream;
 use batches::Batched;
+use bloomlab_filters::hash::KeyMap;
 use bloomlab_filters::Instrumented;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// What the pass returns: the result row's columns, the timeline rows and
 /// the age rows (each without the point's identifying columns).
@@ -131,7 +132,7 @@ struct Run<'a> {
     rng: Pcg64,
     /// Whether keys never repeat (else the latest insertion of each key).
     distinct: bool,
-    latest: HashMap<u64, u64, bloomlab_filters::hash::MixBuild>,
+    latest: KeyMap<u64>,
     history: VecDeque<Past>,
     next: u64,
     inserted: u64,
@@ -327,7 +328,7 @@ pub fn measure(
         stream,
         rng,
         distinct,
-        latest: HashMap::default(),
+        latest: KeyMap::default(),
         history: VecDeque::new(),
         next,
         inserted: 0,
