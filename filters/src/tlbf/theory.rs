@@ -29,8 +29,8 @@ use super::control::Control;
 use super::Tlbf;
 use crate::apbf::theory::match_probability;
 use crate::hash::mix64;
-use std::cell::Cell;
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 /// Bisection steps of Λ⁻¹.
 const STEPS: u32 = 64;
@@ -129,29 +129,26 @@ struct State {
     slides: Vec<f64>,
     bits: u64,
     /// [`TlbfMoment::presence`]'s value for this replica by the key's
-    /// slides `d` (index) and youth (0 old, 1 young), NaN until asked: the
-    /// value depends on nothing else, and a moment is asked it for hundreds
-    /// of keys (the time pass's probes) over k + l + 1 values of d.
-    presence: Vec<[Cell<f64>; 2]>,
+    /// slides `d` (index) and youth (0 old, 1 young), set when first asked:
+    /// the value depends on nothing else, and a moment is asked it for
+    /// hundreds of keys (the time pass's probes) over k + l + 1 values of
+    /// d. (`OnceLock`, so that a moment stays `Sync` as it was.)
+    presence: Vec<[OnceLock<f64>; 2]>,
 }
 
 impl State {
     /// P(yes) in this replica for a key `d` slides old, `young` or not:
     /// its k slices from the d-th match unless expired (and not young).
     fn presence(&self, k: u32, d: usize, young: bool) -> f64 {
-        let memo = &self.presence[d.min(self.presence.len() - 1)][young as usize];
-        if !memo.get().is_nan() {
-            return memo.get();
-        }
-        let mut q = self.fills.clone();
-        for i in d..(d + k as usize).min(q.len()) {
-            if young || !self.expired[i] {
-                q[i] = 1.0;
+        *self.presence[d.min(self.presence.len() - 1)][young as usize].get_or_init(|| {
+            let mut q = self.fills.clone();
+            for i in d..(d + k as usize).min(q.len()) {
+                if young || !self.expired[i] {
+                    q[i] = 1.0;
+                }
             }
-        }
-        let p = match_probability(&q, k);
-        memo.set(p);
-        p
+            match_probability(&q, k)
+        })
     }
 }
 
@@ -276,9 +273,7 @@ impl Replica {
             expired.push(gone);
         }
         State {
-            presence: (0..=fills.len())
-                .map(|_| [Cell::new(f64::NAN), Cell::new(f64::NAN)])
-                .collect(),
+            presence: (0..=fills.len()).map(|_| Default::default()).collect(),
             fills,
             expired,
             slides: self.slides.iter().copied().collect(),
@@ -344,6 +339,14 @@ impl Model {
 #[cfg(test)]
 mod memo_tests {
     use super::*;
+
+    /// A moment's remembered values keep it `Send` and `Sync`, as it was
+    /// before it remembered them (a compile error otherwise).
+    #[test]
+    fn a_moment_is_still_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<TlbfMoment>();
+    }
 
     /// A moment's memoised presence equals the recursion on the forced
     /// fills computed afresh, to the bit, for keys of every slide count
